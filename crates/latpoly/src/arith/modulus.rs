@@ -1,0 +1,357 @@
+//! Word-size moduli and their constant-time modular multiplications.
+//!
+//! A [`Modulus`] holds an odd modulus `q` below its lane limit together with the constants of the
+//! three classic reductions:
+//!
+//! * **Barrett** (`mul`, `reduce_u64`): general `a * b mod q` for two variable operands.
+//! * **Montgomery** (`mont_mul`, `to_mont`, `from_mont`), `R = 2^BITS`: the product `a b R^-1 mod q`.
+//! * **Shoup** (`shoup`, `mul_shoup_lazy`, `mul_shoup`): `w x mod q` for a fixed `w` with the
+//!   precomputed quotient `w' = floor(w 2^BITS / q)`; this is the NTT butterfly multiplication.
+//!
+//! Output ranges are part of each function's contract and written in its doc. None of these
+//! functions branches on its data operands. Exponents (`pow`) are treated as public.
+
+use super::word::Word;
+use crate::error::{Error, Result};
+use core::fmt::Debug;
+
+/// Arithmetic modulo a word-size odd modulus `q < 2^W::MAX_MODULUS_BITS`.
+///
+/// ```
+/// use latpoly::arith::{Modulus, Modulus64};
+/// let m = Modulus64::new((1 << 62) - 57).unwrap(); // any odd q < 2^62
+/// let q = m.value();
+/// assert_eq!(m.mul(q - 1, q - 1), 1);
+/// let w = 12345 % q;
+/// let wp = m.shoup(w);
+/// assert_eq!(m.mul_shoup(q - 1, w, wp), m.mul(q - 1, w));
+/// ```
+pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
+    /// The lane type residues are stored in.
+    type W: Word<Modulus = Self>;
+
+    /// Validates and precomputes: `q` must be odd and `3 <= q < 2^W::MAX_MODULUS_BITS`.
+    fn new(q: u64) -> Result<Self>;
+
+    /// The modulus `q`.
+    fn value(&self) -> Self::W;
+
+    /// `q^-1 mod 2^BITS` (Montgomery constant).
+    fn qinv(&self) -> Self::W;
+
+    /// `R^2 mod q` with `R = 2^BITS` (converts into Montgomery form).
+    fn r2(&self) -> Self::W;
+
+    /// Barrett reduction of any `u64`: output in `[0, q)`.
+    fn reduce_u64(&self, x: u64) -> Self::W;
+
+    /// Barrett multiplication: `a * b mod q` for any `a, b` of the lane, output in `[0, q)`.
+    fn mul(&self, a: Self::W, b: Self::W) -> Self::W;
+
+    /// `a + b mod q` for `a, b` in `[0, q)`; output in `[0, q)`.
+    #[inline(always)]
+    fn add(&self, a: Self::W, b: Self::W) -> Self::W {
+        a.wrapping_add(b).csub(self.value())
+    }
+
+    /// `a - b mod q` for `a, b` in `[0, q)`; output in `[0, q)`.
+    #[inline(always)]
+    fn sub(&self, a: Self::W, b: Self::W) -> Self::W {
+        let (t, borrow) = a.sub_borrow(b);
+        t.wrapping_add(self.value().and(Self::W::ZERO.wrapping_sub(borrow)))
+    }
+
+    /// `-a mod q` for `a` in `[0, q)`; output in `[0, q)`.
+    #[inline(always)]
+    fn neg(&self, a: Self::W) -> Self::W {
+        self.sub(Self::W::ZERO, a)
+    }
+
+    /// Montgomery multiplication `a b R^-1 mod q`, `R = 2^BITS`.
+    ///
+    /// Input: `a * b < q * R` (true whenever `a, b < q`, or one is `< q` and the other `< R`).
+    /// Output in `[0, q)`.
+    #[inline(always)]
+    fn mont_mul(&self, a: Self::W, b: Self::W) -> Self::W {
+        let q = self.value();
+        let lo = a.wrapping_mul(b);
+        let hi = a.mul_hi(b);
+        let m = lo.wrapping_mul(self.qinv());
+        // m q == lo (mod R), so (a b - m q) / R = hi - mulhi(m, q) exactly, in (-q, q).
+        let (t, borrow) = hi.sub_borrow(m.mul_hi(q));
+        t.wrapping_add(q.and(Self::W::ZERO.wrapping_sub(borrow)))
+    }
+
+    /// Converts `a` (any lane value) to Montgomery form `a R mod q`; output in `[0, q)`.
+    #[inline(always)]
+    fn to_mont(&self, a: Self::W) -> Self::W {
+        self.mont_mul(a, self.r2())
+    }
+
+    /// Converts out of Montgomery form: `a R^-1 mod q`; output in `[0, q)`.
+    #[inline(always)]
+    fn from_mont(&self, a: Self::W) -> Self::W {
+        self.mont_mul(a, Self::W::ONE)
+    }
+
+    /// Shoup precomputation for a fixed multiplier `w < q`: `floor(w 2^BITS / q)`.
+    #[inline]
+    fn shoup(&self, w: Self::W) -> Self::W {
+        debug_assert!(w < self.value());
+        let wide = (w.to_u64() as u128) << Self::W::BITS;
+        Self::W::from_u64((wide / self.value().to_u64() as u128) as u64)
+    }
+
+    /// Lazy Shoup multiplication: `w x mod q` up to one `q`, i.e. output in `[0, 2q)`.
+    ///
+    /// Input: any lane value `x`; `w < q` with `wp = self.shoup(w)`.
+    #[inline(always)]
+    fn mul_shoup_lazy(&self, x: Self::W, w: Self::W, wp: Self::W) -> Self::W {
+        let qhat = x.mul_hi(wp);
+        x.wrapping_mul(w)
+            .wrapping_sub(qhat.wrapping_mul(self.value()))
+    }
+
+    /// Shoup multiplication: `w x mod q`, output in `[0, q)`. Input as in [`Self::mul_shoup_lazy`].
+    #[inline(always)]
+    fn mul_shoup(&self, x: Self::W, w: Self::W, wp: Self::W) -> Self::W {
+        self.mul_shoup_lazy(x, w, wp).csub(self.value())
+    }
+
+    /// `a^e mod q` by square-and-multiply. `a` any lane value; `e` is public (not hidden).
+    fn pow(&self, a: Self::W, mut e: u64) -> Self::W {
+        let mut base = self.reduce_u64(a.to_u64());
+        let mut acc = self.reduce_u64(1);
+        while e > 0 {
+            if e & 1 == 1 {
+                acc = self.mul(acc, base);
+            }
+            base = self.mul(base, base);
+            e >>= 1;
+        }
+        acc
+    }
+
+    /// Multiplicative inverse modulo a **prime** `q` (Fermat), or `None` if `a ≡ 0` or `q` is
+    /// not prime (detected by checking the result).
+    fn inv(&self, a: Self::W) -> Option<Self::W> {
+        let q = self.value().to_u64();
+        let r = self.pow(a, q - 2);
+        if self.mul(r, self.reduce_u64(a.to_u64())) == Self::W::ONE {
+            Some(r)
+        } else {
+            None
+        }
+    }
+
+    /// Reduces a signed integer into `[0, q)`.
+    fn reduce_i64(&self, x: i64) -> Self::W {
+        let r = self.reduce_u64(x.unsigned_abs());
+        // Branch-free negation when x < 0.
+        let neg = self.neg(r);
+        let mask = Self::W::ZERO.wrapping_sub(Self::W::from_u64((x as u64) >> 63));
+        let keep = !mask.to_u64();
+        Self::W::from_u64((r.to_u64() & keep) | (neg.to_u64() & mask.to_u64()))
+    }
+}
+
+/// `q^-1 mod 2^64` for odd `q`, by Newton iteration (each step doubles the correct bits).
+pub(crate) const fn inv_mod_2_64(q: u64) -> u64 {
+    let mut x = q; // correct to 3 bits for odd q
+    let mut i = 0;
+    while i < 6 {
+        x = x.wrapping_mul(2u64.wrapping_sub(q.wrapping_mul(x)));
+        i += 1;
+    }
+    x
+}
+
+fn check_odd_in_lane(q: u64, max_bits: u32) -> Result<()> {
+    if q < 3 {
+        return Err(Error::InvalidModulus {
+            q,
+            reason: "modulus must be at least 3",
+        });
+    }
+    if q & 1 == 0 {
+        return Err(Error::InvalidModulus {
+            q,
+            reason: "modulus must be odd",
+        });
+    }
+    if q >> max_bits != 0 {
+        return Err(Error::InvalidModulus {
+            q,
+            reason: match max_bits {
+                14 => "modulus too large for 16-bit lanes (needs q < 2^14)",
+                30 => "modulus too large for 32-bit lanes (needs q < 2^30)",
+                _ => "modulus too large for 64-bit lanes (needs q < 2^62)",
+            },
+        });
+    }
+    Ok(())
+}
+
+macro_rules! small_modulus {
+    ($(#[$doc:meta])* $name:ident, $t:ty) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct $name {
+            q: $t,
+            /// floor(2^64 / q): Barrett constant for any u64 input.
+            mu: u64,
+            qinv: $t,
+            r2: $t,
+        }
+
+        impl Modulus for $name {
+            type W = $t;
+
+            fn new(q: u64) -> Result<Self> {
+                check_odd_in_lane(q, <$t as Word>::MAX_MODULUS_BITS)?;
+                let r = 1u128 << <$t as Word>::BITS;
+                Ok(Self {
+                    q: q as $t,
+                    mu: u64::MAX / q,
+                    qinv: inv_mod_2_64(q) as $t,
+                    r2: ((r * r) % q as u128) as $t,
+                })
+            }
+            #[inline(always)]
+            fn value(&self) -> $t {
+                self.q
+            }
+            #[inline(always)]
+            fn qinv(&self) -> $t {
+                self.qinv
+            }
+            #[inline(always)]
+            fn r2(&self) -> $t {
+                self.r2
+            }
+            #[inline(always)]
+            fn reduce_u64(&self, x: u64) -> $t {
+                // qhat <= floor(x/q) and floor(x/q) - qhat <= 1, so r < 2q.
+                let qhat = ((x as u128 * self.mu as u128) >> 64) as u64;
+                let r = x.wrapping_sub(qhat.wrapping_mul(self.q as u64));
+                (r as $t).csub(self.q)
+            }
+            #[inline(always)]
+            fn mul(&self, a: $t, b: $t) -> $t {
+                self.reduce_u64(a as u64 * b as u64)
+            }
+        }
+    };
+}
+
+small_modulus!(
+    /// A modulus `q < 2^14` with residues in `u16` lanes.
+    Modulus16,
+    u16
+);
+small_modulus!(
+    /// A modulus `q < 2^30` with residues in `u32` lanes.
+    Modulus32,
+    u32
+);
+
+/// A modulus `q < 2^62` with residues in `u64` lanes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Modulus64 {
+    q: u64,
+    /// floor(2^128 / q).
+    mu: u128,
+    /// floor(2^64 / q).
+    mu64: u64,
+    qinv: u64,
+    r2: u64,
+}
+
+impl Modulus64 {
+    /// Barrett reduction of a 128-bit value: output in `[0, q)` for **any** `x < 2^128`.
+    #[inline(always)]
+    pub fn reduce_u128(&self, x: u128) -> u64 {
+        const M: u128 = u64::MAX as u128;
+        let (x0, x1) = (x & M, x >> 64);
+        let (m0, m1) = (self.mu & M, self.mu >> 64);
+        let p00 = x0 * m0;
+        let p01 = x0 * m1;
+        let p10 = x1 * m0;
+        let p11 = x1 * m1;
+        let mid = (p00 >> 64) + (p01 & M) + (p10 & M);
+        // qhat = floor(x mu / 2^128), which is floor(x/q) or one less.
+        let qhat = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+        let r = x.wrapping_sub(qhat.wrapping_mul(self.q as u128)) as u64;
+        r.csub(self.q)
+    }
+}
+
+impl Modulus for Modulus64 {
+    type W = u64;
+
+    fn new(q: u64) -> Result<Self> {
+        check_odd_in_lane(q, 62)?;
+        let r = (1u128 << 64) % q as u128;
+        Ok(Self {
+            q,
+            mu: u128::MAX / q as u128,
+            mu64: u64::MAX / q,
+            qinv: inv_mod_2_64(q),
+            r2: ((r * r) % q as u128) as u64,
+        })
+    }
+    #[inline(always)]
+    fn value(&self) -> u64 {
+        self.q
+    }
+    #[inline(always)]
+    fn qinv(&self) -> u64 {
+        self.qinv
+    }
+    #[inline(always)]
+    fn r2(&self) -> u64 {
+        self.r2
+    }
+    #[inline(always)]
+    fn reduce_u64(&self, x: u64) -> u64 {
+        let qhat = x.mul_hi(self.mu64);
+        x.wrapping_sub(qhat.wrapping_mul(self.q)).csub(self.q)
+    }
+    #[inline(always)]
+    fn mul(&self, a: u64, b: u64) -> u64 {
+        self.reduce_u128(a as u128 * b as u128)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_bad_moduli() {
+        assert!(Modulus64::new(0).is_err());
+        assert!(Modulus64::new(1).is_err());
+        assert!(Modulus64::new(2).is_err());
+        assert!(Modulus64::new(1 << 40).is_err());
+        assert!(Modulus64::new((1 << 62) + 1).is_err());
+        assert!(Modulus64::new((1 << 62) - 1).is_ok());
+        assert!(Modulus32::new((1 << 30) + 1).is_err());
+        assert!(Modulus16::new(1 << 14 | 1).is_err());
+        assert!(Modulus16::new(12289).is_ok());
+    }
+
+    #[test]
+    fn inv_mod_2_64_works() {
+        for q in [3u64, 12289, 0x3fff_ffff_ffff_ffff, 0xffff_ffff_ffff_ffff] {
+            assert_eq!(q.wrapping_mul(inv_mod_2_64(q)), 1);
+        }
+    }
+
+    #[test]
+    fn reduce_i64_signs() {
+        let m = Modulus16::new(12289).unwrap();
+        assert_eq!(m.reduce_i64(-1), 12288);
+        assert_eq!(m.reduce_i64(i64::MIN), ((i64::MIN as i128).rem_euclid(12289)) as u16);
+        assert_eq!(m.reduce_i64(12290), 1);
+    }
+}

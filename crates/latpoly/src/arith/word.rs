@@ -1,0 +1,145 @@
+//! Machine words used as coefficient lanes: `u16`, `u32`, `u64`.
+//!
+//! Every lane width fixes the largest modulus it supports: the lazy (Harvey) NTT keeps values in
+//! `[0, 4q)`, so `4q` must fit in the word, i.e. `q < 2^(BITS-2)`.
+//!
+//! | lane | largest modulus | typical use |
+//! |------|-----------------|-------------|
+//! | `u16` | `q < 2^14` | 12289, 7681, 3329, 3457, 4591 |
+//! | `u32` | `q < 2^30` | 30-bit NFLlib primes |
+//! | `u64` | `q < 2^62` | RNS / HE primes |
+//!
+//! All helpers here are branch-free: conditional subtraction uses the borrow of a wrapping
+//! subtraction turned into a mask, never an `if` on the data.
+
+use core::fmt::Debug;
+use core::hash::Hash;
+
+use super::modulus::Modulus;
+
+mod private {
+    pub trait Sealed {}
+    impl Sealed for u16 {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// An unsigned machine word used as a coefficient lane (sealed: `u16`, `u32`, `u64`).
+pub trait Word:
+    private::Sealed + Copy + Clone + Eq + Ord + Default + Debug + Hash + Send + Sync + 'static
+{
+    /// Width of the word in bits.
+    const BITS: u32;
+    /// Largest supported modulus size in bits (`q < 2^MAX_MODULUS_BITS`), leaving two bits of
+    /// headroom for lazy reduction.
+    const MAX_MODULUS_BITS: u32;
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+    /// The modulus type whose residues live in this word.
+    type Modulus: Modulus<W = Self>;
+
+    /// Truncating conversion from `u64` (keeps the low `BITS` bits).
+    fn from_u64(x: u64) -> Self;
+    /// Widening conversion to `u64`.
+    fn to_u64(self) -> u64;
+    /// `self + rhs mod 2^BITS`.
+    fn wrapping_add(self, rhs: Self) -> Self;
+    /// `self - rhs mod 2^BITS`.
+    fn wrapping_sub(self, rhs: Self) -> Self;
+    /// `self * rhs mod 2^BITS`.
+    fn wrapping_mul(self, rhs: Self) -> Self;
+    /// High half of the double-width product: `floor(self * rhs / 2^BITS)`.
+    fn mul_hi(self, rhs: Self) -> Self;
+    /// `self - rhs` and the borrow (1 if `self < rhs`), computed without branches.
+    fn sub_borrow(self, rhs: Self) -> (Self, Self);
+
+    /// Branch-free conditional subtraction: returns `self - m` if `self >= m`, else `self`.
+    #[inline(always)]
+    fn csub(self, m: Self) -> Self {
+        let (t, borrow) = self.sub_borrow(m);
+        // borrow is 0 or 1; mask is all-ones when we must add m back.
+        let mask = Self::ZERO.wrapping_sub(borrow);
+        t.wrapping_add(m.and(mask))
+    }
+
+    /// Bitwise and.
+    fn and(self, rhs: Self) -> Self;
+}
+
+macro_rules! impl_word {
+    ($t:ty, $d:ty, $bits:expr, $maxbits:expr, $m:ty) => {
+        impl Word for $t {
+            const BITS: u32 = $bits;
+            const MAX_MODULUS_BITS: u32 = $maxbits;
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            type Modulus = $m;
+
+            #[inline(always)]
+            fn from_u64(x: u64) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn to_u64(self) -> u64 {
+                self as u64
+            }
+            #[inline(always)]
+            fn wrapping_add(self, rhs: Self) -> Self {
+                <$t>::wrapping_add(self, rhs)
+            }
+            #[inline(always)]
+            fn wrapping_sub(self, rhs: Self) -> Self {
+                <$t>::wrapping_sub(self, rhs)
+            }
+            #[inline(always)]
+            fn wrapping_mul(self, rhs: Self) -> Self {
+                <$t>::wrapping_mul(self, rhs)
+            }
+            #[inline(always)]
+            fn mul_hi(self, rhs: Self) -> Self {
+                ((self as $d * rhs as $d) >> $bits) as $t
+            }
+            #[inline(always)]
+            fn sub_borrow(self, rhs: Self) -> (Self, Self) {
+                let (t, b) = self.overflowing_sub(rhs);
+                (t, b as $t)
+            }
+            #[inline(always)]
+            fn and(self, rhs: Self) -> Self {
+                self & rhs
+            }
+        }
+    };
+}
+
+impl_word!(u16, u32, 16, 14, super::modulus::Modulus16);
+impl_word!(u32, u64, 32, 30, super::modulus::Modulus32);
+impl_word!(u64, u128, 64, 62, super::modulus::Modulus64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csub_is_conditional_subtraction() {
+        for x in [0u64, 1, 5, 6, 7, u64::MAX] {
+            let m = 6u64;
+            let want = if x >= m { x - m } else { x };
+            assert_eq!(x.csub(m), want);
+        }
+        for x in 0..=u16::MAX {
+            let want = if x >= 12289 { x - 12289 } else { x };
+            assert_eq!(x.csub(12289), want);
+        }
+    }
+
+    #[test]
+    fn mul_hi_matches_wide_product() {
+        let a = 0xdead_beef_1234_5678u64;
+        let b = 0x0fed_cba9_8765_4321u64;
+        assert_eq!(a.mul_hi(b), ((a as u128 * b as u128) >> 64) as u64);
+        assert_eq!(0xffffu16.mul_hi(0xffff), 0xfffe);
+    }
+}

@@ -1,0 +1,104 @@
+//! The single error type of latpoly.
+//!
+//! Every constructor and every checked call validates its input and returns one of these instead
+//! of panicking; the Python front turns them into `ValueError`.
+
+use core::fmt;
+
+/// Everything that can go wrong when calling latpoly with bad input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The ring degree `n` is not a power of two or is outside the supported range.
+    InvalidDegree {
+        /// The rejected degree.
+        n: usize,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+    /// A modulus is unusable: even, composite, too large for its lane, or not `1 mod 2n`.
+    InvalidModulus {
+        /// The rejected modulus.
+        q: u64,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+    /// A slice or array has the wrong length.
+    LengthMismatch {
+        /// The length that was required.
+        expected: usize,
+        /// The length that was given.
+        got: usize,
+    },
+    /// A coefficient is not below the bound the call requires (`q`, `2q` or `4q`).
+    CoefficientOutOfRange {
+        /// Position of the first offending coefficient.
+        index: usize,
+        /// Its value.
+        value: u64,
+        /// The exclusive upper bound it violated.
+        bound: u64,
+    },
+    /// Two operands belong to different RNS contexts.
+    ContextMismatch,
+    /// An operation needs the other representation (coefficient vs. NTT).
+    RepresentationMismatch {
+        /// The representation the operation needs.
+        expected: &'static str,
+        /// The representation the operand is in.
+        got: &'static str,
+    },
+    /// Not enough primes exist with the requested properties.
+    NotEnoughPrimes {
+        /// Requested bit size.
+        bits: u32,
+        /// Ring degree the primes must support.
+        n: usize,
+        /// How many were requested.
+        requested: usize,
+        /// How many exist.
+        found: usize,
+    },
+    /// Any other invalid argument, with an explanation.
+    InvalidArgument(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidDegree { n, reason } => write!(f, "invalid ring degree n={n}: {reason}"),
+            Error::InvalidModulus { q, reason } => write!(f, "invalid modulus q={q}: {reason}"),
+            Error::LengthMismatch { expected, got } => {
+                write!(f, "length mismatch: expected {expected}, got {got}")
+            }
+            Error::CoefficientOutOfRange {
+                index,
+                value,
+                bound,
+            } => write!(
+                f,
+                "coefficient out of range at index {index}: {value} is not below {bound}"
+            ),
+            Error::ContextMismatch => write!(f, "operands belong to different RNS contexts"),
+            Error::RepresentationMismatch { expected, got } => write!(
+                f,
+                "representation mismatch: operation needs {expected} form, operand is in {got} form"
+            ),
+            Error::NotEnoughPrimes {
+                bits,
+                n,
+                requested,
+                found,
+            } => write!(
+                f,
+                "only {found} primes of {bits} bits are congruent to 1 mod 2n for n={n}, {requested} requested"
+            ),
+            Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Shorthand for `Result<T, latpoly::Error>`.
+pub type Result<T> = core::result::Result<T, Error>;

@@ -1,0 +1,114 @@
+//! The RNS context: ring degree, prime basis, one NTT plan per prime, CRT data.
+
+use super::crt::Crt;
+use crate::error::{Error, Result};
+use crate::ntt::{check_degree, NttPlan};
+use crate::primes::ntt_primes;
+use num_bigint::BigUint;
+use std::sync::Arc;
+
+/// Parameters of `Z_Q[x]/(x^n + 1)` with `Q = q_1 ··· q_L`, shared by all polynomials built on it
+/// (hold it in an [`Arc`]).
+///
+/// ```
+/// use latpoly::rns::RnsContext;
+/// let ctx = RnsContext::with_prime_bits(8192, 60, 4).unwrap(); // workload W1
+/// assert_eq!(ctx.moduli().len(), 4);
+/// assert!(ctx.modulus_bits() > 236);
+/// assert!(RnsContext::new(8192, &[12289]).is_err()); // 12289 is not 1 mod 16384
+/// ```
+#[derive(Debug)]
+pub struct RnsContext {
+    n: usize,
+    moduli: Vec<u64>,
+    plans: Vec<NttPlan>,
+    crt: Crt,
+}
+
+impl RnsContext {
+    /// Builds a context for degree `n` (power of two, `2..=2^17`) and distinct NTT-friendly primes
+    /// (`q ≡ 1 mod 2n`, `q < 2^62`).
+    pub fn new(n: usize, moduli: &[u64]) -> Result<Arc<Self>> {
+        check_degree(n)?;
+        if moduli.is_empty() {
+            return Err(Error::InvalidArgument(
+                "an RNS basis needs at least one modulus".into(),
+            ));
+        }
+        for (i, &q) in moduli.iter().enumerate() {
+            if moduli[..i].contains(&q) {
+                return Err(Error::InvalidModulus {
+                    q,
+                    reason: "appears twice in the RNS basis",
+                });
+            }
+        }
+        let plans = moduli
+            .iter()
+            .map(|&q| NttPlan::new(n, q))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Arc::new(Self {
+            n,
+            moduli: moduli.to_vec(),
+            plans,
+            crt: Crt::new(moduli)?,
+        }))
+    }
+
+    /// Builds a context with `count` primes of exactly `bits` bits (largest first).
+    pub fn with_prime_bits(n: usize, bits: u32, count: usize) -> Result<Arc<Self>> {
+        check_degree(n)?;
+        let moduli = ntt_primes(bits, n, count)?;
+        Self::new(n, &moduli)
+    }
+
+    /// Ring degree `n`.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The primes `q_1, ..., q_L`.
+    pub fn moduli(&self) -> &[u64] {
+        &self.moduli
+    }
+
+    /// Number of primes `L`.
+    pub fn len(&self) -> usize {
+        self.moduli.len()
+    }
+
+    /// Always false: a context has at least one prime.
+    pub fn is_empty(&self) -> bool {
+        self.moduli.is_empty()
+    }
+
+    /// NTT plan of prime `i`.
+    pub fn plan(&self, i: usize) -> &NttPlan {
+        &self.plans[i]
+    }
+
+    /// All NTT plans, one per prime.
+    pub fn plans(&self) -> &[NttPlan] {
+        &self.plans
+    }
+
+    /// The big modulus `Q`.
+    pub fn modulus(&self) -> &BigUint {
+        self.crt.modulus()
+    }
+
+    /// Bit size of `Q`.
+    pub fn modulus_bits(&self) -> u64 {
+        self.crt.modulus().bits()
+    }
+
+    /// CRT precomputations.
+    pub fn crt(&self) -> &Crt {
+        &self.crt
+    }
+
+    /// Two contexts are compatible when they have the same degree and the same primes in order.
+    pub fn same_as(&self, other: &RnsContext) -> bool {
+        core::ptr::eq(self, other) || (self.n == other.n && self.moduli == other.moduli)
+    }
+}

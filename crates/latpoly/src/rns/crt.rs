@@ -1,0 +1,269 @@
+//! Exact Chinese remaindering between residues modulo `q_1, ..., q_L` and integers modulo
+//! `Q = q_1 ··· q_L`, for any number of 62-bit primes (NFLlib parameter set 4 uses 100 of them,
+//! a ~6200-bit `Q`).
+//!
+//! Reconstruction uses the classic formula with an exact correction:
+//!
+//! ```text
+//! y_i = x_i · (Q/q_i)^-1 mod q_i
+//! x   = Σ y_i · (Q/q_i) - v · Q,   v = floor(Σ y_i / q_i)
+//! ```
+//!
+//! `Σ y_i (Q/q_i)` is accumulated in a fixed-width limb array, `v` is estimated in floating point
+//! and the result is corrected (at most one addition or subtraction of `Q`), so the output is
+//! exact whatever the rounding of the estimate. Decomposition reduces each 64-bit word of the
+//! integer with a 128-bit Barrett reduction (Horner's rule).
+
+use crate::arith::{Modulus, Modulus64};
+use crate::error::{Error, Result};
+use num_bigint::{BigInt, BigUint, Sign};
+use num_traits::Zero;
+
+/// Precomputed CRT data for one list of distinct primes.
+#[derive(Clone, Debug)]
+pub struct Crt {
+    moduli: Vec<Modulus64>,
+    big_q: BigUint,
+    /// `Q` as little-endian u64 limbs, padded to `width`.
+    q_limbs: Vec<u64>,
+    /// `Q / q_i` as limbs, padded to `width`.
+    qhat_limbs: Vec<Vec<u64>>,
+    /// `(Q / q_i)^-1 mod q_i` and its Shoup quotient.
+    qhat_inv: Vec<(u64, u64)>,
+    inv_q: Vec<f64>,
+    /// Limb width of the accumulator: enough for `L · Q`.
+    width: usize,
+}
+
+fn limbs_of(x: &BigUint, width: usize) -> Vec<u64> {
+    let mut v = x.to_u64_digits();
+    v.resize(width, 0);
+    v
+}
+
+/// Builds a `BigUint` from little-endian u64 limbs.
+pub(crate) fn biguint_from_limbs(limbs: &[u64]) -> BigUint {
+    let mut digits = Vec::with_capacity(2 * limbs.len());
+    for &l in limbs {
+        digits.push(l as u32);
+        digits.push((l >> 32) as u32);
+    }
+    BigUint::new(digits)
+}
+
+impl Crt {
+    /// Precomputes for the given primes (assumed validated: distinct primes below `2^62`).
+    pub fn new(primes: &[u64]) -> Result<Self> {
+        if primes.is_empty() {
+            return Err(Error::InvalidArgument("need at least one modulus".into()));
+        }
+        let moduli = primes
+            .iter()
+            .map(|&q| Modulus64::new(q))
+            .collect::<Result<Vec<_>>>()?;
+        let big_q: BigUint = primes.iter().map(|&q| BigUint::from(q)).product();
+        // L · Q < 2^(bits(Q) + 64) for L < 2^64: one spare limb.
+        let width = (big_q.bits() as usize).div_ceil(64) + 1;
+        let mut qhat_limbs = Vec::with_capacity(primes.len());
+        let mut qhat_inv = Vec::with_capacity(primes.len());
+        for (m, &q) in moduli.iter().zip(primes) {
+            let qhat = &big_q / q;
+            let r = (&qhat % q).to_u64_digits().first().copied().unwrap_or(0);
+            let inv = m.inv(r).ok_or(Error::InvalidModulus {
+                q,
+                reason: "moduli are not pairwise coprime",
+            })?;
+            qhat_inv.push((inv, m.shoup(inv)));
+            qhat_limbs.push(limbs_of(&qhat, width));
+        }
+        Ok(Self {
+            inv_q: primes.iter().map(|&q| 1.0 / q as f64).collect(),
+            q_limbs: limbs_of(&big_q, width),
+            moduli,
+            big_q,
+            qhat_limbs,
+            qhat_inv,
+            width,
+        })
+    }
+
+    /// The product `Q` of all moduli.
+    pub fn modulus(&self) -> &BigUint {
+        &self.big_q
+    }
+
+    /// The moduli.
+    pub fn moduli(&self) -> &[Modulus64] {
+        &self.moduli
+    }
+
+    /// Residues of an unsigned integer of any size: `out[i] = x mod q_i`.
+    pub fn decompose_biguint(&self, x: &BigUint, out: &mut [u64]) {
+        let words = x.to_u64_digits();
+        for (o, m) in out.iter_mut().zip(&self.moduli) {
+            let mut acc = 0u64;
+            for &w in words.iter().rev() {
+                acc = m.reduce_u128(((acc as u128) << 64) | w as u128);
+            }
+            *o = acc;
+        }
+    }
+
+    /// Residues of a signed integer of any size: `out[i] = x mod q_i` in `[0, q_i)`.
+    pub fn decompose_bigint(&self, x: &BigInt, out: &mut [u64]) {
+        self.decompose_biguint(x.magnitude(), out);
+        if x.sign() == Sign::Minus {
+            for (o, m) in out.iter_mut().zip(&self.moduli) {
+                *o = m.neg(*o);
+            }
+        }
+    }
+
+    /// Reconstructs the unique `x` in `[0, Q)` from its residues (`residues[i] < q_i`),
+    /// written as little-endian limbs into `out` (length [`Self::limb_width`]).
+    pub fn reconstruct_limbs(&self, residues: &[u64], out: &mut [u64]) {
+        debug_assert_eq!(residues.len(), self.moduli.len());
+        debug_assert_eq!(out.len(), self.width);
+        out.iter_mut().for_each(|x| *x = 0);
+        let mut frac = 0.0f64;
+        for i in 0..self.moduli.len() {
+            let (w, wp) = self.qhat_inv[i];
+            let y = self.moduli[i].mul_shoup(residues[i], w, wp);
+            frac += y as f64 * self.inv_q[i];
+            mul_add_limbs(out, &self.qhat_limbs[i], y);
+        }
+        let v = frac.floor() as u64;
+        // out -= v * Q (may go negative by up to one Q if v overshoots).
+        let borrow = mul_sub_limbs(out, &self.q_limbs, v);
+        if borrow {
+            add_limbs(out, &self.q_limbs);
+        }
+        while !lt_limbs(out, &self.q_limbs) {
+            sub_limbs(out, &self.q_limbs);
+        }
+    }
+
+    /// Limb width used by [`Self::reconstruct_limbs`].
+    pub fn limb_width(&self) -> usize {
+        self.width
+    }
+
+    /// Reconstructs `x` in `[0, Q)`.
+    pub fn reconstruct(&self, residues: &[u64]) -> BigUint {
+        let mut limbs = vec![0u64; self.width];
+        self.reconstruct_limbs(residues, &mut limbs);
+        biguint_from_limbs(&limbs)
+    }
+
+    /// Reconstructs `x` in the centred range `(-Q/2, Q/2]`.
+    pub fn reconstruct_centered(&self, residues: &[u64]) -> BigInt {
+        let x = self.reconstruct(residues);
+        let half = &self.big_q >> 1u32;
+        if x > half {
+            BigInt::from_biguint(Sign::Minus, &self.big_q - x)
+        } else if x.is_zero() {
+            BigInt::zero()
+        } else {
+            BigInt::from_biguint(Sign::Plus, x)
+        }
+    }
+}
+
+/// `acc += b · y` over limbs (acc wide enough; carry out of the top limb is impossible by sizing).
+fn mul_add_limbs(acc: &mut [u64], b: &[u64], y: u64) {
+    let mut carry = 0u128;
+    for (a, &bl) in acc.iter_mut().zip(b) {
+        let t = *a as u128 + bl as u128 * y as u128 + carry;
+        *a = t as u64;
+        carry = t >> 64;
+    }
+    debug_assert_eq!(carry, 0);
+}
+
+/// `acc -= b · y`; returns true if the result went negative (two's complement wrap).
+fn mul_sub_limbs(acc: &mut [u64], b: &[u64], y: u64) -> bool {
+    let mut borrow = 0u128; // amount to subtract from the next limb
+    for (a, &bl) in acc.iter_mut().zip(b) {
+        let sub = bl as u128 * y as u128 + borrow;
+        let (lo, hi) = (sub as u64, (sub >> 64) as u64);
+        let (r, b1) = a.overflowing_sub(lo);
+        *a = r;
+        borrow = hi as u128 + b1 as u128;
+    }
+    borrow != 0
+}
+
+fn add_limbs(acc: &mut [u64], b: &[u64]) {
+    let mut carry = false;
+    for (a, &bl) in acc.iter_mut().zip(b) {
+        let (r1, c1) = a.overflowing_add(bl);
+        let (r2, c2) = r1.overflowing_add(carry as u64);
+        *a = r2;
+        carry = c1 || c2;
+    }
+}
+
+fn sub_limbs(acc: &mut [u64], b: &[u64]) {
+    let mut borrow = false;
+    for (a, &bl) in acc.iter_mut().zip(b) {
+        let (r1, c1) = a.overflowing_sub(bl);
+        let (r2, c2) = r1.overflowing_sub(borrow as u64);
+        *a = r2;
+        borrow = c1 || c2;
+    }
+}
+
+fn lt_limbs(a: &[u64], b: &[u64]) -> bool {
+    for (x, y) in a.iter().rev().zip(b.iter().rev()) {
+        if x != y {
+            return x < y;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::primes::ntt_primes;
+
+    #[test]
+    fn roundtrip_small() {
+        let ps = [17u64, 97, 113];
+        let crt = Crt::new(&ps).unwrap();
+        let q = 17 * 97 * 113u64;
+        for x in 0..q {
+            let mut r = [0u64; 3];
+            crt.decompose_biguint(&BigUint::from(x), &mut r);
+            assert_eq!(r, [x % 17, x % 97, x % 113]);
+            assert_eq!(crt.reconstruct(&r), BigUint::from(x));
+        }
+    }
+
+    #[test]
+    fn roundtrip_edges_100_primes() {
+        let ps = ntt_primes(62, 1024, 100).unwrap();
+        let crt = Crt::new(&ps).unwrap();
+        let q = crt.modulus().clone();
+        let one = BigUint::from(1u8);
+        for x in [
+            BigUint::zero(),
+            one.clone(),
+            &q - &one,
+            &q >> 1u32,
+            (&q >> 1u32) + &one,
+            &q - BigUint::from(ps[0]),
+        ] {
+            let mut r = vec![0u64; ps.len()];
+            crt.decompose_biguint(&x, &mut r);
+            assert_eq!(crt.reconstruct(&r), x);
+        }
+        // Residues all q_i - 1 is Q - 1.
+        let r: Vec<u64> = ps.iter().map(|&p| p - 1).collect();
+        assert_eq!(crt.reconstruct(&r), &q - &one);
+        // Centered.
+        let mut r = vec![0u64; ps.len()];
+        crt.decompose_bigint(&BigInt::from(-5), &mut r);
+        assert_eq!(crt.reconstruct_centered(&r), BigInt::from(-5));
+    }
+}
