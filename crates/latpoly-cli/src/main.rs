@@ -1,1 +1,204 @@
-fn main() {}
+//! `latpoly` command line.
+//!
+//! * `latpoly demo [--n N] [--bits B] [--primes L] [--reps R]`: multiplies random polynomials of
+//!   workload W1 size (n = 8192, 4 primes of 60 bits by default) in RNS form, checks the product
+//!   against an exact big-integer computation of sampled coefficients, and prints timings.
+//! * `latpoly info`: backends and limits.
+
+use latpoly::ntt::{MAX_N, MIN_N};
+use latpoly::rns::{Representation, RnsContext, RnsPoly};
+use num_bigint::{BigInt, BigUint};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+const USAGE: &str = "usage:
+  latpoly demo [--n N] [--bits B] [--primes L] [--reps R]   W1-size RNS product with timings
+  latpoly info                                               backends and limits
+";
+
+struct DemoArgs {
+    n: usize,
+    bits: u32,
+    primes: usize,
+    reps: usize,
+}
+
+fn parse_demo(args: &[String]) -> Result<DemoArgs, String> {
+    let mut d = DemoArgs {
+        n: 8192,
+        bits: 60,
+        primes: 4,
+        reps: 200,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let val = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let num = |v: &str| v.parse::<usize>().map_err(|e| format!("{flag} {v}: {e}"));
+        match flag.as_str() {
+            "--n" => d.n = num(val)?,
+            "--bits" => d.bits = num(val)? as u32,
+            "--primes" => d.primes = num(val)?,
+            "--reps" => d.reps = num(val)?.max(1),
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    Ok(d)
+}
+
+/// Median wall time of `reps` runs of `f` (after a warm-up run).
+fn median_time(reps: usize, mut f: impl FnMut()) -> Duration {
+    f();
+    let mut v: Vec<Duration> = (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+/// Exact coefficient k of a·b mod (x^n + 1) over the integers, reduced mod Q.
+fn exact_coeff(a: &[BigUint], b: &[BigUint], k: usize, q: &BigUint) -> BigUint {
+    let n = a.len();
+    let mut acc = BigInt::from(0);
+    for (i, ai) in a.iter().enumerate() {
+        let (j, sign) = if i <= k { (k - i, 1) } else { (n + k - i, -1) };
+        let p = BigInt::from(ai * &b[j]);
+        if sign > 0 {
+            acc += p;
+        } else {
+            acc -= p;
+        }
+    }
+    let qi = BigInt::from(q.clone());
+    (((acc % &qi) + &qi) % &qi).to_biguint().unwrap_or_default()
+}
+
+fn demo(d: DemoArgs) -> Result<(), String> {
+    let ctx = RnsContext::with_prime_bits(d.n, d.bits, d.primes).map_err(|e| e.to_string())?;
+    println!(
+        "latpoly demo: n = {}, {} primes of {} bits (Q has {} bits), backend {}",
+        d.n,
+        d.primes,
+        d.bits,
+        ctx.modulus_bits(),
+        ctx.plan(0).isa()
+    );
+    println!("moduli: {:?}", ctx.moduli());
+    let mut rng = ChaCha20Rng::seed_from_u64(2016);
+    let residues = |rng: &mut ChaCha20Rng| -> Vec<u64> {
+        ctx.moduli()
+            .iter()
+            .flat_map(|&q| (0..d.n).map(move |_| q).collect::<Vec<_>>())
+            .map(|q| rng.gen_range(0..q))
+            .collect()
+    };
+    let a = RnsPoly::from_residues(&ctx, residues(&mut rng), Representation::Coefficient)
+        .map_err(|e| e.to_string())?;
+    let b = RnsPoly::from_residues(&ctx, residues(&mut rng), Representation::Coefficient)
+        .map_err(|e| e.to_string())?;
+
+    // Correctness first: sampled coefficients of the product against exact big integers.
+    let c = a.multiply(&b).map_err(|e| e.to_string())?;
+    let (ab, bb, cb) = (a.to_biguints(), b.to_biguints(), c.to_biguints());
+    let q = ctx.modulus();
+    let samples = [0, 1, d.n / 2, d.n - 1];
+    for &k in &samples {
+        if exact_coeff(&ab, &bb, k, q) != cb[k] {
+            return Err(format!(
+                "product coefficient {k} differs from the exact value"
+            ));
+        }
+    }
+    println!(
+        "check: coefficients {:?} of the product equal the exact big-integer values",
+        samples
+    );
+
+    let reps = d.reps;
+    let mut x = a.clone();
+    let t_fwd = median_time(reps, || {
+        x = a.clone();
+        x.to_ntt();
+    });
+    let t_clone = median_time(reps, || {
+        x = a.clone();
+    });
+    let mut an = a.clone();
+    an.to_ntt();
+    let mut bn = b.clone();
+    bn.to_ntt();
+    let mut y = an.clone();
+    let t_inv = median_time(reps, || {
+        y = an.clone();
+        y.to_coeff();
+    });
+    let mut z = an.clone();
+    let t_mul = median_time(reps, || {
+        z = an.mul(&bn).expect("same context");
+    });
+    let t_full = median_time(reps.div_ceil(4), || {
+        z = a.multiply(&b).expect("same context");
+    });
+    let t_crt = median_time(3, || {
+        std::hint::black_box(c.to_biguints());
+    });
+    let sub = |t: Duration| us(t.saturating_sub(t_clone));
+    println!("\n| operation (all {} limbs) | median µs |", d.primes);
+    println!("|---|---:|");
+    println!("| forward NTT | {:.1} |", sub(t_fwd));
+    println!("| inverse NTT (1/n included) | {:.1} |", sub(t_inv));
+    println!("| pointwise product | {:.1} |", us(t_mul));
+    println!(
+        "| full negacyclic product (2 forward, pointwise, inverse) | {:.1} |",
+        us(t_full)
+    );
+    println!(
+        "| exact CRT of all {} coefficients to big integers | {:.1} |",
+        d.n,
+        us(t_crt)
+    );
+    println!("\n(median of {reps} runs, one thread, scalar reference backend)");
+    Ok(())
+}
+
+fn info() {
+    println!("latpoly {}", env!("CARGO_PKG_VERSION"));
+    println!("backends: scalar (reference)");
+    println!("ring degree n: powers of two in {MIN_N}..={MAX_N}");
+    println!(
+        "moduli: u16 lanes q < 2^14, u32 lanes q < 2^30, u64 lanes q < 2^62; q prime, q = 1 mod 2n"
+    );
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("demo") => parse_demo(&args[1..]).and_then(demo),
+        Some("info") => {
+            info();
+            Ok(())
+        }
+        Some("-h") | Some("--help") | Some("help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        None => parse_demo(&[]).and_then(demo),
+        Some(other) => Err(format!("unknown command {other}\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Python bindings of latpoly (the `latpoly._latpoly` extension module).
+//!
+//! These classes take exact, contiguous `uint64` arrays and Python ints; the pure-Python layer in
+//! `python/latpoly/__init__.py` coerces user input (any integer array, lists) before calling them.
+//! Every latpoly error becomes `ValueError`; kernels run with the GIL released.
+
+use latpoly::rns::{Representation, RnsContext, RnsPoly};
+use latpoly::{Error, NttPlan as CoreNttPlan};
+use num_bigint::{BigInt, BigUint};
+use numpy::{
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::sync::Arc;
+
+fn value_error(e: Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn slice_of<'a>(a: &'a PyReadonlyArray1<'_, u64>, name: &str) -> PyResult<&'a [u64]> {
+    a.as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{name} must be a contiguous 1-D array")))
+}
+
+/// Negacyclic NTT plan over Z_q[x]/(x^n+1) with 64-bit lanes (q < 2^62).
+#[pyclass(frozen, module = "latpoly._latpoly")]
+struct NttPlan {
+    inner: CoreNttPlan,
+}
+
+#[pymethods]
+impl NttPlan {
+    #[new]
+    fn new(n: usize, q: u64) -> PyResult<Self> {
+        Ok(Self {
+            inner: CoreNttPlan::new(n, q).map_err(value_error)?,
+        })
+    }
+
+    #[getter]
+    fn n(&self) -> usize {
+        self.inner.n()
+    }
+
+    #[getter]
+    fn q(&self) -> u64 {
+        self.inner.q()
+    }
+
+    #[getter]
+    fn psi(&self) -> u64 {
+        self.inner.psi()
+    }
+
+    #[getter]
+    fn isa(&self) -> &'static str {
+        self.inner.isa().name()
+    }
+
+    fn forward<'py>(
+        &self,
+        py: Python<'py>,
+        a: PyReadonlyArray1<'py, u64>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let mut v = slice_of(&a, "a")?.to_vec();
+        py.detach(|| self.inner.forward(&mut v))
+            .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, v))
+    }
+
+    fn inverse<'py>(
+        &self,
+        py: Python<'py>,
+        a: PyReadonlyArray1<'py, u64>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let mut v = slice_of(&a, "a")?.to_vec();
+        py.detach(|| self.inner.inverse(&mut v))
+            .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, v))
+    }
+
+    fn multiply<'py>(
+        &self,
+        py: Python<'py>,
+        a: PyReadonlyArray1<'py, u64>,
+        b: PyReadonlyArray1<'py, u64>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let (sa, sb) = (slice_of(&a, "a")?, slice_of(&b, "b")?);
+        let c = py
+            .detach(|| self.inner.multiply(sa, sb))
+            .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, c))
+    }
+
+    fn pointwise<'py>(
+        &self,
+        py: Python<'py>,
+        a: PyReadonlyArray1<'py, u64>,
+        b: PyReadonlyArray1<'py, u64>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let (sa, sb) = (slice_of(&a, "a")?, slice_of(&b, "b")?);
+        let mut c = vec![0u64; sa.len()];
+        py.detach(|| self.inner.pointwise(sa, sb, &mut c))
+            .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, c))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "NttPlan(n={}, q={}, isa='{}')",
+            self.inner.n(),
+            self.inner.q(),
+            self.inner.isa()
+        )
+    }
+}
+
+/// Z_Q[x]/(x^n+1) with Q a product of NTT-friendly primes below 2^62.
+#[pyclass(frozen, module = "latpoly._latpoly")]
+struct RnsRing {
+    ctx: Arc<RnsContext>,
+}
+
+impl RnsRing {
+    fn poly_from_ints(&self, a: Vec<BigInt>) -> PyResult<RnsPoly> {
+        RnsPoly::from_bigints(&self.ctx, &a).map_err(value_error)
+    }
+}
+
+#[pymethods]
+impl RnsRing {
+    #[new]
+    fn new(n: usize, moduli: Vec<u64>) -> PyResult<Self> {
+        Ok(Self {
+            ctx: RnsContext::new(n, &moduli).map_err(value_error)?,
+        })
+    }
+
+    #[staticmethod]
+    fn with_prime_bits(n: usize, bits: u32, count: usize) -> PyResult<Self> {
+        Ok(Self {
+            ctx: RnsContext::with_prime_bits(n, bits, count).map_err(value_error)?,
+        })
+    }
+
+    #[getter]
+    fn n(&self) -> usize {
+        self.ctx.n()
+    }
+
+    #[getter]
+    fn moduli(&self) -> Vec<u64> {
+        self.ctx.moduli().to_vec()
+    }
+
+    #[getter]
+    fn modulus(&self) -> BigUint {
+        self.ctx.modulus().clone()
+    }
+
+    fn multiply(&self, py: Python<'_>, a: Vec<BigInt>, b: Vec<BigInt>) -> PyResult<Vec<BigUint>> {
+        let pa = self.poly_from_ints(a)?;
+        let pb = self.poly_from_ints(b)?;
+        py.detach(|| pa.multiply(&pb).map(|c| c.to_biguints()))
+            .map_err(value_error)
+    }
+
+    fn to_residues<'py>(
+        &self,
+        py: Python<'py>,
+        a: Vec<BigInt>,
+    ) -> PyResult<Bound<'py, PyArray2<u64>>> {
+        let p = self.poly_from_ints(a)?;
+        let arr = PyArray1::from_slice(py, p.residues());
+        arr.reshape([self.ctx.len(), self.ctx.n()])
+    }
+
+    #[pyo3(name = "from_residues")]
+    fn reconstruct(
+        &self,
+        py: Python<'_>,
+        arr: PyReadonlyArray2<'_, u64>,
+    ) -> PyResult<Vec<BigUint>> {
+        let shape = arr.shape();
+        if shape != [self.ctx.len(), self.ctx.n()] {
+            return Err(PyValueError::new_err(format!(
+                "residues must have shape ({}, {}), got {:?}",
+                self.ctx.len(),
+                self.ctx.n(),
+                shape
+            )));
+        }
+        let data = arr
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("residues must be a C-contiguous array"))?
+            .to_vec();
+        let p = RnsPoly::from_residues(&self.ctx, data, Representation::Coefficient)
+            .map_err(value_error)?;
+        Ok(py.detach(|| p.to_biguints()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "RnsRing(n={}, moduli={:?}) # {}-bit Q",
+            self.ctx.n(),
+            self.ctx.moduli(),
+            self.ctx.modulus_bits()
+        )
+    }
+}
+
+/// `count` distinct primes of exactly `bits` bits, congruent to 1 mod 2n, largest first.
+#[pyfunction]
+fn ntt_primes(bits: u32, n: usize, count: usize) -> PyResult<Vec<u64>> {
+    latpoly::primes::ntt_primes(bits, n, count).map_err(value_error)
+}
+
+/// Deterministic primality test for 64-bit integers.
+#[pyfunction]
+fn is_prime(q: u64) -> bool {
+    latpoly::primes::is_prime(q)
+}
+
+/// Smallest primitive 2n-th root of unity modulo the prime q.
+#[pyfunction]
+fn primitive_2n_root(n: usize, q: u64) -> PyResult<u64> {
+    latpoly::primes::min_primitive_2n_root(n, q).map_err(value_error)
+}
+
+#[pymodule]
+fn _latpoly(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<NttPlan>()?;
+    m.add_class::<RnsRing>()?;
+    m.add_function(wrap_pyfunction!(ntt_primes, m)?)?;
+    m.add_function(wrap_pyfunction!(is_prime, m)?)?;
+    m.add_function(wrap_pyfunction!(primitive_2n_root, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

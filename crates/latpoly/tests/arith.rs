@@ -35,7 +35,10 @@ fn exhaustive<M: Modulus>(q: u64) {
     for a in 0..q {
         let wa = w(a);
         assert_eq!(m.neg(wa).to_u64(), (q - a) % q);
-        assert_eq!(m.to_mont(wa).to_u64(), (((a as u128) << bits) % q as u128) as u64);
+        assert_eq!(
+            m.to_mont(wa).to_u64(),
+            (((a as u128) << bits) % q as u128) as u64
+        );
         let ap = m.shoup(wa);
         for b in 0..q {
             let wb = w(b);
@@ -112,14 +115,24 @@ fn random_check<M: Modulus>(q: u64, rng: &mut ChaCha20Rng, iters: usize) {
         let (wa, wb) = (M::W::from_u64(a), M::W::from_u64(b));
         let prod = (a as u128 * b as u128 % q128) as u64;
         assert_eq!(m.mul(wa, wb).to_u64(), prod);
-        assert_eq!(m.add(wa, wb).to_u64(), ((a as u128 + b as u128) % q128) as u64);
-        assert_eq!(m.sub(wa, wb).to_u64(), ((a as u128 + q128 - b as u128) % q128) as u64);
+        assert_eq!(
+            m.add(wa, wb).to_u64(),
+            ((a as u128 + b as u128) % q128) as u64
+        );
+        assert_eq!(
+            m.sub(wa, wb).to_u64(),
+            ((a as u128 + q128 - b as u128) % q128) as u64
+        );
         let mont = (prod as u128 * rinv % q128) as u64;
         assert_eq!(m.mont_mul(wa, wb).to_u64(), mont);
-        assert_eq!(m.from_mont(m.to_mont(wa)).to_u64(), a);
+        assert_eq!(m.mont_reduce(m.to_mont(wa)).to_u64(), a);
         let ap = m.shoup(wa);
         assert_eq!(m.mul_shoup(wb, wa, ap).to_u64(), prod);
-        let x = if i % 2 == 0 { lane_max } else { rng.gen_range(0..=lane_max) };
+        let x = if i % 2 == 0 {
+            lane_max
+        } else {
+            rng.gen_range(0..=lane_max)
+        };
         let lazy = m.mul_shoup_lazy(M::W::from_u64(x), wa, ap).to_u64();
         assert!(lazy < 2 * q);
         assert_eq!(lazy as u128 % q128, x as u128 * a as u128 % q128);

@@ -166,28 +166,70 @@ fn pointwise_and_accumulate() {
 #[test]
 fn bad_input_is_an_error() {
     // Constructors.
-    assert!(matches!(NttPlan::new(0, 17), Err(Error::InvalidDegree { .. })));
-    assert!(matches!(NttPlan::new(1, 17), Err(Error::InvalidDegree { .. })));
-    assert!(matches!(NttPlan::new(12, 97), Err(Error::InvalidDegree { .. })));
-    assert!(matches!(NttPlan::new(1 << 18, 17), Err(Error::InvalidDegree { .. })));
-    assert!(matches!(NttPlan::new(8, 15), Err(Error::InvalidModulus { .. }))); // not prime... and ≢1
-    assert!(matches!(NttPlan::new(8, 33), Err(Error::InvalidModulus { .. }))); // 33 ≡ 1 mod 16, composite
-    assert!(matches!(NttPlan::new(8, 16), Err(Error::InvalidModulus { .. })));
-    assert!(matches!(NttPlan::new(8, 19), Err(Error::InvalidModulus { .. }))); // prime, ≢ 1 mod 16
-    assert!(matches!(NttPlan::new(8, 0), Err(Error::InvalidModulus { .. })));
-    assert!(matches!(NttPlan::new(8, u64::MAX), Err(Error::InvalidModulus { .. })));
+    assert!(matches!(
+        NttPlan::new(0, 17),
+        Err(Error::InvalidDegree { .. })
+    ));
+    assert!(matches!(
+        NttPlan::new(1, 17),
+        Err(Error::InvalidDegree { .. })
+    ));
+    assert!(matches!(
+        NttPlan::new(12, 97),
+        Err(Error::InvalidDegree { .. })
+    ));
+    assert!(matches!(
+        NttPlan::new(1 << 18, 17),
+        Err(Error::InvalidDegree { .. })
+    ));
+    assert!(matches!(
+        NttPlan::new(8, 15),
+        Err(Error::InvalidModulus { .. })
+    )); // not prime... and ≢1
+    assert!(matches!(
+        NttPlan::new(8, 33),
+        Err(Error::InvalidModulus { .. })
+    )); // 33 ≡ 1 mod 16, composite
+    assert!(matches!(
+        NttPlan::new(8, 16),
+        Err(Error::InvalidModulus { .. })
+    ));
+    assert!(matches!(
+        NttPlan::new(8, 19),
+        Err(Error::InvalidModulus { .. })
+    )); // prime, ≢ 1 mod 16
+    assert!(matches!(
+        NttPlan::new(8, 0),
+        Err(Error::InvalidModulus { .. })
+    ));
+    assert!(matches!(
+        NttPlan::new(8, u64::MAX),
+        Err(Error::InvalidModulus { .. })
+    ));
     let big63 = ntt_primes(62, 8, 1).unwrap()[0];
     assert!(NttPlan::new(8, big63).is_ok());
-    assert!(matches!(NttPlan32::new(8, big63), Err(Error::InvalidModulus { .. })));
+    assert!(matches!(
+        NttPlan32::new(8, big63),
+        Err(Error::InvalidModulus { .. })
+    ));
     let p31 = (1u64 << 31) - 1; // Mersenne prime, but above the u32 lane limit
     assert!(NttPlan32::new(2, p31).is_err());
-    assert!(matches!(NttPlan16::new(256, 40961), Err(Error::InvalidModulus { .. }))); // 16-bit
+    assert!(matches!(
+        NttPlan16::new(256, 40961),
+        Err(Error::InvalidModulus { .. })
+    )); // 16-bit
     assert!(NttPlan16::new(256, 12289).is_ok());
 
     // Calls.
     let plan = NttPlan::new(8, 17).unwrap();
     let mut short = vec![0u64; 7];
-    assert!(matches!(plan.forward(&mut short), Err(Error::LengthMismatch { expected: 8, got: 7 })));
+    assert!(matches!(
+        plan.forward(&mut short),
+        Err(Error::LengthMismatch {
+            expected: 8,
+            got: 7
+        })
+    ));
     assert!(plan.inverse(&mut short).is_err());
     assert!(plan.forward_lazy(&mut short).is_err());
     assert!(plan.inverse_lazy(&mut short).is_err());
@@ -195,7 +237,11 @@ fn bad_input_is_an_error() {
     big[3] = 17;
     assert!(matches!(
         plan.forward(&mut big),
-        Err(Error::CoefficientOutOfRange { index: 3, value: 17, bound: 17 })
+        Err(Error::CoefficientOutOfRange {
+            index: 3,
+            value: 17,
+            bound: 17
+        })
     ));
     big[3] = 67; // < 4q = 68 is fine for the lazy forward
     assert!(plan.forward_lazy(&mut big).is_ok());

@@ -88,7 +88,13 @@ fn crt_round_trip_100_primes_62_bits() {
 #[test]
 fn poly_multiply_matches_bigint_schoolbook() {
     let mut rng = ChaCha20Rng::seed_from_u64(6);
-    for (n, bits, count) in [(2usize, 62u32, 1usize), (16, 62, 3), (32, 50, 5), (64, 30, 2), (8, 62, 100)] {
+    for (n, bits, count) in [
+        (2usize, 62u32, 1usize),
+        (16, 62, 3),
+        (32, 50, 5),
+        (64, 30, 2),
+        (8, 62, 100),
+    ] {
         let ctx = RnsContext::with_prime_bits(n, bits, count).unwrap();
         let q = ctx.modulus().clone();
         for _ in 0..3 {
@@ -111,9 +117,17 @@ fn poly_multiply_matches_bigint_schoolbook() {
             let twice: Vec<BigUint> = want.iter().map(|x| (x * 2u32) % &q).collect();
             assert_eq!(acc.to_biguints(), twice);
             // Linear ops.
-            let sum: Vec<BigUint> = a.iter().zip(&b).map(|(x, y)| reduce(&(x + y), &q)).collect();
+            let sum: Vec<BigUint> = a
+                .iter()
+                .zip(&b)
+                .map(|(x, y)| reduce(&(x + y), &q))
+                .collect();
             assert_eq!(pa.add(&pb).unwrap().to_biguints(), sum);
-            let diff: Vec<BigUint> = a.iter().zip(&b).map(|(x, y)| reduce(&(x - y), &q)).collect();
+            let diff: Vec<BigUint> = a
+                .iter()
+                .zip(&b)
+                .map(|(x, y)| reduce(&(x - y), &q))
+                .collect();
             assert_eq!(pa.sub(&pb).unwrap().to_biguints(), diff);
             let neg: Vec<BigUint> = a.iter().map(|x| reduce(&-x, &q)).collect();
             assert_eq!(pa.neg().to_biguints(), neg);
@@ -147,25 +161,51 @@ fn small_integer_constructors() {
     let p = RnsPoly::from_biguints(&ctx, &big).unwrap();
     assert_eq!(
         p.to_biguints(),
-        vec![BigUint::from(5u32), BigUint::zero(), BigUint::zero(), BigUint::zero()]
+        vec![
+            BigUint::from(5u32),
+            BigUint::zero(),
+            BigUint::zero(),
+            BigUint::zero()
+        ]
     );
 }
 
 #[test]
 fn bad_input_is_an_error() {
-    assert!(matches!(RnsContext::new(16, &[]), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        RnsContext::new(16, &[]),
+        Err(Error::InvalidArgument(_))
+    ));
     let ps = ntt_primes(50, 16, 2).unwrap();
-    assert!(matches!(RnsContext::new(16, &[ps[0], ps[0]]), Err(Error::InvalidModulus { .. })));
-    assert!(matches!(RnsContext::new(16, &[12289, 17]), Err(Error::InvalidModulus { .. })));
-    assert!(matches!(RnsContext::new(12, &ps), Err(Error::InvalidDegree { .. })));
-    assert!(matches!(RnsContext::new(16, &[ps[0] - 32]), Err(Error::InvalidModulus { .. }))); // composite or already taken
+    assert!(matches!(
+        RnsContext::new(16, &[ps[0], ps[0]]),
+        Err(Error::InvalidModulus { .. })
+    ));
+    assert!(matches!(
+        RnsContext::new(16, &[12289, 17]),
+        Err(Error::InvalidModulus { .. })
+    ));
+    assert!(matches!(
+        RnsContext::new(12, &ps),
+        Err(Error::InvalidDegree { .. })
+    ));
+    assert!(matches!(
+        RnsContext::new(16, &[ps[0] - 32]),
+        Err(Error::InvalidModulus { .. })
+    )); // composite or already taken
     assert!(RnsContext::with_prime_bits(16, 63, 1).is_err());
     assert!(RnsContext::with_prime_bits(1 << 13, 14, 1).is_err());
 
     let ctx = RnsContext::new(16, &ps).unwrap();
     let other = RnsContext::new(16, &ps[..1]).unwrap();
     let same = RnsContext::new(16, &ps).unwrap();
-    assert!(matches!(RnsPoly::from_i64s(&ctx, &[0; 15]), Err(Error::LengthMismatch { expected: 16, got: 15 })));
+    assert!(matches!(
+        RnsPoly::from_i64s(&ctx, &[0; 15]),
+        Err(Error::LengthMismatch {
+            expected: 16,
+            got: 15
+        })
+    ));
     assert!(RnsPoly::from_u64s(&ctx, &[0; 17]).is_err());
     assert!(RnsPoly::from_bigints(&ctx, &vec![BigInt::zero(); 3]).is_err());
     assert!(RnsPoly::from_biguints(&ctx, &[]).is_err());
@@ -185,9 +225,18 @@ fn bad_input_is_an_error() {
     assert!(a.add(&c).is_ok()); // structurally equal contexts are compatible
     let mut an = a.clone();
     an.to_ntt();
-    assert!(matches!(a.add(&an), Err(Error::RepresentationMismatch { .. })));
-    assert!(matches!(a.mul(&a), Err(Error::RepresentationMismatch { .. })));
-    assert!(matches!(an.mul(&a), Err(Error::RepresentationMismatch { .. })));
+    assert!(matches!(
+        a.add(&an),
+        Err(Error::RepresentationMismatch { .. })
+    ));
+    assert!(matches!(
+        a.mul(&a),
+        Err(Error::RepresentationMismatch { .. })
+    ));
+    assert!(matches!(
+        an.mul(&a),
+        Err(Error::RepresentationMismatch { .. })
+    ));
     let mut acc = RnsPoly::zero(&ctx, Representation::Coefficient);
     assert!(acc.mul_acc(&an, &an).is_err());
 }

@@ -4,7 +4,7 @@
 //! three classic reductions:
 //!
 //! * **Barrett** (`mul`, `reduce_u64`): general `a * b mod q` for two variable operands.
-//! * **Montgomery** (`mont_mul`, `to_mont`, `from_mont`), `R = 2^BITS`: the product `a b R^-1 mod q`.
+//! * **Montgomery** (`mont_mul`, `to_mont`, `mont_reduce`), `R = 2^BITS`: the product `a b R^-1 mod q`.
 //! * **Shoup** (`shoup`, `mul_shoup_lazy`, `mul_shoup`): `w x mod q` for a fixed `w` with the
 //!   precomputed quotient `w' = floor(w 2^BITS / q)`; this is the NTT butterfly multiplication.
 //!
@@ -90,7 +90,7 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
 
     /// Converts out of Montgomery form: `a R^-1 mod q`; output in `[0, q)`.
     #[inline(always)]
-    fn from_mont(&self, a: Self::W) -> Self::W {
+    fn mont_reduce(&self, a: Self::W) -> Self::W {
         self.mont_mul(a, Self::W::ONE)
     }
 
@@ -351,7 +351,10 @@ mod tests {
     fn reduce_i64_signs() {
         let m = Modulus16::new(12289).unwrap();
         assert_eq!(m.reduce_i64(-1), 12288);
-        assert_eq!(m.reduce_i64(i64::MIN), ((i64::MIN as i128).rem_euclid(12289)) as u16);
+        assert_eq!(
+            m.reduce_i64(i64::MIN),
+            ((i64::MIN as i128).rem_euclid(12289)) as u16
+        );
         assert_eq!(m.reduce_i64(12290), 1);
     }
 }

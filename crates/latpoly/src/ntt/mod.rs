@@ -149,12 +149,10 @@ impl<W: Word> Plan<W> {
         }
         let fwd_shoup = fwd.iter().map(|&w| m.shoup(w)).collect();
         let inv_shoup = inv.iter().map(|&w| m.shoup(w)).collect();
-        let ni = m
-            .inv(m.reduce_u64(n as u64))
-            .ok_or(Error::InvalidModulus {
-                q,
-                reason: "n not invertible",
-            })?;
+        let ni = m.inv(m.reduce_u64(n as u64)).ok_or(Error::InvalidModulus {
+            q,
+            reason: "n not invertible",
+        })?;
         let niw = m.mul(ni, inv[1]);
         Ok(Self {
             n,

@@ -126,9 +126,9 @@ impl Crt {
         debug_assert_eq!(out.len(), self.width);
         out.iter_mut().for_each(|x| *x = 0);
         let mut frac = 0.0f64;
-        for i in 0..self.moduli.len() {
+        for (i, (&x, m)) in residues.iter().zip(&self.moduli).enumerate() {
             let (w, wp) = self.qhat_inv[i];
-            let y = self.moduli[i].mul_shoup(residues[i], w, wp);
+            let y = m.mul_shoup(x, w, wp);
             frac += y as f64 * self.inv_q[i];
             mul_add_limbs(out, &self.qhat_limbs[i], y);
         }

@@ -71,13 +71,15 @@ impl RnsPoly {
         }
         for (i, (limb, &q)) in data.chunks_exact(n).zip(ctx.moduli()).enumerate() {
             check_below(limb, q).map_err(|e| match e {
-                Error::CoefficientOutOfRange { index, value, bound } => {
-                    Error::CoefficientOutOfRange {
-                        index: i * n + index,
-                        value,
-                        bound,
-                    }
-                }
+                Error::CoefficientOutOfRange {
+                    index,
+                    value,
+                    bound,
+                } => Error::CoefficientOutOfRange {
+                    index: i * n + index,
+                    value,
+                    bound,
+                },
                 other => other,
             })?;
         }
@@ -88,7 +90,11 @@ impl RnsPoly {
         })
     }
 
-    fn from_fn(ctx: &Arc<RnsContext>, len: usize, f: impl Fn(&Modulus64, usize) -> u64) -> Result<Self> {
+    fn from_fn(
+        ctx: &Arc<RnsContext>,
+        len: usize,
+        f: impl Fn(&Modulus64, usize) -> u64,
+    ) -> Result<Self> {
         let n = ctx.n();
         if len != n {
             return Err(Error::LengthMismatch {
@@ -245,7 +251,11 @@ impl RnsPoly {
         Ok(())
     }
 
-    fn zip_assign(&mut self, other: &RnsPoly, f: impl Fn(&Modulus64, u64, u64) -> u64) -> Result<()> {
+    fn zip_assign(
+        &mut self,
+        other: &RnsPoly,
+        f: impl Fn(&Modulus64, u64, u64) -> u64,
+    ) -> Result<()> {
         self.check_compatible(other)?;
         let n = self.ctx.n();
         let ctx = Arc::clone(&self.ctx);
@@ -314,7 +324,12 @@ impl RnsPoly {
         let mut rc = vec![0u64; self.ctx.len()];
         self.ctx.crt().decompose_bigint(c, &mut rc);
         let mut r = self.clone();
-        for ((a, m), &w) in r.data.chunks_exact_mut(n).zip(self.ctx.crt().moduli()).zip(&rc) {
+        for ((a, m), &w) in r
+            .data
+            .chunks_exact_mut(n)
+            .zip(self.ctx.crt().moduli())
+            .zip(&rc)
+        {
             let wp = m.shoup(w);
             a.iter_mut().for_each(|x| *x = m.mul_shoup(*x, w, wp));
         }
