@@ -1,25 +1,58 @@
 //! Instruction-set selection for the kernels.
 //!
-//! Every plan records the backend its kernels run on, chosen once at construction. This release
-//! ships the portable scalar backend, which is the specification the SIMD backends (issue
-//! "SIMD engines") are tested against; `LATPOLY_ISA` will cap the choice once they land.
+//! Every plan picks its backend once, at construction: the best one this CPU runs (detected at
+//! run time) that is valid for its modulus and size, capped by the environment variable
+//! `LATPOLY_ISA` if set. Order, best last: `scalar` < `avx2` < `avx512` < `avx512ifma`.
+//!
+//! * `avx512ifma` applies to 64-bit lanes with `q < 2^50` only;
+//! * `avx512` needs AVX-512F (+DQ for 64-bit lanes, +BW for 16-bit lanes);
+//! * every SIMD backend needs `n >= 2 · lanes` (e.g. `n >= 16` for 8 x u64); smaller plans run
+//!   the scalar kernels, and say so in [`crate::Plan::isa`].
+//!
+//! `LATPOLY_ISA=scalar` forces the reference kernels; an unrecognised value is ignored
+//! (`latpoly info` prints the cap in force).
 
 use core::fmt;
 
 /// A kernel backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Isa {
     /// Portable Rust, no SIMD intrinsics: the reference implementation.
     Scalar,
+    /// AVX2 (256-bit vectors).
+    Avx2,
+    /// AVX-512 (512-bit vectors; F, DQ for u64 lanes, BW for u16 lanes).
+    Avx512,
+    /// AVX-512 IFMA (52-bit multipliers), 64-bit lanes with `q < 2^50`.
+    Avx512Ifma,
 }
 
 impl Isa {
+    /// Every backend, worst to best.
+    pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Ifma];
+
     /// The backend's short name, as accepted by `LATPOLY_ISA`.
     pub fn name(self) -> &'static str {
         match self {
             Isa::Scalar => "scalar",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+            Isa::Avx512Ifma => "avx512ifma",
         }
+    }
+
+    /// Parses a backend name (`scalar`, `avx2`, `avx512`, `avx512ifma`; case-insensitive).
+    pub fn parse(s: &str) -> Option<Isa> {
+        Isa::ALL
+            .into_iter()
+            .find(|i| i.name().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// The cap set by `LATPOLY_ISA`, if any (read at every plan construction).
+    pub fn env_cap() -> Option<Isa> {
+        std::env::var("LATPOLY_ISA")
+            .ok()
+            .and_then(|v| Isa::parse(&v))
     }
 }
 

@@ -30,7 +30,8 @@
 //! ```
 
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod arith;
 pub mod error;
@@ -43,3 +44,8 @@ pub mod rns;
 pub use error::{Error, Result};
 pub use isa::Isa;
 pub use ntt::{NttPlan, NttPlan16, NttPlan32, Plan};
+
+/// The README's Rust examples, compiled and run as doctests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

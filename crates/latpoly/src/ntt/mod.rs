@@ -31,12 +31,18 @@
 //! assert_eq!(x, a);
 //! ```
 
+pub(crate) mod backend;
 pub(crate) mod scalar;
+pub(crate) mod simd;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 use crate::arith::{Modulus, Word};
 use crate::error::{Error, Result};
 use crate::isa::Isa;
 use crate::primes::{is_prime, min_primitive_2n_root};
+use backend::Kernels;
+use std::sync::Arc;
 
 /// Smallest supported transform size.
 pub const MIN_N: usize = 2;
@@ -55,7 +61,8 @@ pub struct Plan<W: Word> {
     inv_shoup: Vec<W>,
     n_inv: (W, W),
     n_inv_w: (W, W),
-    isa: Isa,
+    /// SIMD kernels, or `None` for the scalar reference path.
+    kernels: Option<Arc<dyn Kernels<W>>>,
 }
 
 /// NTT plan with `u64` lanes (`q < 2^62`).
@@ -112,7 +119,44 @@ impl<W: Word> Plan<W> {
     ///
     /// Errors: `n` not a power of two in `2..=2^17`; `q` even, not prime, too large for the lane
     /// (`q >= 2^W::MAX_MODULUS_BITS`), or not `≡ 1 (mod 2n)`.
+    ///
+    /// The backend is the best one this CPU runs for `(n, q)`, capped by `LATPOLY_ISA`
+    /// (see [`crate::isa`]).
     pub fn new(n: usize, q: u64) -> Result<Self> {
+        let cap = Isa::env_cap().unwrap_or(Isa::Avx512Ifma);
+        let isa = Self::available_isas(n, q)
+            .into_iter()
+            .find(|&i| i <= cap)
+            .unwrap_or(Isa::Scalar);
+        Self::with_isa(n, q, isa)
+    }
+
+    /// Backends usable for `(n, q)` on this CPU, best first (always ends with `Scalar`).
+    /// Ignores `LATPOLY_ISA`.
+    pub fn available_isas(n: usize, q: u64) -> Vec<Isa> {
+        backend::available(W::BITS, q, n)
+    }
+
+    /// Builds the plan on a given backend (ignoring `LATPOLY_ISA`); errors if this CPU cannot run
+    /// it for `(n, q)` (see [`Self::available_isas`]).
+    pub fn with_isa(n: usize, q: u64, isa: Isa) -> Result<Self> {
+        let mut plan = Self::build_scalar(n, q)?;
+        if !Self::available_isas(n, q).contains(&isa) {
+            return Err(Error::InvalidArgument(format!(
+                "backend {isa} is not available for n={n}, q={q} with {}-bit lanes on this CPU",
+                W::BITS
+            )));
+        }
+        plan.kernels = backend::build_kernels(isa, &plan.m, &plan.fwd, &plan.inv);
+        if plan.isa() != isa {
+            return Err(Error::InvalidArgument(format!(
+                "backend {isa} failed to initialise"
+            )));
+        }
+        Ok(plan)
+    }
+
+    fn build_scalar(n: usize, q: u64) -> Result<Self> {
         check_degree(n)?;
         let m = W::Modulus::new(q)?;
         if !is_prime(q) {
@@ -164,7 +208,7 @@ impl<W: Word> Plan<W> {
             fwd_shoup,
             inv,
             inv_shoup,
-            isa: Isa::Scalar,
+            kernels: None,
         })
     }
 
@@ -190,7 +234,7 @@ impl<W: Word> Plan<W> {
 
     /// The instruction set this plan's kernels run on.
     pub fn isa(&self) -> Isa {
-        self.isa
+        self.kernels.as_ref().map_or(Isa::Scalar, |k| k.isa())
     }
 
     fn tables(&self) -> scalar::Tables<'_, W> {
@@ -223,8 +267,7 @@ impl<W: Word> Plan<W> {
     pub fn forward(&self, a: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         check_below(a, self.q())?;
-        self.forward_lazy_unchecked(a);
-        scalar::reduce_from_4q(self.q(), a);
+        self.forward_unchecked(a);
         Ok(())
     }
 
@@ -240,8 +283,7 @@ impl<W: Word> Plan<W> {
     pub fn inverse(&self, a: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         check_below(a, self.bound(2))?;
-        self.inverse_lazy_unchecked(a);
-        scalar::reduce_from_2q(self.q(), a);
+        self.inverse_unchecked(a);
         Ok(())
     }
 
@@ -258,8 +300,9 @@ impl<W: Word> Plan<W> {
     pub(crate) fn forward_lazy_unchecked(&self, a: &mut [W]) {
         debug_assert_eq!(a.len(), self.n);
         debug_assert!(check_below(a, self.bound(4)).is_ok());
-        match self.isa {
-            Isa::Scalar => scalar::forward_lazy(&self.tables(), a),
+        match &self.kernels {
+            Some(k) => k.forward_lazy(a),
+            None => scalar::forward_lazy(&self.tables(), a),
         }
     }
 
@@ -267,21 +310,28 @@ impl<W: Word> Plan<W> {
     pub(crate) fn inverse_lazy_unchecked(&self, a: &mut [W]) {
         debug_assert_eq!(a.len(), self.n);
         debug_assert!(check_below(a, self.bound(2)).is_ok());
-        match self.isa {
-            Isa::Scalar => scalar::inverse_lazy(&self.tables(), a),
+        match &self.kernels {
+            Some(k) => k.inverse_lazy(a),
+            None => scalar::inverse_lazy(&self.tables(), a),
         }
     }
 
     /// Forward NTT to `[0, q)` without checks (contract as [`Self::forward`]).
     pub(crate) fn forward_unchecked(&self, a: &mut [W]) {
         self.forward_lazy_unchecked(a);
-        scalar::reduce_from_4q(self.q(), a);
+        match &self.kernels {
+            Some(k) => k.reduce_from_4q(a),
+            None => scalar::reduce_from_4q(self.q(), a),
+        }
     }
 
     /// Inverse NTT to `[0, q)` without checks (contract as [`Self::inverse`]).
     pub(crate) fn inverse_unchecked(&self, a: &mut [W]) {
         self.inverse_lazy_unchecked(a);
-        scalar::reduce_from_2q(self.q(), a);
+        match &self.kernels {
+            Some(k) => k.reduce_from_2q(a),
+            None => scalar::reduce_from_2q(self.q(), a),
+        }
     }
 
     /// Pointwise product `out[i] = a[i] b[i] mod q`; inputs and output in `[0, q)`.
@@ -291,7 +341,7 @@ impl<W: Word> Plan<W> {
         self.check_len(out.len())?;
         check_below(a, self.q())?;
         check_below(b, self.q())?;
-        scalar::pointwise(&self.m, a, b, out);
+        self.pointwise_unchecked(a, b, out);
         Ok(())
     }
 
@@ -303,7 +353,7 @@ impl<W: Word> Plan<W> {
         check_below(a, self.q())?;
         check_below(b, self.q())?;
         check_below(acc, self.q())?;
-        scalar::pointwise_acc(&self.m, a, b, acc);
+        self.pointwise_acc_unchecked(a, b, acc);
         Ok(())
     }
 
@@ -318,16 +368,22 @@ impl<W: Word> Plan<W> {
         self.forward_unchecked(&mut fa);
         self.forward_unchecked(&mut fb);
         let mut c = vec![W::ZERO; self.n];
-        scalar::pointwise(&self.m, &fa, &fb, &mut c);
+        self.pointwise_unchecked(&fa, &fb, &mut c);
         self.inverse_unchecked(&mut c);
         Ok(c)
     }
 
     pub(crate) fn pointwise_unchecked(&self, a: &[W], b: &[W], out: &mut [W]) {
-        scalar::pointwise(&self.m, a, b, out);
+        match &self.kernels {
+            Some(k) => k.pointwise(a, b, out),
+            None => scalar::pointwise(&self.m, a, b, out),
+        }
     }
 
     pub(crate) fn pointwise_acc_unchecked(&self, a: &[W], b: &[W], acc: &mut [W]) {
-        scalar::pointwise_acc(&self.m, a, b, acc);
+        match &self.kernels {
+            Some(k) => k.pointwise_acc(a, b, acc),
+            None => scalar::pointwise_acc(&self.m, a, b, acc),
+        }
     }
 }

@@ -1,0 +1,209 @@
+//! Backend selection: which kernels a plan runs, chosen once at construction.
+//!
+//! A plan with a SIMD backend holds an `Arc<dyn Kernels<W>>`; the scalar backend is the plan's
+//! own `scalar.rs` path. Selection honours the `LATPOLY_ISA` cap (see [`crate::isa`]) and the
+//! per-backend limits: IFMA needs `q < 2^50`; every SIMD backend needs `n >= 2 · lanes`.
+
+use super::simd::{Simd, SimdTables};
+use crate::arith::{Modulus, Word};
+use crate::isa::Isa;
+use std::any::Any;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+/// The kernel set of one SIMD backend for one `(n, q)`.
+pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
+    fn isa(&self) -> Isa;
+    /// `[0, 4q)` -> `[0, 4q)`, bit-reversed out.
+    fn forward_lazy(&self, a: &mut [W]);
+    /// `[0, 2q)` -> `[0, 2q)`, natural out, `1/n` included.
+    fn inverse_lazy(&self, a: &mut [W]);
+    fn reduce_from_4q(&self, a: &mut [W]);
+    fn reduce_from_2q(&self, a: &mut [W]);
+    /// Inputs `< q`, output `< q`.
+    fn pointwise(&self, a: &[W], b: &[W], out: &mut [W]);
+    /// Inputs `< q`, output `< q`.
+    fn pointwise_acc(&self, a: &[W], b: &[W], acc: &mut [W]);
+}
+
+/// A token whose `#[target_feature]` entry points instantiate the generic drivers.
+pub(crate) trait Entry: Simd + Debug {
+    const ISA: Isa;
+    fn forward_lazy(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
+    fn inverse_lazy(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
+    fn reduce_from_4q(self, q: Self::W, a: &mut [Self::W]);
+    fn reduce_from_2q(self, q: Self::W, a: &mut [Self::W]);
+    fn pointwise(
+        self,
+        tb: &SimdTables<Self::W>,
+        q: Self::W,
+        a: &[Self::W],
+        b: &[Self::W],
+        out: &mut [Self::W],
+    );
+    fn pointwise_acc(
+        self,
+        tb: &SimdTables<Self::W>,
+        q: Self::W,
+        a: &[Self::W],
+        b: &[Self::W],
+        acc: &mut [Self::W],
+    );
+}
+
+#[derive(Debug)]
+struct SimdKernels<S: Entry> {
+    s: S,
+    q: S::W,
+    tb: SimdTables<S::W>,
+}
+
+impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
+    fn isa(&self) -> Isa {
+        S::ISA
+    }
+    fn forward_lazy(&self, a: &mut [S::W]) {
+        self.s.forward_lazy(&self.tb, self.q, a)
+    }
+    fn inverse_lazy(&self, a: &mut [S::W]) {
+        self.s.inverse_lazy(&self.tb, self.q, a)
+    }
+    fn reduce_from_4q(&self, a: &mut [S::W]) {
+        self.s.reduce_from_4q(self.q, a)
+    }
+    fn reduce_from_2q(&self, a: &mut [S::W]) {
+        self.s.reduce_from_2q(self.q, a)
+    }
+    fn pointwise(&self, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
+        self.s.pointwise(&self.tb, self.q, a, b, out)
+    }
+    fn pointwise_acc(&self, a: &[S::W], b: &[S::W], acc: &mut [S::W]) {
+        self.s.pointwise_acc(&self.tb, self.q, a, b, acc)
+    }
+}
+
+fn build<S: Entry>(
+    s: S,
+    m: &<S::W as Word>::Modulus,
+    fwd: &[S::W],
+    inv: &[S::W],
+) -> Arc<dyn Kernels<S::W>> {
+    Arc::new(SimdKernels {
+        s,
+        q: m.value(),
+        tb: SimdTables::new(s, m, fwd, inv),
+    })
+}
+
+/// Candidate backends for lanes of `bits` bits and modulus `q`, best first, that this CPU runs.
+pub(crate) fn available(bits: u32, q: u64, n: usize) -> Vec<Isa> {
+    let mut v = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::x86::*;
+        let lanes_ok = |lanes: usize| n >= 2 * lanes;
+        match bits {
+            64 => {
+                if q < 1 << 50 && IfmaU64::try_new().is_some() && lanes_ok(8) {
+                    v.push(Isa::Avx512Ifma);
+                }
+                if Avx512U64::try_new().is_some() && lanes_ok(8) {
+                    v.push(Isa::Avx512);
+                }
+                if Avx2U64::try_new().is_some() && lanes_ok(4) {
+                    v.push(Isa::Avx2);
+                }
+            }
+            32 => {
+                if Avx512U32::try_new().is_some() && lanes_ok(16) {
+                    v.push(Isa::Avx512);
+                }
+                if Avx2U32::try_new().is_some() && lanes_ok(8) {
+                    v.push(Isa::Avx2);
+                }
+            }
+            _ => {
+                if Avx512U16::try_new().is_some() && lanes_ok(32) {
+                    v.push(Isa::Avx512);
+                }
+                if Avx2U16::try_new().is_some() && lanes_ok(16) {
+                    v.push(Isa::Avx2);
+                }
+            }
+        }
+    }
+    let _ = (bits, q, n);
+    v.push(Isa::Scalar);
+    v
+}
+
+fn erase<T: 'static>(x: Option<Arc<dyn Kernels<T>>>) -> Box<dyn Any> {
+    Box::new(x)
+}
+
+/// Builds the kernels of backend `isa` (which must be in [`available`]) for lane type `W`;
+/// `None` for the scalar backend.
+pub(crate) fn build_kernels<W: Word>(
+    isa: Isa,
+    m: &W::Modulus,
+    fwd: &Vec<W>,
+    inv: &Vec<W>,
+) -> Option<Arc<dyn Kernels<W>>> {
+    if isa == Isa::Scalar {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::x86::*;
+        let m_any = m as &dyn Any;
+        let (f_any, i_any) = (fwd as &dyn Any, inv as &dyn Any);
+        let boxed: Box<dyn Any> = match W::BITS {
+            64 => {
+                let (m, f, i) = (
+                    m_any.downcast_ref::<crate::arith::Modulus64>()?,
+                    f_any.downcast_ref::<Vec<u64>>()?,
+                    i_any.downcast_ref::<Vec<u64>>()?,
+                );
+                erase(match isa {
+                    Isa::Avx512Ifma => IfmaU64::try_new().map(|s| build(s, m, f, i)),
+                    Isa::Avx512 => Avx512U64::try_new().map(|s| build(s, m, f, i)),
+                    Isa::Avx2 => Avx2U64::try_new().map(|s| build(s, m, f, i)),
+                    Isa::Scalar => None,
+                })
+            }
+            32 => {
+                let (m, f, i) = (
+                    m_any.downcast_ref::<crate::arith::Modulus32>()?,
+                    f_any.downcast_ref::<Vec<u32>>()?,
+                    i_any.downcast_ref::<Vec<u32>>()?,
+                );
+                erase(match isa {
+                    Isa::Avx512 => Avx512U32::try_new().map(|s| build(s, m, f, i)),
+                    Isa::Avx2 => Avx2U32::try_new().map(|s| build(s, m, f, i)),
+                    _ => None,
+                })
+            }
+            _ => {
+                let (m, f, i) = (
+                    m_any.downcast_ref::<crate::arith::Modulus16>()?,
+                    f_any.downcast_ref::<Vec<u16>>()?,
+                    i_any.downcast_ref::<Vec<u16>>()?,
+                );
+                erase(match isa {
+                    Isa::Avx512 => Avx512U16::try_new().map(|s| build(s, m, f, i)),
+                    Isa::Avx2 => Avx2U16::try_new().map(|s| build(s, m, f, i)),
+                    _ => None,
+                })
+            }
+        };
+        return boxed
+            .downcast::<Option<Arc<dyn Kernels<W>>>>()
+            .ok()
+            .and_then(|b| *b);
+    }
+    #[allow(unreachable_code)]
+    {
+        let _ = (m, fwd, inv);
+        None
+    }
+}

@@ -1,0 +1,126 @@
+//! AVX2 backend, 8 x u32 lanes, `q < 2^30`.
+
+use super::entry_points;
+use crate::isa::Isa;
+use crate::ntt::backend::Entry;
+use crate::ntt::simd::{self, Simd, SimdTables};
+use core::arch::x86_64::*;
+
+/// Proof that the CPU runs AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2U32(());
+
+impl Avx2U32 {
+    pub(crate) fn try_new() -> Option<Self> {
+        is_x86_feature_detected!("avx2").then_some(Self(()))
+    }
+}
+
+/// High 32 bits of the lane-wise 32 x 32 product. Caller holds an AVX2 token.
+#[inline(always)]
+unsafe fn mulhi32(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: caller guarantees AVX2.
+    unsafe {
+        let even = _mm256_srli_epi64::<32>(_mm256_mul_epu32(a, b));
+        let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), _mm256_srli_epi64::<32>(b));
+        _mm256_blend_epi32::<0b1010_1010>(even, odd)
+    }
+}
+
+impl Simd for Avx2U32 {
+    type W = u32;
+    type V = __m256i;
+    const LANES: usize = 8;
+    const SHOUP_BITS: u32 = 32;
+    const MONT_BITS: u32 = 32;
+
+    #[inline(always)]
+    fn splat(self, x: u32) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_set1_epi32(x as i32) }
+    }
+    #[inline(always)]
+    fn load(self, s: &[u32]) -> __m256i {
+        let s = &s[..8];
+        // SAFETY: token proves AVX2; `s` has 8 readable u32.
+        unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [u32], v: __m256i) {
+        let s = &mut s[..8];
+        // SAFETY: token proves AVX2; `s` has 8 writable u32.
+        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_add_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_sub_epi32(a, b) }
+    }
+    #[inline(always)]
+    fn csub(self, a: __m256i, m: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_min_epu32(a, _mm256_sub_epi32(a, m)) }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazy(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe {
+            let qhat = mulhi32(x, wp);
+            _mm256_sub_epi32(_mm256_mullo_epi32(x, w), _mm256_mullo_epi32(qhat, q))
+        }
+    }
+    #[inline(always)]
+    fn mont_mul(self, a: __m256i, b: __m256i, q: __m256i, qinv: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe {
+            let lo = _mm256_mullo_epi32(a, b);
+            let hi = mulhi32(a, b);
+            let m = _mm256_mullo_epi32(lo, qinv);
+            let mh = mulhi32(m, q);
+            let t = _mm256_sub_epi32(_mm256_add_epi32(hi, q), mh);
+            _mm256_min_epu32(t, _mm256_sub_epi32(t, q))
+        }
+    }
+    #[inline(always)]
+    fn deinterleave(self, a: __m256i, b: __m256i, t: usize) -> (__m256i, __m256i) {
+        // SAFETY: token proves AVX2.
+        unsafe {
+            match t {
+                1 => {
+                    // Per 128-bit lane: X = [a0 a2 b0 b2], Y = [a1 a3 b1 b3].
+                    let (fa, fb) = (_mm256_castsi256_ps(a), _mm256_castsi256_ps(b));
+                    (
+                        _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(fa, fb)),
+                        _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(fa, fb)),
+                    )
+                }
+                2 => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+                _ => (
+                    _mm256_permute2x128_si256::<0x20>(a, b),
+                    _mm256_permute2x128_si256::<0x31>(a, b),
+                ),
+            }
+        }
+    }
+    #[inline(always)]
+    fn interleave(self, x: __m256i, y: __m256i, t: usize) -> (__m256i, __m256i) {
+        // SAFETY: token proves AVX2.
+        unsafe {
+            match t {
+                1 => (_mm256_unpacklo_epi32(x, y), _mm256_unpackhi_epi32(x, y)),
+                2 => (_mm256_unpacklo_epi64(x, y), _mm256_unpackhi_epi64(x, y)),
+                _ => (
+                    _mm256_permute2x128_si256::<0x20>(x, y),
+                    _mm256_permute2x128_si256::<0x31>(x, y),
+                ),
+            }
+        }
+    }
+}
+
+entry_points!(Avx2U32, u32, Isa::Avx2, "avx2");

@@ -1,0 +1,177 @@
+//! AVX-512F/DQ backend, 8 x u64 lanes, any `q < 2^62`.
+//!
+//! The 64 x 64 -> high-64 product of the Shoup and Montgomery reductions is emulated with four
+//! `vpmuludq`; low products use `vpmullq` (AVX-512DQ).
+
+use super::{deinterleave_idx, entry_points, interleave_idx};
+use crate::isa::Isa;
+use crate::ntt::backend::Entry;
+use crate::ntt::simd::{self, Simd, SimdTables};
+use core::arch::x86_64::*;
+
+/// Proof that the CPU runs AVX-512F and AVX-512DQ.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512U64(());
+
+impl Avx512U64 {
+    pub(crate) fn try_new() -> Option<Self> {
+        (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512dq"))
+            .then_some(Self(()))
+    }
+}
+
+/// Converts a const index table to a vector.
+#[inline(always)]
+pub(super) fn idx8(t: [usize; 8]) -> __m512i {
+    // SAFETY: only called from token methods, whose token proves AVX-512F.
+    unsafe {
+        _mm512_set_epi64(
+            t[7] as i64,
+            t[6] as i64,
+            t[5] as i64,
+            t[4] as i64,
+            t[3] as i64,
+            t[2] as i64,
+            t[1] as i64,
+            t[0] as i64,
+        )
+    }
+}
+
+/// High 64 bits of the lane-wise 64 x 64 product. Caller must hold an AVX-512F token.
+#[inline(always)]
+pub(super) unsafe fn mulhi64(a: __m512i, b: __m512i) -> __m512i {
+    // SAFETY: the caller guarantees AVX-512F (token proof).
+    unsafe {
+        let a_hi = _mm512_srli_epi64::<32>(a);
+        let b_hi = _mm512_srli_epi64::<32>(b);
+        let ll = _mm512_mul_epu32(a, b);
+        let lh = _mm512_mul_epu32(a, b_hi);
+        let hl = _mm512_mul_epu32(a_hi, b);
+        let hh = _mm512_mul_epu32(a_hi, b_hi);
+        // No overflow: (2^32-1)^2 + 2^32 - 1 < 2^64.
+        let t = _mm512_add_epi64(hl, _mm512_srli_epi64::<32>(ll));
+        let u = _mm512_add_epi64(lh, _mm512_and_si512(t, _mm512_set1_epi64(0xffff_ffff)));
+        _mm512_add_epi64(
+            _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(t)),
+            _mm512_srli_epi64::<32>(u),
+        )
+    }
+}
+
+/// The 8-lane permutations shared by the AVX-512 u64 tokens. Caller holds an AVX-512F token.
+#[inline(always)]
+pub(super) unsafe fn deinterleave8(a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
+    let (ix, iy) = match t {
+        1 => (
+            deinterleave_idx::<8>(1, false),
+            deinterleave_idx::<8>(1, true),
+        ),
+        2 => (
+            deinterleave_idx::<8>(2, false),
+            deinterleave_idx::<8>(2, true),
+        ),
+        _ => (
+            deinterleave_idx::<8>(4, false),
+            deinterleave_idx::<8>(4, true),
+        ),
+    };
+    // SAFETY: the caller guarantees AVX-512F (token proof).
+    unsafe {
+        (
+            _mm512_permutex2var_epi64(a, idx8(ix), b),
+            _mm512_permutex2var_epi64(a, idx8(iy), b),
+        )
+    }
+}
+
+/// Inverse of [`deinterleave8`]. Caller holds an AVX-512F token.
+#[inline(always)]
+pub(super) unsafe fn interleave8(x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+    let (ia, ib) = match t {
+        1 => (interleave_idx::<8>(1, false), interleave_idx::<8>(1, true)),
+        2 => (interleave_idx::<8>(2, false), interleave_idx::<8>(2, true)),
+        _ => (interleave_idx::<8>(4, false), interleave_idx::<8>(4, true)),
+    };
+    // SAFETY: the caller guarantees AVX-512F (token proof).
+    unsafe {
+        (
+            _mm512_permutex2var_epi64(x, idx8(ia), y),
+            _mm512_permutex2var_epi64(x, idx8(ib), y),
+        )
+    }
+}
+
+impl Simd for Avx512U64 {
+    type W = u64;
+    type V = __m512i;
+    const LANES: usize = 8;
+    const SHOUP_BITS: u32 = 64;
+    const MONT_BITS: u32 = 64;
+
+    #[inline(always)]
+    fn splat(self, x: u64) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_set1_epi64(x as i64) }
+    }
+    #[inline(always)]
+    fn load(self, s: &[u64]) -> __m512i {
+        let s = &s[..8];
+        // SAFETY: token proves AVX-512F; `s` has 8 readable u64 (unaligned load).
+        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [u64], v: __m512i) {
+        let s = &mut s[..8];
+        // SAFETY: token proves AVX-512F; `s` has 8 writable u64 (unaligned store).
+        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_add_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_sub_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn csub(self, a: __m512i, m: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F. min(a, a - m) is a - m exactly when a >= m.
+        unsafe { _mm512_min_epu64(a, _mm512_sub_epi64(a, m)) }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F and AVX-512DQ (vpmullq).
+        unsafe {
+            let qhat = mulhi64(x, wp);
+            _mm512_sub_epi64(_mm512_mullo_epi64(x, w), _mm512_mullo_epi64(qhat, q))
+        }
+    }
+    #[inline(always)]
+    fn mont_mul(self, a: __m512i, b: __m512i, q: __m512i, qinv: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F and AVX-512DQ.
+        unsafe {
+            let lo = _mm512_mullo_epi64(a, b);
+            let hi = mulhi64(a, b);
+            let m = _mm512_mullo_epi64(lo, qinv);
+            let mh = mulhi64(m, q);
+            // hi - mh in (-q, q): add q, then fold [0, 2q) to [0, q).
+            let t = _mm512_sub_epi64(_mm512_add_epi64(hi, q), mh);
+            _mm512_min_epu64(t, _mm512_sub_epi64(t, q))
+        }
+    }
+    #[inline(always)]
+    fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
+        // SAFETY: token proves AVX-512F.
+        unsafe { deinterleave8(a, b, t) }
+    }
+    #[inline(always)]
+    fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        // SAFETY: token proves AVX-512F.
+        unsafe { interleave8(x, y, t) }
+    }
+}
+
+entry_points!(Avx512U64, u64, Isa::Avx512, "avx512f,avx512dq");

@@ -1,0 +1,113 @@
+//! AVX-512 IFMA backend, 8 x u64 lanes, `q < 2^50`.
+//!
+//! `vpmadd52luq`/`vpmadd52huq` multiply the low 52 bits of each lane exactly, so the Shoup
+//! quotient is `floor(w · 2^52 / q)` and a lazy product costs three IFMA instructions:
+//!
+//! ```text
+//! qhat = hi52(x · wp)                  (x < 4q < 2^52)
+//! r    = lo52(x · w) + lo52(qhat · (2^52 - q))   mod 2^52   = x w - qhat q  in [0, 2q)
+//! ```
+//!
+//! Montgomery products use `R = 2^52`.
+
+use super::avx512_u64::{deinterleave8, interleave8};
+use super::entry_points;
+use crate::isa::Isa;
+use crate::ntt::backend::Entry;
+use crate::ntt::simd::{self, Simd, SimdTables};
+use core::arch::x86_64::*;
+
+const MASK52: i64 = (1 << 52) - 1;
+
+/// Proof that the CPU runs AVX-512F and AVX-512 IFMA.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IfmaU64(());
+
+impl IfmaU64 {
+    pub(crate) fn try_new() -> Option<Self> {
+        (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512ifma"))
+            .then_some(Self(()))
+    }
+}
+
+impl Simd for IfmaU64 {
+    type W = u64;
+    type V = __m512i;
+    const LANES: usize = 8;
+    const SHOUP_BITS: u32 = 52;
+    const MONT_BITS: u32 = 52;
+
+    #[inline(always)]
+    fn splat(self, x: u64) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_set1_epi64(x as i64) }
+    }
+    #[inline(always)]
+    fn load(self, s: &[u64]) -> __m512i {
+        let s = &s[..8];
+        // SAFETY: token proves AVX-512F; `s` has 8 readable u64.
+        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [u64], v: __m512i) {
+        let s = &mut s[..8];
+        // SAFETY: token proves AVX-512F; `s` has 8 writable u64.
+        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_add_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_sub_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn csub(self, a: __m512i, m: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_min_epu64(a, _mm512_sub_epi64(a, m)) }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F and IFMA.
+        unsafe {
+            let zero = _mm512_setzero_si512();
+            let neg_q = _mm512_sub_epi64(_mm512_set1_epi64(1 << 52), q);
+            let qhat = _mm512_madd52hi_epu64(zero, x, wp);
+            let r = _mm512_madd52lo_epu64(zero, x, w);
+            let r = _mm512_madd52lo_epu64(r, qhat, neg_q);
+            _mm512_and_si512(r, _mm512_set1_epi64(MASK52))
+        }
+    }
+    #[inline(always)]
+    fn mont_mul(self, a: __m512i, b: __m512i, q: __m512i, qinv: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F and IFMA.
+        unsafe {
+            let zero = _mm512_setzero_si512();
+            let lo = _mm512_madd52lo_epu64(zero, a, b);
+            let hi = _mm512_madd52hi_epu64(zero, a, b);
+            let m = _mm512_and_si512(
+                _mm512_madd52lo_epu64(zero, lo, qinv),
+                _mm512_set1_epi64(MASK52),
+            );
+            // m q = lo (mod 2^52), so (a b - m q) / 2^52 = hi - hi52(m q), in (-q, q).
+            let mh = _mm512_madd52hi_epu64(zero, m, q);
+            let t = _mm512_sub_epi64(_mm512_add_epi64(hi, q), mh);
+            _mm512_min_epu64(t, _mm512_sub_epi64(t, q))
+        }
+    }
+    #[inline(always)]
+    fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
+        // SAFETY: token proves AVX-512F.
+        unsafe { deinterleave8(a, b, t) }
+    }
+    #[inline(always)]
+    fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        // SAFETY: token proves AVX-512F.
+        unsafe { interleave8(x, y, t) }
+    }
+}
+
+entry_points!(IfmaU64, u64, Isa::Avx512Ifma, "avx512f,avx512ifma");

@@ -1,0 +1,160 @@
+//! x86-64 SIMD backends: one token type per (instruction set, lane width).
+//!
+//! | token | lanes | needs | Shoup quotient | Montgomery radix |
+//! |---|---|---|---|---|
+//! | [`Avx2U64`] | 4 x u64 | AVX2 | 2^64 (emulated 64x64 products) | 2^64 |
+//! | [`Avx512U64`] | 8 x u64 | AVX-512F + DQ | 2^64 (emulated high product) | 2^64 |
+//! | [`IfmaU64`] | 8 x u64, q < 2^50 | AVX-512F + IFMA | 2^52 (`vpmadd52*`) | 2^52 |
+//! | [`Avx2U32`] | 8 x u32 | AVX2 | 2^32 | 2^32 |
+//! | [`Avx512U32`] | 16 x u32 | AVX-512F | 2^32 | 2^32 |
+//! | [`Avx2U16`] | 16 x u16 | AVX2 | 2^16 | 2^16 |
+//! | [`Avx512U16`] | 32 x u16 | AVX-512BW | 2^16 | 2^16 |
+//!
+//! A token can only be built by `try_new`, which checks the CPU at run time; holding one is the
+//! proof every `unsafe` intrinsic call in its module relies on.
+
+#![allow(unsafe_code)]
+
+mod avx2_u16;
+mod avx2_u32;
+mod avx2_u64;
+mod avx512_u16;
+mod avx512_u32;
+mod avx512_u64;
+mod ifma_u64;
+
+pub(crate) use avx2_u16::Avx2U16;
+pub(crate) use avx2_u32::Avx2U32;
+pub(crate) use avx2_u64::Avx2U64;
+pub(crate) use avx512_u16::Avx512U16;
+pub(crate) use avx512_u32::Avx512U32;
+pub(crate) use avx512_u64::Avx512U64;
+pub(crate) use ifma_u64::IfmaU64;
+
+/// Index vector for `permutex2var` that gathers the `X` (`y = false`) or `Y` (`y = true`)
+/// inputs of the butterflies at distance `t` from a pair of `L`-lane vectors.
+pub(crate) const fn deinterleave_idx<const L: usize>(t: usize, y: bool) -> [usize; L] {
+    let mut out = [0usize; L];
+    let mut l = 0;
+    while l < L {
+        out[l] = (l / t) * 2 * t + l % t + if y { t } else { 0 };
+        l += 1;
+    }
+    out
+}
+
+/// Index vector for `permutex2var` that scatters `(X, Y)` back to the first (`hi = false`) or
+/// second (`hi = true`) vector of consecutive values.
+pub(crate) const fn interleave_idx<const L: usize>(t: usize, hi: bool) -> [usize; L] {
+    let mut out = [0usize; L];
+    let mut l = 0;
+    while l < L {
+        let k = l + if hi { L } else { 0 };
+        let g = k / (2 * t);
+        let o = k % (2 * t);
+        out[l] = if o < t { g * t + o } else { L + g * t + o - t };
+        l += 1;
+    }
+    out
+}
+
+/// Generates the `#[target_feature]` entry points of a token (see `backend::Entry`).
+macro_rules! entry_points {
+    ($tok:ty, $w:ty, $isa:expr, $feat:literal) => {
+        impl $tok {
+            #[target_feature(enable = $feat)]
+            fn tf_forward(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
+                simd::forward_lazy(self, tb, q, a)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_inverse(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
+                simd::inverse_lazy(self, tb, q, a)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_reduce4(self, q: $w, a: &mut [$w]) {
+                simd::reduce_from_4q(self, q, a)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_reduce2(self, q: $w, a: &mut [$w]) {
+                simd::reduce_from_2q(self, q, a)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_pointwise(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
+                simd::pointwise(self, tb, q, a, b, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_pointwise_acc(
+                self,
+                tb: &SimdTables<$w>,
+                q: $w,
+                a: &[$w],
+                b: &[$w],
+                acc: &mut [$w],
+            ) {
+                simd::pointwise_acc(self, tb, q, a, b, acc)
+            }
+        }
+
+        impl Entry for $tok {
+            const ISA: Isa = $isa;
+            fn forward_lazy(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_forward(tb, q, a) }
+            }
+            fn inverse_lazy(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_inverse(tb, q, a) }
+            }
+            fn reduce_from_4q(self, q: $w, a: &mut [$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_reduce4(q, a) }
+            }
+            fn reduce_from_2q(self, q: $w, a: &mut [$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_reduce2(q, a) }
+            }
+            fn pointwise(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_pointwise(tb, q, a, b, out) }
+            }
+            fn pointwise_acc(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], acc: &mut [$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_pointwise_acc(tb, q, a, b, acc) }
+            }
+        }
+    };
+}
+pub(crate) use entry_points;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_vectors_are_inverse_permutations() {
+        fn check<const L: usize>() {
+            let mut t = 1;
+            while t < L {
+                let (x, y) = (
+                    deinterleave_idx::<L>(t, false),
+                    deinterleave_idx::<L>(t, true),
+                );
+                let (a, b) = (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true));
+                // XY[i] = pair[x or y]; pair'[k] = XY[a or b]; must give the identity.
+                let xy: Vec<usize> = x.iter().chain(y.iter()).copied().collect();
+                for k in 0..2 * L {
+                    let src = if k < L { a[k] } else { b[k - L] };
+                    assert_eq!(xy[src], k, "L={L} t={t} k={k}");
+                }
+                for l in 0..L {
+                    assert_eq!(y[l], x[l] + t);
+                }
+                t *= 2;
+            }
+        }
+        check::<4>();
+        check::<8>();
+        check::<16>();
+        check::<32>();
+    }
+}

@@ -1,0 +1,201 @@
+//! Every SIMD backend against the scalar reference (the specification): strict outputs must be
+//! identical, lazy outputs in range and congruent, for every n, lane and edge prime; reports which
+//! backends ran and which this CPU lacks.
+
+use latpoly::arith::Word;
+use latpoly::primes::ntt_primes;
+use latpoly::{Isa, Plan};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use std::collections::BTreeSet;
+
+fn first_diff<W: Word>(a: &[W], b: &[W]) -> Option<(usize, u64, u64)> {
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .map(|i| (i, a[i].to_u64(), b[i].to_u64()))
+}
+
+fn inputs(n: usize, q: u64, rng: &mut ChaCha20Rng) -> Vec<Vec<u64>> {
+    vec![
+        vec![0; n],
+        vec![q - 1; n],
+        (0..n).map(|_| rng.gen_range(0..q)).collect(),
+        (0..n).map(|i| if i % 2 == 0 { q - 1 } else { 0 }).collect(),
+    ]
+}
+
+/// Runs the differential suite for one (n, q) over every available backend; returns the ISAs run.
+fn differential<W: Word>(n: usize, q: u64, rng: &mut ChaCha20Rng) -> Vec<Isa> {
+    let reference = Plan::<W>::with_isa(n, q, Isa::Scalar).unwrap();
+    let mut ran = Vec::new();
+    for isa in Plan::<W>::available_isas(n, q) {
+        if isa == Isa::Scalar {
+            continue;
+        }
+        let plan = Plan::<W>::with_isa(n, q, isa).unwrap();
+        assert_eq!(plan.isa(), isa);
+        let ins = inputs(n, q, rng);
+        for a in &ins {
+            let a: Vec<W> = a.iter().map(|&x| W::from_u64(x)).collect();
+            // Strict forward.
+            let (mut x, mut y) = (a.clone(), a.clone());
+            reference.forward(&mut x).unwrap();
+            plan.forward(&mut y).unwrap();
+            assert_eq!(
+                first_diff(&x, &y),
+                None,
+                "forward {isa} n={n} q={q} (index, ref, got)"
+            );
+            // Strict inverse on the forward output.
+            let (mut xi, mut yi) = (x.clone(), x.clone());
+            reference.inverse(&mut xi).unwrap();
+            plan.inverse(&mut yi).unwrap();
+            assert_eq!(first_diff(&xi, &yi), None, "inverse {isa} n={n} q={q}");
+            assert_eq!(yi, a);
+            // Lazy forward: in [0, 4q) and congruent to the strict result.
+            let mut z = a.clone();
+            plan.forward_lazy(&mut z).unwrap();
+            for (i, (&zl, &xs)) in z.iter().zip(&x).enumerate() {
+                let zl = zl.to_u64();
+                assert!(
+                    zl < 4 * q && zl % q == xs.to_u64(),
+                    "lazy forward {isa} n={n} q={q} index {i}"
+                );
+            }
+            // Lazy inverse: input up to 2q - 1, output in [0, 2q) and congruent.
+            let shifted: Vec<W> = x
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    if i % 3 == 0 {
+                        W::from_u64(v.to_u64() + q)
+                    } else {
+                        v
+                    }
+                })
+                .collect();
+            let mut zi = shifted.clone();
+            plan.inverse_lazy(&mut zi).unwrap();
+            for (i, (&zl, &r)) in zi.iter().zip(&a).enumerate() {
+                let zl = zl.to_u64();
+                assert!(
+                    zl < 2 * q && zl % q == r.to_u64(),
+                    "lazy inverse {isa} n={n} q={q} index {i}"
+                );
+            }
+        }
+        // Pointwise, multiply-accumulate and the full product.
+        let a: Vec<W> = ins[2].iter().map(|&x| W::from_u64(x)).collect();
+        let b: Vec<W> = inputs(n, q, rng)[2]
+            .iter()
+            .map(|&x| W::from_u64(x))
+            .collect();
+        let m: Vec<W> = ins[1].iter().map(|&x| W::from_u64(x)).collect();
+        for (u, v) in [(&a, &b), (&m, &m), (&a, &m)] {
+            let (mut o1, mut o2) = (vec![W::ZERO; n], vec![W::ZERO; n]);
+            reference.pointwise(u, v, &mut o1).unwrap();
+            plan.pointwise(u, v, &mut o2).unwrap();
+            assert_eq!(first_diff(&o1, &o2), None, "pointwise {isa} n={n} q={q}");
+            let (mut c1, mut c2) = (b.clone(), b.clone());
+            reference.pointwise_acc(u, v, &mut c1).unwrap();
+            plan.pointwise_acc(u, v, &mut c2).unwrap();
+            assert_eq!(
+                first_diff(&c1, &c2),
+                None,
+                "pointwise_acc {isa} n={n} q={q}"
+            );
+            assert_eq!(
+                first_diff(
+                    &reference.multiply(u, v).unwrap(),
+                    &plan.multiply(u, v).unwrap()
+                ),
+                None,
+                "multiply {isa} n={n} q={q}"
+            );
+        }
+        ran.push(isa);
+    }
+    ran
+}
+
+const EDGE_BITS: [(u32, &[u32]); 3] = [
+    (64, &[62, 61, 60, 52, 51, 50, 49, 30]),
+    (32, &[30, 29, 20]),
+    (16, &[14, 13, 12]),
+];
+
+#[test]
+fn every_backend_matches_scalar() {
+    let mut rng = ChaCha20Rng::seed_from_u64(99);
+    let mut ran = BTreeSet::new();
+    let mut cases = 0;
+    for log_n in 1..=13 {
+        let n = 1usize << log_n;
+        for (lane, bits_list) in EDGE_BITS {
+            for &bits in bits_list {
+                let Ok(ps) = ntt_primes(bits, n, 2) else {
+                    continue;
+                };
+                for &q in &ps {
+                    let r = match lane {
+                        64 => differential::<u64>(n, q, &mut rng),
+                        32 => differential::<u32>(n, q, &mut rng),
+                        _ => differential::<u16>(n, q, &mut rng),
+                    };
+                    cases += 1;
+                    for isa in r {
+                        ran.insert((lane, isa));
+                    }
+                }
+            }
+        }
+    }
+    // The exact edges of the IFMA range: the largest primes below 2^50 and just above it.
+    for n in [16usize, 1024, 4096] {
+        let below = ntt_primes(50, n, 1).unwrap()[0];
+        let above = ntt_primes(51, n, 3).unwrap();
+        assert!(
+            Plan::<u64>::available_isas(n, below).len()
+                >= Plan::<u64>::available_isas(n, above[2]).len()
+        );
+        assert!(!Plan::<u64>::available_isas(n, above[2]).contains(&Isa::Avx512Ifma));
+        differential::<u64>(n, below, &mut rng);
+        let smallest51 = ntt_primes(51, n, 5000)
+            .map(|v| *v.last().unwrap())
+            .unwrap_or(above[2]);
+        differential::<u64>(n, smallest51, &mut rng);
+    }
+    let all: Vec<(u32, Isa)> = [64u32, 32, 16]
+        .iter()
+        .flat_map(|&l| [Isa::Avx2, Isa::Avx512, Isa::Avx512Ifma].map(|i| (l, i)))
+        .filter(|&(l, i)| !(l != 64 && i == Isa::Avx512Ifma))
+        .collect();
+    let skipped: Vec<_> = all.iter().filter(|c| !ran.contains(c)).collect();
+    println!("{cases} (n, q) cases; backends run (lane bits, isa): {ran:?}");
+    println!("backends skipped (not supported by this CPU): {skipped:?}");
+    if std::env::var("LATPOLY_REQUIRE_SIMD").is_ok() {
+        assert!(
+            skipped.is_empty(),
+            "LATPOLY_REQUIRE_SIMD set but backends were skipped"
+        );
+    }
+}
+
+#[test]
+fn forced_backend_errors_when_unavailable() {
+    // IFMA never applies to q >= 2^50 or to 16/32-bit lanes.
+    let q = ntt_primes(60, 1024, 1).unwrap()[0];
+    assert!(Plan::<u64>::with_isa(1024, q, Isa::Avx512Ifma).is_err());
+    assert!(Plan::<u32>::with_isa(1024, 12289, Isa::Avx512Ifma).is_err());
+    assert!(Plan::<u16>::with_isa(1024, 12289, Isa::Avx512Ifma).is_err());
+    // Too small for any SIMD backend: scalar only.
+    assert_eq!(Plan::<u16>::available_isas(8, 17), vec![Isa::Scalar]);
+    assert_eq!(
+        Plan::<u64>::with_isa(4, 17, Isa::Scalar).unwrap().isa(),
+        Isa::Scalar
+    );
+    // Parsing.
+    assert_eq!(Isa::parse("AVX512IFMA"), Some(Isa::Avx512Ifma));
+    assert_eq!(Isa::parse("neon"), None);
+}
