@@ -49,7 +49,7 @@ pub fn is_prime(n: u64) -> bool {
         return false;
     }
     for &p in &BASES {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return n == p;
         }
     }
@@ -198,7 +198,7 @@ pub fn primitive_root(order: u64, q: u64) -> Result<u64> {
             reason: "not prime",
         });
     }
-    if order < 2 || !order.is_power_of_two() || (q - 1) % order != 0 {
+    if order < 2 || !order.is_power_of_two() || !(q - 1).is_multiple_of(order) {
         return Err(Error::InvalidModulus {
             q,
             reason: "q - 1 is not divisible by the (power-of-two) order",

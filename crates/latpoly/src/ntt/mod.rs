@@ -165,7 +165,7 @@ impl<W: Word> Plan<W> {
                 reason: "not prime",
             });
         }
-        if (q - 1) % (2 * n as u64) != 0 {
+        if !(q - 1).is_multiple_of(2 * n as u64) {
             return Err(Error::InvalidModulus {
                 q,
                 reason: "not congruent to 1 mod 2n (no negacyclic NTT of this size)",
