@@ -5,6 +5,8 @@
 //!   against an exact big-integer computation of sampled coefficients, and prints timings.
 //! * `latpoly info`: backends and limits.
 
+mod bench;
+
 use latpoly::ntt::{MAX_N, MIN_N};
 use latpoly::rns::{Representation, RnsContext, RnsPoly};
 use num_bigint::{BigInt, BigUint};
@@ -15,8 +17,35 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage:
   latpoly demo [--n N] [--bits B] [--primes L] [--reps R]   W1-size RNS product with timings
+  latpoly bench [--quick] [--json FILE] [--plot FILE.svg] [--only W]
+                                                             latpoly vs tfhe-ntt, concrete-ntt, fhe-math
   latpoly info                                               backends and limits
 ";
+
+fn parse_bench(args: &[String]) -> Result<bench::BenchOpts, String> {
+    let mut o = bench::BenchOpts {
+        quick: false,
+        json: None,
+        plot: None,
+        only: None,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut val = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--quick" => o.quick = true,
+            "--json" => o.json = Some(val()?),
+            "--plot" => o.plot = Some(val()?),
+            "--only" => o.only = Some(val()?),
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    Ok(o)
+}
 
 struct DemoArgs {
     n: usize,
@@ -166,13 +195,53 @@ fn demo(d: DemoArgs) -> Result<(), String> {
         d.n,
         us(t_crt)
     );
-    println!("\n(median of {reps} runs, one thread, scalar reference backend)");
+    println!(
+        "\n(median of {reps} runs, one thread, backend {})",
+        ctx.plan(0).isa()
+    );
     Ok(())
 }
 
 fn info() {
+    use latpoly::{NttPlan, NttPlan16, NttPlan32};
     println!("latpoly {}", env!("CARGO_PKG_VERSION"));
-    println!("backends: scalar (reference)");
+    match std::env::var("LATPOLY_ISA") {
+        Ok(v) => println!(
+            "LATPOLY_ISA={v:?}: {}",
+            latpoly::Isa::parse(&v)
+                .map_or("unrecognised, ignored".to_string(), |i| format!("cap {i}"))
+        ),
+        Err(_) => println!("LATPOLY_ISA not set: no cap"),
+    }
+    let q50 = latpoly::primes::ntt_primes(50, 4096, 1).unwrap_or_default();
+    let q62 = latpoly::primes::ntt_primes(62, 4096, 1).unwrap_or_default();
+    let show = |v: Vec<latpoly::Isa>| {
+        v.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if let (Some(&a), Some(&b)) = (q50.first(), q62.first()) {
+        println!(
+            "u64 lanes, q < 2^50 (n=4096): {}",
+            show(NttPlan::available_isas(4096, a))
+        );
+        println!(
+            "u64 lanes, q < 2^62 (n=4096): {}",
+            show(NttPlan::available_isas(4096, b))
+        );
+    }
+    println!(
+        "u32 lanes (n=4096): {}",
+        show(NttPlan32::available_isas(4096, 40961))
+    );
+    println!(
+        "u16 lanes (n=4096): {}",
+        show(NttPlan16::available_isas(4096, 12289))
+    );
+    println!(
+        "(backends available on this CPU, best first; plans pick the first allowed by the cap)"
+    );
     println!("ring degree n: powers of two in {MIN_N}..={MAX_N}");
     println!(
         "moduli: u16 lanes q < 2^14, u32 lanes q < 2^30, u64 lanes q < 2^62; q prime, q = 1 mod 2n"
@@ -183,6 +252,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("demo") => parse_demo(&args[1..]).and_then(demo),
+        Some("bench") => parse_bench(&args[1..]).and_then(bench::run),
         Some("info") => {
             info();
             Ok(())

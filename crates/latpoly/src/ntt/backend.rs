@@ -16,10 +16,14 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn isa(&self) -> Isa;
     /// `[0, 4q)` -> `[0, 4q)`, bit-reversed out.
     fn forward_lazy(&self, a: &mut [W]);
+    /// `[0, 4q)` -> `[0, q)`, bit-reversed out.
+    fn forward_strict(&self, a: &mut [W]);
     /// `[0, 2q)` -> `[0, 2q)`, natural out, `1/n` included.
     fn inverse_lazy(&self, a: &mut [W]);
-    fn reduce_from_4q(&self, a: &mut [W]);
-    fn reduce_from_2q(&self, a: &mut [W]);
+    /// `[0, 2q)` -> `[0, q)`, natural out, `1/n` included.
+    fn inverse_strict(&self, a: &mut [W]);
+    /// Largest value (for range checks).
+    fn max(&self, a: &[W]) -> W;
     /// Inputs `< q`, output `< q`.
     fn pointwise(&self, a: &[W], b: &[W], out: &mut [W]);
     /// Inputs `< q`, output `< q`.
@@ -29,10 +33,9 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
 /// A token whose `#[target_feature]` entry points instantiate the generic drivers.
 pub(crate) trait Entry: Simd + Debug {
     const ISA: Isa;
-    fn forward_lazy(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
-    fn inverse_lazy(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
-    fn reduce_from_4q(self, q: Self::W, a: &mut [Self::W]);
-    fn reduce_from_2q(self, q: Self::W, a: &mut [Self::W]);
+    fn forward<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
+    fn inverse<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
+    fn max(self, a: &[Self::W]) -> Self::W;
     fn pointwise(
         self,
         tb: &SimdTables<Self::W>,
@@ -63,16 +66,19 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
         S::ISA
     }
     fn forward_lazy(&self, a: &mut [S::W]) {
-        self.s.forward_lazy(&self.tb, self.q, a)
+        self.s.forward::<false>(&self.tb, self.q, a)
+    }
+    fn forward_strict(&self, a: &mut [S::W]) {
+        self.s.forward::<true>(&self.tb, self.q, a)
     }
     fn inverse_lazy(&self, a: &mut [S::W]) {
-        self.s.inverse_lazy(&self.tb, self.q, a)
+        self.s.inverse::<false>(&self.tb, self.q, a)
     }
-    fn reduce_from_4q(&self, a: &mut [S::W]) {
-        self.s.reduce_from_4q(self.q, a)
+    fn inverse_strict(&self, a: &mut [S::W]) {
+        self.s.inverse::<true>(&self.tb, self.q, a)
     }
-    fn reduce_from_2q(&self, a: &mut [S::W]) {
-        self.s.reduce_from_2q(self.q, a)
+    fn max(&self, a: &[S::W]) -> S::W {
+        Entry::max(self.s, a)
     }
     fn pointwise(&self, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
         self.s.pointwise(&self.tb, self.q, a, b, out)

@@ -44,6 +44,8 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn sub(self, a: Self::V, b: Self::V) -> Self::V;
     /// `a >= m ? a - m : a` (unsigned, any lane values).
     fn csub(self, a: Self::V, m: Self::V) -> Self::V;
+    /// Lane-wise unsigned maximum.
+    fn max(self, a: Self::V, b: Self::V) -> Self::V;
     /// `w · x mod q` in `[0, 2q)` for `x < 4q`, `w < q`, `wp` the Shoup quotient.
     fn mul_shoup_lazy(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V;
     /// `a · b · 2^-MONT_BITS mod q` in `[0, q)` for `a, b < q`; `qinv = q^-1 mod 2^MONT_BITS`.
@@ -53,6 +55,19 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn deinterleave(self, a: Self::V, b: Self::V, t: usize) -> (Self::V, Self::V);
     /// Inverse of [`Simd::deinterleave`].
     fn interleave(self, x: Self::V, y: Self::V, t: usize) -> (Self::V, Self::V);
+    /// From the butterfly layout of distance `t` to that of `t / 2` (backends may fuse the two
+    /// permutations).
+    #[inline(always)]
+    fn step_down(self, x: Self::V, y: Self::V, t: usize) -> (Self::V, Self::V) {
+        let (a, b) = self.interleave(x, y, t);
+        self.deinterleave(a, b, t / 2)
+    }
+    /// From the butterfly layout of distance `t` to that of `2 t`.
+    #[inline(always)]
+    fn step_up(self, x: Self::V, y: Self::V, t: usize) -> (Self::V, Self::V) {
+        let (a, b) = self.interleave(x, y, t);
+        self.deinterleave(a, b, 2 * t)
+    }
 }
 
 /// Per-backend twiddle tables (Shoup quotients in the backend's `SHOUP_BITS`).
@@ -62,11 +77,13 @@ pub(crate) struct SimdTables<W: Word> {
     pub fwd_shoup: Vec<W>,
     pub inv: Vec<W>,
     pub inv_shoup: Vec<W>,
-    /// Per small distance `t = 2^k < LANES` (index `k`): per-lane twiddles and quotients for the
-    /// forward layer of distance `t`, laid out in the backend's deinterleaved lane order,
-    /// `LANES` entries per pair of vectors.
-    pub small_fwd: Vec<(Vec<W>, Vec<W>)>,
-    pub small_inv: Vec<(Vec<W>, Vec<W>)>,
+    /// Per-lane twiddles of the in-register layers (distances `t < LANES`), one record of
+    /// `2 · log2(LANES) · LANES` values per pair of vectors: for each layer in the order the
+    /// forward transform uses them (largest `t` first), `LANES` twiddles then `LANES` quotients,
+    /// in the backend's deinterleaved lane order.
+    pub small_fwd: Vec<W>,
+    /// As `small_fwd` for the inverse, layers in the order it uses them (`t = 1` first).
+    pub small_inv: Vec<W>,
     pub n_inv: (W, W),
     pub n_inv_w: (W, W),
     /// `2^MONT_BITS mod q` with its Shoup quotient: cancels the Montgomery factor.
@@ -86,35 +103,36 @@ impl<W: Word> SimdTables<W> {
         let q = m.value().to_u64();
         let n = fwd.len();
         let l = S::LANES;
+        let small = l.trailing_zeros() as usize;
         let sh = |w: W| W::from_u64(shoup_quotient(w.to_u64(), q, S::SHOUP_BITS));
         // Discover the backend's lane -> butterfly mapping by deinterleaving index vectors.
         let idx_a: Vec<W> = (0..l).map(|i| W::from_u64(i as u64)).collect();
         let idx_b: Vec<W> = (l..2 * l).map(|i| W::from_u64(i as u64)).collect();
-        let expand = |table: &[W], t: usize| -> (Vec<W>, Vec<W>) {
+        let positions = |t: usize| -> Vec<usize> {
             let (x, _) = s.deinterleave(s.load(&idx_a), s.load(&idx_b), t);
             let mut pos = vec![W::ZERO; l];
             s.store(&mut pos, x);
-            let groups = n / (2 * t); // groups in this layer; table index groups + g
-            let mut w = Vec::with_capacity(n / 2);
-            let mut wp = Vec::with_capacity(n / 2);
-            for pair in 0..n / (2 * l) {
-                for p in &pos {
-                    let local = p.to_u64() as usize / (2 * t);
-                    let g = pair * (2 * l) / (2 * t) + local;
-                    let tw = table[groups + g];
-                    w.push(tw);
-                    wp.push(sh(tw));
+            pos.iter().map(|p| p.to_u64() as usize).collect()
+        };
+        let pos: Vec<Vec<usize>> = (0..small).map(|k| positions(1 << k)).collect();
+        let mut small_fwd = Vec::with_capacity(n * small);
+        let mut small_inv = Vec::with_capacity(n * small);
+        for pair in 0..n / (2 * l) {
+            for (table, out, order) in [
+                (fwd, &mut small_fwd, (0..small).rev().collect::<Vec<_>>()),
+                (inv, &mut small_inv, (0..small).collect::<Vec<_>>()),
+            ] {
+                for k in order {
+                    let t = 1usize << k;
+                    let groups = n / (2 * t); // table index of group g is groups + g
+                    let tw: Vec<W> = pos[k]
+                        .iter()
+                        .map(|&p| table[groups + (pair * 2 * l + p) / (2 * t)])
+                        .collect();
+                    out.extend_from_slice(&tw);
+                    out.extend(tw.iter().map(|&w| sh(w)));
                 }
             }
-            (w, wp)
-        };
-        let mut small_fwd = Vec::new();
-        let mut small_inv = Vec::new();
-        let mut t = 1;
-        while t < l {
-            small_fwd.push(expand(fwd, t));
-            small_inv.push(expand(inv, t));
-            t <<= 1;
         }
         let ni = m
             .inv(m.reduce_u64(n as u64))
@@ -137,6 +155,17 @@ impl<W: Word> SimdTables<W> {
             qinv,
         }
     }
+}
+
+/// Elements per cache block: transforms larger than this run their outer layers breadth-first
+/// over the whole array, then all inner layers block by block while the block sits in L1.
+const BLOCK_BYTES: usize = 16 * 1024;
+
+/// Loop-invariant vectors of one transform.
+#[derive(Clone, Copy)]
+struct Consts<V> {
+    q: V,
+    two_q: V,
 }
 
 #[inline(always)]
@@ -169,170 +198,347 @@ fn gs_butterfly<S: Simd>(
     (u, v)
 }
 
-/// Forward lazy NTT. Requires `a.len() == n >= 2·LANES`.
+/// One forward (Cooley-Tukey) layer of distance `t >= LANES` on `blk`; `base` is the table
+/// index of `blk`'s first group.
 #[inline(always)]
-pub(crate) fn forward_lazy<S: Simd>(s: S, tb: &SimdTables<S::W>, q: S::W, a: &mut [S::W]) {
-    let n = a.len();
+fn fwd_radix2<S: Simd>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: Consts<S::V>,
+    blk: &mut [S::W],
+    t: usize,
+    base: usize,
+) {
     let l = S::LANES;
-    debug_assert!(n >= 2 * l);
-    let qv = s.splat(q);
-    let two_q = s.add(qv, qv);
-    let mut groups = 1;
-    let mut t = n / 2;
-    while t >= l {
-        if t / 2 >= l {
-            // Radix-4: layers (groups, t) and (2 groups, t/2) in one pass.
-            let h = t / 2;
-            for i in 0..groups {
-                let w1 = s.splat(tb.fwd[groups + i]);
-                let w1p = s.splat(tb.fwd_shoup[groups + i]);
-                let w2 = s.splat(tb.fwd[2 * groups + 2 * i]);
-                let w2p = s.splat(tb.fwd_shoup[2 * groups + 2 * i]);
-                let w3 = s.splat(tb.fwd[2 * groups + 2 * i + 1]);
-                let w3p = s.splat(tb.fwd_shoup[2 * groups + 2 * i + 1]);
-                let blk = &mut a[2 * i * t..2 * i * t + 2 * t];
-                let (b01, b23) = blk.split_at_mut(t);
-                let (b0, b1) = b01.split_at_mut(h);
-                let (b2, b3) = b23.split_at_mut(h);
-                for j in (0..h).step_by(l) {
-                    let x0 = s.load(&b0[j..]);
-                    let x1 = s.load(&b1[j..]);
-                    let x2 = s.load(&b2[j..]);
-                    let x3 = s.load(&b3[j..]);
-                    let (x0, x2) = ct_butterfly(s, x0, x2, w1, w1p, qv, two_q);
-                    let (x1, x3) = ct_butterfly(s, x1, x3, w1, w1p, qv, two_q);
-                    let (x0, x1) = ct_butterfly(s, x0, x1, w2, w2p, qv, two_q);
-                    let (x2, x3) = ct_butterfly(s, x2, x3, w3, w3p, qv, two_q);
-                    s.store(&mut b0[j..], x0);
-                    s.store(&mut b1[j..], x1);
-                    s.store(&mut b2[j..], x2);
-                    s.store(&mut b3[j..], x3);
-                }
-            }
-            groups *= 4;
+    for (i, grp) in blk.chunks_exact_mut(2 * t).enumerate() {
+        let w = s.splat(tb.fwd[base + i]);
+        let wp = s.splat(tb.fwd_shoup[base + i]);
+        let (lo, hi) = grp.split_at_mut(t);
+        for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
+            let (u, v) = ct_butterfly(s, s.load(x), s.load(y), w, wp, c.q, c.two_q);
+            s.store(x, u);
+            s.store(y, v);
+        }
+    }
+}
+
+/// Two forward layers (distances `t` and `t/2`, `t/2 >= LANES`) in one pass over `blk`.
+/// `base1`, `base2`: table indices of `blk`'s first group in each layer.
+#[inline(always)]
+fn fwd_radix4<S: Simd>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: Consts<S::V>,
+    blk: &mut [S::W],
+    t: usize,
+    base1: usize,
+    base2: usize,
+) {
+    let l = S::LANES;
+    let h = t / 2;
+    for (i, grp) in blk.chunks_exact_mut(2 * t).enumerate() {
+        let w1 = s.splat(tb.fwd[base1 + i]);
+        let w1p = s.splat(tb.fwd_shoup[base1 + i]);
+        let w2 = s.splat(tb.fwd[base2 + 2 * i]);
+        let w2p = s.splat(tb.fwd_shoup[base2 + 2 * i]);
+        let w3 = s.splat(tb.fwd[base2 + 2 * i + 1]);
+        let w3p = s.splat(tb.fwd_shoup[base2 + 2 * i + 1]);
+        let (b01, b23) = grp.split_at_mut(t);
+        let (b0, b1) = b01.split_at_mut(h);
+        let (b2, b3) = b23.split_at_mut(h);
+        for (((c0, c1), c2), c3) in b0
+            .chunks_exact_mut(l)
+            .zip(b1.chunks_exact_mut(l))
+            .zip(b2.chunks_exact_mut(l))
+            .zip(b3.chunks_exact_mut(l))
+        {
+            let (x0, x2) = ct_butterfly(s, s.load(c0), s.load(c2), w1, w1p, c.q, c.two_q);
+            let (x1, x3) = ct_butterfly(s, s.load(c1), s.load(c3), w1, w1p, c.q, c.two_q);
+            let (x0, x1) = ct_butterfly(s, x0, x1, w2, w2p, c.q, c.two_q);
+            let (x2, x3) = ct_butterfly(s, x2, x3, w3, w3p, c.q, c.two_q);
+            s.store(c0, x0);
+            s.store(c1, x1);
+            s.store(c2, x2);
+            s.store(c3, x3);
+        }
+    }
+}
+
+/// Forward layers of distances `t_hi, t_hi/2, ..., >= t_lo` (all `>= LANES`) on `blk`, which
+/// starts at element `off` of a transform of size `n`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn fwd_big_layers<S: Simd>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: Consts<S::V>,
+    blk: &mut [S::W],
+    n: usize,
+    off: usize,
+    t_hi: usize,
+    t_lo: usize,
+) {
+    let mut t = t_hi;
+    while t >= t_lo {
+        let groups = n / (2 * t);
+        if t / 2 >= t_lo {
+            fwd_radix4(
+                s,
+                tb,
+                c,
+                blk,
+                t,
+                groups + off / (2 * t),
+                2 * groups + off / t,
+            );
             t /= 4;
         } else {
-            for i in 0..groups {
-                let w = s.splat(tb.fwd[groups + i]);
-                let wp = s.splat(tb.fwd_shoup[groups + i]);
-                let (lo, hi) = a[2 * i * t..2 * i * t + 2 * t].split_at_mut(t);
-                for j in (0..t).step_by(l) {
-                    let (x, y) =
-                        ct_butterfly(s, s.load(&lo[j..]), s.load(&hi[j..]), w, wp, qv, two_q);
-                    s.store(&mut lo[j..], x);
-                    s.store(&mut hi[j..], y);
-                }
-            }
-            groups *= 2;
+            fwd_radix2(s, tb, c, blk, t, groups + off / (2 * t));
             t /= 2;
         }
     }
-    // Remaining layers t = LANES/2 .. 1 in registers, per pair of vectors.
+}
+
+/// The in-register forward layers (distances `LANES/2 .. 1`) on `blk` (starting at element
+/// `off`), with the optional final reduction to `[0, q)`.
+#[inline(always)]
+fn fwd_small_layers<S: Simd, const STRICT: bool>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: Consts<S::V>,
+    blk: &mut [S::W],
+    off: usize,
+) {
+    let l = S::LANES;
     let small = l.trailing_zeros() as usize;
-    for (p, chunk) in a.chunks_exact_mut(2 * l).enumerate() {
-        let (c0, c1) = chunk.split_at_mut(l);
-        let mut v0 = s.load(c0);
-        let mut v1 = s.load(c1);
-        for k in (0..small).rev() {
-            let t = 1usize << k;
-            let (tw, twp) = &tb.small_fwd[k];
-            let w = s.load(&tw[p * l..]);
-            let wp = s.load(&twp[p * l..]);
-            let (x, y) = s.deinterleave(v0, v1, t);
-            let (x, y) = ct_butterfly(s, x, y, w, wp, qv, two_q);
-            (v0, v1) = s.interleave(x, y, t);
+    let rec = 2 * small * l;
+    let tw = &tb.small_fwd[off / (2 * l) * rec..];
+    for (pair, t_rec) in blk.chunks_exact_mut(2 * l).zip(tw.chunks_exact(rec)) {
+        let (c0, c1) = pair.split_at_mut(l);
+        let mut t = l / 2;
+        let (mut x, mut y) = s.deinterleave(s.load(c0), s.load(c1), t);
+        for (k, r) in t_rec.chunks_exact(2 * l).enumerate() {
+            let (w, wp) = r.split_at(l);
+            (x, y) = ct_butterfly(s, x, y, s.load(w), s.load(wp), c.q, c.two_q);
+            if k + 1 < small {
+                (x, y) = s.step_down(x, y, t);
+                t /= 2;
+            }
+        }
+        let (mut v0, mut v1) = s.interleave(x, y, 1);
+        if STRICT {
+            v0 = s.csub(s.csub(v0, c.two_q), c.q);
+            v1 = s.csub(s.csub(v1, c.two_q), c.q);
         }
         s.store(c0, v0);
         s.store(c1, v1);
     }
 }
 
-/// Inverse lazy NTT with `1/n` merged. Requires `a.len() == n >= 2·LANES`.
+/// Forward NTT. Requires `a.len() == n >= 2·LANES`. Input `[0, 4q)`; output `[0, 4q)`, or
+/// `[0, q)` when `STRICT` (the final reduction is fused into the last layer). Bit-reversed out.
 #[inline(always)]
-pub(crate) fn inverse_lazy<S: Simd>(s: S, tb: &SimdTables<S::W>, q: S::W, a: &mut [S::W]) {
+pub(crate) fn forward<S: Simd, const STRICT: bool>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    q: S::W,
+    a: &mut [S::W],
+) {
     let n = a.len();
     let l = S::LANES;
     debug_assert!(n >= 2 * l);
     let qv = s.splat(q);
-    let two_q = s.add(qv, qv);
-    let small = l.trailing_zeros() as usize;
-    for (p, chunk) in a.chunks_exact_mut(2 * l).enumerate() {
-        let (c0, c1) = chunk.split_at_mut(l);
-        let mut v0 = s.load(c0);
-        let mut v1 = s.load(c1);
-        for k in 0..small {
-            let t = 1usize << k;
-            let (tw, twp) = &tb.small_inv[k];
-            let w = s.load(&tw[p * l..]);
-            let wp = s.load(&twp[p * l..]);
-            let (x, y) = s.deinterleave(v0, v1, t);
-            let (x, y) = gs_butterfly(s, x, y, w, wp, qv, two_q);
-            (v0, v1) = s.interleave(x, y, t);
+    let c = Consts {
+        q: qv,
+        two_q: s.add(qv, qv),
+    };
+    let block = (BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n);
+    // Outer layers: butterflies span more than one block.
+    if block < n {
+        fwd_big_layers(s, tb, c, a, n, 0, n / 2, block);
+    }
+    // Inner layers, block by block.
+    for (b, blk) in a.chunks_exact_mut(block).enumerate() {
+        let off = b * block;
+        fwd_big_layers(s, tb, c, blk, n, off, block / 2, l);
+        fwd_small_layers::<S, STRICT>(s, tb, c, blk, off);
+    }
+}
+
+/// One inverse (Gentleman-Sande) layer of distance `t >= LANES` on `blk`.
+#[inline(always)]
+fn inv_radix2<S: Simd>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: Consts<S::V>,
+    blk: &mut [S::W],
+    t: usize,
+    base: usize,
+) {
+    let l = S::LANES;
+    for (i, grp) in blk.chunks_exact_mut(2 * t).enumerate() {
+        let w = s.splat(tb.inv[base + i]);
+        let wp = s.splat(tb.inv_shoup[base + i]);
+        let (lo, hi) = grp.split_at_mut(t);
+        for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
+            let (u, v) = gs_butterfly(s, s.load(x), s.load(y), w, wp, c.q, c.two_q);
+            s.store(x, u);
+            s.store(y, v);
         }
+    }
+}
+
+/// Two inverse layers (distances `t` then `2t`) in one pass; `base1`, `base2` as in the forward.
+#[inline(always)]
+fn inv_radix4<S: Simd>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: Consts<S::V>,
+    blk: &mut [S::W],
+    t: usize,
+    base1: usize,
+    base2: usize,
+) {
+    let l = S::LANES;
+    for (i, grp) in blk.chunks_exact_mut(4 * t).enumerate() {
+        let wa = s.splat(tb.inv[base1 + 2 * i]);
+        let wap = s.splat(tb.inv_shoup[base1 + 2 * i]);
+        let wb = s.splat(tb.inv[base1 + 2 * i + 1]);
+        let wbp = s.splat(tb.inv_shoup[base1 + 2 * i + 1]);
+        let wc = s.splat(tb.inv[base2 + i]);
+        let wcp = s.splat(tb.inv_shoup[base2 + i]);
+        let (b01, b23) = grp.split_at_mut(2 * t);
+        let (b0, b1) = b01.split_at_mut(t);
+        let (b2, b3) = b23.split_at_mut(t);
+        for (((c0, c1), c2), c3) in b0
+            .chunks_exact_mut(l)
+            .zip(b1.chunks_exact_mut(l))
+            .zip(b2.chunks_exact_mut(l))
+            .zip(b3.chunks_exact_mut(l))
+        {
+            let (x0, x1) = gs_butterfly(s, s.load(c0), s.load(c1), wa, wap, c.q, c.two_q);
+            let (x2, x3) = gs_butterfly(s, s.load(c2), s.load(c3), wb, wbp, c.q, c.two_q);
+            let (x0, x2) = gs_butterfly(s, x0, x2, wc, wcp, c.q, c.two_q);
+            let (x1, x3) = gs_butterfly(s, x1, x3, wc, wcp, c.q, c.two_q);
+            s.store(c0, x0);
+            s.store(c1, x1);
+            s.store(c2, x2);
+            s.store(c3, x3);
+        }
+    }
+}
+
+/// Inverse layers of distances `t_lo, 2 t_lo, ... < t_end` (all `>= LANES`) on `blk`, which
+/// starts at element `off` of a transform of size `n`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn inv_big_layers<S: Simd>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: Consts<S::V>,
+    blk: &mut [S::W],
+    n: usize,
+    off: usize,
+    t_lo: usize,
+    t_end: usize,
+) {
+    let mut t = t_lo;
+    while t < t_end {
+        let groups = n / (2 * t);
+        if 2 * t < t_end {
+            inv_radix4(
+                s,
+                tb,
+                c,
+                blk,
+                t,
+                groups + off / (2 * t),
+                groups / 2 + off / (4 * t),
+            );
+            t *= 4;
+        } else {
+            inv_radix2(s, tb, c, blk, t, groups + off / (2 * t));
+            t *= 2;
+        }
+    }
+}
+
+/// The in-register inverse layers (distances `1 .. LANES/2`) on `blk` starting at `off`.
+#[inline(always)]
+fn inv_small_layers<S: Simd>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: Consts<S::V>,
+    blk: &mut [S::W],
+    off: usize,
+) {
+    let l = S::LANES;
+    let small = l.trailing_zeros() as usize;
+    let rec = 2 * small * l;
+    let tw = &tb.small_inv[off / (2 * l) * rec..];
+    for (pair, t_rec) in blk.chunks_exact_mut(2 * l).zip(tw.chunks_exact(rec)) {
+        let (c0, c1) = pair.split_at_mut(l);
+        let mut t = 1;
+        let (mut x, mut y) = s.deinterleave(s.load(c0), s.load(c1), 1);
+        for (k, r) in t_rec.chunks_exact(2 * l).enumerate() {
+            let (w, wp) = r.split_at(l);
+            (x, y) = gs_butterfly(s, x, y, s.load(w), s.load(wp), c.q, c.two_q);
+            if k + 1 < small {
+                (x, y) = s.step_up(x, y, t);
+                t *= 2;
+            }
+        }
+        let (v0, v1) = s.interleave(x, y, l / 2);
         s.store(c0, v0);
         s.store(c1, v1);
     }
-    let mut t = l;
-    let mut groups = n / (2 * l);
-    // Big layers except the last (groups > 1), two at a time where possible.
-    while groups > 1 {
-        if groups >= 4 {
-            // Layers (groups, t) and (groups/2, 2t).
-            for i in 0..groups / 2 {
-                let wa = s.splat(tb.inv[groups + 2 * i]);
-                let wap = s.splat(tb.inv_shoup[groups + 2 * i]);
-                let wb = s.splat(tb.inv[groups + 2 * i + 1]);
-                let wbp = s.splat(tb.inv_shoup[groups + 2 * i + 1]);
-                let wc = s.splat(tb.inv[groups / 2 + i]);
-                let wcp = s.splat(tb.inv_shoup[groups / 2 + i]);
-                let blk = &mut a[4 * i * t..4 * i * t + 4 * t];
-                let (b01, b23) = blk.split_at_mut(2 * t);
-                let (b0, b1) = b01.split_at_mut(t);
-                let (b2, b3) = b23.split_at_mut(t);
-                for j in (0..t).step_by(l) {
-                    let x0 = s.load(&b0[j..]);
-                    let x1 = s.load(&b1[j..]);
-                    let x2 = s.load(&b2[j..]);
-                    let x3 = s.load(&b3[j..]);
-                    let (x0, x1) = gs_butterfly(s, x0, x1, wa, wap, qv, two_q);
-                    let (x2, x3) = gs_butterfly(s, x2, x3, wb, wbp, qv, two_q);
-                    let (x0, x2) = gs_butterfly(s, x0, x2, wc, wcp, qv, two_q);
-                    let (x1, x3) = gs_butterfly(s, x1, x3, wc, wcp, qv, two_q);
-                    s.store(&mut b0[j..], x0);
-                    s.store(&mut b1[j..], x1);
-                    s.store(&mut b2[j..], x2);
-                    s.store(&mut b3[j..], x3);
-                }
-            }
-            groups /= 4;
-            t *= 4;
-        } else {
-            for i in 0..groups {
-                let w = s.splat(tb.inv[groups + i]);
-                let wp = s.splat(tb.inv_shoup[groups + i]);
-                let (lo, hi) = a[2 * i * t..2 * i * t + 2 * t].split_at_mut(t);
-                for j in (0..t).step_by(l) {
-                    let (x, y) =
-                        gs_butterfly(s, s.load(&lo[j..]), s.load(&hi[j..]), w, wp, qv, two_q);
-                    s.store(&mut lo[j..], x);
-                    s.store(&mut hi[j..], y);
-                }
-            }
-            groups /= 2;
-            t *= 2;
+}
+
+/// Inverse NTT with `1/n` merged. Requires `a.len() == n >= 2·LANES`. Input `[0, 2q)`
+/// bit-reversed; output `[0, 2q)`, or `[0, q)` when `STRICT`, natural order.
+#[inline(always)]
+pub(crate) fn inverse<S: Simd, const STRICT: bool>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    q: S::W,
+    a: &mut [S::W],
+) {
+    let n = a.len();
+    let l = S::LANES;
+    debug_assert!(n >= 2 * l);
+    let qv = s.splat(q);
+    let c = Consts {
+        q: qv,
+        two_q: s.add(qv, qv),
+    };
+    let block = (BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n);
+    let last = n / 2;
+    for (b, blk) in a.chunks_exact_mut(block).enumerate() {
+        let off = b * block;
+        inv_small_layers(s, tb, c, blk, off);
+        inv_big_layers(s, tb, c, blk, n, off, l, (block / 2 + 1).min(last));
+    }
+    if block < n {
+        // Distances block, 2 block, ... below the last layer.
+        let t0 = block.min(last);
+        if t0 < last {
+            inv_big_layers(s, tb, c, a, n, 0, t0, last);
         }
     }
     // Last layer (one group, distance n/2) with 1/n merged.
     let (ni, nip) = (s.splat(tb.n_inv.0), s.splat(tb.n_inv.1));
     let (niw, niwp) = (s.splat(tb.n_inv_w.0), s.splat(tb.n_inv_w.1));
-    let (lo, hi) = a.split_at_mut(n / 2);
-    for j in (0..n / 2).step_by(l) {
-        let x = s.load(&lo[j..]);
-        let y = s.load(&hi[j..]);
-        let u = s.mul_shoup_lazy(s.add(x, y), ni, nip, qv);
-        let v = s.mul_shoup_lazy(s.add(s.sub(x, y), two_q), niw, niwp, qv);
-        s.store(&mut lo[j..], u);
-        s.store(&mut hi[j..], v);
+    let (lo, hi) = a.split_at_mut(last);
+    for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
+        let (u0, v0) = (s.load(x), s.load(y));
+        let mut u = s.mul_shoup_lazy(s.add(u0, v0), ni, nip, c.q);
+        let mut v = s.mul_shoup_lazy(s.add(s.sub(u0, v0), c.two_q), niw, niwp, c.q);
+        if STRICT {
+            u = s.csub(u, c.q);
+            v = s.csub(v, c.q);
+        }
+        s.store(x, u);
+        s.store(y, v);
     }
 }
 
@@ -350,10 +556,13 @@ pub(crate) fn pointwise<S: Simd>(
     let qv = s.splat(q);
     let qinv = s.splat(tb.qinv);
     let (f, fp) = (s.splat(tb.mont_fix.0), s.splat(tb.mont_fix.1));
-    for j in (0..out.len()).step_by(l) {
-        let m = s.mont_mul(s.load(&a[j..]), s.load(&b[j..]), qv, qinv);
-        let r = s.csub(s.mul_shoup_lazy(m, f, fp, qv), qv);
-        s.store(&mut out[j..], r);
+    for ((o, x), y) in out
+        .chunks_exact_mut(l)
+        .zip(a.chunks_exact(l))
+        .zip(b.chunks_exact(l))
+    {
+        let m = s.mont_mul(s.load(x), s.load(y), qv, qinv);
+        s.store(o, s.csub(s.mul_shoup_lazy(m, f, fp, qv), qv));
     }
 }
 
@@ -371,31 +580,26 @@ pub(crate) fn pointwise_acc<S: Simd>(
     let qv = s.splat(q);
     let qinv = s.splat(tb.qinv);
     let (f, fp) = (s.splat(tb.mont_fix.0), s.splat(tb.mont_fix.1));
-    for j in (0..acc.len()).step_by(l) {
-        let m = s.mont_mul(s.load(&a[j..]), s.load(&b[j..]), qv, qinv);
+    for ((o, x), y) in acc
+        .chunks_exact_mut(l)
+        .zip(a.chunks_exact(l))
+        .zip(b.chunks_exact(l))
+    {
+        let m = s.mont_mul(s.load(x), s.load(y), qv, qinv);
         let r = s.csub(s.mul_shoup_lazy(m, f, fp, qv), qv);
-        let sum = s.csub(s.add(r, s.load(&acc[j..])), qv);
-        s.store(&mut acc[j..], sum);
+        s.store(o, s.csub(s.add(r, s.load(o)), qv));
     }
 }
 
-/// Reduces `[0, 4q)` to `[0, q)`.
+/// Largest value of `a` (length a multiple of `LANES`).
 #[inline(always)]
-pub(crate) fn reduce_from_4q<S: Simd>(s: S, q: S::W, a: &mut [S::W]) {
-    let qv = s.splat(q);
-    let two_q = s.add(qv, qv);
-    for j in (0..a.len()).step_by(S::LANES) {
-        let v = s.csub(s.csub(s.load(&a[j..]), two_q), qv);
-        s.store(&mut a[j..], v);
+pub(crate) fn max_value<S: Simd>(s: S, a: &[S::W]) -> S::W {
+    let l = S::LANES;
+    let mut acc = s.splat(S::W::ZERO);
+    for x in a.chunks_exact(l) {
+        acc = s.max(acc, s.load(x));
     }
-}
-
-/// Reduces `[0, 2q)` to `[0, q)`.
-#[inline(always)]
-pub(crate) fn reduce_from_2q<S: Simd>(s: S, q: S::W, a: &mut [S::W]) {
-    let qv = s.splat(q);
-    for j in (0..a.len()).step_by(S::LANES) {
-        let v = s.csub(s.load(&a[j..]), qv);
-        s.store(&mut a[j..], v);
-    }
+    let mut lanes = vec![S::W::ZERO; l];
+    s.store(&mut lanes, acc);
+    lanes.into_iter().max().unwrap_or(S::W::ZERO)
 }

@@ -62,6 +62,37 @@ impl RnsContext {
         Self::new(n, &moduli)
     }
 
+    /// Builds a context whose modulus `Q` has at least `bits` bits, with primes chosen for the
+    /// fastest backend this CPU runs (workload "W1-eq"):
+    ///
+    /// * with AVX-512 IFMA: primes below `2^50` (52-bit multipliers, three IFMA instructions per
+    ///   butterfly product), e.g. 5 primes of 49 bits for `bits = 240`;
+    /// * otherwise: primes below `2^62` (the 64-bit lane limit), e.g. 4 primes of 61 bits.
+    ///
+    /// It uses the fewest primes of that size class, all of (nearly) equal size `b`, so that
+    /// `Q >= 2^(bits - 1)` is guaranteed (`Q > 2^(k (b - 1))` for `k` primes of `b` bits).
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::with_modulus_bits(8192, 240).unwrap();
+    /// assert!(ctx.modulus_bits() >= 240);
+    /// ```
+    pub fn with_modulus_bits(n: usize, bits: u32) -> Result<Arc<Self>> {
+        check_degree(n)?;
+        if bits < 2 {
+            return Err(Error::InvalidArgument(format!(
+                "modulus size {bits} bits is too small"
+            )));
+        }
+        let ifma = NttPlan::available_isas(n, 3).contains(&crate::isa::Isa::Avx512Ifma)
+            && crate::isa::Isa::env_cap().is_none_or(|c| c >= crate::isa::Isa::Avx512Ifma);
+        let max_bits: u32 = if ifma { 50 } else { 62 };
+        // Smallest k with k (max_bits - 1) >= bits, then the smallest prime size b that works.
+        let k = bits.div_ceil(max_bits - 1).max(1);
+        let b = ((bits - 1).div_ceil(k) + 1).min(max_bits);
+        let moduli = ntt_primes(b, n, k as usize)?;
+        Self::new(n, &moduli)
+    }
+
     /// Ring degree `n`.
     pub fn n(&self) -> usize {
         self.n

@@ -67,6 +67,11 @@ impl Simd for Avx2U32 {
         unsafe { _mm256_min_epu32(a, _mm256_sub_epi32(a, m)) }
     }
     #[inline(always)]
+    fn max(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_max_epu32(a, b) }
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {

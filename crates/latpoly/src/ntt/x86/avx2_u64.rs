@@ -103,6 +103,15 @@ impl Simd for Avx2U64 {
         unsafe { csub64(a, m) }
     }
     #[inline(always)]
+    fn max(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2. Unsigned compare via sign flip, then blend.
+        unsafe {
+            let sign = _mm256_set1_epi64x(i64::MIN);
+            let gt = _mm256_cmpgt_epi64(_mm256_xor_si256(b, sign), _mm256_xor_si256(a, sign));
+            _mm256_blendv_epi8(a, b, gt)
+        }
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {

@@ -70,6 +70,11 @@ impl Simd for Avx512U16 {
         unsafe { _mm512_min_epu16(a, _mm512_sub_epi16(a, m)) }
     }
     #[inline(always)]
+    fn max(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512BW.
+        unsafe { _mm512_max_epu16(a, b) }
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512BW.
         unsafe {

@@ -79,6 +79,11 @@ impl Simd for Avx512U32 {
         unsafe { _mm512_min_epu32(a, _mm512_sub_epi32(a, m)) }
     }
     #[inline(always)]
+    fn max(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_max_epu32(a, b) }
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512F.
         unsafe {

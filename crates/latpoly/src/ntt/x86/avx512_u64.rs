@@ -38,6 +38,25 @@ pub(super) fn idx8(t: [usize; 8]) -> __m512i {
     }
 }
 
+/// `vpmuludq` behind an `asm!` barrier: LLVM otherwise recognises the emulated 64 x 64 high
+/// product below and scalarises it into `mulq`, which is several times slower.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn mul_epu32(a: __m512i, b: __m512i) -> __m512i {
+    let d: __m512i;
+    // SAFETY: register-only instruction; avx512f is enabled on this function.
+    unsafe {
+        core::arch::asm!(
+            "vpmuludq {d}, {a}, {b}",
+            d = lateout(zmm_reg) d,
+            a = in(zmm_reg) a,
+            b = in(zmm_reg) b,
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    d
+}
+
 /// High 64 bits of the lane-wise 64 x 64 product. Caller must hold an AVX-512F token.
 #[inline(always)]
 pub(super) unsafe fn mulhi64(a: __m512i, b: __m512i) -> __m512i {
@@ -45,10 +64,10 @@ pub(super) unsafe fn mulhi64(a: __m512i, b: __m512i) -> __m512i {
     unsafe {
         let a_hi = _mm512_srli_epi64::<32>(a);
         let b_hi = _mm512_srli_epi64::<32>(b);
-        let ll = _mm512_mul_epu32(a, b);
-        let lh = _mm512_mul_epu32(a, b_hi);
-        let hl = _mm512_mul_epu32(a_hi, b);
-        let hh = _mm512_mul_epu32(a_hi, b_hi);
+        let ll = mul_epu32(a, b);
+        let lh = mul_epu32(a, b_hi);
+        let hl = mul_epu32(a_hi, b);
+        let hh = mul_epu32(a_hi, b_hi);
         // No overflow: (2^32-1)^2 + 2^32 - 1 < 2^64.
         let t = _mm512_add_epi64(hl, _mm512_srli_epi64::<32>(ll));
         let u = _mm512_add_epi64(lh, _mm512_and_si512(t, _mm512_set1_epi64(0xffff_ffff)));
@@ -140,6 +159,11 @@ impl Simd for Avx512U64 {
     fn csub(self, a: __m512i, m: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512F. min(a, a - m) is a - m exactly when a >= m.
         unsafe { _mm512_min_epu64(a, _mm512_sub_epi64(a, m)) }
+    }
+    #[inline(always)]
+    fn max(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_max_epu64(a, b) }
     }
     #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {

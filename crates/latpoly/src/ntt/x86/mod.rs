@@ -63,20 +63,16 @@ macro_rules! entry_points {
     ($tok:ty, $w:ty, $isa:expr, $feat:literal) => {
         impl $tok {
             #[target_feature(enable = $feat)]
-            fn tf_forward(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
-                simd::forward_lazy(self, tb, q, a)
+            fn tf_forward<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
+                simd::forward::<Self, STRICT>(self, tb, q, a)
             }
             #[target_feature(enable = $feat)]
-            fn tf_inverse(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
-                simd::inverse_lazy(self, tb, q, a)
+            fn tf_inverse<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
+                simd::inverse::<Self, STRICT>(self, tb, q, a)
             }
             #[target_feature(enable = $feat)]
-            fn tf_reduce4(self, q: $w, a: &mut [$w]) {
-                simd::reduce_from_4q(self, q, a)
-            }
-            #[target_feature(enable = $feat)]
-            fn tf_reduce2(self, q: $w, a: &mut [$w]) {
-                simd::reduce_from_2q(self, q, a)
+            fn tf_max(self, a: &[$w]) -> $w {
+                simd::max_value(self, a)
             }
             #[target_feature(enable = $feat)]
             fn tf_pointwise(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
@@ -97,21 +93,17 @@ macro_rules! entry_points {
 
         impl Entry for $tok {
             const ISA: Isa = $isa;
-            fn forward_lazy(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
+            fn forward<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
-                unsafe { self.tf_forward(tb, q, a) }
+                unsafe { self.tf_forward::<STRICT>(tb, q, a) }
             }
-            fn inverse_lazy(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
+            fn inverse<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
-                unsafe { self.tf_inverse(tb, q, a) }
+                unsafe { self.tf_inverse::<STRICT>(tb, q, a) }
             }
-            fn reduce_from_4q(self, q: $w, a: &mut [$w]) {
+            fn max(self, a: &[$w]) -> $w {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
-                unsafe { self.tf_reduce4(q, a) }
-            }
-            fn reduce_from_2q(self, q: $w, a: &mut [$w]) {
-                // SAFETY: the token exists only if the CPU supports the enabled features.
-                unsafe { self.tf_reduce2(q, a) }
+                unsafe { self.tf_max(a) }
             }
             fn pointwise(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.

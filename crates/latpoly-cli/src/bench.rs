@@ -1,0 +1,701 @@
+//! `latpoly bench`: latpoly and its registry peers timed side by side in one process run.
+//!
+//! Every row times latpoly and the peers on the same inputs, alternating batches of repetitions
+//! (so drift of a noisy machine hits both sides alike), and reports per-operation medians and
+//! the ratio latpoly / tfhe-ntt (lower is better). Workloads follow `shared/BENCHMARKS.md`.
+
+use latpoly::primes::ntt_primes;
+use latpoly::rns::{Representation, RnsContext, RnsPoly};
+use latpoly::{NttPlan, NttPlan16, NttPlan32};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Options of one bench run.
+pub struct BenchOpts {
+    pub quick: bool,
+    pub json: Option<String>,
+    pub plot: Option<String>,
+    pub only: Option<String>,
+}
+
+/// One measured row.
+struct Row {
+    workload: String,
+    op: String,
+    latpoly_us: f64,
+    backend: String,
+    peers: Vec<(&'static str, f64)>,
+    /// Ratio target against tfhe-ntt, if the brief sets one.
+    target: Option<f64>,
+    note: String,
+}
+
+impl Row {
+    fn tfhe(&self) -> Option<f64> {
+        self.peers.iter().find(|p| p.0 == "tfhe-ntt").map(|p| p.1)
+    }
+}
+
+/// A timed closure: returns nothing, mutates its own state.
+type Job<'a> = Box<dyn FnMut() + 'a>;
+
+/// Times several jobs fairly: calibrates a batch size per job (~1 ms), then runs `rounds`
+/// rounds, each timing one batch of every job in turn; returns per-call medians in µs.
+fn time_jobs(jobs: &mut [Job<'_>], rounds: usize) -> Vec<f64> {
+    let target = Duration::from_micros(1500);
+    let iters: Vec<usize> = jobs
+        .iter_mut()
+        .map(|job| {
+            job(); // warm-up
+            let mut k = 1usize;
+            loop {
+                let t = Instant::now();
+                for _ in 0..k {
+                    job();
+                }
+                if t.elapsed() >= target / 4 || k >= 1 << 20 {
+                    let per = t.elapsed().as_secs_f64() / k as f64;
+                    break ((target.as_secs_f64() / per.max(1e-9)) as usize).clamp(1, 1 << 22);
+                }
+                k *= 2;
+            }
+        })
+        .collect();
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); jobs.len()];
+    for _ in 0..rounds {
+        for (i, job) in jobs.iter_mut().enumerate() {
+            let t = Instant::now();
+            for _ in 0..iters[i] {
+                job();
+            }
+            samples[i].push(t.elapsed().as_secs_f64() * 1e6 / iters[i] as f64);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut v| {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+            v[v.len() / 2]
+        })
+        .collect()
+}
+
+fn random_vec(rng: &mut ChaCha20Rng, n: usize, q: u64) -> Vec<u64> {
+    (0..n).map(|_| rng.gen_range(0..q)).collect()
+}
+
+/// Forward and inverse NTT rows for `limbs` primes of size n against tfhe-ntt (and optionally
+/// concrete-ntt / fhe-math), one row per direction.
+#[allow(clippy::too_many_arguments)]
+fn ntt_rows(
+    rows: &mut Vec<Row>,
+    workload: &str,
+    n: usize,
+    primes: &[u64],
+    peer_primes: &[u64],
+    rounds: usize,
+    targets: (Option<f64>, Option<f64>),
+    note: &str,
+) -> Option<(f64, f64)> {
+    let mut rng = ChaCha20Rng::seed_from_u64(n as u64);
+    let plans: Vec<NttPlan> = primes
+        .iter()
+        .map(|&q| NttPlan::new(n, q).expect("valid prime"))
+        .collect();
+    let tplans: Vec<tfhe_ntt::prime64::Plan> = peer_primes
+        .iter()
+        .map(|&q| tfhe_ntt::prime64::Plan::try_new(n, q).expect("tfhe-ntt plan"))
+        .collect();
+    let cplans: Vec<concrete_ntt::prime64::Plan> = peer_primes
+        .iter()
+        .filter_map(|&q| concrete_ntt::prime64::Plan::try_new(n, q))
+        .collect();
+    let fplans: Vec<fhe_math::ntt::NttOperator> = if n >= 8 {
+        peer_primes
+            .iter()
+            .filter_map(|&q| {
+                let m = fhe_math::zq::Modulus::new(q).ok()?;
+                fhe_math::ntt::NttOperator::new(&m, n)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let data: Vec<Vec<u64>> = primes.iter().map(|&q| random_vec(&mut rng, n, q)).collect();
+    let pdata: Vec<Vec<u64>> = peer_primes
+        .iter()
+        .map(|&q| random_vec(&mut rng, n, q))
+        .collect();
+    let backend = plans[0].isa().to_string();
+    let mut out = (0.0, 0.0);
+    for (dir, target) in [("forward", targets.0), ("inverse", targets.1)] {
+        let inverse = dir == "inverse";
+        let mut lbuf = data.clone();
+        let mut tbuf = pdata.clone();
+        let mut cbuf = pdata.clone();
+        let mut fbuf = pdata.clone();
+        if inverse {
+            // Inverse inputs are NTT-domain values in [0, q).
+            for (b, p) in lbuf.iter_mut().zip(&plans) {
+                p.forward(b).expect("in range");
+            }
+        }
+        let has_c = cplans.len() == peer_primes.len();
+        let has_f = fplans.len() == peer_primes.len();
+        let mut jobs: Vec<Job<'_>> = Vec::new();
+        let lp = &plans;
+        // latpoly: the checked public API, all limbs; inverse includes 1/n.
+        jobs.push(Box::new(|| {
+            for (b, p) in lbuf.iter_mut().zip(lp) {
+                if inverse {
+                    // Re-feed: the inverse of an NTT-domain vector is again in [0, q).
+                    p.inverse(b).expect("in range");
+                } else {
+                    p.forward(b).expect("in range");
+                }
+            }
+            black_box(&lbuf);
+        }));
+        let tp = &tplans;
+        jobs.push(Box::new(|| {
+            for (b, p) in tbuf.iter_mut().zip(tp) {
+                if inverse {
+                    p.inv(b);
+                } else {
+                    p.fwd(b);
+                }
+            }
+            black_box(&tbuf);
+        }));
+        let cp = &cplans;
+        if has_c {
+            jobs.push(Box::new(|| {
+                for (b, p) in cbuf.iter_mut().zip(cp) {
+                    if inverse {
+                        p.inv(b);
+                    } else {
+                        p.fwd(b);
+                    }
+                }
+                black_box(&cbuf);
+            }));
+        }
+        let fp = &fplans;
+        if has_f {
+            jobs.push(Box::new(|| {
+                for (b, p) in fbuf.iter_mut().zip(fp) {
+                    if inverse {
+                        p.backward(b);
+                    } else {
+                        p.forward(b);
+                    }
+                }
+                black_box(&fbuf);
+            }));
+        }
+        let t = time_jobs(&mut jobs, rounds);
+        drop(jobs);
+        let mut peers = vec![("tfhe-ntt", t[1])];
+        let mut k = 2;
+        if has_c {
+            peers.push(("concrete-ntt", t[k]));
+            k += 1;
+        }
+        if has_f {
+            peers.push(("fhe-math", t[k]));
+        }
+        if inverse {
+            out.1 = t[0];
+        } else {
+            out.0 = t[0];
+        }
+        rows.push(Row {
+            workload: workload.to_string(),
+            op: format!(
+                "{dir}{}",
+                if inverse {
+                    " (latpoly incl. 1/n; peers without)"
+                } else {
+                    ""
+                }
+            ),
+            latpoly_us: t[0],
+            backend: backend.clone(),
+            peers,
+            target,
+            note: note.to_string(),
+        });
+    }
+    Some(out)
+}
+
+fn w1_pointwise(rows: &mut Vec<Row>, primes: &[u64], rounds: usize) {
+    let n = 8192;
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let plans: Vec<NttPlan> = primes
+        .iter()
+        .map(|&q| NttPlan::new(n, q).unwrap())
+        .collect();
+    let tplans: Vec<tfhe_ntt::prime64::Plan> = primes
+        .iter()
+        .map(|&q| tfhe_ntt::prime64::Plan::try_new(n, q).unwrap())
+        .collect();
+    let a: Vec<Vec<u64>> = primes.iter().map(|&q| random_vec(&mut rng, n, q)).collect();
+    let b: Vec<Vec<u64>> = primes.iter().map(|&q| random_vec(&mut rng, n, q)).collect();
+    let mut out = a.clone();
+    let mut ta = a.clone();
+    let (lp, tp) = (&plans, &tplans);
+    let (ra, rb) = (&a, &b);
+    let mut jobs: Vec<Job<'_>> = vec![
+        Box::new(|| {
+            for ((p, (x, y)), o) in lp.iter().zip(ra.iter().zip(rb)).zip(out.iter_mut()) {
+                p.pointwise(x, y, o).unwrap();
+            }
+            black_box(&out);
+        }),
+        Box::new(|| {
+            for ((p, y), x) in tp.iter().zip(rb).zip(ta.iter_mut()) {
+                // Keep inputs reduced: multiply by b repeatedly stays in [0, q).
+                p.mul_assign_normalize(x, y);
+            }
+            black_box(&ta);
+        }),
+    ];
+    let t = time_jobs(&mut jobs, rounds);
+    rows.push(Row {
+        workload: "W1 n=8192, 4 x 60-bit".into(),
+        op: "pointwise, all limbs (tfhe-ntt folds 1/n; latpoly's inverse does)".into(),
+        latpoly_us: t[0],
+        backend: plans[0].isa().to_string(),
+        peers: vec![("tfhe-ntt", t[1])],
+        target: Some(0.80),
+        note: String::new(),
+    });
+}
+
+fn w4(rows: &mut Vec<Row>, rounds: usize) {
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    // n = 256, q = 12289 in 16-bit lanes.
+    let p16 = NttPlan16::new(256, 12289).unwrap();
+    let t32 = tfhe_ntt::prime32::Plan::try_new(256, 12289).unwrap();
+    let a: Vec<u16> = (0..256).map(|_| rng.gen_range(0..12289u16)).collect();
+    let a32: Vec<u32> = a.iter().map(|&x| x as u32).collect();
+    let (mut la, mut ta) = (a.clone(), a32.clone());
+    let mut jobs: Vec<Job<'_>> = vec![
+        Box::new(|| {
+            la.copy_from_slice(&a);
+            p16.forward(&mut la).unwrap();
+            black_box(&la);
+        }),
+        Box::new(|| {
+            ta.copy_from_slice(&a32);
+            t32.fwd(&mut ta);
+            black_box(&ta);
+        }),
+    ];
+    let t = time_jobs(&mut jobs, rounds);
+    drop(jobs);
+    rows.push(Row {
+        workload: "W4 n=256, q=12289".into(),
+        op: "forward (latpoly u16 lanes, tfhe-ntt u32)".into(),
+        latpoly_us: t[0],
+        backend: p16.isa().to_string(),
+        peers: vec![("tfhe-ntt", t[1])],
+        target: Some(0.50),
+        note: "both sides include a 256-entry copy".into(),
+    });
+    // n = 512, 30-bit prime in 32-bit lanes.
+    let q = ntt_primes(30, 512, 1).unwrap()[0];
+    let p32 = NttPlan32::new(512, q).unwrap();
+    let t32 = tfhe_ntt::prime32::Plan::try_new(512, q as u32).unwrap();
+    let a: Vec<u32> = (0..512).map(|_| rng.gen_range(0..q as u32)).collect();
+    let (mut la, mut ta) = (a.clone(), a.clone());
+    let mut jobs: Vec<Job<'_>> = vec![
+        Box::new(|| {
+            la.copy_from_slice(&a);
+            p32.forward(&mut la).unwrap();
+            black_box(&la);
+        }),
+        Box::new(|| {
+            ta.copy_from_slice(&a);
+            t32.fwd(&mut ta);
+            black_box(&ta);
+        }),
+    ];
+    let t = time_jobs(&mut jobs, rounds);
+    drop(jobs);
+    rows.push(Row {
+        workload: format!("W4 n=512, q={q} (30-bit)"),
+        op: "forward (u32 lanes)".into(),
+        latpoly_us: t[0],
+        backend: p32.isa().to_string(),
+        peers: vec![("tfhe-ntt", t[1])],
+        target: Some(0.70),
+        note: "both sides include a 512-entry copy".into(),
+    });
+}
+
+fn w5(rows: &mut Vec<Row>, rounds: usize) {
+    let n = 8192;
+    let q = ntt_primes(60, n, 1).unwrap()[0];
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    let plan = NttPlan::new(n, q).unwrap();
+    let tplan = tfhe_ntt::prime64::Plan::try_new(n, q).unwrap();
+    let a = random_vec(&mut rng, n, q);
+    let b = random_vec(&mut rng, n, q);
+    let (mut la, mut lb, mut lc) = (a.clone(), b.clone(), vec![0u64; n]);
+    let (mut ta, mut tb) = (a.clone(), b.clone());
+    let (ra, rb) = (&a, &b);
+    let mut jobs: Vec<Job<'_>> = vec![
+        Box::new(|| {
+            la.copy_from_slice(ra);
+            lb.copy_from_slice(rb);
+            plan.forward(&mut la).unwrap();
+            plan.forward(&mut lb).unwrap();
+            plan.pointwise(&la, &lb, &mut lc).unwrap();
+            plan.inverse(&mut lc).unwrap();
+            black_box(&lc);
+        }),
+        Box::new(|| {
+            ta.copy_from_slice(ra);
+            tb.copy_from_slice(rb);
+            tplan.fwd(&mut ta);
+            tplan.fwd(&mut tb);
+            tplan.mul_assign_normalize(&mut ta, &tb);
+            tplan.inv(&mut ta);
+            black_box(&ta);
+        }),
+    ];
+    let t = time_jobs(&mut jobs, rounds);
+    drop(jobs);
+    rows.push(Row {
+        workload: "W5 n=8192, 60-bit".into(),
+        op: "full negacyclic product (2 fwd, pointwise, inv)".into(),
+        latpoly_us: t[0],
+        backend: plan.isa().to_string(),
+        peers: vec![("tfhe-ntt", t[1])],
+        target: Some(0.75),
+        note: String::new(),
+    });
+}
+
+fn w6(rows: &mut Vec<Row>, rounds: usize) {
+    let n = 1024;
+    let primes = ntt_primes(62, n, 100).unwrap();
+    ntt_rows(
+        rows,
+        "W6 n=1024, 100 x 62-bit",
+        n,
+        &primes,
+        &primes,
+        rounds,
+        (None, None),
+        "",
+    );
+    let ctx = RnsContext::new(n, &primes).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    let res: Vec<u64> = primes
+        .iter()
+        .flat_map(|&q| random_vec(&mut rng, n, q))
+        .collect();
+    let p = RnsPoly::from_residues(&ctx, res, Representation::Coefficient).unwrap();
+    let ints = p.to_biguints();
+    let mut jobs: Vec<Job<'_>> = vec![
+        Box::new(|| {
+            black_box(p.to_biguints());
+        }),
+        Box::new(|| {
+            black_box(RnsPoly::from_biguints(&ctx, &ints).unwrap());
+        }),
+    ];
+    let t = time_jobs(&mut jobs, rounds.min(5));
+    drop(jobs);
+    for (op, v) in [
+        ("exact CRT to big integers, all coefficients", t[0]),
+        ("big integers to residues, all coefficients", t[1]),
+    ] {
+        rows.push(Row {
+            workload: "W6 n=1024, 100 x 62-bit".into(),
+            op: op.into(),
+            latpoly_us: v,
+            backend: "scalar".into(),
+            peers: vec![],
+            target: None,
+            note: "NFLlib Table 2 era figure for this size: see BENCHMARKS.md".into(),
+        });
+    }
+}
+
+/// Runs the whole suite (or the workloads whose name starts with `only`) and prints the table.
+pub fn run(opts: BenchOpts) -> Result<(), String> {
+    let rounds = if opts.quick { 5 } else { 21 };
+    let want = |w: &str| {
+        opts.only
+            .as_deref()
+            .is_none_or(|o| w.to_lowercase().starts_with(&o.to_lowercase()))
+    };
+    let mut rows = Vec::new();
+    let w1_primes = ntt_primes(60, 8192, 4).map_err(|e| e.to_string())?;
+    let mut w1 = None;
+    if want("W1") {
+        w1 = ntt_rows(
+            &mut rows,
+            "W1 n=8192, 4 x 60-bit",
+            8192,
+            &w1_primes,
+            &w1_primes,
+            rounds,
+            (Some(0.80), Some(0.80)),
+            "",
+        );
+        w1_pointwise(&mut rows, &w1_primes, rounds);
+    }
+    if want("W1-eq") || want("W1") {
+        // Same ~240-bit modulus from 5 primes below 2^50 (IFMA-friendly): latpoly's default
+        // choice for "a 240-bit modulus at n = 8192". Compared with tfhe-ntt on W1.
+        let ctx = RnsContext::with_modulus_bits(8192, 240).map_err(|e| e.to_string())?;
+        let eq = ctx.moduli().to_vec();
+        let before = rows.len();
+        ntt_rows(
+            &mut rows,
+            "W1-eq n=8192, ~240-bit Q",
+            8192,
+            &eq,
+            &w1_primes,
+            rounds,
+            (None, None),
+            "",
+        );
+        let desc = format!(
+            "{} primes of {} bits (Q = {} bits)",
+            eq.len(),
+            64 - eq[0].leading_zeros(),
+            ctx.modulus_bits()
+        );
+        for r in &mut rows[before..] {
+            r.note = format!("{desc}; peers run W1's 4 x 60-bit primes");
+            r.target = Some(0.55);
+        }
+    }
+    if want("W2") {
+        let q = ntt_primes(62, 1024, 1).map_err(|e| e.to_string())?;
+        ntt_rows(
+            &mut rows,
+            "W2 n=1024, 62-bit",
+            1024,
+            &q,
+            &q,
+            rounds,
+            (None, None),
+            "",
+        );
+    }
+    if want("W3") {
+        for n in [4096usize, 16384, 32768] {
+            let q = ntt_primes(50, n, 1).map_err(|e| e.to_string())?;
+            ntt_rows(
+                &mut rows,
+                &format!("W3 n={n}, 50-bit"),
+                n,
+                &q,
+                &q,
+                rounds,
+                (Some(0.70), Some(0.70)),
+                "",
+            );
+        }
+    }
+    if want("W4") {
+        w4(&mut rows, rounds);
+    }
+    if want("W5") {
+        w5(&mut rows, rounds);
+    }
+    if want("W6") {
+        w6(&mut rows, rounds);
+    }
+    let _ = w1;
+    print_table(&rows);
+    if let Some(path) = &opts.json {
+        std::fs::write(path, to_json(&rows)).map_err(|e| format!("{path}: {e}"))?;
+        println!("wrote {path}");
+    }
+    if let Some(path) = &opts.plot {
+        let svg = plot_svg(opts.quick)?;
+        std::fs::write(path, svg).map_err(|e| format!("{path}: {e}"))?;
+        println!("wrote {path}");
+    }
+    Ok(())
+}
+
+fn print_table(rows: &[Row]) {
+    println!("| workload | op | backend | latpoly µs | tfhe-ntt µs | ratio | target | other peers µs | note |");
+    println!("|---|---|---|---:|---:|---:|---:|---|---|");
+    for r in rows {
+        let tf = r.tfhe();
+        let ratio = tf.map(|t| r.latpoly_us / t);
+        let status = match (ratio, r.target) {
+            (Some(x), Some(t)) if x <= t => format!("<= {t:.2} met"),
+            (Some(_), Some(t)) => format!("<= {t:.2} MISSED"),
+            _ => String::new(),
+        };
+        let others: Vec<String> = r
+            .peers
+            .iter()
+            .filter(|p| p.0 != "tfhe-ntt")
+            .map(|p| format!("{} {:.2}", p.0, p.1))
+            .collect();
+        println!(
+            "| {} | {} | {} | {:.3} | {} | {} | {} | {} | {} |",
+            r.workload,
+            r.op,
+            r.backend,
+            r.latpoly_us,
+            tf.map_or(String::from("-"), |t| format!("{t:.3}")),
+            ratio.map_or(String::from("-"), |x| format!("{x:.2}")),
+            status,
+            others.join(", "),
+            r.note
+        );
+    }
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+fn to_json(rows: &[Row]) -> String {
+    let mut s = String::from("[\n");
+    for (i, r) in rows.iter().enumerate() {
+        let peers: Vec<String> = r
+            .peers
+            .iter()
+            .map(|p| format!("{}: {:.4}", json_str(p.0), p.1))
+            .collect();
+        let _ = write!(
+            s,
+            "  {{\"workload\": {}, \"op\": {}, \"backend\": {}, \"latpoly_us\": {:.4}, \"peers_us\": {{{}}}, \"ratio_vs_tfhe_ntt\": {}, \"target\": {}}}{}\n",
+            json_str(&r.workload),
+            json_str(&r.op),
+            json_str(&r.backend),
+            r.latpoly_us,
+            peers.join(", "),
+            r.tfhe().map_or("null".into(), |t| format!("{:.4}", r.latpoly_us / t)),
+            r.target.map_or("null".into(), |t| format!("{t}")),
+            if i + 1 < rows.len() { "," } else { "" }
+        );
+    }
+    s.push_str("]\n");
+    s
+}
+
+/// Forward-NTT time vs n (one 50-bit and one 60-bit prime) for latpoly and tfhe-ntt, as SVG.
+fn plot_svg(quick: bool) -> Result<String, String> {
+    let rounds = if quick { 3 } else { 9 };
+    let mut series: Vec<(String, Vec<(usize, f64)>)> = Vec::new();
+    for bits in [50u32, 60] {
+        let mut l = Vec::new();
+        let mut t = Vec::new();
+        for log_n in 8..=15 {
+            let n = 1usize << log_n;
+            let q = ntt_primes(bits, n, 1).map_err(|e| e.to_string())?[0];
+            let plan = NttPlan::new(n, q).map_err(|e| e.to_string())?;
+            let tp = tfhe_ntt::prime64::Plan::try_new(n, q).ok_or("tfhe-ntt plan")?;
+            let mut rng = ChaCha20Rng::seed_from_u64(log_n as u64);
+            let a = random_vec(&mut rng, n, q);
+            let (mut x, mut y) = (a.clone(), a.clone());
+            let mut jobs: Vec<Job<'_>> = vec![
+                Box::new(|| {
+                    x.copy_from_slice(&a);
+                    plan.forward(&mut x).unwrap();
+                }),
+                Box::new(|| {
+                    y.copy_from_slice(&a);
+                    tp.fwd(&mut y);
+                }),
+            ];
+            let r = time_jobs(&mut jobs, rounds);
+            l.push((n, r[0]));
+            t.push((n, r[1]));
+        }
+        series.push((format!("latpoly {bits}-bit"), l));
+        series.push((format!("tfhe-ntt {bits}-bit"), t));
+    }
+    let (w, h, m) = (720.0, 440.0, 60.0);
+    let xs = |n: usize| m + (n.trailing_zeros() as f64 - 8.0) / 7.0 * (w - 2.0 * m);
+    let ymax = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.1))
+        .fold(1e-3, f64::max)
+        .log10()
+        .ceil();
+    let ymin = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.1))
+        .fold(1e9, f64::min)
+        .log10()
+        .floor();
+    let ys = |v: f64| h - m - (v.log10() - ymin) / (ymax - ymin) * (h - 2.0 * m);
+    let colors = ["#d62728", "#1f77b4", "#ff7f0e", "#2ca02c"];
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">Forward negacyclic NTT, one prime, single thread (log scale)</text>\n",
+        w / 2.0
+    );
+    for log_n in 8..=15 {
+        let x = xs(1 << log_n);
+        let _ = writeln!(s, "<line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{m}\" stroke=\"#eee\"/><text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{}</text>", h - m, h - m + 16.0, 1 << log_n);
+    }
+    let mut e = ymin;
+    while e <= ymax {
+        let y = ys(10f64.powf(e));
+        let _ = writeln!(s, "<line x1=\"{m}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#eee\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{} µs</text>", w - m, m - 6.0, y + 4.0, 10f64.powf(e));
+        e += 1.0;
+    }
+    let _ = writeln!(
+        s,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">n</text>",
+        w / 2.0,
+        h - 12.0
+    );
+    for (i, (name, pts)) in series.iter().enumerate() {
+        let path: Vec<String> = pts
+            .iter()
+            .map(|&(n, v)| format!("{:.1},{:.1}", xs(n), ys(v)))
+            .collect();
+        let dash = if name.starts_with("tfhe") {
+            " stroke-dasharray=\"6,4\""
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{dash} points=\"{}\"/>",
+            colors[i % 4],
+            path.join(" ")
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{}\" fill=\"{}\">{name}</text>",
+            m + 10.0,
+            m + 16.0 * (i as f64 + 1.0),
+            colors[i % 4]
+        );
+    }
+    s.push_str("</svg>\n");
+    Ok(s)
+}
