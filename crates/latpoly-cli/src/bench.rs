@@ -587,9 +587,9 @@ fn to_json(rows: &[Row]) -> String {
             .iter()
             .map(|p| format!("{}: {:.4}", json_str(p.0), p.1))
             .collect();
-        let _ = write!(
+        let _ = writeln!(
             s,
-            "  {{\"workload\": {}, \"op\": {}, \"backend\": {}, \"latpoly_us\": {:.4}, \"peers_us\": {{{}}}, \"ratio_vs_tfhe_ntt\": {}, \"target\": {}}}{}\n",
+            "  {{\"workload\": {}, \"op\": {}, \"backend\": {}, \"latpoly_us\": {:.4}, \"peers_us\": {{{}}}, \"ratio_vs_tfhe_ntt\": {}, \"target\": {}}}{}",
             json_str(&r.workload),
             json_str(&r.op),
             json_str(&r.backend),
