@@ -161,6 +161,14 @@ impl<W: Word> SimdTables<W> {
 /// over the whole array, then all inner layers block by block while the block sits in L1.
 const BLOCK_BYTES: usize = 16 * 1024;
 
+/// `x` (a power of two) in a form the optimiser knows is a power of two, so divisions by it
+/// (e.g. inside `chunks_exact`) compile to shifts.
+#[inline(always)]
+fn p2(x: usize) -> usize {
+    debug_assert!(x.is_power_of_two());
+    1 << x.trailing_zeros()
+}
+
 /// Loop-invariant vectors of one transform.
 #[derive(Clone, Copy)]
 struct Consts<V> {
@@ -210,7 +218,7 @@ fn fwd_radix2<S: Simd>(
     base: usize,
 ) {
     let l = S::LANES;
-    for (i, grp) in blk.chunks_exact_mut(2 * t).enumerate() {
+    for (i, grp) in blk.chunks_exact_mut(p2(2 * t)).enumerate() {
         let w = s.splat(tb.fwd[base + i]);
         let wp = s.splat(tb.fwd_shoup[base + i]);
         let (lo, hi) = grp.split_at_mut(t);
@@ -236,7 +244,7 @@ fn fwd_radix4<S: Simd>(
 ) {
     let l = S::LANES;
     let h = t / 2;
-    for (i, grp) in blk.chunks_exact_mut(2 * t).enumerate() {
+    for (i, grp) in blk.chunks_exact_mut(p2(2 * t)).enumerate() {
         let w1 = s.splat(tb.fwd[base1 + i]);
         let w1p = s.splat(tb.fwd_shoup[base1 + i]);
         let w2 = s.splat(tb.fwd[base2 + 2 * i]);
@@ -280,7 +288,7 @@ fn fwd_big_layers<S: Simd>(
 ) {
     let mut t = t_hi;
     while t >= t_lo {
-        let groups = n / (2 * t);
+        let groups = n >> (2 * t).trailing_zeros();
         if t / 2 >= t_lo {
             fwd_radix4(
                 s,
@@ -288,12 +296,12 @@ fn fwd_big_layers<S: Simd>(
                 c,
                 blk,
                 t,
-                groups + off / (2 * t),
-                2 * groups + off / t,
+                groups + (off >> (2 * t).trailing_zeros()),
+                2 * groups + (off >> t.trailing_zeros()),
             );
             t /= 4;
         } else {
-            fwd_radix2(s, tb, c, blk, t, groups + off / (2 * t));
+            fwd_radix2(s, tb, c, blk, t, groups + (off >> (2 * t).trailing_zeros()));
             t /= 2;
         }
     }
@@ -352,7 +360,7 @@ pub(crate) fn forward<S: Simd, const STRICT: bool>(
         q: qv,
         two_q: s.add(qv, qv),
     };
-    let block = (BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n);
+    let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     // Outer layers: butterflies span more than one block.
     if block < n {
         fwd_big_layers(s, tb, c, a, n, 0, n / 2, block);
@@ -376,7 +384,7 @@ fn inv_radix2<S: Simd>(
     base: usize,
 ) {
     let l = S::LANES;
-    for (i, grp) in blk.chunks_exact_mut(2 * t).enumerate() {
+    for (i, grp) in blk.chunks_exact_mut(p2(2 * t)).enumerate() {
         let w = s.splat(tb.inv[base + i]);
         let wp = s.splat(tb.inv_shoup[base + i]);
         let (lo, hi) = grp.split_at_mut(t);
@@ -400,7 +408,7 @@ fn inv_radix4<S: Simd>(
     base2: usize,
 ) {
     let l = S::LANES;
-    for (i, grp) in blk.chunks_exact_mut(4 * t).enumerate() {
+    for (i, grp) in blk.chunks_exact_mut(p2(4 * t)).enumerate() {
         let wa = s.splat(tb.inv[base1 + 2 * i]);
         let wap = s.splat(tb.inv_shoup[base1 + 2 * i]);
         let wb = s.splat(tb.inv[base1 + 2 * i + 1]);
@@ -444,7 +452,7 @@ fn inv_big_layers<S: Simd>(
 ) {
     let mut t = t_lo;
     while t < t_end {
-        let groups = n / (2 * t);
+        let groups = n >> (2 * t).trailing_zeros();
         if 2 * t < t_end {
             inv_radix4(
                 s,
@@ -452,12 +460,12 @@ fn inv_big_layers<S: Simd>(
                 c,
                 blk,
                 t,
-                groups + off / (2 * t),
-                groups / 2 + off / (4 * t),
+                groups + (off >> (2 * t).trailing_zeros()),
+                groups / 2 + (off >> (4 * t).trailing_zeros()),
             );
             t *= 4;
         } else {
-            inv_radix2(s, tb, c, blk, t, groups + off / (2 * t));
+            inv_radix2(s, tb, c, blk, t, groups + (off >> (2 * t).trailing_zeros()));
             t *= 2;
         }
     }
@@ -511,7 +519,7 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
         q: qv,
         two_q: s.add(qv, qv),
     };
-    let block = (BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n);
+    let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     let last = n / 2;
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
@@ -599,7 +607,7 @@ pub(crate) fn max_value<S: Simd>(s: S, a: &[S::W]) -> S::W {
     for x in a.chunks_exact(l) {
         acc = s.max(acc, s.load(x));
     }
-    let mut lanes = vec![S::W::ZERO; l];
-    s.store(&mut lanes, acc);
-    lanes.into_iter().max().unwrap_or(S::W::ZERO)
+    let mut lanes = [S::W::ZERO; 64];
+    s.store(&mut lanes[..l], acc);
+    lanes[..l].iter().copied().max().unwrap_or(S::W::ZERO)
 }

@@ -3,7 +3,7 @@
 //! Native 16-bit high/low products (`vpmulhuw`, `vpmullw`) make a lazy Shoup product three
 //! multiplications, as in fast ML-KEM code.
 
-use super::{deinterleave_idx, entry_points, interleave_idx};
+use super::{entry_points, perm_tables, step_tables};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, Simd, SimdTables};
@@ -20,14 +20,31 @@ impl Avx512U16 {
     }
 }
 
-#[inline(always)]
-fn idx32(t: [usize; 32]) -> __m512i {
-    let mut v = [0i16; 32];
-    for (d, s) in v.iter_mut().zip(t) {
-        *d = s as i16;
+const fn narrow(t: [[[i64; 32]; 2]; 5]) -> [[[i16; 32]; 2]; 5] {
+    let mut out = [[[0i16; 32]; 2]; 5];
+    let mut k = 0;
+    while k < 5 {
+        let mut l = 0;
+        while l < 32 {
+            out[k][0][l] = t[k][0][l] as i16;
+            out[k][1][l] = t[k][1][l] as i16;
+            l += 1;
+        }
+        k += 1;
     }
-    // SAFETY: token methods only; unaligned load of 32 readable i16.
-    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+    out
+}
+
+const DEINT: [[[i16; 32]; 2]; 5] = narrow(perm_tables::<32, 5, false>());
+const DOWN: [[[i16; 32]; 2]; 5] = narrow(step_tables::<32, 5, false>());
+const UP: [[[i16; 32]; 2]; 5] = narrow(step_tables::<32, 5, true>());
+const INTER: [[[i16; 32]; 2]; 5] = narrow(perm_tables::<32, 5, true>());
+
+/// Loads a constant index vector. Caller holds an AVX-512F token.
+#[inline(always)]
+unsafe fn idx(t: &[i16; 32]) -> __m512i {
+    // SAFETY: caller guarantees AVX-512F; `t` is 64 readable bytes.
+    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
 }
 
 impl Simd for Avx512U16 {
@@ -96,65 +113,45 @@ impl Simd for Avx512U16 {
     }
     #[inline(always)]
     fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
-        let (ix, iy) = match t {
-            1 => (
-                deinterleave_idx::<32>(1, false),
-                deinterleave_idx::<32>(1, true),
-            ),
-            2 => (
-                deinterleave_idx::<32>(2, false),
-                deinterleave_idx::<32>(2, true),
-            ),
-            4 => (
-                deinterleave_idx::<32>(4, false),
-                deinterleave_idx::<32>(4, true),
-            ),
-            8 => (
-                deinterleave_idx::<32>(8, false),
-                deinterleave_idx::<32>(8, true),
-            ),
-            _ => (
-                deinterleave_idx::<32>(16, false),
-                deinterleave_idx::<32>(16, true),
-            ),
-        };
-        // SAFETY: token proves AVX-512BW.
+        let k = t.trailing_zeros() as usize;
+        // SAFETY: token proves the features; k < log2(LANES) because t < LANES.
         unsafe {
             (
-                _mm512_permutex2var_epi16(a, idx32(ix), b),
-                _mm512_permutex2var_epi16(a, idx32(iy), b),
+                _mm512_permutex2var_epi16(a, idx(&DEINT[k][0]), b),
+                _mm512_permutex2var_epi16(a, idx(&DEINT[k][1]), b),
             )
         }
     }
     #[inline(always)]
     fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
-        let (ia, ib) = match t {
-            1 => (
-                interleave_idx::<32>(1, false),
-                interleave_idx::<32>(1, true),
-            ),
-            2 => (
-                interleave_idx::<32>(2, false),
-                interleave_idx::<32>(2, true),
-            ),
-            4 => (
-                interleave_idx::<32>(4, false),
-                interleave_idx::<32>(4, true),
-            ),
-            8 => (
-                interleave_idx::<32>(8, false),
-                interleave_idx::<32>(8, true),
-            ),
-            _ => (
-                interleave_idx::<32>(16, false),
-                interleave_idx::<32>(16, true),
-            ),
-        };
-        // SAFETY: token proves AVX-512BW.
+        let k = t.trailing_zeros() as usize;
+        // SAFETY: token proves the features; k < log2(LANES) because t < LANES.
         unsafe {
             (
-                _mm512_permutex2var_epi16(x, idx32(ia), y),
-                _mm512_permutex2var_epi16(x, idx32(ib), y),
+                _mm512_permutex2var_epi16(x, idx(&INTER[k][0]), y),
+                _mm512_permutex2var_epi16(x, idx(&INTER[k][1]), y),
+            )
+        }
+    }
+    #[inline(always)]
+    fn step_down(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        let k = t.trailing_zeros() as usize;
+        // SAFETY: token proves the features; 1 <= k < log2(LANES).
+        unsafe {
+            (
+                _mm512_permutex2var_epi16(x, idx(&DOWN[k][0]), y),
+                _mm512_permutex2var_epi16(x, idx(&DOWN[k][1]), y),
+            )
+        }
+    }
+    #[inline(always)]
+    fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        let k = t.trailing_zeros() as usize;
+        // SAFETY: token proves the features; 2t < LANES.
+        unsafe {
+            (
+                _mm512_permutex2var_epi16(x, idx(&UP[k][0]), y),
+                _mm512_permutex2var_epi16(x, idx(&UP[k][1]), y),
             )
         }
     }

@@ -2,7 +2,7 @@
 //!
 //! High halves of 32 x 32 products come from two `vpmuludq` (even and odd lanes) and a blend.
 
-use super::{deinterleave_idx, entry_points, interleave_idx};
+use super::{entry_points, perm_tables, step_tables};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, Simd, SimdTables};
@@ -29,14 +29,31 @@ unsafe fn mulhi32(a: __m512i, b: __m512i) -> __m512i {
     }
 }
 
-#[inline(always)]
-fn idx16(t: [usize; 16]) -> __m512i {
-    let mut v = [0i32; 16];
-    for (d, s) in v.iter_mut().zip(t) {
-        *d = s as i32;
+const fn narrow(t: [[[i64; 16]; 2]; 4]) -> [[[i32; 16]; 2]; 4] {
+    let mut out = [[[0i32; 16]; 2]; 4];
+    let mut k = 0;
+    while k < 4 {
+        let mut l = 0;
+        while l < 16 {
+            out[k][0][l] = t[k][0][l] as i32;
+            out[k][1][l] = t[k][1][l] as i32;
+            l += 1;
+        }
+        k += 1;
     }
-    // SAFETY: token methods only; unaligned load of 16 readable i32.
-    unsafe { _mm512_loadu_si512(v.as_ptr().cast()) }
+    out
+}
+
+const DEINT: [[[i32; 16]; 2]; 4] = narrow(perm_tables::<16, 4, false>());
+const DOWN: [[[i32; 16]; 2]; 4] = narrow(step_tables::<16, 4, false>());
+const UP: [[[i32; 16]; 2]; 4] = narrow(step_tables::<16, 4, true>());
+const INTER: [[[i32; 16]; 2]; 4] = narrow(perm_tables::<16, 4, true>());
+
+/// Loads a constant index vector. Caller holds an AVX-512F token.
+#[inline(always)]
+unsafe fn idx(t: &[i32; 16]) -> __m512i {
+    // SAFETY: caller guarantees AVX-512F; `t` is 64 readable bytes.
+    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
 }
 
 impl Simd for Avx512U32 {
@@ -105,57 +122,45 @@ impl Simd for Avx512U32 {
     }
     #[inline(always)]
     fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
-        let (ix, iy) = match t {
-            1 => (
-                deinterleave_idx::<16>(1, false),
-                deinterleave_idx::<16>(1, true),
-            ),
-            2 => (
-                deinterleave_idx::<16>(2, false),
-                deinterleave_idx::<16>(2, true),
-            ),
-            4 => (
-                deinterleave_idx::<16>(4, false),
-                deinterleave_idx::<16>(4, true),
-            ),
-            _ => (
-                deinterleave_idx::<16>(8, false),
-                deinterleave_idx::<16>(8, true),
-            ),
-        };
-        // SAFETY: token proves AVX-512F.
+        let k = t.trailing_zeros() as usize;
+        // SAFETY: token proves the features; k < log2(LANES) because t < LANES.
         unsafe {
             (
-                _mm512_permutex2var_epi32(a, idx16(ix), b),
-                _mm512_permutex2var_epi32(a, idx16(iy), b),
+                _mm512_permutex2var_epi32(a, idx(&DEINT[k][0]), b),
+                _mm512_permutex2var_epi32(a, idx(&DEINT[k][1]), b),
             )
         }
     }
     #[inline(always)]
     fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
-        let (ia, ib) = match t {
-            1 => (
-                interleave_idx::<16>(1, false),
-                interleave_idx::<16>(1, true),
-            ),
-            2 => (
-                interleave_idx::<16>(2, false),
-                interleave_idx::<16>(2, true),
-            ),
-            4 => (
-                interleave_idx::<16>(4, false),
-                interleave_idx::<16>(4, true),
-            ),
-            _ => (
-                interleave_idx::<16>(8, false),
-                interleave_idx::<16>(8, true),
-            ),
-        };
-        // SAFETY: token proves AVX-512F.
+        let k = t.trailing_zeros() as usize;
+        // SAFETY: token proves the features; k < log2(LANES) because t < LANES.
         unsafe {
             (
-                _mm512_permutex2var_epi32(x, idx16(ia), y),
-                _mm512_permutex2var_epi32(x, idx16(ib), y),
+                _mm512_permutex2var_epi32(x, idx(&INTER[k][0]), y),
+                _mm512_permutex2var_epi32(x, idx(&INTER[k][1]), y),
+            )
+        }
+    }
+    #[inline(always)]
+    fn step_down(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        let k = t.trailing_zeros() as usize;
+        // SAFETY: token proves the features; 1 <= k < log2(LANES).
+        unsafe {
+            (
+                _mm512_permutex2var_epi32(x, idx(&DOWN[k][0]), y),
+                _mm512_permutex2var_epi32(x, idx(&DOWN[k][1]), y),
+            )
+        }
+    }
+    #[inline(always)]
+    fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        let k = t.trailing_zeros() as usize;
+        // SAFETY: token proves the features; 2t < LANES.
+        unsafe {
+            (
+                _mm512_permutex2var_epi32(x, idx(&UP[k][0]), y),
+                _mm512_permutex2var_epi32(x, idx(&UP[k][1]), y),
             )
         }
     }

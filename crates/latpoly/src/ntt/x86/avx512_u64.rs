@@ -3,7 +3,7 @@
 //! The 64 x 64 -> high-64 product of the Shoup and Montgomery reductions is emulated with four
 //! `vpmuludq`; low products use `vpmullq` (AVX-512DQ).
 
-use super::{deinterleave_idx, entry_points, interleave_idx};
+use super::{entry_points, perm_tables, step_tables};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, Simd, SimdTables};
@@ -20,22 +20,16 @@ impl Avx512U64 {
     }
 }
 
-/// Converts a const index table to a vector.
+const DEINT: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, false>();
+const DOWN: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, false>();
+const UP: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, true>();
+const INTER: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, true>();
+
+/// Loads a constant index vector. Caller holds an AVX-512F token.
 #[inline(always)]
-pub(super) fn idx8(t: [usize; 8]) -> __m512i {
-    // SAFETY: only called from token methods, whose token proves AVX-512F.
-    unsafe {
-        _mm512_set_epi64(
-            t[7] as i64,
-            t[6] as i64,
-            t[5] as i64,
-            t[4] as i64,
-            t[3] as i64,
-            t[2] as i64,
-            t[1] as i64,
-            t[0] as i64,
-        )
-    }
+unsafe fn idx(t: &[i64; 8]) -> __m512i {
+    // SAFETY: caller guarantees AVX-512F; `t` has 8 readable i64.
+    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
 }
 
 /// `vpmuludq` behind an `asm!` barrier: LLVM otherwise recognises the emulated 64 x 64 high
@@ -81,25 +75,12 @@ pub(super) unsafe fn mulhi64(a: __m512i, b: __m512i) -> __m512i {
 /// The 8-lane permutations shared by the AVX-512 u64 tokens. Caller holds an AVX-512F token.
 #[inline(always)]
 pub(super) unsafe fn deinterleave8(a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
-    let (ix, iy) = match t {
-        1 => (
-            deinterleave_idx::<8>(1, false),
-            deinterleave_idx::<8>(1, true),
-        ),
-        2 => (
-            deinterleave_idx::<8>(2, false),
-            deinterleave_idx::<8>(2, true),
-        ),
-        _ => (
-            deinterleave_idx::<8>(4, false),
-            deinterleave_idx::<8>(4, true),
-        ),
-    };
-    // SAFETY: the caller guarantees AVX-512F (token proof).
+    let k = t.trailing_zeros() as usize;
+    // SAFETY: the caller guarantees AVX-512F (token proof); k < 3 because t < 8.
     unsafe {
         (
-            _mm512_permutex2var_epi64(a, idx8(ix), b),
-            _mm512_permutex2var_epi64(a, idx8(iy), b),
+            _mm512_permutex2var_epi64(a, idx(&DEINT[k][0]), b),
+            _mm512_permutex2var_epi64(a, idx(&DEINT[k][1]), b),
         )
     }
 }
@@ -107,16 +88,26 @@ pub(super) unsafe fn deinterleave8(a: __m512i, b: __m512i, t: usize) -> (__m512i
 /// Inverse of [`deinterleave8`]. Caller holds an AVX-512F token.
 #[inline(always)]
 pub(super) unsafe fn interleave8(x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
-    let (ia, ib) = match t {
-        1 => (interleave_idx::<8>(1, false), interleave_idx::<8>(1, true)),
-        2 => (interleave_idx::<8>(2, false), interleave_idx::<8>(2, true)),
-        _ => (interleave_idx::<8>(4, false), interleave_idx::<8>(4, true)),
-    };
-    // SAFETY: the caller guarantees AVX-512F (token proof).
+    let k = t.trailing_zeros() as usize;
+    // SAFETY: the caller guarantees AVX-512F (token proof); k < 3 because t < 8.
     unsafe {
         (
-            _mm512_permutex2var_epi64(x, idx8(ia), y),
-            _mm512_permutex2var_epi64(x, idx8(ib), y),
+            _mm512_permutex2var_epi64(x, idx(&INTER[k][0]), y),
+            _mm512_permutex2var_epi64(x, idx(&INTER[k][1]), y),
+        )
+    }
+}
+
+/// Fused layout change (see `step_tables`). Caller holds an AVX-512F token.
+#[inline(always)]
+pub(super) unsafe fn step8(x: __m512i, y: __m512i, t: usize, up: bool) -> (__m512i, __m512i) {
+    let k = t.trailing_zeros() as usize;
+    let tab = if up { &UP[k] } else { &DOWN[k] };
+    // SAFETY: the caller guarantees AVX-512F; k < 3 because t < 8.
+    unsafe {
+        (
+            _mm512_permutex2var_epi64(x, idx(&tab[0]), y),
+            _mm512_permutex2var_epi64(x, idx(&tab[1]), y),
         )
     }
 }
@@ -195,6 +186,16 @@ impl Simd for Avx512U64 {
     fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
         // SAFETY: token proves AVX-512F.
         unsafe { interleave8(x, y, t) }
+    }
+    #[inline(always)]
+    fn step_down(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        // SAFETY: token proves AVX-512F.
+        unsafe { step8(x, y, t, false) }
+    }
+    #[inline(always)]
+    fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        // SAFETY: token proves AVX-512F.
+        unsafe { step8(x, y, t, true) }
     }
 }
 

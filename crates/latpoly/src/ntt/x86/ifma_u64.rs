@@ -10,7 +10,7 @@
 //!
 //! Montgomery products use `R = 2^52`.
 
-use super::avx512_u64::{deinterleave8, interleave8};
+use super::avx512_u64::{deinterleave8, interleave8, step8};
 use super::entry_points;
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
@@ -112,6 +112,16 @@ impl Simd for IfmaU64 {
     fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
         // SAFETY: token proves AVX-512F.
         unsafe { interleave8(x, y, t) }
+    }
+    #[inline(always)]
+    fn step_down(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        // SAFETY: token proves AVX-512F.
+        unsafe { step8(x, y, t, false) }
+    }
+    #[inline(always)]
+    fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        // SAFETY: token proves AVX-512F.
+        unsafe { step8(x, y, t, true) }
     }
 }
 

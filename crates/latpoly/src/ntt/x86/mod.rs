@@ -58,6 +58,57 @@ pub(crate) const fn interleave_idx<const L: usize>(t: usize, hi: bool) -> [usize
     out
 }
 
+/// Index tables `[log2 t][0 = first, 1 = second]` of [`deinterleave_idx`] (`INTER = false`) or
+/// [`interleave_idx`] (`INTER = true`) for every `t < L`, as `i64` (narrowed by the backends).
+pub(crate) const fn perm_tables<const L: usize, const K: usize, const INTER: bool>() -> [[[i64; L]; 2]; K] {
+    let mut out = [[[0i64; L]; 2]; K];
+    let mut k = 0;
+    while k < K {
+        let t = 1usize << k;
+        let (a, b) = if INTER {
+            (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true))
+        } else {
+            (deinterleave_idx::<L>(t, false), deinterleave_idx::<L>(t, true))
+        };
+        let mut l = 0;
+        while l < L {
+            out[k][0][l] = a[l] as i64;
+            out[k][1][l] = b[l] as i64;
+            l += 1;
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Fused layout changes `[log2 t][first/second]`: from the butterfly layout of distance `t` to
+/// that of `t / 2` (`UP = false`, entries for `t >= 2`) or `2 t` (`UP = true`, `2t < L`), i.e.
+/// `deinterleave(interleave(x, y, t), t')` as a single pair of `permutex2var` indices into `(x, y)`.
+pub(crate) const fn step_tables<const L: usize, const K: usize, const UP: bool>() -> [[[i64; L]; 2]; K] {
+    let mut out = [[[0i64; L]; 2]; K];
+    let mut k = 0;
+    while k < K {
+        let t = 1usize << k;
+        let valid = t < L && if UP { 2 * t < L } else { t >= 2 };
+        if valid {
+            let t2 = if UP { 2 * t } else { t / 2 };
+            let (ia, ib) = (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true));
+            let (dx, dy) = (deinterleave_idx::<L>(t2, false), deinterleave_idx::<L>(t2, true));
+            let mut l = 0;
+            while l < L {
+                // pair position p -> source in (x, y): concat(ia, ib)[p]
+                let px = dx[l];
+                let py = dy[l];
+                out[k][0][l] = (if px < L { ia[px] } else { ib[px - L] }) as i64;
+                out[k][1][l] = (if py < L { ia[py] } else { ib[py - L] }) as i64;
+                l += 1;
+            }
+        }
+        k += 1;
+    }
+    out
+}
+
 /// Generates the `#[target_feature]` entry points of a token (see `backend::Entry`).
 macro_rules! entry_points {
     ($tok:ty, $w:ty, $isa:expr, $feat:literal) => {
@@ -140,6 +191,23 @@ mod tests {
                 }
                 for l in 0..L {
                     assert_eq!(y[l], x[l] + t);
+                }
+                // Fused steps equal the two-step composition.
+                let k = t.trailing_zeros() as usize;
+                let compose = |t2: usize| -> Vec<usize> {
+                    let d = deinterleave_idx::<L>(t2, false);
+                    let e = deinterleave_idx::<L>(t2, true);
+                    d.iter().chain(e.iter()).map(|&p| if p < L { a[p] } else { b[p - L] }).collect()
+                };
+                if t >= 2 {
+                    let st = step_tables::<L, 6, false>();
+                    let got: Vec<usize> = st[k][0].iter().chain(st[k][1].iter()).map(|&v| v as usize).collect();
+                    assert_eq!(got, compose(t / 2));
+                }
+                if 2 * t < L {
+                    let st = step_tables::<L, 6, true>();
+                    let got: Vec<usize> = st[k][0].iter().chain(st[k][1].iter()).map(|&v| v as usize).collect();
+                    assert_eq!(got, compose(2 * t));
                 }
                 t *= 2;
             }
