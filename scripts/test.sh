@@ -10,6 +10,12 @@ echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== cargo test"
 cargo test --workspace --exclude latpoly-py
+# The NTT and RNS suites again with the backend capped at each level (plans fall back to the
+# best level this CPU has below the cap; tests/backends.rs compares every available backend).
+for isa in scalar avx2 avx512; do
+  echo "== cargo test, LATPOLY_ISA=$isa"
+  LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns
+done
 echo "== python: build extension into .venv"
 bash scripts/python-env.sh
 echo "== pytest"

@@ -32,10 +32,31 @@ struct NttPlan {
 #[pymethods]
 impl NttPlan {
     #[new]
-    fn new(n: usize, q: u64) -> PyResult<Self> {
+    #[pyo3(signature = (n, q, isa=None))]
+    fn new(n: usize, q: u64, isa: Option<&str>) -> PyResult<Self> {
+        let inner = match isa {
+            None => CoreNttPlan::new(n, q),
+            Some(name) => {
+                let isa = latpoly::Isa::parse(name).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "unknown isa {name:?}: expected scalar, avx2, avx512 or avx512ifma"
+                    ))
+                })?;
+                CoreNttPlan::with_isa(n, q, isa)
+            }
+        };
         Ok(Self {
-            inner: CoreNttPlan::new(n, q).map_err(value_error)?,
+            inner: inner.map_err(value_error)?,
         })
+    }
+
+    /// Backends usable for (n, q) on this CPU, best first.
+    #[staticmethod]
+    fn available_isas(n: usize, q: u64) -> Vec<&'static str> {
+        CoreNttPlan::available_isas(n, q)
+            .into_iter()
+            .map(|i| i.name())
+            .collect()
     }
 
     #[getter]
@@ -212,8 +233,9 @@ impl RnsRing {
 
 /// `count` distinct primes of exactly `bits` bits, congruent to 1 mod 2n, largest first.
 #[pyfunction]
-fn ntt_primes(bits: u32, n: usize, count: usize) -> PyResult<Vec<u64>> {
-    latpoly::primes::ntt_primes(bits, n, count).map_err(value_error)
+fn ntt_primes(py: Python<'_>, bits: u32, n: usize, count: usize) -> PyResult<Vec<u64>> {
+    py.detach(|| latpoly::primes::ntt_primes(bits, n, count))
+        .map_err(value_error)
 }
 
 /// Deterministic primality test for 64-bit integers.
@@ -224,8 +246,9 @@ fn is_prime(q: u64) -> bool {
 
 /// Smallest primitive 2n-th root of unity modulo the prime q.
 #[pyfunction]
-fn primitive_2n_root(n: usize, q: u64) -> PyResult<u64> {
-    latpoly::primes::min_primitive_2n_root(n, q).map_err(value_error)
+fn primitive_2n_root(py: Python<'_>, n: usize, q: u64) -> PyResult<u64> {
+    py.detach(|| latpoly::primes::min_primitive_2n_root(n, q))
+        .map_err(value_error)
 }
 
 #[pymodule]

@@ -99,10 +99,14 @@ pub fn ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
         )));
     }
     check_pow2(n, 1)?;
-    let step = 2 * n as u64;
     let lo = 1u64 << (bits - 1);
     let hi = 1u64 << bits; // exclusive
-    let mut out = Vec::with_capacity(count);
+    // A huge `count` is not an allocation request: the result grows as primes are found.
+    let mut out = Vec::with_capacity(count.min(1024));
+    let step = match (n as u64).checked_mul(2) {
+        Some(s) if s < hi => s,
+        _ => u64::MAX,
+    };
     if step >= hi {
         return if count == 0 {
             Ok(out)
@@ -184,8 +188,12 @@ pub fn nfl_primes(s: u32, s0: u32, n_max: usize, limit: usize) -> Result<Vec<u64
     Ok(out)
 }
 
+/// Largest root order [`primitive_root`] accepts (`2^20`, far above the largest NTT, `2n = 2^18`).
+pub const MAX_ROOT_ORDER: u64 = 1 << 20;
+
 /// A primitive `order`-th root of unity modulo the prime `q`, for `order` a power of two
-/// dividing `q - 1` (the smallest such root).
+/// dividing `q - 1` and at most [`MAX_ROOT_ORDER`] (the smallest such root: the search takes
+/// `O(order)` steps).
 ///
 /// ```
 /// let w = latpoly::primes::primitive_root(512, 12289).unwrap();
@@ -203,6 +211,11 @@ pub fn primitive_root(order: u64, q: u64) -> Result<u64> {
             q,
             reason: "q - 1 is not divisible by the (power-of-two) order",
         });
+    }
+    if order > MAX_ROOT_ORDER {
+        return Err(Error::InvalidArgument(format!(
+            "root order {order} exceeds 2^20: the search for the smallest root visits every root"
+        )));
     }
     let cofactor = (q - 1) / order;
     let half = order / 2;
@@ -235,7 +248,11 @@ pub fn primitive_root(order: u64, q: u64) -> Result<u64> {
 /// negacyclic NTT of size `n`.
 pub fn min_primitive_2n_root(n: usize, q: u64) -> Result<u64> {
     check_pow2(n, 1)?;
-    primitive_root(2 * n as u64, q)
+    let order = (n as u64).checked_mul(2).ok_or(Error::InvalidDegree {
+        n,
+        reason: "2n overflows 64 bits",
+    })?;
+    primitive_root(order, q)
 }
 
 #[cfg(test)]
@@ -310,6 +327,12 @@ mod tests {
             assert_eq!(powmod(psi, n as u64, q), q - 1);
         }
         assert!(min_primitive_2n_root(4096, 12289).is_err());
+        assert!(min_primitive_2n_root(1 << 63, 12289).is_err());
+        let big = ntt_primes(62, 1 << 40, 1).unwrap()[0];
+        assert!(min_primitive_2n_root(1 << 40, big).is_err()); // order above MAX_ROOT_ORDER
+        assert!(ntt_primes(62, 1 << 63, 1).is_err());
+        assert_eq!(ntt_primes(62, 1 << 63, 0).unwrap(), Vec::<u64>::new());
+        assert!(ntt_primes(20, 2, usize::MAX).is_err()); // not an allocation of usize::MAX
         assert!(primitive_root(4, 15).is_err());
     }
 }

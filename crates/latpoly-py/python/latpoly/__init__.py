@@ -20,7 +20,7 @@ coefficient >= q) raises ``ValueError``. Kernels release the GIL.
 from __future__ import annotations
 
 import operator
-from typing import Iterable, List, Sequence
+from typing import Iterable, List, Optional, Sequence
 
 import numpy as np
 
@@ -34,6 +34,8 @@ _U64_MAX = (1 << 64) - 1
 
 def _u64_vector(a, name: str) -> np.ndarray:
     """Coerces `a` to a contiguous 1-D uint64 array or raises ValueError."""
+    if isinstance(a, np.ma.MaskedArray):
+        raise ValueError(f"{name} is a masked array; pass plain integer arrays")
     arr = np.asarray(a)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got {arr.ndim} dimensions")
@@ -66,8 +68,8 @@ def _as_int(x, name: str) -> int:
 
 
 def _int_list(a: Iterable, name: str) -> List[int]:
-    if isinstance(a, (str, bytes)):
-        raise ValueError(f"{name} must be a sequence of integers")
+    if isinstance(a, (str, bytes, dict, set, frozenset)) or isinstance(a, np.ma.MaskedArray):
+        raise ValueError(f"{name} must be an ordered sequence of integers")
     if isinstance(a, np.ndarray):
         if a.ndim != 1:
             raise ValueError(f"{name} must be 1-dimensional")
@@ -129,6 +131,9 @@ class NttPlan:
     """Negacyclic NTT over Z_q[x]/(x^n+1) with 64-bit lanes.
 
     `n` is a power of two in 2..2^17 and `q` a prime below 2^62 with q = 1 (mod 2n).
+    The kernels run on the best backend this CPU has (see :attr:`isa`), capped by the
+    environment variable ``LATPOLY_ISA``; ``isa='scalar'|'avx2'|'avx512'|'avx512ifma'`` forces
+    one (ValueError if unavailable for this CPU, n or q).
 
     * :meth:`forward` -- natural order in, bit-reversed order out: index i holds
       a(psi^(2*brv(i)+1)).
@@ -147,11 +152,21 @@ class NttPlan:
 
     __slots__ = ("_inner",)
 
-    def __init__(self, n: int, q: int):
+    def __init__(self, n: int, q: int, isa: Optional[str] = None):
         n, q = _check_int(n, "n"), _check_int(q, "q")
         if n > _U64_MAX or q > _U64_MAX:
             raise ValueError("n and q must fit in 64 bits")
-        self._inner = _latpoly.NttPlan(n, q)
+        if isa is not None and not isinstance(isa, str):
+            raise ValueError("isa must be a backend name or None")
+        self._inner = _latpoly.NttPlan(n, q, isa)
+
+    @staticmethod
+    def available_isas(n: int, q: int) -> List[str]:
+        """Backends this CPU can run for (n, q), best first (always ends with 'scalar')."""
+        n, q = _check_int(n, "n"), _check_int(q, "q")
+        if n > _U64_MAX or q > _U64_MAX:
+            raise ValueError("n and q must fit in 64 bits")
+        return _latpoly.NttPlan.available_isas(n, q)
 
     @property
     def n(self) -> int:
@@ -249,6 +264,8 @@ class RnsRing:
 
     def from_residues(self, residues) -> List[int]:
         """Exact CRT reconstruction of an (L, n) residue array; coefficients in [0, Q)."""
+        if isinstance(residues, np.ma.MaskedArray):
+            raise ValueError("residues is a masked array; pass a plain integer array")
         arr = np.asarray(residues)
         if arr.ndim != 2:
             raise ValueError(f"residues must be 2-dimensional, got {arr.ndim} dimensions")
