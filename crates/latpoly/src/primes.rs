@@ -100,8 +100,9 @@ pub fn ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
     }
     check_pow2(n, 1)?;
     let lo = 1u64 << (bits - 1);
-    let hi = 1u64 << bits; // exclusive
-    // A huge `count` is not an allocation request: the result grows as primes are found.
+    // Exclusive upper bound. A huge `count` is not an allocation request: the result grows
+    // as primes are found.
+    let hi = 1u64 << bits;
     let mut out = Vec::with_capacity(count.min(1024));
     let step = match (n as u64).checked_mul(2) {
         Some(s) if s < hi => s,

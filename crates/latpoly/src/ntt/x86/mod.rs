@@ -60,7 +60,8 @@ pub(crate) const fn interleave_idx<const L: usize>(t: usize, hi: bool) -> [usize
 
 /// Index tables `[log2 t][0 = first, 1 = second]` of [`deinterleave_idx`] (`INTER = false`) or
 /// [`interleave_idx`] (`INTER = true`) for every `t < L`, as `i64` (narrowed by the backends).
-pub(crate) const fn perm_tables<const L: usize, const K: usize, const INTER: bool>() -> [[[i64; L]; 2]; K] {
+pub(crate) const fn perm_tables<const L: usize, const K: usize, const INTER: bool>(
+) -> [[[i64; L]; 2]; K] {
     let mut out = [[[0i64; L]; 2]; K];
     let mut k = 0;
     while k < K {
@@ -68,7 +69,10 @@ pub(crate) const fn perm_tables<const L: usize, const K: usize, const INTER: boo
         let (a, b) = if INTER {
             (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true))
         } else {
-            (deinterleave_idx::<L>(t, false), deinterleave_idx::<L>(t, true))
+            (
+                deinterleave_idx::<L>(t, false),
+                deinterleave_idx::<L>(t, true),
+            )
         };
         let mut l = 0;
         while l < L {
@@ -84,7 +88,8 @@ pub(crate) const fn perm_tables<const L: usize, const K: usize, const INTER: boo
 /// Fused layout changes `[log2 t][first/second]`: from the butterfly layout of distance `t` to
 /// that of `t / 2` (`UP = false`, entries for `t >= 2`) or `2 t` (`UP = true`, `2t < L`), i.e.
 /// `deinterleave(interleave(x, y, t), t')` as a single pair of `permutex2var` indices into `(x, y)`.
-pub(crate) const fn step_tables<const L: usize, const K: usize, const UP: bool>() -> [[[i64; L]; 2]; K] {
+pub(crate) const fn step_tables<const L: usize, const K: usize, const UP: bool>(
+) -> [[[i64; L]; 2]; K] {
     let mut out = [[[0i64; L]; 2]; K];
     let mut k = 0;
     while k < K {
@@ -93,7 +98,10 @@ pub(crate) const fn step_tables<const L: usize, const K: usize, const UP: bool>(
         if valid {
             let t2 = if UP { 2 * t } else { t / 2 };
             let (ia, ib) = (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true));
-            let (dx, dy) = (deinterleave_idx::<L>(t2, false), deinterleave_idx::<L>(t2, true));
+            let (dx, dy) = (
+                deinterleave_idx::<L>(t2, false),
+                deinterleave_idx::<L>(t2, true),
+            );
             let mut l = 0;
             while l < L {
                 // pair position p -> source in (x, y): concat(ia, ib)[p]
@@ -197,16 +205,27 @@ mod tests {
                 let compose = |t2: usize| -> Vec<usize> {
                     let d = deinterleave_idx::<L>(t2, false);
                     let e = deinterleave_idx::<L>(t2, true);
-                    d.iter().chain(e.iter()).map(|&p| if p < L { a[p] } else { b[p - L] }).collect()
+                    d.iter()
+                        .chain(e.iter())
+                        .map(|&p| if p < L { a[p] } else { b[p - L] })
+                        .collect()
                 };
                 if t >= 2 {
                     let st = step_tables::<L, 6, false>();
-                    let got: Vec<usize> = st[k][0].iter().chain(st[k][1].iter()).map(|&v| v as usize).collect();
+                    let got: Vec<usize> = st[k][0]
+                        .iter()
+                        .chain(st[k][1].iter())
+                        .map(|&v| v as usize)
+                        .collect();
                     assert_eq!(got, compose(t / 2));
                 }
                 if 2 * t < L {
                     let st = step_tables::<L, 6, true>();
-                    let got: Vec<usize> = st[k][0].iter().chain(st[k][1].iter()).map(|&v| v as usize).collect();
+                    let got: Vec<usize> = st[k][0]
+                        .iter()
+                        .chain(st[k][1].iter())
+                        .map(|&v| v as usize)
+                        .collect();
                     assert_eq!(got, compose(2 * t));
                 }
                 t *= 2;
