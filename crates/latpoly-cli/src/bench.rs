@@ -413,6 +413,36 @@ fn w6(rows: &mut Vec<Row>, rounds: usize) {
     ];
     let t = time_jobs(&mut jobs, rounds.min(5));
     drop(jobs);
+    // Threads: all 100 limbs' NTTs on 1 thread vs on every core (limbs in parallel).
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let one = latpoly::parallel::Threads::new(1).expect("one thread");
+    let all = latpoly::parallel::Threads::new(cores).expect("thread pool");
+    let (mut x1, mut x2) = (p.clone(), p.clone());
+    let mut tjobs: Vec<Job<'_>> = vec![
+        Box::new(|| {
+            one.install(|| {
+                x1.to_ntt_par();
+                x1.to_coeff_par();
+            });
+        }),
+        Box::new(|| {
+            all.install(|| {
+                x2.to_ntt_par();
+                x2.to_coeff_par();
+            });
+        }),
+    ];
+    let tt = time_jobs(&mut tjobs, rounds.min(7));
+    drop(tjobs);
+    rows.push(Row {
+        workload: "W6 n=1024, 100 x 62-bit".into(),
+        op: format!("forward + inverse, all limbs, {cores} threads"),
+        latpoly_us: tt[1],
+        backend: p.context().plan(0).isa().to_string(),
+        peers: vec![("latpoly 1 thread", tt[0])],
+        target: None,
+        note: format!("speedup {:.2}x on {cores} cores", tt[0] / tt[1]),
+    });
     for (op, v) in [
         ("exact CRT to big integers, all coefficients", t[0]),
         ("big integers to residues, all coefficients", t[1]),

@@ -14,6 +14,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
+mod poly;
+
 fn value_error(e: Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -144,6 +146,12 @@ struct RnsRing {
 }
 
 impl RnsRing {
+    fn same(&self, other: &RnsRing) -> bool {
+        self.ctx.same_as(&other.ctx)
+    }
+}
+
+impl RnsRing {
     fn poly_from_ints(&self, a: Vec<BigInt>) -> PyResult<RnsPoly> {
         RnsPoly::from_bigints(&self.ctx, &a).map_err(value_error)
     }
@@ -221,6 +229,45 @@ impl RnsRing {
         Ok(py.detach(|| p.to_biguints()))
     }
 
+    /// A polynomial from n Python ints (any size, reduced mod Q), coefficient form.
+    fn poly(&self, a: Vec<BigInt>) -> PyResult<poly::RnsPoly> {
+        Ok(poly::RnsPoly {
+            inner: self.poly_from_ints(a)?,
+        })
+    }
+
+    /// A polynomial from an (L, n) uint64 residue array, in coefficient or NTT form.
+    #[pyo3(signature = (residues, ntt=false))]
+    fn poly_from_residues(
+        &self,
+        residues: PyReadonlyArray2<'_, u64>,
+        ntt: bool,
+    ) -> PyResult<poly::RnsPoly> {
+        Ok(poly::RnsPoly {
+            inner: poly::residues_to_poly(&self.ctx, &residues, ntt)?,
+        })
+    }
+
+    /// Decodes RnsPoly.to_bytes() output, checking it belongs to this ring.
+    fn poly_from_bytes(&self, py: Python<'_>, data: &[u8]) -> PyResult<poly::RnsPoly> {
+        let data = data.to_vec();
+        let ctx = Arc::clone(&self.ctx);
+        py.detach(|| RnsPoly::from_bytes_in(&ctx, &data))
+            .map(|inner| poly::RnsPoly { inner })
+            .map_err(value_error)
+    }
+
+    /// The ring without its last prime (the ring of rescaled polynomials).
+    fn drop_last(&self) -> PyResult<RnsRing> {
+        Ok(RnsRing {
+            ctx: self.ctx.drop_last().map_err(value_error)?,
+        })
+    }
+
+    fn __eq__(&self, other: PyRef<'_, RnsRing>) -> bool {
+        self.same(&other)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "RnsRing(n={}, moduli={:?}) # {}-bit Q",
@@ -255,6 +302,10 @@ fn primitive_2n_root(py: Python<'_>, n: usize, q: u64) -> PyResult<u64> {
 fn _latpoly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<NttPlan>()?;
     m.add_class::<RnsRing>()?;
+    m.add_class::<poly::RnsPoly>()?;
+    m.add_class::<poly::BaseExtender>()?;
+    m.add_class::<poly::Sampler>()?;
+    m.add_function(wrap_pyfunction!(poly::transform_batch, m)?)?;
     m.add_function(wrap_pyfunction!(ntt_primes, m)?)?;
     m.add_function(wrap_pyfunction!(is_prime, m)?)?;
     m.add_function(wrap_pyfunction!(primitive_2n_root, m)?)?;

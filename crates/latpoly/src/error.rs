@@ -61,6 +61,9 @@ pub enum Error {
     },
     /// Any other invalid argument, with an explanation.
     InvalidArgument(String),
+    /// Serialized bytes are not a valid encoding (see [`crate::serialize`]): bad magic, unknown
+    /// version or kind, wrong length, non-zero padding, ... The message says what is wrong.
+    Malformed(String),
 }
 
 impl fmt::Display for Error {
@@ -94,6 +97,7 @@ impl fmt::Display for Error {
                 "only {found} primes of {bits} bits are congruent to 1 mod 2n for n={n}, {requested} requested"
             ),
             Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
+            Error::Malformed(msg) => write!(f, "malformed encoding: {msg}"),
         }
     }
 }

@@ -37,9 +37,12 @@ pub mod arith;
 pub mod error;
 pub mod isa;
 pub mod ntt;
+pub mod parallel;
 pub mod primes;
 pub mod reference;
 pub mod rns;
+pub mod sampling;
+pub mod serialize;
 
 pub use error::{Error, Result};
 pub use isa::Isa;

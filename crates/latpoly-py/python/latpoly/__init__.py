@@ -27,7 +27,17 @@ import numpy as np
 from . import _latpoly
 
 __version__ = _latpoly.__version__
-__all__ = ["NttPlan", "RnsRing", "ntt_primes", "is_prime", "primitive_2n_root"]
+__all__ = [
+    "NttPlan",
+    "RnsRing",
+    "RnsPoly",
+    "BaseExtender",
+    "Sampler",
+    "ntt_primes",
+    "is_prime",
+    "primitive_2n_root",
+    "transform_batch",
+]
 
 _U64_MAX = (1 << 64) - 1
 
@@ -207,6 +217,78 @@ class NttPlan:
     def __repr__(self) -> str:
         return repr(self._inner)
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, RnsRing) and self._inner == other._inner
+
+    def __hash__(self) -> int:
+        return hash((self.n, tuple(self.moduli)))
+
+
+def _seed_bytes(seed) -> Optional[bytes]:
+    if seed is None:
+        return None
+    if isinstance(seed, (bytes, bytearray, memoryview)):
+        b = bytes(seed)
+        if len(b) != 32:
+            raise ValueError(f"seed must be 32 bytes, got {len(b)}")
+        return b
+    v = _check_int(seed, "seed")
+    if v >= 1 << 256:
+        raise ValueError("an integer seed must be below 2^256")
+    return v.to_bytes(32, "little")
+
+
+class Sampler:
+    """Seedable, constant-time samplers (ChaCha20 stream).
+
+    ``seed`` is None (fresh seed from the OS), 32 bytes, or an integer below 2^256; the same
+    seed gives the same outputs. Results are numpy int64 arrays; centred distributions are
+    signed.
+
+    >>> s = Sampler(seed=7)
+    >>> bool((s.uniform(8, 17) < 17).all()) and len(Sampler(seed=7).cbd(4, 2)) == 4
+    True
+    >>> bool((Sampler(seed=1).gaussian(16, 3.19) == Sampler(seed=1).gaussian(16, 3.19)).all())
+    True
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, seed=None):
+        self._inner = _latpoly.Sampler(_seed_bytes(seed))
+
+    def uniform(self, n: int, q: int) -> np.ndarray:
+        """n values uniform in [0, q)."""
+        return self._inner.uniform(_check_int(n, "n"), _check_int(q, "q"))
+
+    def bounded(self, n: int, bound: int) -> np.ndarray:
+        """n values uniform in [-bound, bound]."""
+        return self._inner.bounded(_check_int(n, "n"), _check_int(bound, "bound"))
+
+    def cbd(self, n: int, eta: int) -> np.ndarray:
+        """n values from the centred binomial distribution CBD_eta (in [-eta, eta])."""
+        return self._inner.cbd(_check_int(n, "n"), _check_int(eta, "eta"))
+
+    def gaussian(self, n: int, sigma: float) -> np.ndarray:
+        """n values from the discrete Gaussian with standard deviation sigma (e.g. 3.19)."""
+        if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.floating, np.integer)):
+            raise ValueError("sigma must be a real number")
+        return self._inner.gaussian(_check_int(n, "n"), float(sigma))
+
+    def ternary(self, n: int) -> np.ndarray:
+        """n values uniform in {-1, 0, 1}."""
+        return self._inner.ternary(_check_int(n, "n"))
+
+    def ternary_fixed(self, n: int, weight: int) -> np.ndarray:
+        """n values in {-1, 0, 1} with exactly `weight` non-zero entries."""
+        return self._inner.ternary_fixed(_check_int(n, "n"), _check_int(weight, "weight"))
+
+    def uniform_poly(self, ring: "RnsRing", ntt: bool = False) -> "RnsPoly":
+        """A polynomial uniform mod Q of `ring` (in NTT form if ntt=True)."""
+        if not isinstance(ring, RnsRing):
+            raise ValueError("ring must be a latpoly.RnsRing")
+        return RnsPoly._wrap(self._inner.uniform_poly(ring._inner, bool(ntt)))
+
 
 class RnsRing:
     """Z_Q[x]/(x^n+1) with Q = q_1 * ... * q_L, distinct NTT-friendly primes below 2^62.
@@ -220,6 +302,12 @@ class RnsRing:
     """
 
     __slots__ = ("_inner",)
+
+    @classmethod
+    def _wrap(cls, inner) -> "RnsRing":
+        r = cls.__new__(cls)
+        r._inner = inner
+        return r
 
     def __init__(self, n: int, moduli: Sequence[int]):
         n = _check_int(n, "n")
@@ -273,3 +361,193 @@ class RnsRing:
 
     def __repr__(self) -> str:
         return repr(self._inner)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, RnsRing) and self._inner == other._inner
+
+    def __hash__(self) -> int:
+        return hash((self.n, tuple(self.moduli)))
+
+
+def _ring_poly(self, a: Sequence[int]) -> "RnsPoly":
+    """A polynomial from n integers of any size (reduced mod Q), coefficient form."""
+    return RnsPoly._wrap(self._inner.poly(self._poly(a, "a")))
+
+
+def _ring_poly_from_residues(self, residues, ntt: bool = False) -> "RnsPoly":
+    """A polynomial from an (L, n) residue array (row i modulo q_i), coefficient or NTT form."""
+    if isinstance(residues, np.ma.MaskedArray):
+        raise ValueError("residues is a masked array; pass a plain integer array")
+    arr = np.asarray(residues)
+    if arr.ndim != 2:
+        raise ValueError(f"residues must be 2-dimensional, got {arr.ndim} dimensions")
+    return RnsPoly._wrap(self._inner.poly_from_residues(_u64_array(arr, "residues"), bool(ntt)))
+
+
+def _ring_poly_from_bytes(self, data: bytes) -> "RnsPoly":
+    """Decodes RnsPoly.to_bytes() output, checking it belongs to this ring."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ValueError("data must be bytes")
+    return RnsPoly._wrap(self._inner.poly_from_bytes(bytes(data)))
+
+
+def _ring_drop_last(self) -> "RnsRing":
+    """The ring without its last prime (where rescaled polynomials live)."""
+    return RnsRing._wrap(self._inner.drop_last())
+
+
+RnsRing.poly = _ring_poly
+RnsRing.poly_from_residues = _ring_poly_from_residues
+RnsRing.poly_from_bytes = _ring_poly_from_bytes
+RnsRing.drop_last = _ring_drop_last
+
+
+class RnsPoly:
+    """A polynomial of an :class:`RnsRing` in RNS form, in coefficient or NTT representation.
+
+    Made by ``ring.poly(ints)``, ``ring.poly_from_residues(arr)``, ``Sampler.uniform_poly``
+    or ``RnsPoly.from_bytes``. Operations return new polynomials.
+
+    >>> ring = RnsRing(4, ntt_primes(40, 4, 2))
+    >>> x = ring.poly([0, 1, 0, 0])
+    >>> (x * x).to_centered_ints(), x.automorphism(3).to_centered_ints()
+    ([0, 0, 1, 0], [0, 0, 0, 1])
+    >>> RnsPoly.from_bytes(x.to_bytes()).to_ints() == x.to_ints()
+    True
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(self):
+        raise ValueError("make polynomials with RnsRing.poly / poly_from_residues / from_bytes")
+
+    @classmethod
+    def _wrap(cls, inner) -> "RnsPoly":
+        p = cls.__new__(cls)
+        p._inner = inner
+        return p
+
+    @property
+    def ring(self) -> RnsRing:
+        """The ring of this polynomial."""
+        return RnsRing._wrap(self._inner.ring)
+
+    @property
+    def is_ntt(self) -> bool:
+        """True in NTT (evaluation) representation."""
+        return self._inner.is_ntt
+
+    @property
+    def residues(self) -> np.ndarray:
+        """Residues as a uint64 array of shape (L, n)."""
+        return self._inner.residues
+
+    def to_ntt(self) -> "RnsPoly":
+        """Copy in NTT representation."""
+        return RnsPoly._wrap(self._inner.to_ntt())
+
+    def to_coeff(self) -> "RnsPoly":
+        """Copy in coefficient representation."""
+        return RnsPoly._wrap(self._inner.to_coeff())
+
+    def to_ints(self) -> List[int]:
+        """Exact coefficients in [0, Q)."""
+        return self._inner.to_ints()
+
+    def to_centered_ints(self) -> List[int]:
+        """Exact coefficients in (-Q/2, Q/2]."""
+        return self._inner.to_centered_ints()
+
+    def _other(self, other) -> "RnsPoly":
+        if not isinstance(other, RnsPoly):
+            raise ValueError("operand must be an RnsPoly")
+        return other._inner
+
+    def __add__(self, other) -> "RnsPoly":
+        return RnsPoly._wrap(self._inner + self._other(other))
+
+    def __sub__(self, other) -> "RnsPoly":
+        return RnsPoly._wrap(self._inner - self._other(other))
+
+    def __neg__(self) -> "RnsPoly":
+        return RnsPoly._wrap(-self._inner)
+
+    def __mul__(self, other) -> "RnsPoly":
+        """Ring product (pointwise if both are in NTT form, else full product in coefficient form)."""
+        return RnsPoly._wrap(self._inner * self._other(other))
+
+    def scalar_mul(self, c: int) -> "RnsPoly":
+        """Product with an integer of any size."""
+        return RnsPoly._wrap(self._inner.scalar_mul(_as_int(c, "c")))
+
+    def automorphism(self, k: int) -> "RnsPoly":
+        """a(x) -> a(x^k) for odd k (either representation)."""
+        return RnsPoly._wrap(self._inner.automorphism(_as_int(k, "k") % (2 * self.ring.n)))
+
+    def mul_monomial(self, j: int) -> "RnsPoly":
+        """Product with x^j (any integer j)."""
+        return RnsPoly._wrap(self._inner.mul_monomial(_as_int(j, "j") % (2 * self.ring.n)))
+
+    def rescale(self) -> "RnsPoly":
+        """round(a / q_L) in the ring without the last prime."""
+        return RnsPoly._wrap(self._inner.rescale())
+
+    def drop_last_modulus(self) -> "RnsPoly":
+        """a mod (Q / q_L), without division."""
+        return RnsPoly._wrap(self._inner.drop_last_modulus())
+
+    def to_bytes(self) -> bytes:
+        """Compact, versioned binary encoding."""
+        return self._inner.to_bytes()
+
+    @staticmethod
+    def from_bytes(data: bytes) -> "RnsPoly":
+        """Decodes to_bytes() output (its own ring is rebuilt from the header)."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise ValueError("data must be bytes")
+        return RnsPoly._wrap(_latpoly.RnsPoly.from_bytes(bytes(data)))
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+
+class BaseExtender:
+    """Converts polynomials from the ring `source` to the ring `target` (same n).
+
+    >>> q = RnsRing(8, ntt_primes(50, 8, 2)); p = RnsRing(8, ntt_primes(40, 8, 3))
+    >>> BaseExtender(q, p).extend_exact(q.poly([-5] * 8), centered=True).to_centered_ints()[0]
+    -5
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, source: RnsRing, target: RnsRing):
+        if not isinstance(source, RnsRing) or not isinstance(target, RnsRing):
+            raise ValueError("source and target must be RnsRing objects")
+        self._inner = _latpoly.BaseExtender(source._inner, target._inner)
+
+    def extend_exact(self, poly: RnsPoly, centered: bool = False) -> RnsPoly:
+        """x mod P, for x the representative in [0, Q) (or (-Q/2, Q/2) if centered)."""
+        if not isinstance(poly, RnsPoly):
+            raise ValueError("poly must be an RnsPoly")
+        return RnsPoly._wrap(self._inner.extend_exact(poly._inner, bool(centered)))
+
+    def extend_fast(self, poly: RnsPoly) -> RnsPoly:
+        """x + u Q mod P for some 0 <= u < L (no correction)."""
+        if not isinstance(poly, RnsPoly):
+            raise ValueError("poly must be an RnsPoly")
+        return RnsPoly._wrap(self._inner.extend_fast(poly._inner))
+
+
+def transform_batch(polys: Sequence[RnsPoly], ntt: bool, threads: Optional[int] = None) -> List[RnsPoly]:
+    """Converts many polynomials to NTT (ntt=True) or coefficient form in parallel, all limbs
+    of all polynomials spread over `threads` worker threads (default: all cores)."""
+    ps = list(polys)
+    if not all(isinstance(p, RnsPoly) for p in ps):
+        raise ValueError("polys must be RnsPoly objects")
+    if threads is not None:
+        threads = _check_int(threads, "threads")
+        if threads < 1 or threads > 1024:
+            raise ValueError("threads must lie in 1..1024")
+    out = _latpoly.transform_batch([p._inner for p in ps], bool(ntt), threads)
+    return [RnsPoly._wrap(p) for p in out]

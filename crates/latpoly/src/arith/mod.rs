@@ -5,6 +5,7 @@
 //!   multiplication, constant time in the data operands.
 //! * [`NflReducer16`], [`NflReducer32`], [`NflReducer64`]: NFLlib's Algorithm 2.
 
+pub mod ct;
 pub mod modulus;
 pub mod nfl;
 pub mod word;

@@ -58,7 +58,10 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
     #[inline(always)]
     fn sub(&self, a: Self::W, b: Self::W) -> Self::W {
         let (t, borrow) = a.sub_borrow(b);
-        t.wrapping_add(self.value().and(Self::W::ZERO.wrapping_sub(borrow)))
+        t.wrapping_add(
+            self.value()
+                .and(Self::W::ZERO.wrapping_sub(borrow).barrier()),
+        )
     }
 
     /// `-a mod q` for `a` in `[0, q)`; output in `[0, q)`.
@@ -79,7 +82,7 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
         let m = lo.wrapping_mul(self.qinv());
         // m q == lo (mod R), so (a b - m q) / R = hi - mulhi(m, q) exactly, in (-q, q).
         let (t, borrow) = hi.sub_borrow(m.mul_hi(q));
-        t.wrapping_add(q.and(Self::W::ZERO.wrapping_sub(borrow)))
+        t.wrapping_add(q.and(Self::W::ZERO.wrapping_sub(borrow).barrier()))
     }
 
     /// Converts `a` (any lane value) to Montgomery form `a R mod q`; output in `[0, q)`.
@@ -149,9 +152,8 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
         let r = self.reduce_u64(x.unsigned_abs());
         // Branch-free negation when x < 0.
         let neg = self.neg(r);
-        let mask = Self::W::ZERO.wrapping_sub(Self::W::from_u64((x as u64) >> 63));
-        let keep = !mask.to_u64();
-        Self::W::from_u64((r.to_u64() & keep) | (neg.to_u64() & mask.to_u64()))
+        let mask = super::ct::barrier(0u64.wrapping_sub((x as u64) >> 63));
+        Self::W::from_u64((r.to_u64() & !mask) | (neg.to_u64() & mask))
     }
 }
 

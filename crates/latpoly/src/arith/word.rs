@@ -59,10 +59,16 @@ pub trait Word:
     #[inline(always)]
     fn csub(self, m: Self) -> Self {
         let (t, borrow) = self.sub_borrow(m);
-        // borrow is 0 or 1; mask is all-ones when we must add m back.
-        let mask = Self::ZERO.wrapping_sub(borrow);
+        // borrow is 0 or 1; mask is all-ones when we must add m back. The barrier keeps LLVM
+        // from turning the masked add back into a select, which its x86 backend may lower to a
+        // data-dependent branch inside loops.
+        let mask = Self::ZERO.wrapping_sub(borrow).barrier();
         t.wrapping_add(m.and(mask))
     }
+
+    /// Returns `self` unchanged, but opaque to the optimiser (an empty `asm!` on the register):
+    /// masks pass through it so they stay masks.
+    fn barrier(self) -> Self;
 
     /// Bitwise and.
     fn and(self, rhs: Self) -> Self;
@@ -109,6 +115,10 @@ macro_rules! impl_word {
             #[inline(always)]
             fn and(self, rhs: Self) -> Self {
                 self & rhs
+            }
+            #[inline(always)]
+            fn barrier(self) -> Self {
+                super::ct::barrier(self)
             }
         }
     };

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::ntt::{check_degree, NttPlan};
 use crate::primes::ntt_primes;
 use num_bigint::BigUint;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Parameters of `Z_Q[x]/(x^n + 1)` with `Q = q_1 ··· q_L`, shared by all polynomials built on it
 /// (hold it in an [`Arc`]).
@@ -23,6 +23,8 @@ pub struct RnsContext {
     moduli: Vec<u64>,
     plans: Vec<NttPlan>,
     crt: Crt,
+    /// The context without the last prime, built on first use.
+    dropped: OnceLock<Arc<RnsContext>>,
 }
 
 impl RnsContext {
@@ -52,6 +54,7 @@ impl RnsContext {
             moduli: moduli.to_vec(),
             plans,
             crt: Crt::new(moduli)?,
+            dropped: OnceLock::new(),
         }))
     }
 
@@ -136,6 +139,29 @@ impl RnsContext {
     /// CRT precomputations.
     pub fn crt(&self) -> &Crt {
         &self.crt
+    }
+
+    /// The context with the last prime removed (built once, then shared): the target of
+    /// [`super::RnsPoly::rescale`]. Errors if this context has a single prime.
+    pub fn drop_last(&self) -> Result<Arc<RnsContext>> {
+        if self.moduli.len() < 2 {
+            return Err(Error::InvalidArgument(
+                "cannot drop the only prime of an RNS basis".into(),
+            ));
+        }
+        if let Some(c) = self.dropped.get() {
+            return Ok(Arc::clone(c));
+        }
+        // Reuse the NTT plans: only the CRT data is new.
+        let l = self.moduli.len() - 1;
+        let c = Arc::new(RnsContext {
+            n: self.n,
+            moduli: self.moduli[..l].to_vec(),
+            plans: self.plans[..l].to_vec(),
+            crt: Crt::new(&self.moduli[..l])?,
+            dropped: OnceLock::new(),
+        });
+        Ok(Arc::clone(self.dropped.get_or_init(|| c)))
     }
 
     /// Two contexts are compatible when they have the same degree and the same primes in order.

@@ -4,11 +4,16 @@
 //! * [`RnsPoly`]: a polynomial that knows its [`Representation`] (coefficients or NTT values);
 //!   add, sub, neg, scalar and pointwise products, fused multiply-add, full negacyclic product.
 //! * [`Crt`]: exact conversion between residues and big integers (any number of primes).
+//! * [`basis`]: rescaling, dropping primes, exact and fast base extension ([`BaseExtender`]).
+//! * [`galois`]: automorphisms `x -> x^k` and monomial products, in both representations.
 
+pub mod basis;
 pub mod context;
 pub mod crt;
+pub mod galois;
 pub mod poly;
 
+pub use basis::BaseExtender;
 pub use context::RnsContext;
 pub use crt::Crt;
 pub use poly::{Representation, RnsPoly};

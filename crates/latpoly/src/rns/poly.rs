@@ -90,6 +90,25 @@ impl RnsPoly {
         })
     }
 
+    /// [`Self::from_residues`] without the range check (no data-dependent branch), for residues
+    /// that are below their primes by construction. Wrong input gives a wrong polynomial, never UB.
+    pub(crate) fn from_residues_unchecked(
+        ctx: &Arc<RnsContext>,
+        data: Vec<u64>,
+        repr: Representation,
+    ) -> Self {
+        debug_assert_eq!(data.len(), ctx.len() * ctx.n());
+        debug_assert!(data
+            .chunks_exact(ctx.n())
+            .zip(ctx.moduli())
+            .all(|(l, &q)| l.iter().all(|&x| x < q)));
+        Self {
+            ctx: Arc::clone(ctx),
+            repr,
+            data,
+        }
+    }
+
     fn from_fn(
         ctx: &Arc<RnsContext>,
         len: usize,
@@ -236,6 +255,29 @@ impl RnsPoly {
                 f(self.ctx.crt(), &r)
             })
             .collect()
+    }
+
+    /// Rewrites every limb of `self` from the same limb of `src` (same context):
+    /// `f(limb index, src limb, dst limb)`.
+    pub(crate) fn map_limbs_from(&mut self, src: &RnsPoly, f: impl Fn(usize, &[u64], &mut [u64])) {
+        let n = self.ctx.n();
+        for (i, (d, s)) in self
+            .data
+            .chunks_exact_mut(n)
+            .zip(src.data.chunks_exact(n))
+            .enumerate()
+        {
+            f(i, s, d);
+        }
+    }
+
+    pub(crate) fn set_representation(&mut self, repr: Representation) {
+        self.repr = repr;
+    }
+
+    /// Mutable residues, limb by limb. Crate-internal: callers keep every residue `< q_i`.
+    pub(crate) fn residues_mut(&mut self) -> &mut [u64] {
+        &mut self.data
     }
 
     fn check_compatible(&self, other: &RnsPoly) -> Result<()> {

@@ -1,0 +1,238 @@
+//! Constant-time check of `latpoly::sampling` with the ctgrind / TIMECOP method.
+//!
+//! Run under Valgrind's memcheck (the integration test `tests/ct_sampling.rs` does this):
+//!
+//! ```sh
+//! cargo build --release --example ct_sampling
+//! LATPOLY_ISA=avx2 valgrind --error-exitcode=1 --track-origins=yes target/release/examples/ct_sampling
+//! ```
+//!
+//! The 32-byte seed is marked *undefined* with the `VALGRIND_MAKE_MEM_UNDEFINED` client request.
+//! Memcheck propagates undefinedness through every value computed from it (the ChaCha20 state,
+//! the random words, the samples) and reports an error whenever such a value decides a
+//! conditional jump (`Conditional jump or move depends on uninitialised value(s)`) or is used as
+//! a memory address or syscall argument (`Use of uninitialised value`). So a clean run means no
+//! branch and no memory index of the samplers depends on the seed, for the code paths executed.
+//!
+//! Modes (first argument):
+//!
+//! * `all` (default): every sampler of `latpoly::sampling` on the poisoned seed;
+//! * `leaky`: a deliberately leaky control (a rejection-sampling loop whose exit depends on the
+//!   samples), which memcheck must flag, proving the poisoning reaches the samples;
+//! * `leaky-index`: a control that uses a sample as a table index, which memcheck must flag.
+//!
+//! The binary refuses to run (exit code 2) outside Valgrind, where the client requests are
+//! no-ops and the check would be vacuous, and unless `LATPOLY_ISA` is `scalar` or `avx2`
+//! (Valgrind does not implement AVX-512; the samplers use no SIMD, but building an RNS context
+//! selects NTT backends).
+
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+use latpoly::rns::RnsContext;
+use latpoly::sampling::{GaussianCdt, Sampler};
+use std::hint::black_box;
+
+/// Valgrind client requests by the documented amd64 "magic sequence" (valgrind.h): four `rol`
+/// of `rdi` (net rotation 128 bits, so `rdi` is unchanged) then `xchg rbx, rbx`; `rax` points to
+/// `[request, arg1, ..., arg5]`, the result comes back in `rdx` (its input value is the default
+/// returned when not running under Valgrind, where the sequence is a no-op).
+#[allow(unsafe_code)]
+mod valgrind {
+    #[cfg(target_arch = "x86_64")]
+    fn client_request(default: u64, request: u64, a1: u64, a2: u64) -> u64 {
+        let args: [u64; 6] = [request, a1, a2, 0, 0, 0];
+        let mut result = default;
+        // SAFETY: the sequence only rotates rdi by a multiple of 64 bits (restoring it) and
+        // exchanges rbx with itself, so on real hardware it changes no register except flags
+        // (clobbered by default in `asm!`). Under Valgrind it is a client request reading the
+        // six words at `args`, which stays alive and is not moved until the block ends; the
+        // requests used here only change Valgrind's shadow (definedness) bits, never memory.
+        unsafe {
+            core::arch::asm!(
+                "rol rdi, 3",
+                "rol rdi, 13",
+                "rol rdi, 61",
+                "rol rdi, 51",
+                "xchg rbx, rbx",
+                inout("rdx") result,
+                in("rax") args.as_ptr(),
+                options(nostack),
+            );
+        }
+        result
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn client_request(default: u64, _request: u64, _a1: u64, _a2: u64) -> u64 {
+        default
+    }
+
+    const RUNNING_ON_VALGRIND: u64 = 0x1001;
+    /// `VG_USERREQ_TOOL_BASE('M','C') + 1` (memcheck.h).
+    const MAKE_MEM_UNDEFINED: u64 = (b'M' as u64) << 24 | (b'C' as u64) << 16 | 1;
+    /// `VG_USERREQ_TOOL_BASE('M','C') + 2`.
+    const MAKE_MEM_DEFINED: u64 = (b'M' as u64) << 24 | (b'C' as u64) << 16 | 2;
+
+    /// Number of Valgrind layers we run under (0 on real hardware).
+    pub fn running_on_valgrind() -> u64 {
+        client_request(0, RUNNING_ON_VALGRIND, 0, 0)
+    }
+
+    /// Marks the bytes of `x` as undefined ("secret") for memcheck.
+    pub fn poison<T: ?Sized>(x: &T) {
+        let len = core::mem::size_of_val(x) as u64;
+        client_request(
+            0,
+            MAKE_MEM_UNDEFINED,
+            x as *const T as *const u8 as u64,
+            len,
+        );
+    }
+
+    /// Marks the bytes of `x` as defined again ("declassified", e.g. before printing).
+    pub fn unpoison<T: ?Sized>(x: &T) {
+        let len = core::mem::size_of_val(x) as u64;
+        client_request(0, MAKE_MEM_DEFINED, x as *const T as *const u8 as u64, len);
+    }
+}
+
+/// A sampler whose whole stream is secret to memcheck.
+fn poisoned_sampler() -> Sampler {
+    let seed = [0x5au8; 32];
+    valgrind::poison(&seed);
+    Sampler::from_seed(seed)
+}
+
+/// Keeps a secret result alive (so the work is not optimised away) without inspecting it.
+fn sink<T>(x: T) {
+    black_box(&x);
+}
+
+/// Runs every sampler on poisoned randomness; returns the number of calls made.
+fn run_all() -> usize {
+    let mut s = poisoned_sampler();
+    let mut calls = 0usize;
+
+    for q in [1u64, 2, 3, 17, 12289, (1 << 62) - 57, u64::MAX] {
+        sink(s.uniform(64, q).unwrap());
+        calls += 1;
+    }
+    let mut buf = [0u64; 32];
+    s.fill_uniform(&mut buf, 1 << 40).unwrap();
+    sink(buf);
+    calls += 1;
+
+    for b in [0u64, 1, 5, 1 << 30, 1 << 62] {
+        sink(s.bounded(64, b).unwrap());
+        calls += 1;
+    }
+    for eta in [1u32, 2, 3, 21, 32] {
+        sink(s.cbd(64, eta).unwrap());
+        calls += 1;
+    }
+    for sigma in [0.5, 3.19, 10.0] {
+        sink(s.gaussian(64, sigma).unwrap());
+        calls += 1;
+    }
+    let table = GaussianCdt::new(3.19).unwrap();
+    let mut g = [0i64; 32];
+    s.fill_gaussian(&table, &mut g);
+    sink(g);
+    sink(s.gaussian_with(&table, 16).unwrap());
+    calls += 2;
+
+    sink(s.ternary(128));
+    calls += 1;
+    for (n, w) in [
+        (64usize, 0usize),
+        (64, 1),
+        (64, 20),
+        (64, 63),
+        (64, 64),
+        (1, 1),
+    ] {
+        sink(s.ternary_fixed(n, w).unwrap());
+        calls += 1;
+    }
+
+    let ctx = RnsContext::with_prime_bits(32, 50, 3).unwrap();
+    sink(s.uniform_poly(&ctx));
+    sink(s.uniform_poly_ntt(&ctx));
+    sink(s.bounded_poly(&ctx, 1000).unwrap());
+    sink(s.cbd_poly(&ctx, 2).unwrap());
+    sink(s.gaussian_poly(&ctx, 3.19).unwrap());
+    sink(s.ternary_poly(&ctx));
+    sink(s.ternary_fixed_poly(&ctx, 12).unwrap());
+    calls += 7;
+
+    let mut ibuf = [0i64; 48];
+    s.fill_bounded(&mut ibuf, 7).unwrap();
+    s.fill_cbd(&mut ibuf, 2).unwrap();
+    s.fill_ternary(&mut ibuf);
+    s.fill_ternary_fixed(&mut ibuf, 17).unwrap();
+    sink(ibuf);
+    calls += 4;
+
+    // `Sampler::new()` is `from_seed(OS bytes)`, covered above; dropping wipes the state.
+    drop(s);
+    calls
+}
+
+/// Negative control: a naive rejection sampler (uniform mod 200 from bytes, redrawing bytes
+/// `>= 200`), whose loop exit branches on the secret; memcheck must report it.
+fn run_leaky() {
+    let mut s = poisoned_sampler();
+    let mut out = [0u64; 8];
+    let mut draws = 0u64;
+    for o in out.iter_mut() {
+        loop {
+            draws += 1;
+            let byte = s.uniform(1, 256).unwrap()[0];
+            if byte < 200 {
+                *o = byte;
+                break;
+            }
+        }
+    }
+    sink(out);
+    valgrind::unpoison(&draws);
+    println!("ct_sampling: leaky control done ({draws} draws)");
+}
+
+/// Negative control: using a sample as a memory index must be reported.
+fn run_leaky_index() {
+    let mut s = poisoned_sampler();
+    let table: Vec<u64> = (0..17).collect();
+    let v = s.uniform(16, 17).unwrap();
+    let sum: u64 = v.iter().map(|&i| table[i as usize]).sum();
+    valgrind::unpoison(&sum);
+    println!("ct_sampling: leaky-index control done (sum {sum})");
+}
+
+fn main() {
+    if valgrind::running_on_valgrind() == 0 {
+        eprintln!("ct_sampling: not running under valgrind; the check would be vacuous");
+        std::process::exit(2);
+    }
+    match std::env::var("LATPOLY_ISA").as_deref() {
+        Ok("scalar") | Ok("avx2") => {}
+        _ => {
+            eprintln!("ct_sampling: set LATPOLY_ISA=scalar or avx2 (valgrind has no AVX-512)");
+            std::process::exit(2);
+        }
+    }
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "all".into());
+    match mode.as_str() {
+        "all" => {
+            let calls = run_all();
+            println!("ct_sampling: {calls} sampler calls on a poisoned seed done");
+        }
+        "leaky" => run_leaky(),
+        "leaky-index" => run_leaky_index(),
+        other => {
+            eprintln!("ct_sampling: unknown mode {other:?} (all, leaky, leaky-index)");
+            std::process::exit(2);
+        }
+    }
+}

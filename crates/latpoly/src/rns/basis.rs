@@ -1,0 +1,266 @@
+//! Moving between RNS bases: rescaling (divide by the last prime and round), dropping a prime,
+//! and base extension (exact or fast) to another set of primes — the tools of BFV and CKKS.
+//!
+//! * [`RnsPoly::rescale`]: `round(a / q_L)` in the basis without `q_L`, in either
+//!   representation. Exact: with `r = a mod q_L` taken in `(-q_L/2, q_L/2)`,
+//!   `(a - r) / q_L` is an integer and equals the rounding (`q_L` odd, so no ties).
+//! * [`RnsPoly::drop_last_modulus`]: `a mod (Q / q_L)` (no division).
+//! * [`BaseExtender`]: from basis `Q = q_1 ··· q_L` to basis `P = p_1 ··· p_K`:
+//!   - `extend_fast`: `Σ_i [x_i (Q/q_i)^-1]_{q_i} · (Q/q_i) mod p_j`, which is `x + u·Q` for some
+//!     `0 <= u < L` (the "fast base conversion" of Bajard et al. / Halevi-Polyakov-Shoup);
+//!   - `extend_exact`: `x` itself (or its centred lift in `(-Q/2, Q/2)`), using the floating-point
+//!     estimate of `u` and falling back to exact big-integer CRT for the rare coefficients whose
+//!     estimate is within rounding error of a boundary.
+//!
+//! Rescaling is branch-free in the data. Base extension's fallback decision depends on the data,
+//! so it is not constant time (it is meant for ciphertexts, which are public).
+
+use super::{Representation, RnsContext, RnsPoly};
+use crate::arith::{Modulus, Modulus64};
+use crate::error::{Error, Result};
+use num_bigint::{BigInt, Sign};
+use std::sync::Arc;
+
+impl RnsPoly {
+    fn check_droppable(&self) -> Result<Arc<RnsContext>> {
+        if self.context().len() < 2 {
+            return Err(Error::InvalidArgument(
+                "cannot drop the only prime of an RNS basis".into(),
+            ));
+        }
+        self.context().drop_last()
+    }
+
+    /// `round(a / q_L)` where `q_L` is the last prime, in the basis without it, in the same
+    /// representation as `self`.
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(4, 40, 2).unwrap();
+    /// let ql = ctx.moduli()[1] as i64;
+    /// let a = RnsPoly::from_i64s(&ctx, &[3 * ql, 3 * ql + ql / 2 + 1, -2 * ql, 7]).unwrap();
+    /// let r = a.rescale().unwrap();
+    /// let c: Vec<i64> = r.to_centered_bigints().iter().map(|v| i64::try_from(v).unwrap()).collect();
+    /// assert_eq!(c, vec![3, 4, -2, 0]);
+    /// ```
+    pub fn rescale(&self) -> Result<RnsPoly> {
+        let target = self.check_droppable()?;
+        let ctx = self.context();
+        let n = ctx.n();
+        let l = ctx.len();
+        let ql = ctx.moduli()[l - 1];
+        let half = ql / 2;
+        // The last limb as coefficients in [0, q_L).
+        let mut last = self.limb(l - 1).to_vec();
+        if self.representation() == Representation::Ntt {
+            ctx.plan(l - 1).inverse_unchecked(&mut last);
+        }
+        let mut out = RnsPoly::zero(&target, self.representation());
+        let data = out.residues_mut();
+        for i in 0..l - 1 {
+            let m: &Modulus64 = &ctx.crt().moduli()[i];
+            let qi = m.value();
+            let ql_mod = m.reduce_u64(ql);
+            let ql_inv = m.inv(ql_mod).ok_or(Error::InvalidModulus {
+                q: qi,
+                reason: "moduli are not coprime",
+            })?;
+            let ql_inv_p = m.shoup(ql_inv);
+            // r_i = centred (a mod q_L) reduced mod q_i, branch-free.
+            let mut r: Vec<u64> = last
+                .iter()
+                .map(|&v| {
+                    let pos = m.reduce_u64(v);
+                    let negv = m.sub(pos, ql_mod); // v - q_L mod q_i
+                    let mask = 0u64.wrapping_sub((v > half) as u64);
+                    (pos & !mask) | (negv & mask)
+                })
+                .collect();
+            if self.representation() == Representation::Ntt {
+                ctx.plan(i).forward_unchecked(&mut r);
+            }
+            let src = self.limb(i);
+            for ((d, &a), &ri) in data[i * n..(i + 1) * n].iter_mut().zip(src).zip(&r) {
+                *d = m.mul_shoup(m.sub(a, ri), ql_inv, ql_inv_p);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `a mod (Q / q_L)`: the same polynomial with the last prime dropped (no division).
+    pub fn drop_last_modulus(&self) -> Result<RnsPoly> {
+        let target = self.check_droppable()?;
+        let n = self.context().n();
+        let keep = self.residues()[..(self.context().len() - 1) * n].to_vec();
+        RnsPoly::from_residues(&target, keep, self.representation())
+    }
+}
+
+/// Converts polynomials from one RNS basis to another with the same ring degree.
+///
+/// ```
+/// use latpoly::rns::{BaseExtender, RnsContext, RnsPoly};
+/// let q = RnsContext::with_prime_bits(8, 50, 2).unwrap();
+/// let p = RnsContext::with_prime_bits(8, 40, 3).unwrap();
+/// let ext = BaseExtender::new(&q, &p).unwrap();
+/// let a = RnsPoly::from_i64s(&q, &[-5, 4, 3, 2, 1, 0, -1, -2]).unwrap();
+/// let b = ext.extend_exact(&a, true).unwrap(); // centred lift, so -5 stays -5
+/// assert_eq!(b.to_centered_bigints()[0], (-5).into());
+/// ```
+#[derive(Debug, Clone)]
+pub struct BaseExtender {
+    from: Arc<RnsContext>,
+    to: Arc<RnsContext>,
+    /// `(Q/q_i)^-1 mod q_i` with Shoup quotients.
+    qhat_inv: Vec<(u64, u64)>,
+    /// `[j][i] = (Q/q_i) mod p_j`.
+    qhat_mod_p: Vec<Vec<u64>>,
+    /// `Q mod p_j`.
+    q_mod_p: Vec<u64>,
+    inv_q: Vec<f64>,
+}
+
+impl BaseExtender {
+    /// Precomputes the conversion from `from` to `to` (same `n`; the bases may share primes).
+    pub fn new(from: &Arc<RnsContext>, to: &Arc<RnsContext>) -> Result<Self> {
+        if from.n() != to.n() {
+            return Err(Error::ContextMismatch);
+        }
+        let big_q = from.modulus();
+        let mut qhat_inv = Vec::with_capacity(from.len());
+        let mut qhats = Vec::with_capacity(from.len());
+        for (m, &q) in from.crt().moduli().iter().zip(from.moduli()) {
+            let qhat = big_q / q;
+            let r = (&qhat % q).to_u64_digits().first().copied().unwrap_or(0);
+            let inv = m.inv(r).ok_or(Error::InvalidModulus {
+                q,
+                reason: "moduli are not pairwise coprime",
+            })?;
+            qhat_inv.push((inv, m.shoup(inv)));
+            qhats.push(qhat);
+        }
+        let low = |x: &num_bigint::BigUint, p: u64| -> u64 {
+            (x % p).to_u64_digits().first().copied().unwrap_or(0)
+        };
+        let qhat_mod_p = to
+            .moduli()
+            .iter()
+            .map(|&p| qhats.iter().map(|h| low(h, p)).collect())
+            .collect();
+        let q_mod_p = to.moduli().iter().map(|&p| low(big_q, p)).collect();
+        Ok(Self {
+            inv_q: from.moduli().iter().map(|&q| 1.0 / q as f64).collect(),
+            from: Arc::clone(from),
+            to: Arc::clone(to),
+            qhat_inv,
+            qhat_mod_p,
+            q_mod_p,
+        })
+    }
+
+    fn coeff_form(&self, a: &RnsPoly) -> Result<RnsPoly> {
+        if !self.from.same_as(a.context()) {
+            return Err(Error::ContextMismatch);
+        }
+        let mut c = a.clone();
+        c.to_coeff();
+        Ok(c)
+    }
+
+    /// `y_i = x_i (Q/q_i)^-1 mod q_i` for coefficient `j`, and the estimate `Σ y_i / q_i`.
+    fn ys(&self, a: &RnsPoly, j: usize, y: &mut [u64]) -> f64 {
+        let n = self.from.n();
+        let mut frac = 0.0;
+        for (i, (m, &(w, wp))) in self
+            .from
+            .crt()
+            .moduli()
+            .iter()
+            .zip(&self.qhat_inv)
+            .enumerate()
+        {
+            y[i] = m.mul_shoup(a.residues()[i * n + j], w, wp);
+            frac += y[i] as f64 * self.inv_q[i];
+        }
+        frac
+    }
+
+    /// Fast base conversion: coefficient `j` of the result is `x_j + u_j Q mod p` with
+    /// `0 <= u_j < L`. Output in coefficient form, in the target basis.
+    pub fn extend_fast(&self, a: &RnsPoly) -> Result<RnsPoly> {
+        let a = self.coeff_form(a)?;
+        let n = self.from.n();
+        let mut out = RnsPoly::zero(&self.to, Representation::Coefficient);
+        let mut y = vec![0u64; self.from.len()];
+        let data = out.residues_mut();
+        for j in 0..n {
+            self.ys(&a, j, &mut y);
+            for (k, p) in self.to.crt().moduli().iter().enumerate() {
+                data[k * n + j] = self.dot(p, k, &y);
+            }
+        }
+        Ok(out)
+    }
+
+    fn dot(&self, p: &Modulus64, k: usize, y: &[u64]) -> u64 {
+        y.iter()
+            .zip(&self.qhat_mod_p[k])
+            .fold(0u64, |acc, (&yi, &h)| {
+                p.add(acc, p.mul(p.reduce_u64(yi), h))
+            })
+    }
+
+    /// Exact base extension: the result holds `x mod p_j`, where `x` is the canonical
+    /// representative in `[0, Q)` or, if `centered`, in `(-Q/2, Q/2)`. Output in coefficient
+    /// form, in the target basis.
+    pub fn extend_exact(&self, a: &RnsPoly, centered: bool) -> Result<RnsPoly> {
+        let a = self.coeff_form(a)?;
+        let n = self.from.n();
+        let l = self.from.len();
+        // The float sum has absolute error below L · 2^-52; stay well clear of it.
+        let eps = (l as f64) * 2f64.powi(-40);
+        let mut out = RnsPoly::zero(&self.to, Representation::Coefficient);
+        let mut y = vec![0u64; l];
+        let mut res = vec![0u64; l];
+        let mut big = vec![0u64; self.to.len()];
+        let data = out.residues_mut();
+        for j in 0..n {
+            let s = self.ys(&a, j, &mut y);
+            let v = s.floor();
+            let fr = s - v;
+            let ambiguous = fr < eps || fr > 1.0 - eps || (centered && (fr - 0.5).abs() < eps);
+            if ambiguous {
+                for (i, r) in res.iter_mut().enumerate() {
+                    *r = a.residues()[i * n + j];
+                }
+                let x = if centered {
+                    self.from.crt().reconstruct_centered(&res)
+                } else {
+                    BigInt::from_biguint(Sign::Plus, self.from.crt().reconstruct(&res))
+                };
+                self.to.crt().decompose_bigint(&x, &mut big);
+                for (k, &b) in big.iter().enumerate() {
+                    data[k * n + j] = b;
+                }
+                continue;
+            }
+            let u = v as u64 + (centered && fr > 0.5) as u64;
+            for (k, p) in self.to.crt().moduli().iter().enumerate() {
+                let sum = self.dot(p, k, &y);
+                let uq = p.mul(p.reduce_u64(u), self.q_mod_p[k]);
+                data[k * n + j] = p.sub(sum, uq);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The source context.
+    pub fn source(&self) -> &Arc<RnsContext> {
+        &self.from
+    }
+
+    /// The target context.
+    pub fn target(&self) -> &Arc<RnsContext> {
+        &self.to
+    }
+}

@@ -1,0 +1,486 @@
+//! A compact, versioned, endian-fixed binary format for [`RnsPoly`].
+//!
+//! [`RnsPoly::to_bytes`] writes a polynomial together with its ring (degree `n` and primes
+//! `q_1, ..., q_L`); [`RnsPoly::from_bytes`] reads it back into a fresh [`RnsContext`], and
+//! [`RnsPoly::from_bytes_in`] reads it into an existing context (no NTT tables are rebuilt).
+//!
+//! # Format, version 1
+//!
+//! Every multi-byte integer is little-endian; there are no padding bytes between fields.
+//!
+//! | offset      | size  | field                                                           |
+//! |-------------|-------|-----------------------------------------------------------------|
+//! | 0           | 4     | magic [`MAGIC`] = `b"LPLY"` = `4C 50 4C 59`                     |
+//! | 4           | 1     | format version [`FORMAT_VERSION`] = `1`                          |
+//! | 5           | 1     | object kind: [`KIND_RNS_POLY`] = `1`                             |
+//! | 6           | 1     | representation: `0` = coefficient, `1` = NTT                     |
+//! | 7           | 1     | `log2(n)`, `1..=17` (`n = 2 ..= 2^17`)                           |
+//! | 8           | 2     | `L`, the number of primes, `u16`, at least 1                     |
+//! | 10          | `8·L` | the primes `q_1, ..., q_L`, each a `u64`                         |
+//! | `10 + 8·L`  | `P`   | the residues, bit-packed (below)                                 |
+//!
+//! **Residues.** Limb `i` (the residues modulo `q_i`) uses exactly `b_i` bits per residue, where
+//! `b_i` is the bit length of `q_i - 1` (that is, `ceil(log2 q_i)`: the fewest bits that hold
+//! every value of `[0, q_i)`). The `n` residues of limb 1, then the `n` of limb 2, ..., then the
+//! `n` of limb `L` are written as one bit stream, each residue least significant bit first; stream
+//! bit `t` is bit `t mod 8` (bit 0 = least significant) of payload byte `floor(t / 8)`. The
+//! stream is padded with zero bits to a whole byte, so
+//! `P = ceil(n · (b_1 + ... + b_L) / 8)`. Equivalently, the payload read as one little-endian
+//! integer equals `Σ_i Σ_j data[i·n + j] · 2^(n·(b_1 + ... + b_(i-1)) + j·b_i)` where
+//! `data[i·n + j]` is [`RnsPoly::residues`].
+//!
+//! In NTT representation the residues are the evaluations in the order documented in
+//! [`crate::ntt`] (bit-reversed, at powers of the smallest primitive `2n`-th root of each prime),
+//! so NTT-form encodings assume that convention; coefficient-form encodings assume nothing.
+//!
+//! A ring of degree 8192 with four 60-bit primes takes `10 + 32 + 8192 · 240 / 8 = 245,802` bytes
+//! (raw `u64` residues would take 262,144).
+//!
+//! # Validation
+//!
+//! Every polynomial has exactly one encoding and the readers accept nothing else: they return an
+//! [`Error`] (never panic) on a wrong magic, an unknown version, kind or representation, `log2(n)`
+//! out of range, `L = 0`, more primes than the input holds, primes that do not form a valid
+//! [`RnsContext`], truncated input, trailing bytes, non-zero padding bits, or a residue `>= q_i`.
+//! So whenever `RnsPoly::from_bytes(b)` succeeds, `to_bytes` of the result gives back `b`. Sizes
+//! declared in the header are checked against the input length before anything is allocated, and
+//! [`RnsPoly::from_bytes`] builds contexts of at most [`MAX_FRESH_PRIMES`] primes, so the memory a
+//! reader allocates stays proportional to the input.
+//!
+//! There is no checksum or MAC: the format detects malformed data, not tampering or bit flips
+//! that leave a valid encoding. Integrity, authenticity and confidentiality are the caller's
+//! business (for example, encrypt and authenticate the bytes of secret polynomials).
+//!
+//! ```
+//! use latpoly::rns::{Representation, RnsContext, RnsPoly};
+//!
+//! // n = 4, primes 17 (5 bits per residue) and 41 (6 bits per residue).
+//! let ctx = RnsContext::new(4, &[17, 41])?;
+//! let p = RnsPoly::from_residues(&ctx, vec![1, 2, 16, 0, 40, 3, 0, 33], Representation::Coefficient)?;
+//! let bytes = p.to_bytes();
+//! assert_eq!(&bytes[..10], b"LPLY\x01\x01\x00\x02\x02\x00"); // magic, v1, RnsPoly, coeff, n = 2^2, L = 2
+//! assert_eq!(bytes.len(), 10 + 2 * 8 + (4 * 5 + 4 * 6 + 7) / 8);
+//! assert_eq!(&bytes[26..], [0x41, 0x40, 0x80, 0x0E, 0x40, 0x08]);
+//!
+//! let q = RnsPoly::from_bytes(&bytes)?; // fresh context
+//! assert_eq!(q.residues(), p.residues());
+//! let r = RnsPoly::from_bytes_in(&ctx, &bytes)?; // reuses `ctx`
+//! assert!(std::sync::Arc::ptr_eq(r.context(), &ctx));
+//!
+//! assert!(RnsPoly::from_bytes(&bytes[..bytes.len() - 1]).is_err()); // truncated
+//! # Ok::<(), latpoly::Error>(())
+//! ```
+
+use crate::error::{Error, Result};
+use crate::ntt::{MAX_N, MIN_N};
+use crate::rns::{Representation, RnsContext, RnsPoly};
+use std::sync::Arc;
+
+/// The four bytes every encoding starts with.
+pub const MAGIC: [u8; 4] = *b"LPLY";
+
+/// The format version written by [`RnsPoly::to_bytes`]; readers reject every other version.
+pub const FORMAT_VERSION: u8 = 1;
+
+/// Object-kind byte of an [`RnsPoly`].
+pub const KIND_RNS_POLY: u8 = 1;
+
+/// The most primes [`RnsPoly::from_bytes`] builds a fresh context for.
+///
+/// A context's CRT tables take about `8·L²` bytes, so an untrusted header must not choose `L`
+/// freely. Encodings with more primes (the format allows up to 65,535) are read with
+/// [`RnsPoly::from_bytes_in`] and a context built by the caller.
+pub const MAX_FRESH_PRIMES: usize = 1024;
+
+/// Bytes before the primes: magic, version, kind, representation, `log2(n)`, `L`.
+const FIXED_HEADER_LEN: usize = 10;
+const MIN_LOG_N: u8 = MIN_N.trailing_zeros() as u8;
+const MAX_LOG_N: u8 = MAX_N.trailing_zeros() as u8;
+
+fn malformed(msg: impl Into<String>) -> Error {
+    Error::Malformed(msg.into())
+}
+
+/// Bits per residue modulo `q`: the bit length of `q - 1` (0 for `q <= 1`, which no valid
+/// context has).
+fn residue_bits(q: u64) -> u32 {
+    u64::BITS - q.saturating_sub(1).leading_zeros()
+}
+
+/// Payload bytes for degree `n` and the given primes. Cannot overflow: `n <= 2^17`,
+/// at most `2^16` primes of at most 64 bits.
+fn payload_len(n: usize, primes: impl Iterator<Item = u64>) -> u64 {
+    let bits_per_coeff: u64 = primes.map(|q| u64::from(residue_bits(q))).sum();
+    (n as u64 * bits_per_coeff).div_ceil(8)
+}
+
+fn repr_code(repr: Representation) -> u8 {
+    match repr {
+        Representation::Coefficient => 0,
+        Representation::Ntt => 1,
+    }
+}
+
+/// A parsed header; the primes are left as bytes (`8·L` of them, length already checked).
+struct Header<'a> {
+    repr: Representation,
+    n: usize,
+    primes: &'a [u8],
+    payload: &'a [u8],
+}
+
+impl<'a> Header<'a> {
+    fn parse(bytes: &'a [u8]) -> Result<Self> {
+        if bytes.len() < FIXED_HEADER_LEN {
+            return Err(malformed(format!(
+                "{} bytes is shorter than the {FIXED_HEADER_LEN}-byte fixed header",
+                bytes.len()
+            )));
+        }
+        if bytes[..4] != MAGIC {
+            return Err(malformed(format!(
+                "bad magic {:02x?} (expected {:02x?} = \"LPLY\")",
+                &bytes[..4],
+                MAGIC
+            )));
+        }
+        if bytes[4] != FORMAT_VERSION {
+            return Err(malformed(format!(
+                "unsupported format version {} (this build reads version {FORMAT_VERSION})",
+                bytes[4]
+            )));
+        }
+        if bytes[5] != KIND_RNS_POLY {
+            return Err(malformed(format!(
+                "object kind {} is not an RnsPoly ({KIND_RNS_POLY})",
+                bytes[5]
+            )));
+        }
+        let repr = match bytes[6] {
+            0 => Representation::Coefficient,
+            1 => Representation::Ntt,
+            r => {
+                return Err(malformed(format!(
+                    "unknown representation {r} (0 = coefficient, 1 = NTT)"
+                )))
+            }
+        };
+        let log_n = bytes[7];
+        if !(MIN_LOG_N..=MAX_LOG_N).contains(&log_n) {
+            return Err(malformed(format!(
+                "log2(n) = {log_n} is outside {MIN_LOG_N}..={MAX_LOG_N}"
+            )));
+        }
+        let l = usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+        if l == 0 {
+            return Err(malformed("the number of primes is 0"));
+        }
+        let primes_end = FIXED_HEADER_LEN + 8 * l;
+        if bytes.len() < primes_end {
+            return Err(malformed(format!(
+                "truncated: the header declares {l} primes ({} bytes) but only {} bytes follow it",
+                8 * l,
+                bytes.len() - FIXED_HEADER_LEN
+            )));
+        }
+        Ok(Self {
+            repr,
+            n: 1 << log_n,
+            primes: &bytes[FIXED_HEADER_LEN..primes_end],
+            payload: &bytes[primes_end..],
+        })
+    }
+
+    fn num_primes(&self) -> usize {
+        self.primes.len() / 8
+    }
+
+    fn primes(&self) -> impl Iterator<Item = u64> + 'a {
+        self.primes.chunks_exact(8).map(|c| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            u64::from_le_bytes(w)
+        })
+    }
+
+    /// Checks the payload has exactly the length the header implies.
+    fn check_payload_len(&self) -> Result<()> {
+        let expected = payload_len(self.n, self.primes());
+        let got = self.payload.len() as u64;
+        if got < expected {
+            return Err(malformed(format!(
+                "truncated: the residues need {expected} bytes, {got} present"
+            )));
+        }
+        if got > expected {
+            return Err(malformed(format!(
+                "{} trailing bytes after the residues",
+                got - expected
+            )));
+        }
+        Ok(())
+    }
+
+    /// Unpacks the residues into `ctx` (whose degree and primes match the header, and whose
+    /// payload length has been checked).
+    fn decode(&self, ctx: &Arc<RnsContext>) -> Result<RnsPoly> {
+        let n = ctx.n();
+        let mut data = Vec::with_capacity(n * ctx.len());
+        let mut reader = BitReader::new(self.payload);
+        for &q in ctx.moduli() {
+            let b = residue_bits(q);
+            for _ in 0..n {
+                data.push(reader.read(b)?);
+            }
+        }
+        reader.finish()?;
+        // Checks every residue is below its prime.
+        RnsPoly::from_residues(ctx, data, self.repr)
+    }
+}
+
+/// LSB-first bit writer.
+struct BitWriter {
+    out: Vec<u8>,
+    acc: u128,
+    nbits: u32,
+}
+
+impl BitWriter {
+    /// Appends the low `b <= 64` bits of `v` (`v < 2^b`).
+    #[inline]
+    fn write(&mut self, v: u64, b: u32) {
+        debug_assert!(b == 64 || v >> b == 0);
+        // nbits < 8 here, so nbits + b < 72 bits fit the accumulator.
+        self.acc |= u128::from(v) << self.nbits;
+        self.nbits += b;
+        while self.nbits >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.nbits -= 8;
+        }
+    }
+
+    /// Flushes the last partial byte (zero-padded).
+    fn finish(mut self) -> Vec<u8> {
+        if self.nbits > 0 {
+            self.out.push(self.acc as u8);
+        }
+        self.out
+    }
+}
+
+/// LSB-first bit reader.
+struct BitReader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    acc: u128,
+    nbits: u32,
+}
+
+impl<'a> BitReader<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            pos: 0,
+            acc: 0,
+            nbits: 0,
+        }
+    }
+
+    /// Reads `b <= 64` bits.
+    #[inline]
+    fn read(&mut self, b: u32) -> Result<u64> {
+        // nbits < b <= 64 before each load, so at most 71 bits are held.
+        while self.nbits < b {
+            let byte = *self
+                .bytes
+                .get(self.pos)
+                .ok_or_else(|| malformed("truncated residues"))?;
+            self.acc |= u128::from(byte) << self.nbits;
+            self.nbits += 8;
+            self.pos += 1;
+        }
+        let v = (self.acc & ((1u128 << b) - 1)) as u64;
+        self.acc >>= b;
+        self.nbits -= b;
+        Ok(v)
+    }
+
+    /// Checks all bytes were consumed and the padding bits are zero.
+    fn finish(self) -> Result<()> {
+        if self.pos != self.bytes.len() {
+            return Err(malformed(format!(
+                "{} trailing bytes after the residues",
+                self.bytes.len() - self.pos
+            )));
+        }
+        if self.acc != 0 {
+            return Err(malformed(format!(
+                "non-zero padding bits {:#x} in the last byte",
+                self.acc
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl RnsPoly {
+    /// Length in bytes of [`Self::to_bytes`]: `10 + 8·L + ceil(n · Σ b_i / 8)` with `b_i` the
+    /// bit length of `q_i - 1` (see [`crate::serialize`]).
+    ///
+    /// ```
+    /// use latpoly::rns::{Representation, RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(8192, 60, 4)?;
+    /// let p = RnsPoly::zero(&ctx, Representation::Ntt);
+    /// assert_eq!(p.serialized_len(), 10 + 4 * 8 + 8192 * 4 * 60 / 8);
+    /// assert_eq!(p.to_bytes().len(), p.serialized_len());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        let ctx = self.context();
+        let payload = payload_len(ctx.n(), ctx.moduli().iter().copied());
+        FIXED_HEADER_LEN + 8 * ctx.len() + payload as usize
+    }
+
+    /// Encodes the polynomial, its representation and its ring (degree and primes) in the
+    /// format of [`crate::serialize`].
+    ///
+    /// # Panics
+    ///
+    /// If the context has more than 65,535 primes (the format's limit; such a context's CRT
+    /// tables alone would take about 34 GB).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(16, 20, 2)?;
+    /// let p = RnsPoly::from_i64s(&ctx, &[-3; 16])?;
+    /// let bytes = p.to_bytes();
+    /// assert_eq!(&bytes[..4], b"LPLY");
+    /// assert_eq!(bytes.len(), 10 + 2 * 8 + 16 * 2 * 20 / 8);
+    /// assert_eq!(RnsPoly::from_bytes(&bytes)?.to_centered_bigints(), p.to_centered_bigints());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let ctx = self.context();
+        let (n, l) = (ctx.n(), ctx.len());
+        let l16 = u16::try_from(l).expect("the format holds at most 65535 primes");
+        let mut w = BitWriter {
+            out: Vec::with_capacity(self.serialized_len()),
+            acc: 0,
+            nbits: 0,
+        };
+        w.out.extend_from_slice(&MAGIC);
+        w.out.push(FORMAT_VERSION);
+        w.out.push(KIND_RNS_POLY);
+        w.out.push(repr_code(self.representation()));
+        w.out.push(n.trailing_zeros() as u8);
+        w.out.extend_from_slice(&l16.to_le_bytes());
+        for &q in ctx.moduli() {
+            w.out.extend_from_slice(&q.to_le_bytes());
+        }
+        for (limb, &q) in self.residues().chunks_exact(n).zip(ctx.moduli()) {
+            let b = residue_bits(q);
+            for &x in limb {
+                w.write(x, b);
+            }
+        }
+        let out = w.finish();
+        debug_assert_eq!(out.len(), self.serialized_len());
+        out
+    }
+
+    /// Decodes bytes written by [`Self::to_bytes`], building a fresh [`RnsContext`] from the
+    /// degree and primes they carry (primality and NTT tables are computed; to reuse an existing
+    /// context use [`Self::from_bytes_in`]).
+    ///
+    /// Errors ([`Error::Malformed`] unless said otherwise): wrong magic, unknown version, kind or
+    /// representation, `log2(n)` outside `1..=17`, no primes, more primes than the input holds,
+    /// more than [`MAX_FRESH_PRIMES`] primes ([`Error::InvalidArgument`]), a prime that is not a
+    /// distinct prime `q ≡ 1 (mod 2n)` below `2^62` ([`Error::InvalidModulus`]), truncated
+    /// input, trailing bytes, non-zero padding bits, a residue `>= q_i`
+    /// ([`Error::CoefficientOutOfRange`]).
+    ///
+    /// ```
+    /// use latpoly::rns::{Representation, RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(32, 30, 3)?;
+    /// let mut p = RnsPoly::from_u64s(&ctx, &(0..32).collect::<Vec<u64>>())?;
+    /// p.to_ntt();
+    /// let q = RnsPoly::from_bytes(&p.to_bytes())?;
+    /// assert_eq!(q.representation(), Representation::Ntt);
+    /// assert_eq!(q.context().moduli(), ctx.moduli());
+    /// assert_eq!(q.residues(), p.residues());
+    ///
+    /// assert!(RnsPoly::from_bytes(b"LPLY").is_err());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<RnsPoly> {
+        let h = Header::parse(bytes)?;
+        let l = h.num_primes();
+        if l > MAX_FRESH_PRIMES {
+            return Err(Error::InvalidArgument(format!(
+                "the encoding has {l} primes; from_bytes builds contexts of at most \
+                 {MAX_FRESH_PRIMES} (use from_bytes_in with your own context)"
+            )));
+        }
+        // Cheap checks first, so that the payload length (checked next, before the context's
+        // tables are allocated) is computed from plausible primes.
+        let two_n = 2 * h.n as u64;
+        for q in h.primes() {
+            if q >= 1 << 62 {
+                return Err(Error::InvalidModulus {
+                    q,
+                    reason: "must be below 2^62",
+                });
+            }
+            if q < 3 {
+                return Err(Error::InvalidModulus {
+                    q,
+                    reason: "too small to be an odd prime",
+                });
+            }
+            if q % two_n != 1 {
+                return Err(Error::InvalidModulus {
+                    q,
+                    reason: "not congruent to 1 mod 2n (no negacyclic NTT of this size)",
+                });
+            }
+        }
+        h.check_payload_len()?;
+        let primes: Vec<u64> = h.primes().collect();
+        let ctx = RnsContext::new(h.n, &primes)?;
+        h.decode(&ctx)
+    }
+
+    /// Decodes bytes written by [`Self::to_bytes`] into an existing context, which the
+    /// encoding's degree and primes (in order) must match exactly ([`Error::ContextMismatch`]
+    /// otherwise). The result shares `ctx`; nothing is recomputed.
+    ///
+    /// The other errors are those of [`Self::from_bytes`] that do not concern the primes.
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// use latpoly::Error;
+    /// let ctx = RnsContext::with_prime_bits(64, 40, 2)?;
+    /// let p = RnsPoly::from_i64s(&ctx, &[7; 64])?;
+    /// let bytes = p.to_bytes();
+    /// let q = RnsPoly::from_bytes_in(&ctx, &bytes)?;
+    /// assert!(std::sync::Arc::ptr_eq(q.context(), &ctx));
+    /// assert_eq!(q.residues(), p.residues());
+    ///
+    /// let other = RnsContext::with_prime_bits(64, 41, 2)?;
+    /// assert_eq!(RnsPoly::from_bytes_in(&other, &bytes).unwrap_err(), Error::ContextMismatch);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn from_bytes_in(ctx: &Arc<RnsContext>, bytes: &[u8]) -> Result<RnsPoly> {
+        let h = Header::parse(bytes)?;
+        if h.n != ctx.n()
+            || h.num_primes() != ctx.len()
+            || !h.primes().eq(ctx.moduli().iter().copied())
+        {
+            return Err(Error::ContextMismatch);
+        }
+        h.check_payload_len()?;
+        h.decode(ctx)
+    }
+}
