@@ -459,6 +459,53 @@ fn w6(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
+/// S1: uniform sampling mod q (NFLlib parameter sets 1-4), against NFLlib's Table 2 figures.
+fn s1(rows: &mut Vec<Row>, rounds: usize) {
+    let mut sampler = latpoly::sampling::Sampler::from_seed([7; 32]);
+    let cases: [(usize, u32, usize, f64); 4] = [
+        (256, 14, 1, 0.6),
+        (512, 30, 1, 2.6),
+        (1024, 62, 1, 9.7),
+        (1024, 62, 100, 1029.6),
+    ];
+    for (n, bits, limbs, nfl) in cases {
+        let primes = ntt_primes(bits, n, limbs).expect("primes exist");
+        let ctx = RnsContext::new(n, &primes).expect("valid context");
+        let mut buf = vec![0u64; n];
+        let q = primes[0];
+        let mut job: Job<'_> = if limbs == 1 {
+            Box::new(|| {
+                sampler.fill_uniform(&mut buf, q).expect("q >= 1");
+                black_box(&buf);
+            })
+        } else {
+            Box::new(|| {
+                black_box(sampler.uniform_poly(&ctx));
+            })
+        };
+        let t = time_jobs(std::slice::from_mut(&mut job), rounds);
+        rows.push(Row {
+            workload: format!(
+                "S1 uniform ({n}, {})",
+                if limbs == 1 {
+                    format!("{bits}-bit")
+                } else {
+                    format!("{limbs} x {bits}-bit")
+                }
+            ),
+            op: "sample mod q (ChaCha20, constant time)".into(),
+            latpoly_us: t[0],
+            backend: "scalar".into(),
+            peers: vec![],
+            target: None,
+            note: format!(
+                "NFLlib Table 2: {nfl} µs (Xeon E5-2666 v3, 2015; not run here) -> ratio {:.2}",
+                t[0] / nfl
+            ),
+        });
+    }
+}
+
 /// Runs the whole suite (or the workloads whose name starts with `only`) and prints the table.
 pub fn run(opts: BenchOpts) -> Result<(), String> {
     let rounds = if opts.quick { 5 } else { 21 };
@@ -546,6 +593,9 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
     }
     if want("W6") {
         w6(&mut rows, rounds);
+    }
+    if want("S1") {
+        s1(&mut rows, rounds);
     }
     let _ = w1;
     print_table(&rows);
