@@ -14,7 +14,7 @@ cargo test --workspace --exclude latpoly-py
 # best level this CPU has below the cap; tests/backends.rs compares every available backend).
 for isa in scalar avx2 avx512; do
   echo "== cargo test, LATPOLY_ISA=$isa"
-  LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns
+  LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns --test rns_ops --test lpr
 done
 echo "== python: build extension into .venv"
 bash scripts/python-env.sh

@@ -506,6 +506,63 @@ fn s1(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
+/// A1: LPR decryptions per second (NFLlib Table 4), one core and every core.
+fn a1(rows: &mut Vec<Row>, rounds: usize) {
+    use latpoly::he::lpr::{Lpr, LprParams};
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let pool = latpoly::parallel::Threads::new(cores).expect("thread pool");
+    for (params, nfl) in [(LprParams::n256(), 1020.0), (LprParams::n512(), 508.0)] {
+        let lpr = Lpr::new(params).expect("valid parameters");
+        let mut rng = latpoly::sampling::Sampler::from_seed([1; 32]);
+        let (pk, sk) = lpr.keygen(&mut rng).expect("keygen");
+        let batch = 256;
+        let cts: Vec<_> = (0..batch)
+            .map(|i| {
+                lpr.encrypt(&pk, &vec![i as u8; lpr.message_len()], &mut rng)
+                    .expect("encrypt")
+            })
+            .collect();
+        let (lpr_ref, sk_ref, cts_ref, pool_ref) = (&lpr, &sk, &cts, &pool);
+        let mut jobs: Vec<Job<'_>> = vec![
+            Box::new(move || {
+                black_box(
+                    lpr_ref
+                        .decrypt_batch(sk_ref, cts_ref, None)
+                        .expect("decrypt"),
+                );
+            }),
+            Box::new(move || {
+                black_box(
+                    lpr_ref
+                        .decrypt_batch(sk_ref, cts_ref, Some(pool_ref))
+                        .expect("decrypt"),
+                );
+            }),
+        ];
+        let t = time_jobs(&mut jobs, rounds);
+        drop(jobs);
+        for (label, us, target) in [
+            ("one core", t[0], params.n == 256),
+            (&*format!("{cores} cores"), t[1], false),
+        ] {
+            let per = us / batch as f64;
+            rows.push(Row {
+                workload: format!("A1 LPR n={}, q={}", params.n, params.q),
+                op: format!("decryption, {label}"),
+                latpoly_us: per,
+                backend: lpr.plan().isa().to_string(),
+                peers: vec![],
+                target: None,
+                note: format!(
+                    "{:.2} M decryptions/s{}; NFLlib Table 4: {nfl} Kops/s (i7-4770, one core; not run here)",
+                    1.0 / per,
+                    if target { if per <= 0.2 { " (target >= 5 M/s met)" } else { " (target >= 5 M/s MISSED)" } } else { "" }
+                ),
+            });
+        }
+    }
+}
+
 /// Runs the whole suite (or the workloads whose name starts with `only`) and prints the table.
 pub fn run(opts: BenchOpts) -> Result<(), String> {
     let rounds = if opts.quick { 5 } else { 21 };
@@ -596,6 +653,9 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
     }
     if want("S1") {
         s1(&mut rows, rounds);
+    }
+    if want("A1") {
+        a1(&mut rows, rounds);
     }
     let _ = w1;
     print_table(&rows);

@@ -35,11 +35,13 @@
 
 pub mod arith;
 pub mod error;
+pub mod he;
 pub mod isa;
 pub mod ntt;
 pub mod parallel;
 pub mod primes;
 pub mod reference;
+
 pub mod rns;
 pub mod sampling;
 pub mod serialize;

@@ -24,6 +24,12 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn inverse_strict(&self, a: &mut [W]);
     /// Largest value (for range checks).
     fn max(&self, a: &[W]) -> W;
+    /// `out = a + b mod q`, inputs `< q`.
+    fn add(&self, a: &[W], b: &[W], out: &mut [W]);
+    /// Parities of the centred values of `w < q`, packed LSB first (`w.len() / 8` bytes).
+    fn parity_decode(&self, w: &[W], out: &mut [u8]);
+    /// `out = a - b mod q`, inputs `< q`.
+    fn sub(&self, a: &[W], b: &[W], out: &mut [W]);
     /// Inputs `< q`, output `< q`.
     fn pointwise(&self, a: &[W], b: &[W], out: &mut [W]);
     /// Inputs `< q`, output `< q`.
@@ -36,6 +42,9 @@ pub(crate) trait Entry: Simd + Debug {
     fn forward<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
     fn inverse<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
     fn max(self, a: &[Self::W]) -> Self::W;
+    fn add(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
+    fn parity_decode(self, half: Self::W, w: &[Self::W], out: &mut [u8]);
+    fn sub(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
     fn pointwise(
         self,
         tb: &SimdTables<Self::W>,
@@ -79,6 +88,16 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
     }
     fn max(&self, a: &[S::W]) -> S::W {
         Entry::max(self.s, a)
+    }
+    fn add(&self, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
+        Entry::add(self.s, self.q, a, b, out)
+    }
+    fn parity_decode(&self, w: &[S::W], out: &mut [u8]) {
+        let half = S::W::from_u64(self.q.to_u64() / 2);
+        Entry::parity_decode(self.s, half, w, out)
+    }
+    fn sub(&self, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
+        Entry::sub(self.s, self.q, a, b, out)
     }
     fn pointwise(&self, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
         self.s.pointwise(&self.tb, self.q, a, b, out)

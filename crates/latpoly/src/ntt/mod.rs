@@ -391,6 +391,51 @@ impl<W: Word> Plan<W> {
         Ok(c)
     }
 
+    /// `out = a + b mod q`; inputs and output in `[0, q)`.
+    pub fn add(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
+        self.check_len(a.len())?;
+        self.check_len(b.len())?;
+        self.check_len(out.len())?;
+        self.check_range(a, self.q())?;
+        self.check_range(b, self.q())?;
+        self.add_unchecked(a, b, out);
+        Ok(())
+    }
+
+    /// `out = a - b mod q`; inputs and output in `[0, q)`.
+    pub fn sub(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
+        self.check_len(a.len())?;
+        self.check_len(b.len())?;
+        self.check_len(out.len())?;
+        self.check_range(a, self.q())?;
+        self.check_range(b, self.q())?;
+        self.sub_unchecked(a, b, out);
+        Ok(())
+    }
+
+    /// Packs the parities of the centred values of `w` (`< q`), LSB first, into `out`
+    /// (`w.len() / 8` bytes): the decoding of the LPR scheme.
+    pub(crate) fn parity_decode_unchecked(&self, w: &[W], out: &mut [u8]) {
+        match &self.kernels {
+            Some(k) if W::BITS >= 16 => k.parity_decode(w, out),
+            _ => scalar::parity_decode(self.q(), w, out),
+        }
+    }
+
+    pub(crate) fn add_unchecked(&self, a: &[W], b: &[W], out: &mut [W]) {
+        match &self.kernels {
+            Some(k) => k.add(a, b, out),
+            None => scalar::add_mod(&self.m, a, b, out),
+        }
+    }
+
+    pub(crate) fn sub_unchecked(&self, a: &[W], b: &[W], out: &mut [W]) {
+        match &self.kernels {
+            Some(k) => k.sub(a, b, out),
+            None => scalar::sub_mod(&self.m, a, b, out),
+        }
+    }
+
     pub(crate) fn pointwise_unchecked(&self, a: &[W], b: &[W], out: &mut [W]) {
         match &self.kernels {
             Some(k) => k.pointwise(a, b, out),
@@ -402,6 +447,46 @@ impl<W: Word> Plan<W> {
         match &self.kernels {
             Some(k) => k.pointwise_acc(a, b, acc),
             None => scalar::pointwise_acc(&self.m, a, b, acc),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Isa;
+
+    /// The SIMD parity decoding (LPR) against the scalar one, at the edges of the centring.
+    #[test]
+    fn parity_decode_backends_agree() {
+        for (n, q) in [(256usize, 12289u64), (1024, 12289), (64, 7681)] {
+            let half = q / 2;
+            let mut w: Vec<u16> = (0..n as u64)
+                .map(|i| ((i * 7919 + 13) % q) as u16)
+                .collect();
+            for (i, v) in [0, 1, half - 1, half, half + 1, q - 1, q - 2]
+                .iter()
+                .enumerate()
+            {
+                w[i] = *v as u16;
+            }
+            let want: Vec<u8> = {
+                let mut o = vec![0u8; n / 8];
+                scalar::parity_decode(q as u16, &w, &mut o);
+                o
+            };
+            for (i, &v) in w.iter().enumerate() {
+                let v = v as u64;
+                let centred_odd = if v > half { (q - v) % 2 } else { v % 2 };
+                assert_eq!((want[i / 8] >> (i % 8)) & 1, centred_odd as u8);
+            }
+            for isa in NttPlan16::available_isas(n, q) {
+                let plan = NttPlan16::with_isa(n, q, isa).unwrap();
+                let mut got = vec![0u8; n / 8];
+                plan.parity_decode_unchecked(&w, &mut got);
+                assert_eq!(got, want, "{isa}");
+                assert!(isa == Isa::Scalar || plan.isa() == isa);
+            }
         }
     }
 }

@@ -128,3 +128,32 @@ pub(crate) fn pointwise_acc<W: Word>(m: &W::Modulus, a: &[W], b: &[W], acc: &mut
         *o = m.add(*o, m.mul(x, y));
     }
 }
+
+/// `out = a + b mod q`, inputs in `[0, q)`.
+pub(crate) fn add_mod<W: Word>(m: &W::Modulus, a: &[W], b: &[W], out: &mut [W]) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = m.add(x, y);
+    }
+}
+
+/// `out = a - b mod q`, inputs in `[0, q)`.
+pub(crate) fn sub_mod<W: Word>(m: &W::Modulus, a: &[W], b: &[W], out: &mut [W]) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = m.sub(x, y);
+    }
+}
+
+/// Parities of the centred values of `w < q`, packed LSB first (eight per byte, one
+/// multiplication per byte), branch-free.
+pub(crate) fn parity_decode<W: Word>(q: W, w: &[W], out: &mut [u8]) {
+    let half = q.to_u64() / 2;
+    for (byte, chunk) in out.iter_mut().zip(w.chunks_exact(8)) {
+        let mut x = 0u64;
+        for (k, &v) in chunk.iter().enumerate() {
+            let v = v.to_u64();
+            let bit = (v & 1) ^ (half.wrapping_sub(v) >> 63);
+            x |= bit << (8 * k);
+        }
+        *byte = (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8;
+    }
+}

@@ -55,6 +55,20 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn deinterleave(self, a: Self::V, b: Self::V, t: usize) -> (Self::V, Self::V);
     /// Inverse of [`Simd::deinterleave`].
     fn interleave(self, x: Self::V, y: Self::V, t: usize) -> (Self::V, Self::V);
+    /// Bit `i` = `(v_i & 1) XOR (v_i > half)` for each lane (the parity of the centred value for
+    /// `v < q`, `half = (q - 1) / 2`, `q < 2^(BITS - 2)`). Default: through memory.
+    #[inline(always)]
+    fn parity_mask(self, v: Self::V, half: Self::W) -> u64 {
+        let mut lanes = [Self::W::ZERO; 64];
+        self.store(&mut lanes[..Self::LANES], v);
+        lanes[..Self::LANES]
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (i, &x)| {
+                let above = half.wrapping_sub(x).to_u64() >> (Self::W::BITS - 1);
+                acc | (((x.to_u64() & 1) ^ above) << i)
+            })
+    }
     /// From the butterfly layout of distance `t` to that of `t / 2` (backends may fuse the two
     /// permutations).
     #[inline(always)]
@@ -596,6 +610,45 @@ pub(crate) fn pointwise_acc<S: Simd>(
         let m = s.mont_mul(s.load(x), s.load(y), qv, qinv);
         let r = s.csub(s.mul_shoup_lazy(m, f, fp, qv), qv);
         s.store(o, s.csub(s.add(r, s.load(o)), qv));
+    }
+}
+
+/// `out = a + b mod q` for `a, b < q` (lengths multiple of `LANES`).
+#[inline(always)]
+pub(crate) fn add_mod<S: Simd>(s: S, q: S::W, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
+    let l = S::LANES;
+    let qv = s.splat(q);
+    for ((o, x), y) in out
+        .chunks_exact_mut(l)
+        .zip(a.chunks_exact(l))
+        .zip(b.chunks_exact(l))
+    {
+        s.store(o, s.csub(s.add(s.load(x), s.load(y)), qv));
+    }
+}
+
+/// `out = a - b mod q` for `a, b < q` (lengths multiple of `LANES`).
+#[inline(always)]
+pub(crate) fn sub_mod<S: Simd>(s: S, q: S::W, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
+    let l = S::LANES;
+    let qv = s.splat(q);
+    for ((o, x), y) in out
+        .chunks_exact_mut(l)
+        .zip(a.chunks_exact(l))
+        .zip(b.chunks_exact(l))
+    {
+        s.store(o, s.csub(s.sub(s.add(s.load(x), qv), s.load(y)), qv));
+    }
+}
+
+/// Packs the parities of the centred values of `w` (see [`Simd::parity_mask`]) into `out`,
+/// `LANES` bits per vector, least significant bit first. `LANES` must be a multiple of 8.
+#[inline(always)]
+pub(crate) fn parity_decode<S: Simd>(s: S, half: S::W, w: &[S::W], out: &mut [u8]) {
+    let l = S::LANES;
+    for (chunk, o) in w.chunks_exact(l).zip(out.chunks_exact_mut(l / 8)) {
+        let bits = s.parity_mask(s.load(chunk), half).to_le_bytes();
+        o.copy_from_slice(&bits[..l / 8]);
     }
 }
 

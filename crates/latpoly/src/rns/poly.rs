@@ -293,59 +293,65 @@ impl RnsPoly {
         Ok(())
     }
 
-    fn zip_assign(
-        &mut self,
+    fn zip_kernel(
+        &self,
         other: &RnsPoly,
-        f: impl Fn(&Modulus64, u64, u64) -> u64,
-    ) -> Result<()> {
+        f: impl Fn(&crate::NttPlan, &[u64], &[u64], &mut [u64]),
+    ) -> Result<RnsPoly> {
         self.check_compatible(other)?;
         let n = self.ctx.n();
-        let ctx = Arc::clone(&self.ctx);
-        for ((a, b), m) in self
-            .data
+        let mut data = vec![0u64; self.data.len()];
+        for (((o, a), b), plan) in data
             .chunks_exact_mut(n)
+            .zip(self.data.chunks_exact(n))
             .zip(other.data.chunks_exact(n))
-            .zip(ctx.crt().moduli())
+            .zip(self.ctx.plans())
         {
-            for (x, &y) in a.iter_mut().zip(b) {
-                *x = f(m, *x, y);
-            }
+            f(plan, a, b, o);
         }
-        Ok(())
+        Ok(RnsPoly {
+            ctx: Arc::clone(&self.ctx),
+            repr: self.repr,
+            data,
+        })
     }
 
     /// `self += other` (same context and representation).
     pub fn add_assign(&mut self, other: &RnsPoly) -> Result<()> {
-        self.zip_assign(other, |m, x, y| m.add(x, y))
+        *self = self.add(other)?;
+        Ok(())
     }
 
     /// `self -= other` (same context and representation).
     pub fn sub_assign(&mut self, other: &RnsPoly) -> Result<()> {
-        self.zip_assign(other, |m, x, y| m.sub(x, y))
+        *self = self.sub(other)?;
+        Ok(())
     }
 
-    /// `self + other`.
+    /// `self + other` (same context and representation).
     pub fn add(&self, other: &RnsPoly) -> Result<RnsPoly> {
-        let mut r = self.clone();
-        r.add_assign(other)?;
-        Ok(r)
+        self.zip_kernel(other, |p, a, b, o| p.add_unchecked(a, b, o))
     }
 
-    /// `self - other`.
+    /// `self - other` (same context and representation).
     pub fn sub(&self, other: &RnsPoly) -> Result<RnsPoly> {
-        let mut r = self.clone();
-        r.sub_assign(other)?;
-        Ok(r)
+        self.zip_kernel(other, |p, a, b, o| p.sub_unchecked(a, b, o))
     }
 
     /// `-self`.
     pub fn neg(&self) -> RnsPoly {
-        let mut r = self.clone();
         let n = self.ctx.n();
-        for (a, m) in r.data.chunks_exact_mut(n).zip(self.ctx.crt().moduli()) {
-            a.iter_mut().for_each(|x| *x = m.neg(*x));
+        let zeros = vec![0u64; n];
+        let mut out = RnsPoly::zero(&self.ctx, self.repr);
+        for ((o, a), plan) in out
+            .data
+            .chunks_exact_mut(n)
+            .zip(self.data.chunks_exact(n))
+            .zip(self.ctx.plans())
+        {
+            plan.sub_unchecked(&zeros, a, o);
         }
-        r
+        out
     }
 
     /// `c · self` for a small signed scalar (any representation).

@@ -61,6 +61,18 @@ impl Simd for Avx2U16 {
         unsafe { _mm256_max_epu16(a, b) }
     }
     #[inline(always)]
+    fn parity_mask(self, v: __m256i, half: u16) -> u64 {
+        // SAFETY: token proves AVX2.
+        unsafe {
+            let lsb = _mm256_slli_epi16::<15>(_mm256_and_si256(v, _mm256_set1_epi16(1)));
+            let t = _mm256_xor_si256(lsb, _mm256_sub_epi16(_mm256_set1_epi16(half as i16), v));
+            // Sign of each 16-bit lane -> bytes (per 128-bit half: 8 bytes then 8 zeros).
+            let packed = _mm256_packs_epi16(_mm256_srai_epi16::<15>(t), _mm256_setzero_si256());
+            let m = _mm256_movemask_epi8(packed) as u32 as u64;
+            (m & 0xff) | ((m >> 8) & 0xff00)
+        }
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {

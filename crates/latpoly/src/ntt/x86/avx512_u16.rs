@@ -92,6 +92,15 @@ impl Simd for Avx512U16 {
         unsafe { _mm512_max_epu16(a, b) }
     }
     #[inline(always)]
+    fn parity_mask(self, v: __m512i, half: u16) -> u64 {
+        // SAFETY: token proves AVX-512BW.
+        unsafe {
+            let lsb = _mm512_slli_epi16::<15>(_mm512_and_si512(v, _mm512_set1_epi16(1)));
+            let t = _mm512_xor_si512(lsb, _mm512_sub_epi16(_mm512_set1_epi16(half as i16), v));
+            _mm512_movepi16_mask(t) as u64
+        }
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512BW.
         unsafe {

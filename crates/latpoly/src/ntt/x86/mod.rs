@@ -134,6 +134,18 @@ macro_rules! entry_points {
                 simd::max_value(self, a)
             }
             #[target_feature(enable = $feat)]
+            fn tf_parity(self, half: $w, w: &[$w], out: &mut [u8]) {
+                simd::parity_decode(self, half, w, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_add(self, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
+                simd::add_mod(self, q, a, b, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_sub(self, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
+                simd::sub_mod(self, q, a, b, out)
+            }
+            #[target_feature(enable = $feat)]
             fn tf_pointwise(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
                 simd::pointwise(self, tb, q, a, b, out)
             }
@@ -163,6 +175,18 @@ macro_rules! entry_points {
             fn max(self, a: &[$w]) -> $w {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { self.tf_max(a) }
+            }
+            fn add(self, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_add(q, a, b, out) }
+            }
+            fn parity_decode(self, half: $w, w: &[$w], out: &mut [u8]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_parity(half, w, out) }
+            }
+            fn sub(self, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_sub(q, a, b, out) }
             }
             fn pointwise(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.

@@ -1,0 +1,4 @@
+//! Encryption schemes built on the library, as in the NFLlib paper's §5: LPR Ring-LWE
+//! public-key encryption ([`lpr`]).
+
+pub mod lpr;
