@@ -271,6 +271,12 @@ impl RnsPoly {
         }
     }
 
+    /// Overwrites the residues with zeros (for secret keys on drop).
+    pub(crate) fn wipe(&mut self) {
+        use zeroize::Zeroize;
+        self.data.zeroize();
+    }
+
     pub(crate) fn set_representation(&mut self, repr: Representation) {
         self.repr = repr;
     }

@@ -1,0 +1,637 @@
+//! The FV / BFV somewhat-homomorphic encryption scheme on RNS polynomials.
+//!
+//! Plaintexts are polynomials of `R_t = Z_t[x]/(x^n + 1)` (coefficient encoding), ciphertexts
+//! pairs of polynomials of `R_Q`, `Q = q_1 ··· q_L`, with `Δ = floor(Q / t)`:
+//!
+//! ```text
+//! KeyGen:   s <- ternary, a <- U(R_Q), e <- χ;   pk = (-(a s + e), a)
+//! Encrypt:  u <- ternary, e1, e2 <- χ;          c = (pk_0 u + e1 + Δ m,  pk_1 u + e2)
+//! Decrypt:  m = round(t (c_0 + c_1 s) / Q) mod t
+//! ```
+//!
+//! Everything is computed in RNS form, never through big integers:
+//!
+//! * **Decryption** uses the scale-and-round of Halevi-Polyakov-Shoup: with
+//!   `y_i = [x_i (Q/q_i)^-1]_{q_i}`, `t x / Q ≡ Σ y_i t / q_i (mod t)`; each `y_i t` splits into
+//!   an integer part (summed mod `t`) and a fraction `β_i / q_i` (summed in floating point, then
+//!   rounded).
+//! * **Multiplication** (HPS-style tensoring with exact base extension): both ciphertexts are
+//!   lifted exactly (centred) from `Q` to `Q·P` with an auxiliary basis `P > t·n·Q`, tensored in
+//!   NTT form, then `round(t·e / Q)` is computed exactly as `(t e - [t e]_Q) / Q` in basis `P`
+//!   (with `[t e]_Q` extended from `Q` to `P`) and brought back to `Q` by exact centred base
+//!   extension. See [`crate::rns::BaseExtender`].
+//! * **Relinearization**: RNS gadget key switching — `c_2 = Σ_i D_i · (Q/q_i)` with digits
+//!   `D_i = [c_2 (Q/q_i)^-1]_{q_i}`, and keys `rlk_i = (-(a_i s + e_i) + (Q/q_i) s², a_i)`.
+//!
+//! ```
+//! use latpoly::he::bfv::{Bfv, BfvParams};
+//! use latpoly::sampling::Sampler;
+//! let bfv = Bfv::new(BfvParams::new(1024, 30, 3, 257).unwrap()).unwrap();
+//! let mut rng = Sampler::from_seed([1; 32]);
+//! let keys = bfv.keygen(&mut rng).unwrap();
+//! let mut m1 = vec![0u64; 1024];
+//! m1[0] = 3; // 3
+//! let mut m2 = vec![0u64; 1024];
+//! m2[1] = 5; // 5 x
+//! let c1 = bfv.encrypt(&keys.public, &m1, &mut rng).unwrap();
+//! let c2 = bfv.encrypt(&keys.public, &m2, &mut rng).unwrap();
+//! let prod = bfv.multiply_relin(&c1, &c2, &keys.relin).unwrap();
+//! let m = bfv.decrypt(&keys.secret, &prod).unwrap();
+//! assert_eq!(m[1], 15);
+//! assert!(bfv.noise_budget(&keys.secret, &prod).unwrap() > 0);
+//! ```
+
+use crate::arith::{Modulus, Modulus64};
+use crate::error::{Error, Result};
+use crate::primes::ntt_primes;
+use crate::rns::{BaseExtender, Representation, RnsContext, RnsPoly};
+use crate::sampling::Sampler;
+use num_bigint::{BigInt, BigUint};
+use num_traits::{Signed, Zero};
+use std::sync::Arc;
+
+/// BFV parameters: ring degree, ciphertext primes, plaintext modulus, noise width.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BfvParams {
+    /// Ring degree `n` (power of two).
+    pub n: usize,
+    /// The primes of `Q` (distinct, NTT-friendly for `n`, below `2^62`).
+    pub moduli: Vec<u64>,
+    /// Plaintext modulus `t >= 2`, coprime to `Q`.
+    pub t: u64,
+    /// Standard deviation of the Gaussian errors (3.19 as in SEAL/OpenFHE).
+    pub sigma: f64,
+}
+
+impl BfvParams {
+    /// `count` primes of `bits` bits for degree `n`, plaintext modulus `t`, `σ = 3.19`.
+    pub fn new(n: usize, bits: u32, count: usize, t: u64) -> Result<BfvParams> {
+        Ok(BfvParams {
+            n,
+            moduli: ntt_primes(bits, n, count)?,
+            t,
+            sigma: 3.19,
+        })
+    }
+
+    /// `n = 4096`, `Q` of 124 bits (2 primes of 62 bits; the NFLlib paper's Table 5 size).
+    pub fn n4096_q124(t: u64) -> Result<BfvParams> {
+        Self::new(4096, 62, 2, t)
+    }
+
+    /// `n = 8192`, `Q` of about 218 bits (4 primes of 55 bits).
+    pub fn n8192_q218(t: u64) -> Result<BfvParams> {
+        Self::new(8192, 55, 4, t)
+    }
+}
+
+/// Secret key `s` (ternary), NTT form; wiped on drop.
+#[derive(Clone)]
+pub struct BfvSecretKey {
+    s: RnsPoly,
+}
+
+impl Drop for BfvSecretKey {
+    fn drop(&mut self) {
+        self.s.wipe();
+    }
+}
+
+impl core::fmt::Debug for BfvSecretKey {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("BfvSecretKey { .. }")
+    }
+}
+
+/// Public key `(-(a s + e), a)`, NTT form.
+#[derive(Clone, Debug)]
+pub struct BfvPublicKey {
+    p0: RnsPoly,
+    p1: RnsPoly,
+}
+
+/// Relinearization keys, one pair per prime of `Q`, NTT form.
+#[derive(Clone, Debug)]
+pub struct BfvRelinKey {
+    b: Vec<RnsPoly>,
+    a: Vec<RnsPoly>,
+}
+
+/// A key set from [`Bfv::keygen`].
+#[derive(Clone, Debug)]
+pub struct BfvKeys {
+    /// The secret key.
+    pub secret: BfvSecretKey,
+    /// The public (encryption) key.
+    pub public: BfvPublicKey,
+    /// The relinearization key.
+    pub relin: BfvRelinKey,
+}
+
+/// A ciphertext: 2 polynomials (3 after an unrelinearized product), coefficient form, basis `Q`.
+#[derive(Clone, Debug)]
+pub struct BfvCiphertext {
+    c: Vec<RnsPoly>,
+}
+
+impl BfvCiphertext {
+    /// Number of polynomials (2, or 3 before relinearization).
+    pub fn len(&self) -> usize {
+        self.c.len()
+    }
+
+    /// Always false.
+    pub fn is_empty(&self) -> bool {
+        self.c.is_empty()
+    }
+
+    /// The polynomials.
+    pub fn parts(&self) -> &[RnsPoly] {
+        &self.c
+    }
+}
+
+/// A BFV instance: parameters and precomputed RNS machinery.
+#[derive(Debug)]
+pub struct Bfv {
+    params: BfvParams,
+    q: Arc<RnsContext>,
+    p: Arc<RnsContext>,
+    qp: Arc<RnsContext>,
+    q_to_p: BaseExtender,
+    p_to_q: BaseExtender,
+    /// `Δ mod q_i`.
+    delta: Vec<u64>,
+    /// `(Q/q_i)^-1 mod q_i`.
+    qhat_inv: Vec<u64>,
+    /// `t mod p_k`.
+    t_mod_p: Vec<u64>,
+    q_inv_mod_p: Vec<u64>,
+    /// `Q/q_i mod q_i` (the gadget).
+    qhat_mod_qi: Vec<u64>,
+}
+
+fn low_u64(x: &BigUint, m: u64) -> u64 {
+    (x % m).to_u64_digits().first().copied().unwrap_or(0)
+}
+
+impl Bfv {
+    /// Validates the parameters and precomputes the bases (`Q`, an auxiliary `P > t·n·Q`, and
+    /// `Q·P`) with their NTT plans and base converters.
+    pub fn new(params: BfvParams) -> Result<Bfv> {
+        if params.t < 2 {
+            return Err(Error::InvalidArgument(
+                "plaintext modulus t must be at least 2".into(),
+            ));
+        }
+        if !(params.sigma > 0.0 && params.sigma.is_finite()) {
+            return Err(Error::InvalidArgument(format!(
+                "sigma {} must be positive",
+                params.sigma
+            )));
+        }
+        let q = RnsContext::new(params.n, &params.moduli)?;
+        let big_q = q.modulus().clone();
+        if params
+            .moduli
+            .iter()
+            .any(|&qi| params.t.is_multiple_of(qi))
+        {
+            return Err(Error::InvalidArgument(
+                "t must be coprime to every prime of Q".into(),
+            ));
+        }
+        if BigUint::from(params.t) >= big_q {
+            return Err(Error::InvalidArgument("t must be smaller than Q".into()));
+        }
+        // P > t n Q with margin, from primes outside Q.
+        let need = big_q.bits() + 64 - (params.t.leading_zeros() as u64)
+            + params.n.trailing_zeros() as u64
+            + 3;
+        let bits = 61u32;
+        let count = need.div_ceil(bits as u64 - 1) as usize;
+        let pool = ntt_primes(bits, params.n, count + params.moduli.len())?;
+        let pm: Vec<u64> = pool
+            .into_iter()
+            .filter(|x| !params.moduli.contains(x))
+            .take(count)
+            .collect();
+        let p = RnsContext::new(params.n, &pm)?;
+        let mut all = params.moduli.clone();
+        all.extend_from_slice(&pm);
+        let qp = RnsContext::new(params.n, &all)?;
+        let delta_big = &big_q / params.t;
+        let delta = params
+            .moduli
+            .iter()
+            .map(|&m| low_u64(&delta_big, m))
+            .collect();
+        let mut qhat_inv = Vec::new();
+        let mut qhat_mod_qi = Vec::new();
+        for (m, &qi) in q.crt().moduli().iter().zip(&params.moduli) {
+            let h = low_u64(&(&big_q / qi), qi);
+            qhat_mod_qi.push(h);
+            qhat_inv.push(m.inv(h).ok_or(Error::InvalidModulus {
+                q: qi,
+                reason: "moduli not coprime",
+            })?);
+        }
+        let t_mod_p = pm.iter().map(|&x| params.t % x).collect();
+        let q_inv_mod_p = p
+            .crt()
+            .moduli()
+            .iter()
+            .zip(&pm)
+            .map(|(m, &x)| m.inv(low_u64(&big_q, x)).unwrap_or(0))
+            .collect();
+        Ok(Bfv {
+            q_to_p: BaseExtender::new(&q, &p)?,
+            p_to_q: BaseExtender::new(&p, &q)?,
+            params,
+            q,
+            p,
+            qp,
+            delta,
+            qhat_inv,
+            t_mod_p,
+            q_inv_mod_p,
+            qhat_mod_qi,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &BfvParams {
+        &self.params
+    }
+
+    /// The ciphertext context (basis `Q`).
+    pub fn context(&self) -> &Arc<RnsContext> {
+        &self.q
+    }
+
+    /// The auxiliary basis `P` used by multiplication.
+    pub fn aux_context(&self) -> &Arc<RnsContext> {
+        &self.p
+    }
+
+    fn ntt(mut p: RnsPoly) -> RnsPoly {
+        p.to_ntt();
+        p
+    }
+
+    /// Key generation: secret, public and relinearization keys.
+    pub fn keygen(&self, rng: &mut Sampler) -> Result<BfvKeys> {
+        let s = Self::ntt(rng.ternary_poly(&self.q));
+        let a = rng.uniform_poly_ntt(&self.q);
+        let e = Self::ntt(rng.gaussian_poly(&self.q, self.params.sigma)?);
+        let p0 = a.mul(&s)?.add(&e)?.neg();
+        let s2 = s.mul(&s)?;
+        let n = self.params.n;
+        let mut b = Vec::with_capacity(self.q.len());
+        let mut av = Vec::with_capacity(self.q.len());
+        for i in 0..self.q.len() {
+            let ai = rng.uniform_poly_ntt(&self.q);
+            let ei = Self::ntt(rng.gaussian_poly(&self.q, self.params.sigma)?);
+            let mut bi = ai.mul(&s)?.add(&ei)?.neg();
+            // + (Q/q_i) s^2: zero in every limb but i.
+            let m = &self.q.crt().moduli()[i];
+            let h = self.qhat_mod_qi[i];
+            let mut data = bi.residues().to_vec();
+            for (d, &x) in data[i * n..(i + 1) * n].iter_mut().zip(s2.limb(i)) {
+                *d = m.add(*d, m.mul(x, h));
+            }
+            bi = RnsPoly::from_residues(&self.q, data, Representation::Ntt)?;
+            b.push(bi);
+            av.push(ai);
+        }
+        Ok(BfvKeys {
+            secret: BfvSecretKey { s },
+            public: BfvPublicKey { p0, p1: a },
+            relin: BfvRelinKey { b, a: av },
+        })
+    }
+
+    fn check_plain(&self, m: &[u64]) -> Result<()> {
+        if m.len() != self.params.n {
+            return Err(Error::LengthMismatch {
+                expected: self.params.n,
+                got: m.len(),
+            });
+        }
+        if let Some(index) = m.iter().position(|&x| x >= self.params.t) {
+            return Err(Error::CoefficientOutOfRange {
+                index,
+                value: m[index],
+                bound: self.params.t,
+            });
+        }
+        Ok(())
+    }
+
+    /// `Δ·m` in basis `Q`, coefficient form.
+    fn scaled_plain(&self, m: &[u64]) -> RnsPoly {
+        let n = self.params.n;
+        let mut data = vec![0u64; n * self.q.len()];
+        for (i, (md, &d)) in self.q.crt().moduli().iter().zip(&self.delta).enumerate() {
+            let dp = md.shoup(d);
+            for (o, &x) in data[i * n..(i + 1) * n].iter_mut().zip(m) {
+                *o = md.mul_shoup(md.reduce_u64(x), d, dp);
+            }
+        }
+        RnsPoly::from_residues_unchecked(&self.q, data, Representation::Coefficient)
+    }
+
+    /// Encrypts a plaintext polynomial (`n` coefficients in `[0, t)`).
+    pub fn encrypt(
+        &self,
+        pk: &BfvPublicKey,
+        m: &[u64],
+        rng: &mut Sampler,
+    ) -> Result<BfvCiphertext> {
+        self.check_plain(m)?;
+        self.check_key_ctx(&pk.p0)?;
+        let u = Self::ntt(rng.ternary_poly(&self.q));
+        let e1 = rng.gaussian_poly(&self.q, self.params.sigma)?;
+        let e2 = rng.gaussian_poly(&self.q, self.params.sigma)?;
+        let mut c0 = pk.p0.mul(&u)?;
+        c0.to_coeff();
+        let c0 = c0.add(&e1)?.add(&self.scaled_plain(m))?;
+        let mut c1 = pk.p1.mul(&u)?;
+        c1.to_coeff();
+        let c1 = c1.add(&e2)?;
+        Ok(BfvCiphertext { c: vec![c0, c1] })
+    }
+
+    fn check_key_ctx(&self, p: &RnsPoly) -> Result<()> {
+        if !p.context().same_as(&self.q) {
+            return Err(Error::ContextMismatch);
+        }
+        Ok(())
+    }
+
+    fn check_ct(&self, c: &BfvCiphertext) -> Result<()> {
+        if c.c.len() < 2 || c.c.len() > 3 {
+            return Err(Error::InvalidArgument(format!(
+                "a ciphertext has 2 or 3 polynomials, got {}",
+                c.c.len()
+            )));
+        }
+        for p in &c.c {
+            self.check_key_ctx(p)?;
+        }
+        Ok(())
+    }
+
+    /// `c_0 + c_1 s (+ c_2 s^2)` in coefficient form.
+    fn phase(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<RnsPoly> {
+        self.check_ct(c)?;
+        self.check_key_ctx(&sk.s)?;
+        let mut acc = c.c[0].clone();
+        acc.to_ntt();
+        let mut spow = sk.s.clone();
+        for ci in &c.c[1..] {
+            let mut x = ci.clone();
+            x.to_ntt();
+            acc.mul_acc(&x, &spow)?;
+            spow = spow.mul(&sk.s)?;
+        }
+        acc.to_coeff();
+        Ok(acc)
+    }
+
+    /// Decrypts to the plaintext polynomial (`n` coefficients in `[0, t)`).
+    pub fn decrypt(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<Vec<u64>> {
+        let x = self.phase(sk, c)?;
+        let n = self.params.n;
+        let t = self.params.t;
+        let l = self.q.len();
+        let moduli = self.q.crt().moduli();
+        let mut out = vec![0u64; n];
+        for (j, o) in out.iter_mut().enumerate() {
+            let mut int_part: u128 = 0;
+            let mut frac = 0.0f64;
+            for (i, m) in moduli.iter().enumerate().take(l) {
+                let m: &Modulus64 = m;
+                let qi = m.value();
+                let y = m.mul(x.residues()[i * n + j], self.qhat_inv[i]);
+                let yt = y as u128 * t as u128;
+                int_part += yt / qi as u128;
+                frac += (yt % qi as u128) as f64 / qi as f64;
+            }
+            let r = (int_part + frac.round() as u128) % t as u128;
+            *o = r as u64;
+        }
+        Ok(out)
+    }
+
+    /// Invariant noise budget in bits: `log2(Q) - log2(2 ||[t (c_0 + c_1 s)]_Q||_∞) - 1` (0 when
+    /// decryption may fail). Uses exact big-integer CRT (a diagnostic, not a hot path).
+    pub fn noise_budget(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<u32> {
+        let x = self.phase(sk, c)?;
+        let tx = x.scalar_mul_i64(self.params.t as i64);
+        let worst = tx
+            .to_centered_bigints()
+            .into_iter()
+            .map(|v| v.abs())
+            .max()
+            .unwrap_or_else(BigInt::zero);
+        let qbits = self.q.modulus().bits() as i64;
+        let nbits = if worst.is_zero() {
+            0
+        } else {
+            worst.bits() as i64
+        };
+        Ok((qbits - nbits - 2).max(0) as u32)
+    }
+
+    /// Homomorphic addition.
+    pub fn add(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<BfvCiphertext> {
+        self.check_ct(a)?;
+        self.check_ct(b)?;
+        let len = a.c.len().max(b.c.len());
+        let mut c = Vec::with_capacity(len);
+        for i in 0..len {
+            c.push(match (a.c.get(i), b.c.get(i)) {
+                (Some(x), Some(y)) => x.add(y)?,
+                (Some(x), None) | (None, Some(x)) => x.clone(),
+                (None, None) => unreachable_zero(&self.q),
+            });
+        }
+        Ok(BfvCiphertext { c })
+    }
+
+    /// Homomorphic subtraction.
+    pub fn sub(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<BfvCiphertext> {
+        let neg = BfvCiphertext {
+            c: b.c.iter().map(|p| p.neg()).collect(),
+        };
+        self.add(a, &neg)
+    }
+
+    /// Adds a plaintext.
+    pub fn add_plain(&self, a: &BfvCiphertext, m: &[u64]) -> Result<BfvCiphertext> {
+        self.check_ct(a)?;
+        self.check_plain(m)?;
+        let mut c = a.c.clone();
+        c[0] = c[0].add(&self.scaled_plain(m))?;
+        Ok(BfvCiphertext { c })
+    }
+
+    /// Exact centred lift of a basis-`Q` polynomial to `Q·P`, NTT form.
+    fn lift(&self, c: &RnsPoly) -> Result<RnsPoly> {
+        let ext = self.q_to_p.extend_exact(c, true)?;
+        let mut data = c.residues().to_vec();
+        data.extend_from_slice(ext.residues());
+        let mut p = RnsPoly::from_residues_unchecked(&self.qp, data, Representation::Coefficient);
+        p.to_ntt();
+        Ok(p)
+    }
+
+    /// `round(t e / Q)` for `e` in basis `Q·P` (coefficient form), result in basis `Q`.
+    fn scale_down(&self, e: &RnsPoly) -> Result<RnsPoly> {
+        let n = self.params.n;
+        let lq = self.q.len();
+        let t = self.params.t;
+        let q_part = &e.residues()[..lq * n];
+        let p_part = &e.residues()[lq * n..];
+        // [t e]_Q in basis Q.
+        let mut te = vec![0u64; lq * n];
+        for (i, m) in self.q.crt().moduli().iter().enumerate() {
+            let tm = m.reduce_u64(t);
+            let tp = m.shoup(tm);
+            for (o, &x) in te[i * n..(i + 1) * n]
+                .iter_mut()
+                .zip(&q_part[i * n..(i + 1) * n])
+            {
+                *o = m.mul_shoup(x, tm, tp);
+            }
+        }
+        let te = RnsPoly::from_residues_unchecked(&self.q, te, Representation::Coefficient);
+        let r = self.q_to_p.extend_exact(&te, true)?;
+        // (t e - [t e]_Q) / Q in basis P.
+        let mut out = vec![0u64; self.p.len() * n];
+        for (k, m) in self.p.crt().moduli().iter().enumerate() {
+            let (tk, qinv) = (self.t_mod_p[k], self.q_inv_mod_p[k]);
+            let qinvp = m.shoup(qinv);
+            let rs = &r.residues()[k * n..(k + 1) * n];
+            for ((o, &x), &ri) in out[k * n..(k + 1) * n]
+                .iter_mut()
+                .zip(&p_part[k * n..(k + 1) * n])
+                .zip(rs)
+            {
+                *o = m.mul_shoup(m.sub(m.mul(x, tk), ri), qinv, qinvp);
+            }
+        }
+        let res = RnsPoly::from_residues_unchecked(&self.p, out, Representation::Coefficient);
+        self.p_to_q.extend_exact(&res, true)
+    }
+
+    /// Homomorphic product without relinearization (a 3-polynomial ciphertext).
+    pub fn multiply(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<BfvCiphertext> {
+        self.check_ct(a)?;
+        self.check_ct(b)?;
+        if a.c.len() != 2 || b.c.len() != 2 {
+            return Err(Error::InvalidArgument(
+                "multiply takes 2-polynomial ciphertexts: relinearize first".into(),
+            ));
+        }
+        let (a0, a1) = (self.lift(&a.c[0])?, self.lift(&a.c[1])?);
+        let (b0, b1) = (self.lift(&b.c[0])?, self.lift(&b.c[1])?);
+        let mut e0 = a0.mul(&b0)?;
+        let mut e1 = a0.mul(&b1)?;
+        e1.mul_acc(&a1, &b0)?;
+        let mut e2 = a1.mul(&b1)?;
+        e0.to_coeff();
+        e1.to_coeff();
+        e2.to_coeff();
+        Ok(BfvCiphertext {
+            c: vec![
+                self.scale_down(&e0)?,
+                self.scale_down(&e1)?,
+                self.scale_down(&e2)?,
+            ],
+        })
+    }
+
+    /// Relinearizes a 3-polynomial ciphertext back to 2 polynomials.
+    pub fn relinearize(&self, c: &BfvCiphertext, rlk: &BfvRelinKey) -> Result<BfvCiphertext> {
+        self.check_ct(c)?;
+        if c.c.len() == 2 {
+            return Ok(c.clone());
+        }
+        if rlk.b.len() != self.q.len() || rlk.a.len() != self.q.len() {
+            return Err(Error::InvalidArgument(
+                "relinearization key of another parameter set".into(),
+            ));
+        }
+        let n = self.params.n;
+        let l = self.q.len();
+        let moduli = self.q.crt().moduli();
+        let c2 = &c.c[2];
+        let mut acc0 = c.c[0].clone();
+        acc0.to_ntt();
+        let mut acc1 = c.c[1].clone();
+        acc1.to_ntt();
+        for i in 0..l {
+            let mi = &moduli[i];
+            let h = self.qhat_inv[i];
+            let hp = mi.shoup(h);
+            let digit: Vec<u64> = c2.limb(i).iter().map(|&x| mi.mul_shoup(x, h, hp)).collect();
+            let mut data = vec![0u64; n * l];
+            for (j, mj) in moduli.iter().enumerate() {
+                for (o, &d) in data[j * n..(j + 1) * n].iter_mut().zip(&digit) {
+                    *o = mj.reduce_u64(d);
+                }
+            }
+            let mut d =
+                RnsPoly::from_residues_unchecked(&self.q, data, Representation::Coefficient);
+            d.to_ntt();
+            acc0.mul_acc(&d, &rlk.b[i])?;
+            acc1.mul_acc(&d, &rlk.a[i])?;
+        }
+        acc0.to_coeff();
+        acc1.to_coeff();
+        Ok(BfvCiphertext {
+            c: vec![acc0, acc1],
+        })
+    }
+
+    /// Product followed by relinearization.
+    pub fn multiply_relin(
+        &self,
+        a: &BfvCiphertext,
+        b: &BfvCiphertext,
+        rlk: &BfvRelinKey,
+    ) -> Result<BfvCiphertext> {
+        self.relinearize(&self.multiply(a, b)?, rlk)
+    }
+
+    /// The plaintext-ring product `a·b mod (x^n + 1, t)` (a reference for tests and callers).
+    pub fn plain_mul(&self, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+        self.check_plain(a)?;
+        self.check_plain(b)?;
+        let n = self.params.n;
+        let t = self.params.t as u128;
+        let mut out = vec![0u128; n];
+        for (i, &x) in a.iter().enumerate() {
+            if x == 0 {
+                continue;
+            }
+            for (j, &y) in b.iter().enumerate() {
+                let p = x as u128 * y as u128 % t;
+                let k = i + j;
+                if k < n {
+                    out[k] = (out[k] + p) % t;
+                } else {
+                    out[k - n] = (out[k - n] + t - p) % t;
+                }
+            }
+        }
+        Ok(out.into_iter().map(|v| v as u64).collect())
+    }
+}
+
+/// Zero polynomial (the `add` arm that cannot be reached with validated ciphertexts).
+fn unreachable_zero(ctx: &Arc<RnsContext>) -> RnsPoly {
+    RnsPoly::zero(ctx, Representation::Coefficient)
+}
