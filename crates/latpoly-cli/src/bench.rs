@@ -563,6 +563,133 @@ fn a1(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
+/// A2: BFV against fhe.rs (`fhe` crate) with the same n, primes and t, plus reference figures.
+fn a2(rows: &mut Vec<Row>, rounds: usize) {
+    use fhe::bfv::{
+        BfvParametersBuilder, Ciphertext, Encoding, Plaintext, PublicKey, RelinearizationKey,
+        SecretKey,
+    };
+    use fhe_traits::{FheDecrypter, FheEncoder, FheEncrypter};
+    use latpoly::he::bfv::{Bfv, BfvParams};
+    let t = 65537u64;
+    // (label, params, OpenFHE figures µs [enc, dec, add, mul+relin] if measured, NFLlib Table 5 ms)
+    let sets: Vec<(&str, BfvParams, Option<[f64; 3]>, Option<[f64; 4]>)> = vec![
+        (
+            "n=4096, 2 x 62-bit",
+            BfvParams::n4096_q124(t).expect("params"),
+            None,
+            Some([900.0, 900.0, 10.0, 17200.0]),
+        ),
+        (
+            "n=8192, 4 x 55-bit",
+            BfvParams::n8192_q218(t).expect("params"),
+            Some([3050.0, 467.0, 7180.0]),
+            None,
+        ),
+    ];
+    for (label, params, openfhe, nfl) in sets {
+        let bfv = Bfv::new(params.clone()).expect("bfv");
+        let mut srng = latpoly::sampling::Sampler::from_seed([2; 32]);
+        let keys = bfv.keygen(&mut srng).expect("keygen");
+        let m: Vec<u64> = (0..params.n as u64).map(|i| (i * 31) % t).collect();
+        let c1 = bfv.encrypt(&keys.public, &m, &mut srng).expect("encrypt");
+        let c2 = bfv.encrypt(&keys.public, &m, &mut srng).expect("encrypt");
+        // fhe.rs with the same primes.
+        let fp = BfvParametersBuilder::new()
+            .set_degree(params.n)
+            .set_moduli(&params.moduli)
+            .set_plaintext_modulus(t)
+            .build_arc()
+            .expect("fhe.rs parameters");
+        let mut frng = rand09::rng();
+        let fsk = SecretKey::random(&fp, &mut frng);
+        let fpk = PublicKey::new(&fsk, &mut frng);
+        let frk = RelinearizationKey::new(&fsk, &mut frng).expect("fhe.rs rlk");
+        let fpt = Plaintext::try_encode(&m, Encoding::poly(), &fp).expect("encode");
+        let fc1: Ciphertext = fpk.try_encrypt(&fpt, &mut frng).expect("fhe.rs encrypt");
+        let fc2: Ciphertext = fpk.try_encrypt(&fpt, &mut frng).expect("fhe.rs encrypt");
+        let ops = ["encrypt", "decrypt", "add", "multiply + relinearize"];
+        for (k, op) in ops.iter().enumerate() {
+            let (bfv, keys, c1, c2, m) = (&bfv, &keys, &c1, &c2, &m);
+            let (fpk, fsk, frk, fpt, fc1, fc2) = (&fpk, &fsk, &frk, &fpt, &fc1, &fc2);
+            let mut sr = latpoly::sampling::Sampler::from_seed([3; 32]);
+            let mut fr = rand09::rng();
+            let mut jobs: Vec<Job<'_>> = match k {
+                0 => vec![
+                    Box::new(move || {
+                        black_box(bfv.encrypt(&keys.public, m, &mut sr).expect("encrypt"));
+                    }),
+                    Box::new(move || {
+                        let c: Ciphertext = fpk.try_encrypt(fpt, &mut fr).expect("encrypt");
+                        black_box(c);
+                    }),
+                ],
+                1 => vec![
+                    Box::new(move || {
+                        black_box(bfv.decrypt(&keys.secret, c1).expect("decrypt"));
+                    }),
+                    Box::new(move || {
+                        black_box(fsk.try_decrypt(fc1).expect("decrypt"));
+                    }),
+                ],
+                2 => vec![
+                    Box::new(move || {
+                        black_box(bfv.add(c1, c2).expect("add"));
+                    }),
+                    Box::new(move || {
+                        black_box(fc1 + fc2);
+                    }),
+                ],
+                _ => vec![
+                    Box::new(move || {
+                        black_box(bfv.multiply_relin(c1, c2, &keys.relin).expect("multiply"));
+                    }),
+                    Box::new(move || {
+                        let mut p = fc1 * fc2;
+                        frk.relinearizes(&mut p).expect("relinearize");
+                        black_box(p);
+                    }),
+                ],
+            };
+            let r = time_jobs(&mut jobs, rounds.min(9));
+            drop(jobs);
+            let best_peer = match (k, openfhe) {
+                (0, Some(o)) => r[1].min(o[0]),
+                (1, Some(o)) => r[1].min(o[1]),
+                (3, Some(o)) => r[1].min(o[2]),
+                _ => r[1],
+            };
+            let mut note = format!(
+                "ratio vs best of fhe.rs/OpenFHE: {:.2} (target <= 0.67)",
+                r[0] / best_peer
+            );
+            if let Some(o) = openfhe {
+                let v = match k {
+                    0 => Some(o[0]),
+                    1 => Some(o[1]),
+                    3 => Some(o[2]),
+                    _ => None,
+                };
+                if let Some(v) = v {
+                    note.push_str(&format!("; OpenFHE 1.6 {v} µs (BENCHMARKS.md)"));
+                }
+            }
+            if let Some(p) = nfl {
+                note.push_str(&format!("; NFLlib Table 5: {} µs (2015)", p[k]));
+            }
+            rows.push(Row {
+                workload: format!("A2 BFV {label}, t=65537"),
+                op: op.to_string(),
+                latpoly_us: r[0],
+                backend: bfv.context().plan(0).isa().to_string(),
+                peers: vec![("fhe.rs", r[1])],
+                target: None,
+                note,
+            });
+        }
+    }
+}
+
 /// Runs the whole suite (or the workloads whose name starts with `only`) and prints the table.
 pub fn run(opts: BenchOpts) -> Result<(), String> {
     let rounds = if opts.quick { 5 } else { 21 };
@@ -656,6 +783,9 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
     }
     if want("A1") {
         a1(&mut rows, rounds);
+    }
+    if want("A2") {
+        a2(&mut rows, rounds);
     }
     let _ = w1;
     print_table(&rows);

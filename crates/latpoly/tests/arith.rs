@@ -187,6 +187,12 @@ fn full_u128_barrett() {
         for _ in 0..10_000 {
             let x: u128 = rng.gen();
             assert_eq!(m.reduce_u128(x) as u128, x % q as u128);
+            let (d, r) = m.div_rem_u128(x);
+            assert_eq!((d, r as u128), (x / q as u128, x % q as u128));
+        }
+        for x in [0u128, q as u128 - 1, q as u128, u128::MAX] {
+            let (d, r) = m.div_rem_u128(x);
+            assert_eq!((d, r as u128), (x / q as u128, x % q as u128));
         }
     }
 }

@@ -273,6 +273,13 @@ impl Modulus64 {
     /// Barrett reduction of a 128-bit value: output in `[0, q)` for **any** `x < 2^128`.
     #[inline(always)]
     pub fn reduce_u128(&self, x: u128) -> u64 {
+        self.div_rem_u128(x).1
+    }
+
+    /// Quotient and remainder of any `x < 2^128` by `q`, branch-free (Barrett with
+    /// `floor(2^128 / q)`, one correction).
+    #[inline(always)]
+    pub fn div_rem_u128(&self, x: u128) -> (u128, u64) {
         const M: u128 = u64::MAX as u128;
         let (x0, x1) = (x & M, x >> 64);
         let (m0, m1) = (self.mu & M, self.mu >> 64);
@@ -284,7 +291,10 @@ impl Modulus64 {
         // qhat = floor(x mu / 2^128), which is floor(x/q) or one less.
         let qhat = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
         let r = x.wrapping_sub(qhat.wrapping_mul(self.q as u128)) as u64;
-        r.csub(self.q)
+        let (t, borrow) = r.overflowing_sub(self.q);
+        let keep = super::ct::barrier(0u64.wrapping_sub(borrow as u64)); // all-ones if r < q
+        let rem = (t & !keep) | (r & keep);
+        (qhat + (1 ^ (keep & 1)) as u128, rem)
     }
 }
 

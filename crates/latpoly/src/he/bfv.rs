@@ -41,7 +41,7 @@
 //! assert!(bfv.noise_budget(&keys.secret, &prod).unwrap() > 0);
 //! ```
 
-use crate::arith::{Modulus, Modulus64};
+use crate::arith::Modulus;
 use crate::error::{Error, Result};
 use crate::primes::ntt_primes;
 use crate::rns::{BaseExtender, Representation, RnsContext, RnsPoly};
@@ -192,11 +192,7 @@ impl Bfv {
         }
         let q = RnsContext::new(params.n, &params.moduli)?;
         let big_q = q.modulus().clone();
-        if params
-            .moduli
-            .iter()
-            .any(|&qi| params.t.is_multiple_of(qi))
-        {
+        if params.moduli.iter().any(|&qi| params.t.is_multiple_of(qi)) {
             return Err(Error::InvalidArgument(
                 "t must be coprime to every prime of Q".into(),
             ));
@@ -406,21 +402,24 @@ impl Bfv {
         let t = self.params.t;
         let l = self.q.len();
         let moduli = self.q.crt().moduli();
-        let mut out = vec![0u64; n];
-        for (j, o) in out.iter_mut().enumerate() {
-            let mut int_part: u128 = 0;
-            let mut frac = 0.0f64;
-            for (i, m) in moduli.iter().enumerate().take(l) {
-                let m: &Modulus64 = m;
-                let qi = m.value();
-                let y = m.mul(x.residues()[i * n + j], self.qhat_inv[i]);
-                let yt = y as u128 * t as u128;
-                int_part += yt / qi as u128;
-                frac += (yt % qi as u128) as f64 / qi as f64;
+        let mut int_part = vec![0u128; n];
+        let mut frac = vec![0.0f64; n];
+        for (i, m) in moduli.iter().enumerate().take(l) {
+            let (h, hp) = (self.qhat_inv[i], m.shoup(self.qhat_inv[i]));
+            let inv = 1.0 / m.value() as f64;
+            for ((ip, f), &x) in int_part.iter_mut().zip(frac.iter_mut()).zip(x.limb(i)) {
+                // y t = alpha q_i + beta: alpha sums mod t, beta / q_i in floating point.
+                let y = m.mul_shoup(x, h, hp);
+                let (alpha, beta) = m.div_rem_u128(y as u128 * t as u128);
+                *ip += alpha;
+                *f += beta as f64 * inv;
             }
-            let r = (int_part + frac.round() as u128) % t as u128;
-            *o = r as u64;
         }
+        let out = int_part
+            .iter()
+            .zip(&frac)
+            .map(|(&a, &f)| ((a + f.round() as u128) % t as u128) as u64)
+            .collect();
         Ok(out)
     }
 

@@ -167,10 +167,11 @@ impl BaseExtender {
         Ok(c)
     }
 
-    /// `y_i = x_i (Q/q_i)^-1 mod q_i` for coefficient `j`, and the estimate `Σ y_i / q_i`.
-    fn ys(&self, a: &RnsPoly, j: usize, y: &mut [u64]) -> f64 {
+    /// `Y[i][j] = x_ij (Q/q_i)^-1 mod q_i`, limb by limb, and the estimates `Σ_i Y[i][j] / q_i`.
+    fn ys(&self, a: &RnsPoly) -> (Vec<u64>, Vec<f64>) {
         let n = self.from.n();
-        let mut frac = 0.0;
+        let mut y = vec![0u64; a.residues().len()];
+        let mut frac = vec![0.0f64; n];
         for (i, (m, &(w, wp))) in self
             .from
             .crt()
@@ -179,35 +180,53 @@ impl BaseExtender {
             .zip(&self.qhat_inv)
             .enumerate()
         {
-            y[i] = m.mul_shoup(a.residues()[i * n + j], w, wp);
-            frac += y[i] as f64 * self.inv_q[i];
+            let inv = self.inv_q[i];
+            let (src, dst) = (
+                &a.residues()[i * n..(i + 1) * n],
+                &mut y[i * n..(i + 1) * n],
+            );
+            for ((d, &x), f) in dst.iter_mut().zip(src).zip(frac.iter_mut()) {
+                *d = m.mul_shoup(x, w, wp);
+                *f += *d as f64 * inv;
+            }
         }
-        frac
+        (y, frac)
+    }
+
+    /// `out[k][j] = Σ_i Y[i][j] (Q/q_i) - u_j Q mod p_k` for every target prime `k`.
+    /// Products are accumulated exactly in `u128` (at most 16 terms of `< 2^124` between
+    /// reductions) and reduced once.
+    fn combine(&self, y: &[u64], u: &[u64], out: &mut [u64]) {
+        let n = self.from.n();
+        let l = self.from.len();
+        for (k, p) in self.to.crt().moduli().iter().enumerate() {
+            let h = &self.qhat_mod_p[k];
+            let qk = self.q_mod_p[k];
+            let dst = &mut out[k * n..(k + 1) * n];
+            for (j, d) in dst.iter_mut().enumerate() {
+                let mut acc: u128 = 0;
+                let mut r = 0u64;
+                for (i, &hi) in h.iter().enumerate() {
+                    acc += y[i * n + j] as u128 * hi as u128;
+                    if i % 16 == 15 && i + 1 < l {
+                        r = p.add(r, p.reduce_u128(acc));
+                        acc = 0;
+                    }
+                }
+                let sum = p.add(r, p.reduce_u128(acc));
+                *d = p.sub(sum, p.reduce_u128(u[j] as u128 * qk as u128));
+            }
+        }
     }
 
     /// Fast base conversion: coefficient `j` of the result is `x_j + u_j Q mod p` with
     /// `0 <= u_j < L`. Output in coefficient form, in the target basis.
     pub fn extend_fast(&self, a: &RnsPoly) -> Result<RnsPoly> {
         let a = self.coeff_form(a)?;
-        let n = self.from.n();
+        let (y, _) = self.ys(&a);
         let mut out = RnsPoly::zero(&self.to, Representation::Coefficient);
-        let mut y = vec![0u64; self.from.len()];
-        let data = out.residues_mut();
-        for j in 0..n {
-            self.ys(&a, j, &mut y);
-            for (k, p) in self.to.crt().moduli().iter().enumerate() {
-                data[k * n + j] = self.dot(p, k, &y);
-            }
-        }
+        self.combine(&y, &vec![0u64; self.from.n()], out.residues_mut());
         Ok(out)
-    }
-
-    fn dot(&self, p: &Modulus64, k: usize, y: &[u64]) -> u64 {
-        y.iter()
-            .zip(&self.qhat_mod_p[k])
-            .fold(0u64, |acc, (&yi, &h)| {
-                p.add(acc, p.mul(p.reduce_u64(yi), h))
-            })
     }
 
     /// Exact base extension: the result holds `x mod p_j`, where `x` is the canonical
@@ -219,36 +238,43 @@ impl BaseExtender {
         let l = self.from.len();
         // The float sum has absolute error below L · 2^-52; stay well clear of it.
         let eps = (l as f64) * 2f64.powi(-40);
+        let (y, frac) = self.ys(&a);
+        let mut u = vec![0u64; n];
+        let mut fallback = Vec::new();
+        for (j, (&s, uj)) in frac.iter().zip(u.iter_mut()).enumerate() {
+            // Canonical lift: u = floor(s), ambiguous near integers. Centred lift: u = round(s),
+            // ambiguous only near half-integers (values near +-Q/2).
+            let (v, ambiguous) = if centered {
+                let r = s.round();
+                (r, ((s - r).abs() - 0.5).abs() < eps)
+            } else {
+                let f = s.floor();
+                let fr = s - f;
+                (f, fr < eps || fr > 1.0 - eps)
+            };
+            if ambiguous {
+                fallback.push(j);
+            }
+            *uj = v as u64;
+        }
         let mut out = RnsPoly::zero(&self.to, Representation::Coefficient);
-        let mut y = vec![0u64; l];
+        self.combine(&y, &u, out.residues_mut());
+        // Coefficients whose estimate was within rounding error of a boundary: exact CRT.
         let mut res = vec![0u64; l];
         let mut big = vec![0u64; self.to.len()];
         let data = out.residues_mut();
-        for j in 0..n {
-            let s = self.ys(&a, j, &mut y);
-            let v = s.floor();
-            let fr = s - v;
-            let ambiguous = fr < eps || fr > 1.0 - eps || (centered && (fr - 0.5).abs() < eps);
-            if ambiguous {
-                for (i, r) in res.iter_mut().enumerate() {
-                    *r = a.residues()[i * n + j];
-                }
-                let x = if centered {
-                    self.from.crt().reconstruct_centered(&res)
-                } else {
-                    BigInt::from_biguint(Sign::Plus, self.from.crt().reconstruct(&res))
-                };
-                self.to.crt().decompose_bigint(&x, &mut big);
-                for (k, &b) in big.iter().enumerate() {
-                    data[k * n + j] = b;
-                }
-                continue;
+        for j in fallback {
+            for (i, r) in res.iter_mut().enumerate() {
+                *r = a.residues()[i * n + j];
             }
-            let u = v as u64 + (centered && fr > 0.5) as u64;
-            for (k, p) in self.to.crt().moduli().iter().enumerate() {
-                let sum = self.dot(p, k, &y);
-                let uq = p.mul(p.reduce_u64(u), self.q_mod_p[k]);
-                data[k * n + j] = p.sub(sum, uq);
+            let x = if centered {
+                self.from.crt().reconstruct_centered(&res)
+            } else {
+                BigInt::from_biguint(Sign::Plus, self.from.crt().reconstruct(&res))
+            };
+            self.to.crt().decompose_bigint(&x, &mut big);
+            for (k, &b) in big.iter().enumerate() {
+                data[k * n + j] = b;
             }
         }
         Ok(out)
