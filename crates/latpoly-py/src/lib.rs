@@ -14,6 +14,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
+mod he;
 mod poly;
 
 fn value_error(e: Error) -> PyErr {
@@ -306,6 +307,13 @@ fn _latpoly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<poly::BaseExtender>()?;
     m.add_class::<poly::Sampler>()?;
     m.add_function(wrap_pyfunction!(poly::transform_batch, m)?)?;
+    m.add_class::<he::Lpr>()?;
+    m.add_class::<he::LprPk>()?;
+    m.add_class::<he::LprSk>()?;
+    m.add_class::<he::LprCt>()?;
+    m.add_class::<he::Bfv>()?;
+    m.add_class::<he::BfvKeySet>()?;
+    m.add_class::<he::BfvCt>()?;
     m.add_function(wrap_pyfunction!(ntt_primes, m)?)?;
     m.add_function(wrap_pyfunction!(is_prime, m)?)?;
     m.add_function(wrap_pyfunction!(primitive_2n_root, m)?)?;

@@ -37,6 +37,8 @@ __all__ = [
     "is_prime",
     "primitive_2n_root",
     "transform_batch",
+    "Lpr",
+    "Bfv",
 ]
 
 _U64_MAX = (1 << 64) - 1
@@ -551,3 +553,162 @@ def transform_batch(polys: Sequence[RnsPoly], ntt: bool, threads: Optional[int] 
             raise ValueError("threads must lie in 1..1024")
     out = _latpoly.transform_batch([p._inner for p in ps], bool(ntt), threads)
     return [RnsPoly._wrap(p) for p in out]
+
+
+def _bits(a, n: int) -> np.ndarray:
+    if isinstance(a, np.ma.MaskedArray):
+        raise ValueError("bits is a masked array")
+    arr = np.asarray(a)
+    if arr.ndim != 1 or arr.dtype.kind not in "uib":
+        raise ValueError("message must be a 1-D array of 0/1 integers")
+    if arr.shape[0] != n:
+        raise ValueError(f"message must have {n} bits, got {arr.shape[0]}")
+    if arr.size and (arr.min() < 0 or arr.max() > 1):
+        raise ValueError("message bits must be 0 or 1")
+    return np.ascontiguousarray(arr, dtype=np.uint8)
+
+
+class Lpr:
+    """LPR Ring-LWE public-key encryption (NFLlib paper, Algorithms 3 and 4): n message bits
+    per ciphertext, keys and ciphertexts in NTT form, 16-bit lanes (q < 2^14).
+
+    Presets by ``n``: 256 and 512 (q = 12289, Gaussian sigma = 3.19), 1024 (q = 12289, CBD_2);
+    ``q``, ``sigma`` or ``eta`` override them. ``seed`` (32 bytes or an int) makes runs
+    reproducible.
+
+    >>> import numpy as np
+    >>> lpr = Lpr(256, seed=1)
+    >>> pk, sk = lpr.keygen()
+    >>> bits = np.arange(256) % 2
+    >>> bool((lpr.decrypt(sk, lpr.encrypt(pk, bits)) == bits).all())
+    True
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, n: int = 256, q: Optional[int] = None, sigma: Optional[float] = None,
+                 eta: Optional[int] = None, seed=None):
+        n = _check_int(n, "n")
+        q = None if q is None else _check_int(q, "q")
+        eta = None if eta is None else _check_int(eta, "eta")
+        if sigma is not None and (isinstance(sigma, bool) or not isinstance(sigma, (int, float))):
+            raise ValueError("sigma must be a real number")
+        if n > _U64_MAX or (q is not None and q > _U64_MAX) or (eta is not None and eta > 2**31):
+            raise ValueError("argument out of range")
+        self._inner = _latpoly.Lpr(n, q, None if sigma is None else float(sigma), eta, _seed_bytes(seed))
+
+    @property
+    def n(self) -> int:
+        return self._inner.n
+
+    @property
+    def q(self) -> int:
+        return self._inner.q
+
+    def keygen(self):
+        """Returns (public_key, secret_key)."""
+        return self._inner.keygen()
+
+    def encrypt(self, pk, bits):
+        """Encrypts n bits (an array of 0/1 values)."""
+        return self._inner.encrypt(pk, _bits(bits, self.n))
+
+    def decrypt(self, sk, ct) -> np.ndarray:
+        """Decrypts to a uint8 array of n bits."""
+        return self._inner.decrypt(sk, ct)
+
+    def decrypt_batch(self, sk, cts, threads: Optional[int] = None) -> np.ndarray:
+        """Decrypts many ciphertexts; returns a uint8 array of shape (len(cts), n)."""
+        cts = list(cts)
+        if threads is not None:
+            threads = _check_int(threads, "threads")
+            if not 1 <= threads <= 1024:
+                raise ValueError("threads must lie in 1..1024")
+        flat = self._inner.decrypt_batch(sk, cts, threads)
+        return flat.reshape(len(cts), self.n)
+
+
+class Bfv:
+    """The FV/BFV somewhat-homomorphic scheme: plaintexts are n coefficients mod t, ciphertexts
+    live in RNS form modulo Q = product of ``moduli``.
+
+    >>> import numpy as np
+    >>> bfv = Bfv.with_prime_bits(1024, 30, 3, t=257, seed=2)
+    >>> keys = bfv.keygen()
+    >>> a = np.zeros(1024, dtype=np.uint64); a[0] = 3
+    >>> b = np.zeros(1024, dtype=np.uint64); b[1] = 5
+    >>> c = bfv.multiply_relin(keys, bfv.encrypt(keys, a), bfv.encrypt(keys, b))
+    >>> int(bfv.decrypt(keys, c)[1]), bfv.noise_budget(keys, c) > 0
+    (15, True)
+    """
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, n: int, moduli: Sequence[int], t: int, sigma: float = 3.19, seed=None):
+        n, t = _check_int(n, "n"), _check_int(t, "t")
+        mods = _int_list(moduli, "moduli")
+        if n > _U64_MAX or t > _U64_MAX or any(m < 0 or m > _U64_MAX for m in mods):
+            raise ValueError("n, t and the moduli must fit in 64 bits")
+        if isinstance(sigma, bool) or not isinstance(sigma, (int, float)):
+            raise ValueError("sigma must be a real number")
+        self._inner = _latpoly.Bfv(n, mods, t, float(sigma), _seed_bytes(seed))
+
+    @classmethod
+    def with_prime_bits(cls, n: int, bits: int, count: int, t: int, seed=None) -> "Bfv":
+        """`count` primes of `bits` bits."""
+        return cls(n, ntt_primes(bits, n, count), t, seed=seed)
+
+    @classmethod
+    def n4096_q124(cls, t: int = 65537, seed=None) -> "Bfv":
+        """n = 4096 with a 124-bit Q (2 primes of 62 bits)."""
+        return cls.with_prime_bits(4096, 62, 2, t, seed)
+
+    @classmethod
+    def n8192_q218(cls, t: int = 65537, seed=None) -> "Bfv":
+        """n = 8192 with a ~218-bit Q (4 primes of 55 bits)."""
+        return cls.with_prime_bits(8192, 55, 4, t, seed)
+
+    @property
+    def n(self) -> int:
+        return self._inner.n
+
+    @property
+    def t(self) -> int:
+        return self._inner.t
+
+    @property
+    def moduli(self) -> List[int]:
+        return self._inner.moduli
+
+    def keygen(self):
+        """Secret, public and relinearization keys (one opaque object)."""
+        return self._inner.keygen()
+
+    def encrypt(self, keys, m) -> object:
+        """Encrypts n plaintext coefficients in [0, t)."""
+        return self._inner.encrypt(keys, _u64_vector(m, "m"))
+
+    def decrypt(self, keys, ct) -> np.ndarray:
+        """Decrypts to n coefficients in [0, t) (uint64)."""
+        return self._inner.decrypt(keys, ct)
+
+    def noise_budget(self, keys, ct) -> int:
+        """Remaining invariant noise budget in bits (0: decryption may fail)."""
+        return self._inner.noise_budget(keys, ct)
+
+    def add(self, a, b):
+        return self._inner.add(a, b)
+
+    def sub(self, a, b):
+        return self._inner.sub(a, b)
+
+    def multiply(self, a, b):
+        """Product without relinearization (3-polynomial ciphertext)."""
+        return self._inner.multiply(a, b)
+
+    def relinearize(self, keys, c):
+        return self._inner.relinearize(keys, c)
+
+    def multiply_relin(self, keys, a, b):
+        """Product then relinearization."""
+        return self._inner.multiply_relin(keys, a, b)

@@ -1,0 +1,351 @@
+//! Python classes for LPR encryption and BFV.
+
+use crate::value_error;
+use latpoly::he::bfv::{Bfv as CoreBfv, BfvCiphertext, BfvKeys, BfvParams};
+use latpoly::he::lpr::{
+    Lpr as CoreLpr, LprCiphertext, LprParams, LprPublicKey, LprSecretKey, Noise,
+};
+use latpoly::parallel::Threads;
+use latpoly::sampling::Sampler;
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::sync::Mutex;
+
+fn sampler(seed: Option<&[u8]>) -> PyResult<Sampler> {
+    Ok(match seed {
+        None => Sampler::new(),
+        Some(s) => Sampler::from_seed(s.try_into().map_err(|_| {
+            PyValueError::new_err(format!("seed must be 32 bytes, got {}", s.len()))
+        })?),
+    })
+}
+
+fn lock(m: &Mutex<Sampler>) -> PyResult<std::sync::MutexGuard<'_, Sampler>> {
+    m.lock()
+        .map_err(|_| PyValueError::new_err("sampler state poisoned by an earlier panic"))
+}
+
+/// LPR public key (opaque).
+#[pyclass(frozen, module = "latpoly._latpoly")]
+pub(crate) struct LprPk {
+    inner: LprPublicKey,
+}
+
+/// LPR secret key (opaque).
+#[pyclass(frozen, module = "latpoly._latpoly")]
+pub(crate) struct LprSk {
+    inner: LprSecretKey,
+}
+
+/// LPR ciphertext (NTT-form parts available as arrays).
+#[pyclass(frozen, module = "latpoly._latpoly")]
+pub(crate) struct LprCt {
+    inner: LprCiphertext,
+}
+
+#[pymethods]
+impl LprCt {
+    /// (u, v) as uint16 arrays (NTT form).
+    fn parts<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> (Bound<'py, PyArray1<u16>>, Bound<'py, PyArray1<u16>>) {
+        let (u, v) = self.inner.parts();
+        (PyArray1::from_slice(py, u), PyArray1::from_slice(py, v))
+    }
+}
+
+/// LPR Ring-LWE encryption (NFLlib paper, Algorithms 3 and 4).
+#[pyclass(module = "latpoly._latpoly")]
+pub(crate) struct Lpr {
+    inner: CoreLpr,
+    rng: Mutex<Sampler>,
+}
+
+#[pymethods]
+impl Lpr {
+    #[new]
+    #[pyo3(signature = (n, q=None, sigma=None, eta=None, seed=None))]
+    fn new(
+        n: usize,
+        q: Option<u64>,
+        sigma: Option<f64>,
+        eta: Option<u32>,
+        seed: Option<&[u8]>,
+    ) -> PyResult<Self> {
+        let mut params = match n {
+            256 => LprParams::n256(),
+            512 => LprParams::n512(),
+            1024 => LprParams::n1024(),
+            _ => LprParams {
+                n,
+                q: 12289,
+                noise: Noise::Cbd(2),
+            },
+        };
+        if let Some(q) = q {
+            params.q = q;
+        }
+        match (sigma, eta) {
+            (Some(_), Some(_)) => return Err(PyValueError::new_err("give sigma or eta, not both")),
+            (Some(s), None) => params.noise = Noise::Gaussian(s),
+            (None, Some(e)) => params.noise = Noise::Cbd(e),
+            _ => {}
+        }
+        Ok(Self {
+            inner: CoreLpr::new(params).map_err(value_error)?,
+            rng: Mutex::new(sampler(seed)?),
+        })
+    }
+
+    #[getter]
+    fn n(&self) -> usize {
+        self.inner.params().n
+    }
+
+    #[getter]
+    fn q(&self) -> u64 {
+        self.inner.params().q
+    }
+
+    fn keygen(&self, py: Python<'_>) -> PyResult<(LprPk, LprSk)> {
+        let mut g = lock(&self.rng)?;
+        let rng: &mut Sampler = &mut g;
+        let (pk, sk) = py.detach(|| self.inner.keygen(rng)).map_err(value_error)?;
+        Ok((LprPk { inner: pk }, LprSk { inner: sk }))
+    }
+
+    /// Encrypts n message bits given as a uint8 array of 0/1 values.
+    fn encrypt(
+        &self,
+        py: Python<'_>,
+        pk: PyRef<'_, LprPk>,
+        bits: PyReadonlyArray1<'_, u8>,
+    ) -> PyResult<LprCt> {
+        let bits = bits
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("bits must be a contiguous 1-D array"))?;
+        let n = self.inner.params().n;
+        if bits.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "expected {n} bits, got {}",
+                bits.len()
+            )));
+        }
+        if bits.iter().any(|&b| b > 1) {
+            return Err(PyValueError::new_err("message bits must be 0 or 1"));
+        }
+        let mut msg = vec![0u8; n / 8];
+        for (i, &b) in bits.iter().enumerate() {
+            msg[i / 8] |= b << (i % 8);
+        }
+        let pk = &pk.inner;
+        let mut g = lock(&self.rng)?;
+        let rng: &mut Sampler = &mut g;
+        let ct = py
+            .detach(|| self.inner.encrypt(pk, &msg, rng))
+            .map_err(value_error)?;
+        Ok(LprCt { inner: ct })
+    }
+
+    /// Decrypts to a uint8 array of n bits.
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        sk: PyRef<'_, LprSk>,
+        ct: PyRef<'_, LprCt>,
+    ) -> PyResult<Bound<'py, PyArray1<u8>>> {
+        let (sk, ct) = (&sk.inner, &ct.inner);
+        let m = py
+            .detach(|| self.inner.decrypt(sk, ct))
+            .map_err(value_error)?;
+        let bits: Vec<u8> = (0..self.inner.params().n)
+            .map(|i| (m[i / 8] >> (i % 8)) & 1)
+            .collect();
+        Ok(PyArray1::from_vec(py, bits))
+    }
+
+    /// Decrypts many ciphertexts (on `threads` workers if given); returns an (m, n) bit array
+    /// flattened row by row.
+    #[pyo3(signature = (sk, cts, threads=None))]
+    fn decrypt_batch<'py>(
+        &self,
+        py: Python<'py>,
+        sk: PyRef<'_, LprSk>,
+        cts: Vec<PyRef<'_, LprCt>>,
+        threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray1<u8>>> {
+        let v: Vec<LprCiphertext> = cts.iter().map(|c| c.inner.clone()).collect();
+        let pool = threads.map(Threads::new).transpose().map_err(value_error)?;
+        let sk = &sk.inner;
+        let packed = py
+            .detach(|| self.inner.decrypt_batch(sk, &v, pool.as_ref()))
+            .map_err(value_error)?;
+        let bits: Vec<u8> = (0..packed.len() * 8)
+            .map(|i| (packed[i / 8] >> (i % 8)) & 1)
+            .collect();
+        Ok(PyArray1::from_vec(py, bits))
+    }
+}
+
+/// BFV key set (opaque).
+#[pyclass(frozen, module = "latpoly._latpoly")]
+pub(crate) struct BfvKeySet {
+    inner: BfvKeys,
+}
+
+/// BFV ciphertext (opaque).
+#[pyclass(frozen, module = "latpoly._latpoly")]
+pub(crate) struct BfvCt {
+    inner: BfvCiphertext,
+}
+
+#[pymethods]
+impl BfvCt {
+    /// Number of polynomials (2, or 3 before relinearization).
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+/// The FV/BFV somewhat-homomorphic scheme on RNS polynomials.
+#[pyclass(module = "latpoly._latpoly")]
+pub(crate) struct Bfv {
+    inner: CoreBfv,
+    rng: Mutex<Sampler>,
+}
+
+#[pymethods]
+impl Bfv {
+    #[new]
+    #[pyo3(signature = (n, moduli, t, sigma=3.19, seed=None))]
+    fn new(n: usize, moduli: Vec<u64>, t: u64, sigma: f64, seed: Option<&[u8]>) -> PyResult<Self> {
+        let params = BfvParams {
+            n,
+            moduli,
+            t,
+            sigma,
+        };
+        Ok(Self {
+            inner: CoreBfv::new(params).map_err(value_error)?,
+            rng: Mutex::new(sampler(seed)?),
+        })
+    }
+
+    #[getter]
+    fn n(&self) -> usize {
+        self.inner.params().n
+    }
+
+    #[getter]
+    fn t(&self) -> u64 {
+        self.inner.params().t
+    }
+
+    #[getter]
+    fn moduli(&self) -> Vec<u64> {
+        self.inner.params().moduli.clone()
+    }
+
+    fn keygen(&self, py: Python<'_>) -> PyResult<BfvKeySet> {
+        let mut g = lock(&self.rng)?;
+        let rng: &mut Sampler = &mut g;
+        let keys = py.detach(|| self.inner.keygen(rng)).map_err(value_error)?;
+        Ok(BfvKeySet { inner: keys })
+    }
+
+    fn encrypt(
+        &self,
+        py: Python<'_>,
+        keys: PyRef<'_, BfvKeySet>,
+        m: PyReadonlyArray1<'_, u64>,
+    ) -> PyResult<BfvCt> {
+        let m = m
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        let public = &keys.inner.public;
+        let mut g = lock(&self.rng)?;
+        let rng: &mut Sampler = &mut g;
+        let ct = py
+            .detach(|| self.inner.encrypt(public, m, rng))
+            .map_err(value_error)?;
+        Ok(BfvCt { inner: ct })
+    }
+
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        keys: PyRef<'_, BfvKeySet>,
+        ct: PyRef<'_, BfvCt>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let (secret, ct) = (&keys.inner.secret, &ct.inner);
+        let m = py
+            .detach(|| self.inner.decrypt(secret, ct))
+            .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, m))
+    }
+
+    fn noise_budget(
+        &self,
+        py: Python<'_>,
+        keys: PyRef<'_, BfvKeySet>,
+        ct: PyRef<'_, BfvCt>,
+    ) -> PyResult<u32> {
+        let (secret, ct) = (&keys.inner.secret, &ct.inner);
+        py.detach(|| self.inner.noise_budget(secret, ct))
+            .map_err(value_error)
+    }
+
+    fn add(&self, a: PyRef<'_, BfvCt>, b: PyRef<'_, BfvCt>) -> PyResult<BfvCt> {
+        Ok(BfvCt {
+            inner: self.inner.add(&a.inner, &b.inner).map_err(value_error)?,
+        })
+    }
+
+    fn sub(&self, a: PyRef<'_, BfvCt>, b: PyRef<'_, BfvCt>) -> PyResult<BfvCt> {
+        Ok(BfvCt {
+            inner: self.inner.sub(&a.inner, &b.inner).map_err(value_error)?,
+        })
+    }
+
+    fn multiply(
+        &self,
+        py: Python<'_>,
+        a: PyRef<'_, BfvCt>,
+        b: PyRef<'_, BfvCt>,
+    ) -> PyResult<BfvCt> {
+        let (a, b) = (&a.inner, &b.inner);
+        let c = py
+            .detach(|| self.inner.multiply(a, b))
+            .map_err(value_error)?;
+        Ok(BfvCt { inner: c })
+    }
+
+    fn relinearize(
+        &self,
+        py: Python<'_>,
+        keys: PyRef<'_, BfvKeySet>,
+        c: PyRef<'_, BfvCt>,
+    ) -> PyResult<BfvCt> {
+        let (c, relin) = (&c.inner, &keys.inner.relin);
+        let r = py
+            .detach(|| self.inner.relinearize(c, relin))
+            .map_err(value_error)?;
+        Ok(BfvCt { inner: r })
+    }
+
+    fn multiply_relin(
+        &self,
+        py: Python<'_>,
+        keys: PyRef<'_, BfvKeySet>,
+        a: PyRef<'_, BfvCt>,
+        b: PyRef<'_, BfvCt>,
+    ) -> PyResult<BfvCt> {
+        let (a, b, relin) = (&a.inner, &b.inner, &keys.inner.relin);
+        let c = py
+            .detach(|| self.inner.multiply_relin(a, b, relin))
+            .map_err(value_error)?;
+        Ok(BfvCt { inner: c })
+    }
+}
