@@ -1,0 +1,200 @@
+//! Key encapsulation mechanisms built on the PQC rings, and the NIST KAT machinery.
+//!
+//! * [`Kem`]: the interface every scheme implements (typed keys and ciphertexts, lengths as
+//!   associated constants, randomness from a [`RandomSource`]).
+//! * [`drbg`]: the AES-256 CTR DRBG of the NIST KAT generator (tests and `latpoly kat` only).
+//! * [`kat`]: writing and parsing NIST `.rsp` files.
+//!
+//! Secrets (secret keys, shared secrets) are wiped on drop; wrong-length inputs are errors.
+
+pub mod drbg;
+pub mod kat;
+
+use crate::error::{Error, Result};
+use core::marker::PhantomData;
+use zeroize::Zeroize;
+
+/// Where a KEM draws its randomness (`randombytes` of the reference code).
+pub trait RandomSource {
+    /// Fills `out` with random bytes. Schemes call this exactly as their reference code calls
+    /// `randombytes`, so a [`drbg::KatDrbg`] reproduces the NIST known-answer tests.
+    fn fill(&mut self, out: &mut [u8]);
+}
+
+impl RandomSource for drbg::KatDrbg {
+    fn fill(&mut self, out: &mut [u8]) {
+        drbg::KatDrbg::fill(self, out)
+    }
+}
+
+/// The operating system's CSPRNG.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OsRandom;
+
+impl RandomSource for OsRandom {
+    fn fill(&mut self, out: &mut [u8]) {
+        use rand_core::RngCore;
+        rand_core::OsRng.fill_bytes(out);
+    }
+}
+
+macro_rules! byte_type {
+    ($(#[$doc:meta])* $name:ident, $len:ident, $secret:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, PartialEq, Eq)]
+        pub struct $name<K: Kem> {
+            bytes: Vec<u8>,
+            _k: PhantomData<K>,
+        }
+
+        impl<K: Kem> $name<K> {
+            /// Wraps bytes of exactly the scheme's length (error otherwise).
+            pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+                if bytes.len() != K::$len {
+                    return Err(Error::LengthMismatch {
+                        expected: K::$len,
+                        got: bytes.len(),
+                    });
+                }
+                Ok(Self::from_vec(bytes.to_vec()))
+            }
+
+            pub(crate) fn from_vec(bytes: Vec<u8>) -> Self {
+                debug_assert_eq!(bytes.len(), K::$len);
+                Self {
+                    bytes,
+                    _k: PhantomData,
+                }
+            }
+
+            /// The encoded bytes.
+            pub fn as_bytes(&self) -> &[u8] {
+                &self.bytes
+            }
+        }
+
+        impl<K: Kem> core::fmt::Debug for $name<K> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                if $secret {
+                    write!(f, "{}<{}> {{ .. }}", stringify!($name), K::NAME)
+                } else {
+                    write!(f, "{}<{}> ({} bytes)", stringify!($name), K::NAME, self.bytes.len())
+                }
+            }
+        }
+
+        impl<K: Kem> Drop for $name<K> {
+            fn drop(&mut self) {
+                if $secret {
+                    self.bytes.zeroize();
+                }
+            }
+        }
+    };
+}
+
+byte_type!(
+    /// A public key of scheme `K`.
+    PublicKey,
+    PUBLIC_KEY_BYTES,
+    false
+);
+byte_type!(
+    /// A secret key of scheme `K` (wiped on drop).
+    SecretKey,
+    SECRET_KEY_BYTES,
+    true
+);
+byte_type!(
+    /// A ciphertext of scheme `K`.
+    Ciphertext,
+    CIPHERTEXT_BYTES,
+    false
+);
+byte_type!(
+    /// A shared secret of scheme `K` (wiped on drop).
+    SharedSecret,
+    SHARED_SECRET_BYTES,
+    true
+);
+
+/// A key encapsulation mechanism.
+pub trait Kem: Sized + 'static {
+    /// The scheme's name as in its NIST submission (e.g. `ntruhps2048509`).
+    const NAME: &'static str;
+    /// Public key length in bytes.
+    const PUBLIC_KEY_BYTES: usize;
+    /// Secret key length in bytes.
+    const SECRET_KEY_BYTES: usize;
+    /// Ciphertext length in bytes.
+    const CIPHERTEXT_BYTES: usize;
+    /// Shared secret length in bytes.
+    const SHARED_SECRET_BYTES: usize;
+
+    /// Generates a key pair.
+    fn keypair(rng: &mut dyn RandomSource) -> Result<(PublicKey<Self>, SecretKey<Self>)>;
+
+    /// Encapsulates a fresh shared secret to `pk`.
+    fn encapsulate(
+        pk: &PublicKey<Self>,
+        rng: &mut dyn RandomSource,
+    ) -> Result<(Ciphertext<Self>, SharedSecret<Self>)>;
+
+    /// Recovers the shared secret. A well-formed but invalid ciphertext follows the scheme:
+    /// implicit rejection (a pseudorandom key) or explicit rejection (an error), as documented
+    /// by each scheme.
+    fn decapsulate(sk: &SecretKey<Self>, ct: &Ciphertext<Self>) -> Result<SharedSecret<Self>>;
+}
+
+/// Object-safe view of a [`Kem`] on byte slices, for the Python and C fronts and the CLI.
+pub trait DynKem: Send + Sync {
+    /// Scheme name.
+    fn name(&self) -> &'static str;
+    /// `(public key, secret key, ciphertext, shared secret)` lengths.
+    fn sizes(&self) -> (usize, usize, usize, usize);
+    /// Key pair as bytes.
+    fn keypair(&self, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)>;
+    /// `(ciphertext, shared secret)` as bytes.
+    fn encapsulate(&self, pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)>;
+    /// Shared secret as bytes.
+    fn decapsulate(&self, sk: &[u8], ct: &[u8]) -> Result<Vec<u8>>;
+}
+
+/// Adapter from a [`Kem`] type to [`DynKem`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Dyn<K: Kem>(PhantomData<K>);
+
+impl<K: Kem> Dyn<K> {
+    /// The adapter.
+    pub const fn new() -> Self {
+        Dyn(PhantomData)
+    }
+}
+
+impl<K: Kem + Send + Sync> DynKem for Dyn<K> {
+    fn name(&self) -> &'static str {
+        K::NAME
+    }
+    fn sizes(&self) -> (usize, usize, usize, usize) {
+        (
+            K::PUBLIC_KEY_BYTES,
+            K::SECRET_KEY_BYTES,
+            K::CIPHERTEXT_BYTES,
+            K::SHARED_SECRET_BYTES,
+        )
+    }
+    fn keypair(&self, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)> {
+        let (pk, sk) = K::keypair(rng)?;
+        Ok((pk.as_bytes().to_vec(), sk.as_bytes().to_vec()))
+    }
+    fn encapsulate(&self, pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)> {
+        let pk = PublicKey::<K>::from_bytes(pk)?;
+        let (ct, ss) = K::encapsulate(&pk, rng)?;
+        Ok((ct.as_bytes().to_vec(), ss.as_bytes().to_vec()))
+    }
+    fn decapsulate(&self, sk: &[u8], ct: &[u8]) -> Result<Vec<u8>> {
+        let sk = SecretKey::<K>::from_bytes(sk)?;
+        let ct = Ciphertext::<K>::from_bytes(ct)?;
+        Ok(K::decapsulate(&sk, &ct)?.as_bytes().to_vec())
+    }
+}
