@@ -16,6 +16,8 @@ for isa in scalar avx2 avx512; do
   echo "== cargo test, LATPOLY_ISA=$isa"
   LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns --test rns_ops --test lpr
 done
+echo "== C ABI: C and C++ examples (plain and AddressSanitizer)"
+./scripts/c_examples.sh
 echo "== python: build extension into .venv"
 bash scripts/python-env.sh
 echo "== pytest"

@@ -573,7 +573,8 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
     use latpoly::he::bfv::{Bfv, BfvParams};
     let t = 65537u64;
     // (label, params, OpenFHE figures µs [enc, dec, add, mul+relin] if measured, NFLlib Table 5 ms)
-    let sets: Vec<(&str, BfvParams, Option<[f64; 3]>, Option<[f64; 4]>)> = vec![
+    type Set = (&'static str, BfvParams, Option<[f64; 3]>, Option<[f64; 4]>);
+    let sets: Vec<Set> = vec![
         (
             "n=4096, 2 x 62-bit",
             BfvParams::n4096_q124(t).expect("params"),

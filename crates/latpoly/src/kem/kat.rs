@@ -99,7 +99,7 @@ pub fn write_rsp(header: &str, records: &[KatRecord]) -> String {
 
 fn unhex(s: &str) -> Result<Vec<u8>> {
     let s = s.trim();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(Error::InvalidArgument("odd-length hex string".into()));
     }
     (0..s.len())

@@ -1,0 +1,98 @@
+/* latpoly from C: NTT products, RNS polynomials, and the error contract.
+ * Build (see scripts/c_examples.sh):
+ *   cc examples/c/ntt_demo.c -Icrates/latpoly-capi/include target/release/liblatpoly.a -lpthread -ldl -lm
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "latpoly.h"
+
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        latpoly_status s_ = (call);                                                  \
+        if (s_ != LATPOLY_STATUS_OK) {                                               \
+            fprintf(stderr, "%s:%d: %s -> %s\n", __FILE__, __LINE__, #call,          \
+                    latpoly_status_message(s_));                                     \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+#define EXPECT(call, want)                                                           \
+    do {                                                                             \
+        latpoly_status s_ = (call);                                                  \
+        if (s_ != (want)) {                                                          \
+            fprintf(stderr, "%s:%d: %s gave %d, expected %d\n", __FILE__, __LINE__,  \
+                    #call, (int)s_, (int)(want));                                    \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+int main(void) {
+    enum { N = 1024 };
+    uint64_t q;
+    CHECK(latpoly_ntt_primes(50, N, 1, &q));
+    latpoly_ntt_plan *plan = NULL;
+    CHECK(latpoly_ntt_plan_new(N, q, &plan));
+    const char *isa = NULL;
+    CHECK(latpoly_ntt_plan_isa(plan, &isa));
+    printf("latpoly %s: n=%d q=%llu backend=%s\n", latpoly_version(), N, (unsigned long long)q, isa);
+
+    /* (1 + x) * (1 - x) = 1 - x^2 */
+    static uint64_t a[N], b[N], c[N];
+    a[0] = 1; a[1] = 1;
+    b[0] = 1; b[1] = q - 1;
+    CHECK(latpoly_ntt_multiply(plan, a, b, c, N));
+    if (c[0] != 1 || c[1] != 0 || c[2] != q - 1) {
+        fprintf(stderr, "wrong product: %llu %llu %llu\n", (unsigned long long)c[0],
+                (unsigned long long)c[1], (unsigned long long)c[2]);
+        return 1;
+    }
+    /* forward then inverse is the identity */
+    memcpy(c, a, sizeof a);
+    CHECK(latpoly_ntt_forward(plan, c, N));
+    CHECK(latpoly_ntt_inverse(plan, c, N));
+    if (memcmp(a, c, sizeof a) != 0) { fprintf(stderr, "round trip failed\n"); return 1; }
+
+    /* The error contract: codes, never aborts. */
+    EXPECT(latpoly_ntt_forward(NULL, c, N), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_ntt_forward(plan, NULL, N), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_ntt_forward(plan, c, N - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
+    c[7] = q; /* coefficient >= q */
+    EXPECT(latpoly_ntt_forward(plan, c, N), LATPOLY_STATUS_OUT_OF_RANGE);
+    latpoly_ntt_plan *bad = NULL;
+    EXPECT(latpoly_ntt_plan_new(1000, q, &bad), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_ntt_plan_new(N, 17, &bad), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_ntt_plan_new(N, q, NULL), LATPOLY_STATUS_NULL_POINTER);
+
+    /* RNS: 3 primes, product of two polynomials, and a mismatched handle. */
+    uint64_t primes[3];
+    CHECK(latpoly_ntt_primes(40, 16, 3, primes));
+    latpoly_rns_context *ctx = NULL;
+    CHECK(latpoly_rns_context_new(16, primes, 3, &ctx));
+    static uint64_t res[3 * 16];
+    for (int i = 0; i < 3; i++) res[16 * i + 1] = 1; /* x */
+    latpoly_rns_poly *x = NULL, *x2 = NULL;
+    CHECK(latpoly_rns_poly_from_residues(ctx, res, 48, 0, &x));
+    CHECK(latpoly_rns_poly_multiply(x, x, &x2));
+    static uint64_t out[48];
+    int is_ntt = -1;
+    CHECK(latpoly_rns_poly_residues(x2, out, 48, &is_ntt));
+    for (int i = 0; i < 3; i++) {
+        if (out[16 * i + 2] != 1 || is_ntt != 0) { fprintf(stderr, "x*x != x^2\n"); return 1; }
+    }
+    /* A context handle where a polynomial is expected, and a plan where a context is. */
+    EXPECT(latpoly_rns_poly_multiply((const latpoly_rns_poly *)ctx, x, &x2), LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_rns_poly_from_residues((const latpoly_rns_context *)plan, res, 48, 0, &x2),
+           LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_rns_poly_from_residues(ctx, res, 47, 0, &x2), LATPOLY_STATUS_LENGTH_MISMATCH);
+    res[5] = primes[0];
+    EXPECT(latpoly_rns_poly_from_residues(ctx, res, 48, 0, &x2), LATPOLY_STATUS_OUT_OF_RANGE);
+
+    latpoly_rns_poly_free(x);
+    latpoly_rns_poly_free(x2);
+    latpoly_rns_context_free(ctx);
+    latpoly_ntt_plan_free(plan);
+    latpoly_ntt_plan_free(NULL);
+    printf("C example: all checks passed\n");
+    return 0;
+}
