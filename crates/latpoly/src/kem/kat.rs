@@ -173,7 +173,7 @@ mod tests {
             ct: vec![7],
             ss: vec![9; 3],
         };
-        let text = write_rsp("demo", &[r.clone()]);
+        let text = write_rsp("demo", std::slice::from_ref(&r));
         assert!(text.starts_with("# demo\n\ncount = 0\nseed = 0102AB\n"));
         assert_eq!(parse_rsp(&text).unwrap(), vec![r]);
         assert!(parse_rsp("count = 0\nseed = 0G\n").is_err());
