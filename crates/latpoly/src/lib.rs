@@ -42,7 +42,7 @@ pub mod ntt;
 pub mod parallel;
 pub mod primes;
 pub mod reference;
-
+pub mod rings;
 pub mod rns;
 pub mod sampling;
 pub mod serialize;

@@ -1,0 +1,100 @@
+//! Times the NTRU+ ring operations (ntt, invntt, basemul, baseinv, mul) per parameter set on
+//! every backend this CPU runs, in ns per call (median of several batches).
+//!
+//! `cargo run --release -p latpoly --example ntruplus_bench`
+
+use latpoly::rings::ntruplus::{available_isas, NtruPlusParams, NtruPlusRing};
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Median ns per call of `f` over `batches` batches of `iters` calls.
+fn time(mut f: impl FnMut(), iters: u32, batches: usize) -> f64 {
+    for _ in 0..iters {
+        f();
+    }
+    let mut v: Vec<f64> = (0..batches)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            t.elapsed().as_nanos() as f64 / iters as f64
+        })
+        .collect();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[batches / 2]
+}
+
+fn main() {
+    // optional filter: `-- avx2` times only that backend
+    let only = std::env::args().nth(1);
+    let isas: Vec<_> = available_isas()
+        .into_iter()
+        .filter(|i| only.as_deref().is_none_or(|o| o == i.name()))
+        .collect();
+    println!("# ns per call, median of 15 batches; backends: {isas:?}");
+    println!(
+        "{:<14} {:<7} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "set", "isa", "ntt", "invntt", "basemul", "baseinv", "mul"
+    );
+    for p in NtruPlusParams::ALL {
+        let n = p.n();
+        let a: Vec<i16> = (0..n)
+            .map(|i| ((i * 2654435761usize) % 3457) as i16 - 1728)
+            .collect();
+        let b: Vec<i16> = (0..n)
+            .map(|i| ((i * 40503 + 7) % 3457) as i16 - 1728)
+            .collect();
+        for &isa in &isas {
+            let r = NtruPlusRing::with_isa(p, isa).unwrap();
+            let mut x = a.clone();
+            let ntt = time(
+                || {
+                    x.copy_from_slice(&a);
+                    r.ntt(black_box(&mut x)).unwrap();
+                },
+                2000,
+                15,
+            );
+            let inv = time(
+                || {
+                    x.copy_from_slice(&a);
+                    r.invntt(black_box(&mut x)).unwrap();
+                },
+                2000,
+                15,
+            );
+            let bm = time(
+                || {
+                    black_box(r.basemul(black_box(&a), black_box(&b)).unwrap());
+                },
+                2000,
+                15,
+            );
+            let bi = time(
+                || {
+                    black_box(r.baseinv(black_box(&a)).unwrap());
+                },
+                1000,
+                15,
+            );
+            let mul = time(
+                || {
+                    black_box(r.mul(black_box(&a), black_box(&b)).unwrap());
+                },
+                500,
+                15,
+            );
+            println!(
+                "{:<14} {:<7} {:>8.0} {:>8.0} {:>8.0} {:>8.0} {:>8.0}",
+                p.name(),
+                isa.name(),
+                ntt,
+                inv,
+                bm,
+                bi,
+                mul
+            );
+        }
+    }
+}

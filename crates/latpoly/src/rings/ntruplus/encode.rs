@@ -1,0 +1,118 @@
+//! `Encodeq` / `Decodeq` (12-bit interleaved packing) and `CBD1` (spec v2.2.1 Alg. 5/6, 12/14).
+
+use super::tables::Q;
+use crate::arith::ct::barrier;
+use crate::error::{Error, Result};
+
+/// Packs one block of `4W` coefficients (`W` = 16, or 8 for the 864 tail) into `6W` bytes:
+/// `t_k = f[i + W·k]` for `i < W`, two 12-bit values per 3 bytes in the interleaved order of
+/// the reference `poly_tobytes`.
+fn pack_block(out: &mut [u8], f: &[u16], w: usize) {
+    for i in 0..w {
+        let t = [f[i], f[i + w], f[i + 2 * w], f[i + 3 * w]];
+        out[2 * i] = t[0] as u8;
+        out[2 * i + 1] = ((t[0] >> 8) | (t[1] << 4)) as u8;
+        out[2 * i + 2 * w] = (t[1] >> 4) as u8;
+        out[2 * i + 2 * w + 1] = t[2] as u8;
+        out[2 * i + 4 * w] = ((t[2] >> 8) | (t[3] << 4)) as u8;
+        out[2 * i + 4 * w + 1] = (t[3] >> 4) as u8;
+    }
+}
+
+fn unpack_block(f: &mut [i16], b: &[u8], w: usize) {
+    for i in 0..w {
+        let by = |k: usize| b[k] as u16;
+        let t0 = by(2 * i) | ((by(2 * i + 1) & 0xf) << 8);
+        let t1 = (by(2 * i + 1) >> 4) | (by(2 * i + 2 * w) << 4);
+        let t2 = by(2 * i + 2 * w + 1) | ((by(2 * i + 4 * w) & 0xf) << 8);
+        let t3 = (by(2 * i + 4 * w) >> 4) | (by(2 * i + 4 * w + 1) << 4);
+        f[i] = t0 as i16;
+        f[i + w] = t1 as i16;
+        f[i + 2 * w] = t2 as i16;
+        f[i + 3 * w] = t3 as i16;
+    }
+}
+
+/// Block widths: full blocks of 64 coefficients, then (864 only) one of 32.
+fn blocks(n: usize) -> impl Iterator<Item = (usize, usize, usize)> {
+    let full = n / 64;
+    (0..full)
+        .map(|j| (64 * j, 96 * j, 16))
+        .chain((n % 64 == 32).then_some((64 * full, 96 * full, 8)))
+}
+
+/// `Encodeq`: values in `(-q, q)`, negatives mapped by `+q`, 12 bits each.
+pub(crate) fn encodeq(a: &[i16], n: usize) -> Vec<u8> {
+    let f: Vec<u16> = a
+        .iter()
+        .map(|&v| (v as i32 + ((v as i32 >> 31) & Q)) as u16)
+        .collect();
+    let mut out = vec![0u8; 3 * n / 2];
+    for (c, b, w) in blocks(n) {
+        pack_block(&mut out[b..b + 6 * w], &f[c..c + 4 * w], w);
+    }
+    out
+}
+
+/// `Decodeq`: 12-bit fields, every one must be `< q` (checked without data-dependent branches;
+/// only the error path looks for the offending index).
+pub(crate) fn decodeq(bytes: &[u8], n: usize) -> Result<Vec<i16>> {
+    if bytes.len() != 3 * n / 2 {
+        return Err(Error::LengthMismatch {
+            expected: 3 * n / 2,
+            got: bytes.len(),
+        });
+    }
+    let mut f = vec![0i16; n];
+    for (c, b, w) in blocks(n) {
+        unpack_block(&mut f[c..c + 4 * w], &bytes[b..b + 6 * w], w);
+    }
+    // bad has its sign bit set iff some value is >= q
+    let mut bad = 0u32;
+    for &v in &f {
+        bad |= (Q as u32 - 1).wrapping_sub(v as u32);
+    }
+    if barrier(bad as u64) >> 31 != 0 {
+        let index = f.iter().position(|&v| v as i32 >= Q).unwrap_or(0);
+        return Err(Error::CoefficientOutOfRange {
+            index,
+            value: f[index] as u64,
+            bound: Q as u64,
+        });
+    }
+    Ok(f)
+}
+
+/// `CBD1`: `f_i = β_i - β_(i+n)` with the reference bit order: the first `n/8` bytes hold
+/// `β_0..β_(n-1)`, the next `n/8` bytes `β_n..β_(2n-1)`; a block of `W` little-endian 16-bit
+/// words (`W` = 16, then 8/4/2 for the tails: 576 = 2·256 + 64, 864 = 3·256 + 64 + 32,
+/// 1152 = 4·256 + 128) sends bit `k` of word `j` to coefficient `base + W·k + j`.
+pub(crate) fn cbd1(bytes: &[u8], n: usize) -> Vec<i16> {
+    let (lo, hi) = bytes.split_at(n / 8);
+    let mut f = vec![0i16; n];
+    let mut base = 0;
+    let mut rem = n;
+    let mut widths = Vec::new();
+    while rem >= 256 {
+        widths.push(16);
+        rem -= 256;
+    }
+    for w in [8, 4, 2, 1] {
+        if rem >= 16 * w {
+            widths.push(w);
+            rem -= 16 * w;
+        }
+    }
+    for w in widths {
+        for j in 0..w {
+            let off = base / 8 + 2 * j;
+            let x = u16::from_le_bytes([lo[off], lo[off + 1]]);
+            let y = u16::from_le_bytes([hi[off], hi[off + 1]]);
+            for k in 0..16 {
+                f[base + w * k + j] = ((x >> k) & 1) as i16 - ((y >> k) & 1) as i16;
+            }
+        }
+        base += 16 * w;
+    }
+    f
+}

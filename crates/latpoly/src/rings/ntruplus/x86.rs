@@ -1,0 +1,828 @@
+//! AVX2 fast path for NTRU+, 16 x i16 lanes.
+//!
+//! * `ntt` / `invntt` perform exactly the scalar reference's operations (same Montgomery and
+//!   Barrett steps, element for element), so their outputs are **bit-identical** to
+//!   [`super::scalar`]. Strides `>= 16` are vector-to-vector; the last two radix-2 layers of the
+//!   `d = 4` sets run on vector pairs rearranged in registers; for 864 (`d = 3`, strides
+//!   24/12/6/3) every 48-coefficient block is transposed to 3 rows of 16 components (the big
+//!   strides are blind to a fixed in-block permutation) and the in-block layers run inside each
+//!   row.
+//! * `basemul` / `baseinv` transpose 16 components to `d` rows (one coefficient index per row)
+//!   and compute with one Montgomery reduction per output (`vpmaddwd` sums of 32-bit products)
+//!   or Barrett-reduced lazy sums: **same values mod q** as the scalar code, also in `(-q, q)`.
+//! * `baseinv` batches the inversion per lane over the groups of 16 components and inverts the
+//!   16 lane products with one (vectorised) Fermat chain.
+//!
+//! No data-dependent branches or memory indices anywhere. The token [`Avx2`] can only be built
+//! after `is_x86_feature_detected!("avx2")`; every `unsafe` intrinsic call relies on it.
+
+#![allow(unsafe_code)]
+
+use super::tables::{Shape, BARRETT_V, MONT, OMEGA_MONT, Q, QINV};
+use super::{scalar, tables, NtruPlusParams};
+use core::arch::x86_64::*;
+use std::sync::OnceLock;
+
+type V = __m256i;
+
+/// Proof that the CPU runs AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
+
+macro_rules! vop2 {
+    ($($name:ident => $intr:ident),* $(,)?) => {$(
+        #[inline(always)]
+        fn $name(self, a: V, b: V) -> V {
+            // SAFETY: the token proves the CPU runs AVX2.
+            unsafe { $intr(a, b) }
+        }
+    )*};
+}
+
+/// A lane table: zetas and their `·QINV` companions.
+type ZTab = ([i16; 16], [i16; 16]);
+
+fn ztab(f: impl Fn(usize) -> i16) -> ZTab {
+    let mut z = [0i16; 16];
+    let mut zq = [0i16; 16];
+    for l in 0..16 {
+        z[l] = f(l);
+        zq[l] = z[l].wrapping_mul(QINV as i16);
+    }
+    (z, zq)
+}
+
+/// Per-parameter-set lane tables (built once).
+struct Tables {
+    /// d = 4: forward step-8 / step-4 layers and inverse step-4 / step-8 layers, per vector pair.
+    f8: Vec<ZTab>,
+    f4: Vec<ZTab>,
+    i4: Vec<ZTab>,
+    i8: Vec<ZTab>,
+    /// d = 3: in-block layers (D = 8, 4, 2, 1 forward; 1, 2, 4, 8 inverse), per block.
+    f3: Vec<[ZTab; 4]>,
+    i3: Vec<[ZTab; 4]>,
+    /// Base-ring zetas in the transposed lane order, per group of 16 components.
+    base: Vec<ZTab>,
+}
+
+/// Component held by lane `p` after [`Avx2::soa4`] (relative to the group's first component).
+const fn soa4_component(p: usize) -> usize {
+    let (h, p8) = (p / 8, p % 8);
+    4 * (p8 / 2) + 2 * h + (p8 % 2)
+}
+
+fn build_tables(p: NtruPlusParams) -> Tables {
+    let s = p.shape();
+    let z = p.zetas();
+    let nn = z.len(); // n/d
+    let n = s.n;
+    let mut t = Tables {
+        f8: vec![],
+        f4: vec![],
+        i4: vec![],
+        i8: vec![],
+        f3: vec![],
+        i3: vec![],
+        base: vec![],
+    };
+    if s.d == 4 {
+        for pi in 0..n / 32 {
+            t.f8.push(ztab(|l| z[nn / 4 + 2 * pi + l / 8]));
+            let f4 = [0, 1, 2, 3];
+            t.f4.push(ztab(|l| z[nn / 2 + 4 * pi + f4[l / 4]]));
+            let i4 = [0, 2, 1, 3];
+            t.i4.push(ztab(|l| z[nn - 1 - (4 * pi + i4[l / 4])]));
+            t.i8.push(ztab(|l| z[nn / 2 - 1 - (2 * pi + (l / 4) % 2)]));
+        }
+        for g in 0..n / 64 {
+            t.base
+                .push(ztab(|l| scalar::base_zeta(z, 16 * g + soa4_component(l))));
+        }
+    } else {
+        for b in 0..n / 48 {
+            let mut f = [([0i16; 16], [0i16; 16]); 4];
+            let mut i = f;
+            for (li, dd) in [8usize, 4, 2, 1].into_iter().enumerate() {
+                let step = 3 * dd;
+                let layer = n / (2 * step); // nodes in this layer = its first table index
+                let node = |m: usize| 48 * b / (2 * step) + m / (2 * dd);
+                f[li] = ztab(|m| z[layer + node(m)]);
+                i[3 - li] = ztab(|m| z[2 * layer - 1 - node(m)]);
+            }
+            t.f3.push(f);
+            t.i3.push(i);
+            t.base.push(ztab(|m| scalar::base_zeta(z, 16 * b + m)));
+        }
+    }
+    t
+}
+
+fn tables(p: NtruPlusParams) -> &'static Tables {
+    static T: [OnceLock<Tables>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
+    let i = NtruPlusParams::ALL
+        .iter()
+        .position(|&x| x == p)
+        .unwrap_or(0);
+    T[i].get_or_init(|| build_tables(p))
+}
+
+/// `vpshufb` control moving `[a0 a1 a2 a3 b0 b1 b2 b3]` to `[a0 b0 a1 b1 a2 b2 a3 b3]` (per
+/// 128-bit lane) and back.
+const SOA4_IN: [i8; 32] = bytes16([0, 4, 1, 5, 2, 6, 3, 7]);
+const SOA4_OUT: [i8; 32] = bytes16([0, 2, 4, 6, 1, 3, 5, 7]);
+/// Swap of neighbouring 16-bit lanes.
+const SWAP1: [i8; 32] = bytes16([1, 0, 3, 2, 5, 4, 7, 6]);
+
+/// A `vpshufb` control taking 16-bit lane `src[p]` to lane `p` in both 128-bit halves.
+const fn bytes16(src: [usize; 8]) -> [i8; 32] {
+    let mut out = [0i8; 32];
+    let mut h = 0;
+    while h < 2 {
+        let mut p = 0;
+        while p < 8 {
+            out[16 * h + 2 * p] = (2 * src[p]) as i8;
+            out[16 * h + 2 * p + 1] = (2 * src[p] + 1) as i8;
+            p += 1;
+        }
+        h += 1;
+    }
+    out
+}
+
+/// Row `r` of the stride-3 transpose: column `m` comes from position `(3m + r) mod 8`.
+const fn soa3_in(r: usize) -> [i8; 32] {
+    let mut src = [0usize; 8];
+    let mut m = 0;
+    while m < 8 {
+        src[m] = (3 * m + r) % 8;
+        m += 1;
+    }
+    bytes16(src)
+}
+
+/// Inverse of [`soa3_in`]: position `p` gets column `3(p - r) mod 8`.
+const fn soa3_out(r: usize) -> [i8; 32] {
+    let mut src = [0usize; 8];
+    let mut p = 0;
+    while p < 8 {
+        src[p] = (3 * (p + 8 - r)) % 8;
+        p += 1;
+    }
+    bytes16(src)
+}
+
+const SOA3_IN: [[i8; 32]; 3] = [soa3_in(0), soa3_in(1), soa3_in(2)];
+const SOA3_OUT: [[i8; 32]; 3] = [soa3_out(0), soa3_out(1), soa3_out(2)];
+
+impl Avx2 {
+    pub(crate) fn try_new() -> Option<Self> {
+        is_x86_feature_detected!("avx2").then_some(Self(()))
+    }
+
+    vop2! {
+        add => _mm256_add_epi16,
+        sub => _mm256_sub_epi16,
+        mullo => _mm256_mullo_epi16,
+        mulhi => _mm256_mulhi_epi16,
+        sign => _mm256_sign_epi16,
+        madd => _mm256_madd_epi16,
+        add32 => _mm256_add_epi32,
+        sub32 => _mm256_sub_epi32,
+        and => _mm256_and_si256,
+        or => _mm256_or_si256,
+        andnot => _mm256_andnot_si256,
+        cmpeq => _mm256_cmpeq_epi16,
+        lo16 => _mm256_unpacklo_epi16,
+        hi16 => _mm256_unpackhi_epi16,
+        lo32 => _mm256_unpacklo_epi32,
+        hi32 => _mm256_unpackhi_epi32,
+        lo64 => _mm256_unpacklo_epi64,
+        hi64 => _mm256_unpackhi_epi64,
+        packs32 => _mm256_packs_epi32,
+        shuf8 => _mm256_shuffle_epi8,
+    }
+
+    #[inline(always)]
+    fn splat(self, x: i16) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_set1_epi16(x) }
+    }
+    #[inline(always)]
+    fn splat32(self, x: i32) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_set1_epi32(x) }
+    }
+    #[inline(always)]
+    fn zero(self) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_setzero_si256() }
+    }
+    #[inline(always)]
+    fn load(self, s: &[i16]) -> V {
+        let s = &s[..16];
+        // SAFETY: the token proves AVX2; `s` has 16 readable i16.
+        unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [i16], v: V) {
+        let s = &mut s[..16];
+        // SAFETY: the token proves AVX2; `s` has 16 writable i16.
+        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn ctrl(self, c: &[i8; 32]) -> V {
+        // SAFETY: the token proves AVX2; `c` has 32 readable bytes.
+        unsafe { _mm256_loadu_si256(c.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn zt(self, t: &ZTab) -> (V, V) {
+        (self.load(&t.0), self.load(&t.1))
+    }
+    #[inline(always)]
+    fn perm2x128<const I: i32>(self, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_permute2x128_si256::<I>(a, b) }
+    }
+    #[inline(always)]
+    fn perm4x64<const I: i32>(self, a: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_permute4x64_epi64::<I>(a) }
+    }
+    #[inline(always)]
+    fn blend16<const I: i32>(self, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_blend_epi16::<I>(a, b) }
+    }
+    #[inline(always)]
+    fn blend32<const I: i32>(self, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_blend_epi32::<I>(a, b) }
+    }
+    #[inline(always)]
+    fn shuffle32<const I: i32>(self, a: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_shuffle_epi32::<I>(a) }
+    }
+    #[inline(always)]
+    fn shufps<const I: i32>(self, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            _mm256_castps_si256(_mm256_shuffle_ps::<I>(
+                _mm256_castsi256_ps(a),
+                _mm256_castsi256_ps(b),
+            ))
+        }
+    }
+    #[inline(always)]
+    fn srai16_10(self, a: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_srai_epi16::<10>(a) }
+    }
+    #[inline(always)]
+    fn srai32_16(self, a: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_srai_epi32::<16>(a) }
+    }
+    #[inline(always)]
+    fn movemask(self, a: V) -> i32 {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_movemask_epi8(a) }
+    }
+
+    // ---- arithmetic (each bit-exact with its scalar counterpart) ----
+
+    /// `(splat(z), splat(z·QINV))`.
+    #[inline(always)]
+    fn zc(self, z: i16) -> (V, V) {
+        (self.splat(z), self.splat(z.wrapping_mul(QINV as i16)))
+    }
+    /// `fqmul(a, z)` with `zq = z·QINV mod 2^16` precomputed: `hi(a·z) - hi(lo(a·zq)·q)`,
+    /// which is exactly `montgomery_reduce(a·z)`.
+    #[inline(always)]
+    fn fqmulc(self, a: V, (z, zq): (V, V)) -> V {
+        let q = self.splat(Q as i16);
+        self.sub(self.mulhi(a, z), self.mulhi(self.mullo(a, zq), q))
+    }
+    /// `fqmul(a, b)` for two variables.
+    #[inline(always)]
+    fn fqmul(self, a: V, b: V) -> V {
+        self.fqmulc(a, (b, self.mullo(b, self.splat(QINV as i16))))
+    }
+    /// `barrett_reduce`: `t = (v·a + 2^25) >> 26 = (hi(v·a) + 512) >> 10`, `a - t·q`.
+    #[inline(always)]
+    fn barrett(self, a: V) -> V {
+        let t = self.mulhi(a, self.splat(BARRETT_V as i16));
+        let t = self.srai16_10(self.add(t, self.splat(512)));
+        self.sub(a, self.mullo(t, self.splat(Q as i16)))
+    }
+    /// `montgomery_reduce` of eight 32-bit sums.
+    #[inline(always)]
+    fn mred32(self, s: V) -> V {
+        let m = self.mullo(s, self.splat32(QINV));
+        let mq = self.madd(m, self.splat32(Q));
+        self.srai32_16(self.sub32(s, mq))
+    }
+
+    // ---- layouts ----
+
+    /// 16 components of degree 4 (4 vectors) to 4 rows; lane order [`soa4_component`].
+    #[inline(always)]
+    fn soa4(self, v: [V; 4]) -> [V; 4] {
+        let c = self.ctrl(&SOA4_IN);
+        let s = v.map(|x| self.shuf8(x, c));
+        let (x01l, x01h) = (self.lo32(s[0], s[1]), self.hi32(s[0], s[1]));
+        let (x23l, x23h) = (self.lo32(s[2], s[3]), self.hi32(s[2], s[3]));
+        [
+            self.lo64(x01l, x23l),
+            self.hi64(x01l, x23l),
+            self.lo64(x01h, x23h),
+            self.hi64(x01h, x23h),
+        ]
+    }
+    #[inline(always)]
+    fn aos4(self, r: [V; 4]) -> [V; 4] {
+        let (x01l, x23l) = (self.lo64(r[0], r[1]), self.hi64(r[0], r[1]));
+        let (x01h, x23h) = (self.lo64(r[2], r[3]), self.hi64(r[2], r[3]));
+        let s = [
+            self.shufps::<0b10_00_10_00>(x01l, x01h),
+            self.shufps::<0b11_01_11_01>(x01l, x01h),
+            self.shufps::<0b10_00_10_00>(x23l, x23h),
+            self.shufps::<0b11_01_11_01>(x23l, x23h),
+        ];
+        let c = self.ctrl(&SOA4_OUT);
+        s.map(|x| self.shuf8(x, c))
+    }
+    /// A 48-coefficient block (16 components of degree 3) to 3 rows in natural column order.
+    #[inline(always)]
+    fn soa3(self, v: [V; 3]) -> [V; 3] {
+        let a = self.blend32::<0xF0>(v[0], v[1]);
+        let b = self.perm2x128::<0x21>(v[0], v[2]);
+        let c = self.blend32::<0xF0>(v[1], v[2]);
+        let t0 = self.blend16::<0x24>(self.blend16::<0x92>(a, b), c);
+        let t1 = self.blend16::<0x49>(self.blend16::<0x24>(a, b), c);
+        let t2 = self.blend16::<0x92>(self.blend16::<0x49>(a, b), c);
+        [
+            self.shuf8(t0, self.ctrl(&SOA3_IN[0])),
+            self.shuf8(t1, self.ctrl(&SOA3_IN[1])),
+            self.shuf8(t2, self.ctrl(&SOA3_IN[2])),
+        ]
+    }
+    #[inline(always)]
+    fn aos3(self, r: [V; 3]) -> [V; 3] {
+        let t0 = self.shuf8(r[0], self.ctrl(&SOA3_OUT[0]));
+        let t1 = self.shuf8(r[1], self.ctrl(&SOA3_OUT[1]));
+        let t2 = self.shuf8(r[2], self.ctrl(&SOA3_OUT[2]));
+        let a = self.blend16::<0x24>(self.blend16::<0x92>(t0, t1), t2);
+        let b = self.blend16::<0x49>(self.blend16::<0x24>(t0, t1), t2);
+        let c = self.blend16::<0x92>(self.blend16::<0x49>(t0, t1), t2);
+        [
+            self.perm2x128::<0x20>(a, b),
+            self.blend32::<0xF0>(c, a),
+            self.perm2x128::<0x31>(b, c),
+        ]
+    }
+    #[inline(always)]
+    fn load3(self, a: &[i16]) -> [V; 3] {
+        [self.load(a), self.load(&a[16..]), self.load(&a[32..])]
+    }
+    #[inline(always)]
+    fn store3(self, a: &mut [i16], v: [V; 3]) {
+        self.store(a, v[0]);
+        self.store(&mut a[16..], v[1]);
+        self.store(&mut a[32..], v[2]);
+    }
+    #[inline(always)]
+    fn load4(self, a: &[i16]) -> [V; 4] {
+        [
+            self.load(a),
+            self.load(&a[16..]),
+            self.load(&a[32..]),
+            self.load(&a[48..]),
+        ]
+    }
+    #[inline(always)]
+    fn store4(self, a: &mut [i16], v: [V; 4]) {
+        for (k, x) in v.into_iter().enumerate() {
+            self.store(&mut a[16 * k..], x);
+        }
+    }
+
+    /// `(partner, upper-lane select)` helpers for butterflies between lanes `l` and `l ^ D`.
+    #[inline(always)]
+    fn swap<const D: usize>(self, x: V) -> V {
+        match D {
+            8 => self.perm2x128::<0x01>(x, x),
+            4 => self.shuffle32::<0x4E>(x),
+            2 => self.shuffle32::<0xB1>(x),
+            _ => self.shuf8(x, self.ctrl(&SWAP1)),
+        }
+    }
+    /// Lanes with bit `D` clear from `a`, set from `b`.
+    #[inline(always)]
+    fn upper<const D: usize>(self, a: V, b: V) -> V {
+        match D {
+            8 => self.blend32::<0xF0>(a, b),
+            4 => self.blend16::<0xF0>(a, b),
+            2 => self.blend16::<0xCC>(a, b),
+            _ => self.blend16::<0xAA>(a, b),
+        }
+    }
+    /// `+1` in lanes with bit `D` clear, `-1` where set.
+    #[inline(always)]
+    fn signs<const D: usize>(self) -> V {
+        self.upper::<D>(self.splat(1), self.splat(-1))
+    }
+    /// Forward radix-2 butterflies (reference: `t = fqmul(z, hi)`, `hi = barrett(lo - t)`,
+    /// `lo = barrett(lo + t)`) between lanes `l` and `l + D` of one row.
+    #[inline(always)]
+    fn fwd_lanes<const D: usize>(self, x: V, z: (V, V)) -> V {
+        let s = self.swap::<D>(x);
+        let lo = self.upper::<D>(x, s);
+        let hi = self.upper::<D>(s, x);
+        let t = self.fqmulc(hi, z);
+        self.barrett(self.add(lo, self.sign(t, self.signs::<D>())))
+    }
+    /// Inverse radix-2 butterflies (reference: `hi = fqmul(z, hi - lo)`, `lo = barrett(lo +
+    /// hi)`) between lanes `l` and `l + D` of one row.
+    #[inline(always)]
+    fn inv_lanes<const D: usize>(self, x: V, z: (V, V)) -> V {
+        let s = self.swap::<D>(x);
+        let lo = self.upper::<D>(x, s);
+        let hi = self.upper::<D>(s, x);
+        let sum = self.barrett(self.add(lo, hi));
+        let dif = self.fqmulc(self.sub(hi, lo), z);
+        self.upper::<D>(sum, dif)
+    }
+
+    // ---- NTT ----
+
+    #[target_feature(enable = "avx2")]
+    fn ntt_tf(self, a: &mut [i16], s: &Shape, z: &[i16], t: &Tables) {
+        let n = s.n;
+        if s.d == 3 {
+            for b in (0..n).step_by(48) {
+                let v = self.soa3(self.load3(&a[b..]));
+                self.store3(&mut a[b..], v);
+            }
+        }
+        let h = n / 2;
+        let z1 = self.zc(z[1]);
+        for i in (0..h).step_by(16) {
+            let (x, y) = (self.load(&a[i..]), self.load(&a[i + h..]));
+            let t1 = self.fqmulc(y, z1);
+            self.store(&mut a[i + h..], self.sub(self.add(x, y), t1));
+            self.store(&mut a[i..], self.add(x, t1));
+        }
+        let om = self.zc(OMEGA_MONT);
+        let mut k = 2;
+        let mut step = n / 6;
+        for _ in 0..s.r3 {
+            for start in (0..n).step_by(3 * step) {
+                let (z1, z2) = (self.zc(z[k]), self.zc(z[k + 1]));
+                k += 2;
+                for i in (start..start + step).step_by(16) {
+                    let r0 = self.load(&a[i..]);
+                    let r1 = self.load(&a[i + step..]);
+                    let r2 = self.load(&a[i + 2 * step..]);
+                    let t1 = self.fqmulc(r1, z1);
+                    let t2 = self.fqmulc(r2, z2);
+                    let t3 = self.fqmulc(self.sub(t1, t2), om);
+                    self.store(&mut a[i + 2 * step..], self.sub(self.sub(r0, t1), t3));
+                    self.store(&mut a[i + step..], self.add(self.sub(r0, t2), t3));
+                    self.store(&mut a[i..], self.add(self.add(r0, t1), t2));
+                }
+            }
+            step /= 3;
+        }
+        if s.d == 3 {
+            for (bi, b) in (0..n).step_by(48).enumerate() {
+                let f = &t.f3[bi];
+                let mut r = self.load3(&a[b..]);
+                for x in r.iter_mut() {
+                    *x = self.fwd_lanes::<8>(*x, self.zt(&f[0]));
+                    *x = self.fwd_lanes::<4>(*x, self.zt(&f[1]));
+                    *x = self.fwd_lanes::<2>(*x, self.zt(&f[2]));
+                    *x = self.fwd_lanes::<1>(*x, self.zt(&f[3]));
+                }
+                self.store3(&mut a[b..], self.aos3(r));
+            }
+            return;
+        }
+        let mut step = s.block() / 2;
+        while step >= 16 {
+            for start in (0..n).step_by(2 * step) {
+                let zz = self.zc(z[k]);
+                k += 1;
+                for i in (start..start + step).step_by(16) {
+                    let (x, y) = (self.load(&a[i..]), self.load(&a[i + step..]));
+                    let t1 = self.fqmulc(y, zz);
+                    self.store(&mut a[i + step..], self.barrett(self.sub(x, t1)));
+                    self.store(&mut a[i..], self.barrett(self.add(x, t1)));
+                }
+            }
+            step /= 2;
+        }
+        // steps 8 and 4 on vector pairs
+        for (pi, o) in (0..n).step_by(32).enumerate() {
+            let (va, vb) = (self.load(&a[o..]), self.load(&a[o + 16..]));
+            let x = self.perm2x128::<0x20>(va, vb);
+            let y = self.perm2x128::<0x31>(va, vb);
+            let t1 = self.fqmulc(y, self.zt(&t.f8[pi]));
+            let (x, y) = (self.barrett(self.add(x, t1)), self.barrett(self.sub(x, t1)));
+            let (x, y) = (self.lo64(x, y), self.hi64(x, y));
+            let t1 = self.fqmulc(y, self.zt(&t.f4[pi]));
+            let (x, y) = (self.barrett(self.add(x, t1)), self.barrett(self.sub(x, t1)));
+            let (lo, hi) = (self.lo64(x, y), self.hi64(x, y));
+            self.store(&mut a[o..], self.perm2x128::<0x20>(lo, hi));
+            self.store(&mut a[o + 16..], self.perm2x128::<0x31>(lo, hi));
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn invntt_tf(self, a: &mut [i16], s: &Shape, z: &[i16], t: &Tables) {
+        let n = s.n;
+        if s.d == 3 {
+            for (bi, b) in (0..n).step_by(48).enumerate() {
+                let f = &t.i3[bi];
+                let mut r = self.soa3(self.load3(&a[b..]));
+                for x in r.iter_mut() {
+                    *x = self.inv_lanes::<1>(*x, self.zt(&f[0]));
+                    *x = self.inv_lanes::<2>(*x, self.zt(&f[1]));
+                    *x = self.inv_lanes::<4>(*x, self.zt(&f[2]));
+                    *x = self.inv_lanes::<8>(*x, self.zt(&f[3]));
+                }
+                self.store3(&mut a[b..], r);
+            }
+        } else {
+            for (pi, o) in (0..n).step_by(32).enumerate() {
+                let (va, vb) = (self.load(&a[o..]), self.load(&a[o + 16..]));
+                // step 4: X = [a0-3 b0-3 | a8-11 b8-11], Y = [a4-7 b4-7 | a12-15 b12-15]
+                let (x, y) = (self.lo64(va, vb), self.hi64(va, vb));
+                let sum = self.barrett(self.add(x, y));
+                let y = self.fqmulc(self.sub(y, x), self.zt(&t.i4[pi]));
+                // step 8: X = [a0-3 b0-3 a4-7 b4-7], Y = [a8-11 b8-11 a12-15 b12-15]
+                let (x, y) = (
+                    self.perm2x128::<0x20>(sum, y),
+                    self.perm2x128::<0x31>(sum, y),
+                );
+                let sum = self.barrett(self.add(x, y));
+                let y = self.fqmulc(self.sub(y, x), self.zt(&t.i8[pi]));
+                let px = self.perm4x64::<0b11_01_10_00>(sum);
+                let py = self.perm4x64::<0b11_01_10_00>(y);
+                self.store(&mut a[o..], self.perm2x128::<0x20>(px, py));
+                self.store(&mut a[o + 16..], self.perm2x128::<0x31>(px, py));
+            }
+            let mut step = 16;
+            while step <= s.block() / 2 {
+                let layer = n / (2 * step);
+                for (j, start) in (0..n).step_by(2 * step).enumerate() {
+                    let zz = self.zc(z[2 * layer - 1 - j]);
+                    for i in (start..start + step).step_by(16) {
+                        let (x, y) = (self.load(&a[i..]), self.load(&a[i + step..]));
+                        self.store(&mut a[i + step..], self.fqmulc(self.sub(y, x), zz));
+                        self.store(&mut a[i..], self.barrett(self.add(x, y)));
+                    }
+                }
+                step *= 2;
+            }
+        }
+        // radix-3 layers: node j of a layer with L nodes uses the pair at base + 2(L - 1 - j)
+        let om = self.zc(OMEGA_MONT);
+        let mut step = s.block();
+        let mut nodes = n / (3 * step);
+        // bases of the radix-3 layers, top layer first: 2, 2 + 2·2, ...
+        let mut bases = [0usize; 4];
+        let mut b = 2;
+        let mut l = 2;
+        for bs in bases.iter_mut().take(s.r3) {
+            *bs = b;
+            b += 2 * l;
+            l *= 3;
+        }
+        for li in (0..s.r3).rev() {
+            let base = bases[li];
+            for (j, start) in (0..n).step_by(3 * step).enumerate() {
+                let kk = base + 2 * (nodes - 1 - j);
+                let (z1, z2) = (self.zc(z[kk]), self.zc(z[kk + 1]));
+                for i in (start..start + step).step_by(16) {
+                    let r0 = self.load(&a[i..]);
+                    let r1 = self.load(&a[i + step..]);
+                    let r2 = self.load(&a[i + 2 * step..]);
+                    let t1 = self.fqmulc(self.sub(r1, r0), om);
+                    let t2 = self.fqmulc(self.add(self.sub(r2, r0), t1), z1);
+                    let t3 = self.fqmulc(self.sub(self.sub(r2, r1), t1), z2);
+                    self.store(&mut a[i..], self.barrett(self.add(self.add(r0, r1), r2)));
+                    self.store(&mut a[i + step..], t2);
+                    self.store(&mut a[i + 2 * step..], t3);
+                }
+            }
+            step *= 3;
+            nodes /= 3;
+        }
+        let (csq, ca, cb) = tables::inv_consts_of(s.n);
+        let (csq, ca, cb) = (self.zc(csq), self.zc(ca), self.zc(cb));
+        let h = n / 2;
+        for i in (0..h).step_by(16) {
+            let (x, y) = (self.load(&a[i..]), self.load(&a[i + h..]));
+            let t1 = self.add(x, y);
+            let t2 = self.fqmulc(self.sub(x, y), csq);
+            self.store(&mut a[i + h..], self.fqmulc(t2, cb));
+            self.store(&mut a[i..], self.fqmulc(self.sub(t1, t2), ca));
+        }
+        if s.d == 3 {
+            for b in (0..n).step_by(48) {
+                let v = self.aos3(self.load3(&a[b..]));
+                self.store3(&mut a[b..], v);
+            }
+        }
+    }
+
+    // ---- base rings ----
+
+    /// `mred(Σ_k a_k · x_k)` for rows `a` (interleaved in pairs) and operands `x`.
+    #[inline(always)]
+    fn dot(self, al: &[V; 2], ah: &[V; 2], x: [V; 4]) -> V {
+        let sl = self.add32(
+            self.madd(al[0], self.lo16(x[0], x[1])),
+            self.madd(al[1], self.lo16(x[2], x[3])),
+        );
+        let sh = self.add32(
+            self.madd(ah[0], self.hi16(x[0], x[1])),
+            self.madd(ah[1], self.hi16(x[2], x[3])),
+        );
+        self.packs32(self.mred32(sl), self.mred32(sh))
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn basemul_tf(self, c: &mut [i16], a: &[i16], b: &[i16], s: &Shape, t: &Tables) {
+        if s.d == 4 {
+            for (g, o) in (0..s.n).step_by(64).enumerate() {
+                let ar = self.soa4(self.load4(&a[o..]));
+                let br = self.soa4(self.load4(&b[o..]));
+                let zz = self.zt(&t.base[g]);
+                let bz = [
+                    br[0],
+                    self.fqmulc(br[1], zz),
+                    self.fqmulc(br[2], zz),
+                    self.fqmulc(br[3], zz),
+                ];
+                let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], ar[3])];
+                let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], ar[3])];
+                let cr = [
+                    self.dot(&al, &ah, [br[0], bz[3], bz[2], bz[1]]),
+                    self.dot(&al, &ah, [br[1], br[0], bz[3], bz[2]]),
+                    self.dot(&al, &ah, [br[2], br[1], br[0], bz[3]]),
+                    self.dot(&al, &ah, [br[3], br[2], br[1], br[0]]),
+                ];
+                self.store4(&mut c[o..], self.aos4(cr));
+            }
+        } else {
+            let zero = self.zero();
+            for (g, o) in (0..s.n).step_by(48).enumerate() {
+                let ar = self.soa3(self.load3(&a[o..]));
+                let br = self.soa3(self.load3(&b[o..]));
+                let zz = self.zt(&t.base[g]);
+                let bz1 = self.fqmulc(br[1], zz);
+                let bz2 = self.fqmulc(br[2], zz);
+                let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], zero)];
+                let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], zero)];
+                let cr = [
+                    self.dot(&al, &ah, [br[0], bz2, bz1, zero]),
+                    self.dot(&al, &ah, [br[1], br[0], bz2, zero]),
+                    self.dot(&al, &ah, [br[2], br[1], br[0], zero]),
+                ];
+                self.store3(&mut c[o..], self.aos3(cr));
+            }
+        }
+    }
+
+    /// `x^(q-2)` lane-wise with Montgomery products: `2^32 / x` (the scalar `fqinv` chain).
+    #[inline(always)]
+    fn fqinv(self, x: V) -> V {
+        let mut r = x;
+        for bit in (0..11).rev() {
+            r = self.fqmul(r, r);
+            if (3455u32 >> bit) & 1 == 1 {
+                r = self.fqmul(r, x);
+            }
+        }
+        r
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn baseinv_tf(self, r: &mut [i16], a: &[i16], s: &Shape, t: &Tables) -> bool {
+        const G: usize = 18; // at most 1152/64 = 864/48 = 18 groups
+        let d = s.d;
+        let groups = s.n / (16 * d);
+        let zero = self.zero();
+        let mont = self.splat(MONT);
+        let two = |x: V| self.add(x, x);
+        let mut rows = [[zero; 4]; G];
+        let mut tv = [[zero; 3]; G];
+        let mut norm = [zero; G];
+        let mut pre = [zero; G];
+        let mut zmask = [zero; G];
+        let mut anyzero = zero;
+        let mut acc = mont;
+        for g in 0..groups {
+            let zz = self.zt(&t.base[g]);
+            let o = 16 * d * g;
+            let nz;
+            if d == 4 {
+                let x = self.soa4(self.load4(&a[o..]));
+                rows[g] = x;
+                let t0 = self.sub(self.fqmul(x[2], x[2]), two(self.fqmul(x[1], x[3])));
+                let t0 = self.add(self.fqmul(x[0], x[0]), self.fqmulc(t0, zz));
+                let t1 = self.fqmulc(self.fqmul(x[3], x[3]), zz);
+                let t1 = self.sub(
+                    self.add(self.fqmul(x[1], x[1]), t1),
+                    two(self.fqmul(x[0], x[2])),
+                );
+                let t2 = self.fqmulc(t1, zz);
+                nz = self.barrett(self.sub(self.fqmul(t0, t0), self.fqmul(t1, t2)));
+                tv[g] = [t0, t1, zero];
+            } else {
+                let x = self.soa3(self.load3(&a[o..]));
+                rows[g] = [x[0], x[1], x[2], zero];
+                let t0 = self.sub(
+                    self.fqmul(x[0], x[0]),
+                    self.fqmulc(self.fqmul(x[1], x[2]), zz),
+                );
+                let t1 = self.sub(
+                    self.fqmulc(self.fqmul(x[2], x[2]), zz),
+                    self.fqmul(x[0], x[1]),
+                );
+                let t2 = self.sub(self.fqmul(x[1], x[1]), self.fqmul(x[0], x[2]));
+                let inner = self.add(self.fqmul(x[1], t2), self.fqmul(x[2], t1));
+                nz = self.barrett(self.add(self.fqmul(x[0], t0), self.fqmulc(inner, zz)));
+                tv[g] = [t0, t1, t2];
+            }
+            // exact zero test: the Barrett output is 0 iff the norm is 0 mod q
+            let zm = self.cmpeq(nz, zero);
+            anyzero = self.or(anyzero, zm);
+            zmask[g] = zm;
+            let nz = self.or(self.andnot(zm, nz), self.and(zm, mont));
+            norm[g] = nz;
+            acc = self.fqmul(acc, nz);
+            pre[g] = acc;
+        }
+        let mut inv = self.fqinv(acc);
+        for g in (0..groups).rev() {
+            let before = if g == 0 { mont } else { pre[g - 1] };
+            let u = self.fqmul(inv, before);
+            inv = self.fqmul(inv, norm[g]);
+            let zz = self.zt(&t.base[g]);
+            let x = rows[g];
+            let keep = |v: V| self.andnot(zmask[g], v);
+            let o = 16 * d * g;
+            if d == 4 {
+                let s0 = self.fqmul(tv[g][0], u);
+                let s1 = self.fqmul(tv[g][1], u);
+                let r0 = self.add(self.fqmul(x[0], s0), self.fqmulc(self.fqmul(x[2], s1), zz));
+                let r1 = self.add(self.fqmul(x[1], s0), self.fqmulc(self.fqmul(x[3], s1), zz));
+                let r2 = self.add(self.fqmul(x[2], s0), self.fqmul(x[0], s1));
+                let r3 = self.add(self.fqmul(x[3], s0), self.fqmul(x[1], s1));
+                let out = [
+                    keep(self.barrett(r0)),
+                    keep(self.barrett(self.sub(zero, r1))),
+                    keep(self.barrett(r2)),
+                    keep(self.barrett(self.sub(zero, r3))),
+                ];
+                self.store4(&mut r[o..], self.aos4(out));
+            } else {
+                let out = [
+                    keep(self.fqmul(tv[g][0], u)),
+                    keep(self.fqmul(tv[g][1], u)),
+                    keep(self.fqmul(tv[g][2], u)),
+                ];
+                self.store3(&mut r[o..], self.aos3(out));
+            }
+        }
+        self.movemask(anyzero) == 0
+    }
+
+    // ---- entry points ----
+
+    pub(crate) fn ntt(self, a: &mut [i16], p: NtruPlusParams) {
+        // SAFETY: the token exists only if the CPU runs AVX2.
+        unsafe { self.ntt_tf(a, &p.shape(), p.zetas(), tables(p)) }
+    }
+    pub(crate) fn invntt(self, a: &mut [i16], p: NtruPlusParams) {
+        // SAFETY: the token exists only if the CPU runs AVX2.
+        unsafe { self.invntt_tf(a, &p.shape(), p.zetas(), tables(p)) }
+    }
+    pub(crate) fn basemul(self, c: &mut [i16], a: &[i16], b: &[i16], p: NtruPlusParams) {
+        // SAFETY: the token exists only if the CPU runs AVX2.
+        unsafe { self.basemul_tf(c, a, b, &p.shape(), tables(p)) }
+    }
+    pub(crate) fn baseinv(self, r: &mut [i16], a: &[i16], p: NtruPlusParams) -> bool {
+        // SAFETY: the token exists only if the CPU runs AVX2.
+        unsafe { self.baseinv_tf(r, a, &p.shape(), tables(p)) }
+    }
+}
