@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 mod he;
 mod poly;
+mod rings;
 
 fn value_error(e: Error) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -307,6 +308,11 @@ fn _latpoly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<poly::BaseExtender>()?;
     m.add_class::<poly::Sampler>()?;
     m.add_function(wrap_pyfunction!(poly::transform_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::ntruplus_mul, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::ntruplus_ntt, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::ntruplus_invntt, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::ntruplus_basemul, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::ntruplus_baseinv, m)?)?;
     m.add_class::<he::Lpr>()?;
     m.add_class::<he::LprPk>()?;
     m.add_class::<he::LprSk>()?;

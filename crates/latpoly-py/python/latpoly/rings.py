@@ -1,0 +1,82 @@
+"""Arithmetic of the NTT-unfriendly post-quantum rings (numpy arrays in and out).
+
+* NTRU+: Z_3457[x]/(x^n - x^(n/2) + 1), n in {576, 768, 864, 1152} -- ``ntruplus_mul``,
+  ``ntruplus_ntt``, ``ntruplus_invntt``, ``ntruplus_basemul``, ``ntruplus_baseinv`` in the
+  spec's NTT order and Montgomery conventions (R = 2^16: ``invntt(ntt(f)) = 2^16 f``,
+  ``basemul`` gives ``a b 2^-16``).
+
+Wrong lengths, dtypes or values raise ValueError.
+
+>>> import numpy as np
+>>> from latpoly import rings
+>>> a = np.zeros(576, dtype=np.uint16); a[1] = 1          # x
+>>> b = np.zeros(576, dtype=np.uint16); b[575] = 1        # x^575
+>>> c = rings.ntruplus_mul(a, b, 576)                     # x^576 = x^288 - 1
+>>> int(c[0]), int(c[288])
+(3456, 1)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _latpoly
+
+__all__ = ["ntruplus_mul", "ntruplus_ntt", "ntruplus_invntt", "ntruplus_basemul", "ntruplus_baseinv"]
+
+Q_PLUS = 3457
+
+
+def _array(a, dtype, name: str, n: int, lo: int, hi: int) -> np.ndarray:
+    if isinstance(a, np.ma.MaskedArray):
+        raise ValueError(f"{name} is a masked array")
+    arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional")
+    if arr.dtype.kind not in "ui":
+        raise ValueError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} must have length {n}, got {arr.shape[0]}")
+    if arr.size and (int(arr.min()) < lo or int(arr.max()) >= hi):
+        raise ValueError(f"{name} has values outside [{lo}, {hi})")
+    return np.ascontiguousarray(arr, dtype=dtype)
+
+
+def _n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise ValueError("n must be an integer")
+    n = int(n)
+    if n not in (576, 768, 864, 1152):
+        raise ValueError(f"NTRU+ n must be 576, 768, 864 or 1152, got {n}")
+    return n
+
+
+def ntruplus_mul(a, b, n: int) -> np.ndarray:
+    """Product mod (x^n - x^(n/2) + 1, 3457); inputs and output in [0, q) (uint16)."""
+    n = _n(n)
+    return _latpoly.ntruplus_mul(_array(a, np.uint16, "a", n, 0, Q_PLUS), _array(b, np.uint16, "b", n, 0, Q_PLUS), n)
+
+
+def ntruplus_ntt(a, n: int) -> np.ndarray:
+    """Forward NTT in the spec's component order; int16 values in (-q, q)."""
+    n = _n(n)
+    return _latpoly.ntruplus_ntt(_array(a, np.int16, "a", n, -Q_PLUS + 1, Q_PLUS), n)
+
+
+def ntruplus_invntt(a, n: int) -> np.ndarray:
+    """Inverse NTT (reference scaling: invntt(ntt(f)) = 2^16 f mod q)."""
+    n = _n(n)
+    return _latpoly.ntruplus_invntt(_array(a, np.int16, "a", n, -Q_PLUS + 1, Q_PLUS), n)
+
+
+def ntruplus_basemul(a, b, n: int) -> np.ndarray:
+    """Componentwise product in the base rings (a b 2^-16), NTT form."""
+    n = _n(n)
+    return _latpoly.ntruplus_basemul(
+        _array(a, np.int16, "a", n, -Q_PLUS + 1, Q_PLUS), _array(b, np.int16, "b", n, -Q_PLUS + 1, Q_PLUS), n)
+
+
+def ntruplus_baseinv(a, n: int):
+    """Componentwise inverse (Montgomery batch inversion): (inverse, all_components_invertible)."""
+    n = _n(n)
+    return _latpoly.ntruplus_baseinv(_array(a, np.int16, "a", n, -Q_PLUS + 1, Q_PLUS), n)

@@ -1,0 +1,78 @@
+"""PQC ring arithmetic from Python against plain-Python schoolbook references."""
+
+import numpy as np
+import pytest
+
+from latpoly import rings
+
+Q = 3457
+
+
+def trinomial_schoolbook(a, b, n):
+    """a*b mod (x^n - x^(n/2) + 1, q): x^n = x^(n/2) - 1."""
+    prod = [0] * (2 * n)
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                prod[i + j] += int(x) * int(y)
+    h = n // 2
+    for k in range(2 * n - 1, n - 1, -1):
+        c = prod[k]
+        prod[k] = 0
+        prod[k - n + h] += c
+        prod[k - n] -= c
+    return [v % Q for v in prod[:n]]
+
+
+@pytest.mark.parametrize("n", [576, 768, 864, 1152])
+def test_ntruplus_mul_matches_schoolbook(n):
+    rng = np.random.default_rng(n)
+    for trial in range(2):
+        a = rng.integers(0, Q, n, dtype=np.uint16)
+        b = np.zeros(n, dtype=np.uint16)
+        idx = rng.integers(0, n, 24)
+        b[idx] = rng.integers(0, Q, 24, dtype=np.uint16)  # sparse b keeps the reference fast
+        assert [int(v) for v in rings.ntruplus_mul(a, b, n)] == trinomial_schoolbook(a, b, n)
+    ones = np.full(n, Q - 1, dtype=np.uint16)
+    e = np.zeros(n, dtype=np.uint16)
+    e[0] = 1
+    assert [int(v) for v in rings.ntruplus_mul(ones, e, n)] == [Q - 1] * n
+
+
+@pytest.mark.parametrize("n", [576, 768, 864, 1152])
+def test_ntruplus_ntt_scalings(n):
+    rng = np.random.default_rng(n + 1)
+    f = rng.integers(-(Q - 1), Q, n).astype(np.int16)
+    g = rng.integers(-(Q - 1), Q, n).astype(np.int16)
+    fh, gh = rings.ntruplus_ntt(f, n), rings.ntruplus_ntt(g, n)
+    assert fh.dtype == np.int16 and int(np.abs(fh).max()) < Q
+    back = rings.ntruplus_invntt(fh, n).astype(np.int64)
+    assert (back % Q == (f.astype(np.int64) * 2**16) % Q).all()  # invntt(ntt(f)) = 2^16 f
+    # basemul gives a b 2^-16, invntt multiplies by 2^16: together the plain product.
+    prod = rings.ntruplus_invntt(rings.ntruplus_basemul(fh, gh, n), n).astype(np.int64) % Q
+    want = trinomial_schoolbook([int(x) % Q for x in f], [int(x) % Q for x in g], n) if n == 576 else None
+    if want is not None:
+        assert [int(v) for v in prod] == want
+    inv, ok = rings.ntruplus_baseinv(fh, n)
+    assert ok  # a random f is invertible with overwhelming probability
+    one = (rings.ntruplus_basemul(fh, inv, n).astype(np.int64) % Q).reshape(-1, 3 if n == 864 else 4)
+    # Each base-ring component is the constant R = 2^16 mod q (Montgomery one).
+    assert (one[:, 0] == 2**16 % Q).all() and (one[:, 1:] == 0).all()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: rings.ntruplus_mul(np.zeros(576, np.uint16), np.zeros(575, np.uint16), 576),
+        lambda: rings.ntruplus_mul(np.zeros(576, np.uint16), np.zeros(576, np.uint16), 512),
+        lambda: rings.ntruplus_mul(np.full(576, Q, np.uint16), np.zeros(576, np.uint16), 576),
+        lambda: rings.ntruplus_mul(np.zeros(576), np.zeros(576), 576),
+        lambda: rings.ntruplus_ntt(np.zeros((2, 288), np.int16), 576),
+        lambda: rings.ntruplus_ntt(np.full(576, -Q, np.int64), 576),
+        lambda: rings.ntruplus_basemul(np.zeros(576, np.int16), np.zeros(576, np.int16), "576"),
+        lambda: rings.ntruplus_baseinv(np.zeros(577, np.int16), 576),
+    ],
+)
+def test_ntruplus_bad_input(call):
+    with pytest.raises(ValueError):
+        call()
