@@ -691,6 +691,64 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
+/// P3: NTRU+ NTT, inverse NTT, base multiplication and base inversion, against the official
+/// AVX2 figures measured on this machine kind (shared/BENCHMARKS.md).
+fn p3(rows: &mut Vec<Row>, rounds: usize) {
+    use latpoly::rings::ntruplus::{self, NtruPlusParams};
+    let official: [(NtruPlusParams, [f64; 4]); 4] = [
+        (NtruPlusParams::Kem576, [118.0, 122.0, 73.0, 235.0]),
+        (NtruPlusParams::Kem768, [162.0, 159.0, 98.0, 310.0]),
+        (NtruPlusParams::Kem864, [196.0, 202.0, 81.0, 343.0]),
+        (NtruPlusParams::Kem1152, [259.0, 254.0, 146.0, 467.0]),
+    ];
+    for (p, fig) in official {
+        let n = p.n();
+        let a: Vec<i16> = (0..n as i32)
+            .map(|i| ((i * 1237) % 3457 - 1728) as i16)
+            .collect();
+        let mut ah = a.clone();
+        ntruplus::ntt(&mut ah, p).expect("ntt");
+        let (mut x, mut y) = (a.clone(), ah.clone());
+        let (ar, ahr) = (&a, &ah);
+        let mut jobs: Vec<Job<'_>> = vec![
+            Box::new(move || {
+                x.copy_from_slice(ar);
+                ntruplus::ntt(&mut x, p).expect("ntt");
+                black_box(&x);
+            }),
+            Box::new(move || {
+                y.copy_from_slice(ahr);
+                ntruplus::invntt(&mut y, p).expect("invntt");
+                black_box(&y);
+            }),
+            Box::new(move || {
+                black_box(ntruplus::basemul(ahr, ahr, p).expect("basemul"));
+            }),
+            Box::new(move || {
+                black_box(ntruplus::baseinv(ahr, p).expect("baseinv"));
+            }),
+        ];
+        let t = time_jobs(&mut jobs, rounds);
+        drop(jobs);
+        for (k, op) in ["ntt", "invntt", "basemul", "baseinv"].iter().enumerate() {
+            let ratio = t[k] * 1000.0 / fig[k];
+            rows.push(Row {
+                workload: format!("P3 NTRU+ n={n}"),
+                op: op.to_string(),
+                latpoly_us: t[k],
+                backend: ntruplus::isa().to_string(),
+                peers: vec![],
+                target: None,
+                note: format!(
+                    "official AVX2 {} ns (BENCHMARKS.md, not run here): ratio {ratio:.2} (target <= 0.70{})",
+                    fig[k],
+                    if ratio <= 0.70 { ", met" } else { ", MISSED" }
+                ),
+            });
+        }
+    }
+}
+
 /// Runs the whole suite (or the workloads whose name starts with `only`) and prints the table.
 pub fn run(opts: BenchOpts) -> Result<(), String> {
     let rounds = if opts.quick { 5 } else { 21 };
@@ -781,6 +839,9 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
     }
     if want("S1") {
         s1(&mut rows, rounds);
+    }
+    if want("P3") {
+        p3(&mut rows, rounds);
     }
     if want("A1") {
         a1(&mut rows, rounds);
