@@ -4,11 +4,14 @@
 //!   associated constants, randomness from a [`RandomSource`]).
 //! * [`drbg`]: the AES-256 CTR DRBG of the NIST KAT generator (tests and `latpoly kat` only).
 //! * [`kat`]: writing and parsing NIST `.rsp` files.
+//! * [`ntruplus`]: NTRU+KEM576/768/864/1152 (KpqC round-2 final, spec v2.2.1).
+//! * [`all`] and [`by_name`]: every KEM of the crate as a [`DynKem`].
 //!
 //! Secrets (secret keys, shared secrets) are wiped on drop; wrong-length inputs are errors.
 
 pub mod drbg;
 pub mod kat;
+pub mod ntruplus;
 
 use crate::error::{Error, Result};
 use core::marker::PhantomData;
@@ -141,8 +144,8 @@ pub trait Kem: Sized + 'static {
     ) -> Result<(Ciphertext<Self>, SharedSecret<Self>)>;
 
     /// Recovers the shared secret. A well-formed but invalid ciphertext follows the scheme:
-    /// implicit rejection (a pseudorandom key) or explicit rejection (an error), as documented
-    /// by each scheme.
+    /// implicit rejection (a pseudorandom key) or explicit rejection (for NTRU+: `Ok` with an
+    /// all-zero key, as its reference code outputs), as documented by each scheme.
     fn decapsulate(sk: &SecretKey<Self>, ct: &Ciphertext<Self>) -> Result<SharedSecret<Self>>;
 }
 
@@ -197,4 +200,33 @@ impl<K: Kem + Send + Sync> DynKem for Dyn<K> {
         let ct = Ciphertext::<K>::from_bytes(ct)?;
         Ok(K::decapsulate(&sk, &ct)?.as_bytes().to_vec())
     }
+}
+
+/// Every KEM this crate implements, as [`DynKem`] objects (the list [`by_name`] searches).
+///
+/// ```
+/// let names: Vec<&str> = latpoly::kem::all().iter().map(|k| k.name()).collect();
+/// assert!(names.contains(&"NTRU+KEM576"));
+/// ```
+pub fn all() -> Vec<&'static dyn DynKem> {
+    let mut v: Vec<&'static dyn DynKem> = Vec::new();
+    v.extend(ntruplus::NTRUPLUS);
+    v
+}
+
+/// The KEM whose [`DynKem::name`] is exactly `name` (as in its KAT file header), if the crate
+/// implements it.
+///
+/// ```
+/// use latpoly::kem::{by_name, OsRandom};
+///
+/// let kem = by_name("NTRU+KEM864").unwrap();
+/// let (pk, sk) = kem.keypair(&mut OsRandom)?;
+/// let (ct, ss) = kem.encapsulate(&pk, &mut OsRandom)?;
+/// assert_eq!(kem.decapsulate(&sk, &ct)?, ss);
+/// assert!(by_name("ntru+kem864").is_none());
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn by_name(name: &str) -> Option<&'static dyn DynKem> {
+    all().into_iter().find(|k| k.name() == name)
 }

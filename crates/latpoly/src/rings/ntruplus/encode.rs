@@ -83,6 +83,47 @@ pub(crate) fn decodeq(bytes: &[u8], n: usize) -> Result<Vec<i16>> {
     Ok(f)
 }
 
+/// `Decodeq` for ciphertexts: every 12-bit field reduced into `[0, q)` (a field `>= q` loses one
+/// `q`), and `true` iff all fields were already `< q` (canonical). No data-dependent branch.
+/// `bytes.len()` must be `3n/2` (checked by the caller).
+pub(crate) fn decodeq_reduced(bytes: &[u8], n: usize) -> (Vec<i16>, bool) {
+    debug_assert_eq!(bytes.len(), 3 * n / 2);
+    let mut f = vec![0i16; n];
+    for (c, b, w) in blocks(n) {
+        unpack_block(&mut f[c..c + 4 * w], &bytes[b..b + 6 * w], w);
+    }
+    let mut bad = 0u32;
+    for v in f.iter_mut() {
+        // v in [0, 4096): t = v - q is negative iff v was canonical; then add q back
+        let t = *v as i32 - Q;
+        let neg = barrier((t >> 31) as u32) as i32;
+        bad |= !neg as u32;
+        *v = (t + (neg & Q)) as i16;
+    }
+    (f, barrier(bad) == 0)
+}
+
+/// The `CBD1` bit layout: `(base, w)` for each block of `16·w` coefficients (`w` = 16 per 256
+/// coefficients, then 8/4/2/1 for the tail). Within a block, bit `k` of the little-endian 16-bit
+/// word `j` (at byte `base/8 + 2j` of each half) is coefficient `base + w·k + j`.
+pub(crate) fn cbd1_blocks(n: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let (mut base, mut rem) = (0, n);
+    while rem >= 256 {
+        out.push((base, 16));
+        base += 256;
+        rem -= 256;
+    }
+    for w in [8, 4, 2, 1] {
+        if rem >= 16 * w {
+            out.push((base, w));
+            base += 16 * w;
+            rem -= 16 * w;
+        }
+    }
+    out
+}
+
 /// `CBD1`: `f_i = β_i - β_(i+n)` with the reference bit order: the first `n/8` bytes hold
 /// `β_0..β_(n-1)`, the next `n/8` bytes `β_n..β_(2n-1)`; a block of `W` little-endian 16-bit
 /// words (`W` = 16, then 8/4/2 for the tails: 576 = 2·256 + 64, 864 = 3·256 + 64 + 32,
@@ -90,20 +131,7 @@ pub(crate) fn decodeq(bytes: &[u8], n: usize) -> Result<Vec<i16>> {
 pub(crate) fn cbd1(bytes: &[u8], n: usize) -> Vec<i16> {
     let (lo, hi) = bytes.split_at(n / 8);
     let mut f = vec![0i16; n];
-    let mut base = 0;
-    let mut rem = n;
-    let mut widths = Vec::new();
-    while rem >= 256 {
-        widths.push(16);
-        rem -= 256;
-    }
-    for w in [8, 4, 2, 1] {
-        if rem >= 16 * w {
-            widths.push(w);
-            rem -= 16 * w;
-        }
-    }
-    for w in widths {
+    for (base, w) in cbd1_blocks(n) {
         for j in 0..w {
             let off = base / 8 + 2 * j;
             let x = u16::from_le_bytes([lo[off], lo[off + 1]]);
@@ -112,7 +140,6 @@ pub(crate) fn cbd1(bytes: &[u8], n: usize) -> Vec<i16> {
                 f[base + w * k + j] = ((x >> k) & 1) as i16 - ((y >> k) & 1) as i16;
             }
         }
-        base += 16 * w;
     }
     f
 }

@@ -730,3 +730,18 @@ pub fn cbd1(bytes: &[u8], p: NtruPlusParams) -> Result<Vec<i16>> {
     check_len(bytes.len(), p.n() / 4)?;
     Ok(encode::cbd1(bytes, p.n()))
 }
+
+/// [`decodeq`] for ciphertexts (crate-internal, used by the KEM): every 12-bit field reduced into
+/// `[0, q)`, and `true` iff the encoding was canonical (all fields `< q`). Constant time; `Err`
+/// only on a wrong length.
+pub(crate) fn decodeq_reduced(bytes: &[u8], p: NtruPlusParams) -> Result<(Vec<i16>, bool)> {
+    check_len(bytes.len(), p.encoded_bytes())?;
+    Ok(encode::decodeq_reduced(bytes, p.n()))
+}
+
+/// The [`cbd1`] bit layout of `p` (crate-internal, for the KEM's SOTP inverse): `(base, w)` per
+/// block; bit `k` of the little-endian 16-bit word `j` at byte `base/8 + 2j` of each half is
+/// coefficient `base + w·k + j`.
+pub(crate) fn cbd1_blocks(p: NtruPlusParams) -> Vec<(usize, usize)> {
+    encode::cbd1_blocks(p.n())
+}

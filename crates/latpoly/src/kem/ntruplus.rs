@@ -1,0 +1,447 @@
+//! NTRU+KEM, KpqC round-2 final version (spec v2.2.1), all four parameter sets, bit-exact with
+//! the reference implementation and its NIST-style known-answer tests.
+//!
+//! | type | `NAME` | n | pk = ct | sk | ss |
+//! |---|---|---|---|---|---|
+//! | [`NtruPlusKem576`] | `NTRU+KEM576` | 576 | 864 | 1760 | 32 |
+//! | [`NtruPlusKem768`] | `NTRU+KEM768` | 768 | 1152 | 2336 | 32 |
+//! | [`NtruPlusKem864`] | `NTRU+KEM864` | 864 | 1296 | 2624 | 32 |
+//! | [`NtruPlusKem1152`] | `NTRU+KEM1152` | 1152 | 1728 | 3488 | 32 |
+//!
+//! The ring `Z_3457[x]/(x^n - x^(n/2) + 1)` and its NTT, `Encodeq` and `CBD1` are those of
+//! [`crate::rings::ntruplus`]. Hashes (domain-separated by a leading byte):
+//! `F(pk) = SHA-256(0x00 ‖ pk)`, `G(x) = SHAKE256(0x01 ‖ x, n/4)`,
+//! `H(m ‖ F(pk)) = SHAKE256(0x02 ‖ m ‖ F(pk), 32 + n/4)` (shared secret, then the `CBD1` input
+//! of `r`), and the key-generation XOF `SHAKE256(d, n/4)` with `d` 32 random bytes.
+//!
+//! * **Key generation** draws `d = randombytes(32)` per attempt, `f = 3·CBD1(XOF(d)) + 1` (the
+//!   `+1` on `f_0` only) until `f̂` is invertible, then, in a separate loop with fresh seeds,
+//!   `g = 3·CBD1(XOF(d))` until `ĥ = ĝ∘f̂^-1` is invertible. `pk = Encodeq(2^16·ĥ)`,
+//!   `sk = Encodeq(f̂) ‖ Encodeq(2^16·ĥ^-1) ‖ F(pk)`. Each loop gives up after 256 attempts
+//!   with an error (a working random source needs more with probability below `2^-400`).
+//! * **Encapsulation** draws `m = randombytes(n/8)`; `(K, R) = H(m ‖ F(pk))`, `r̂ = NTT(CBD1(R))`,
+//!   `ĉ = ĥ∘r̂ + NTT(SOTP(m, G(Encodeq(r̂))))`, `ct = Encodeq(ĉ)`, shared secret `K`.
+//! * **Decapsulation** recovers `m' = (c·f mod q, centred) mod ±3`, `r̂' = (ĉ - NTT(m'))∘ĥ^-1`,
+//!   inverts the SOTP with `G(Encodeq(r̂'))`, recomputes `(K, R) = H(m ‖ F(pk))` and accepts iff
+//!   the SOTP inverse succeeded and `Encodeq(NTT(CBD1(R))) = Encodeq(r̂')`.
+//!
+//! # Explicit rejection
+//!
+//! NTRU+ rejects explicitly: the reference `crypto_kem_dec` returns 1 and an **all-zero**
+//! shared secret for an invalid ciphertext. Here [`Kem::decapsulate`] returns
+//! `Ok(SharedSecret)` holding 32 zero bytes in that case, so the KAT harness and byte-level
+//! callers see exactly the reference output; compare the secret with zero to detect a
+//! rejection (an honest shared secret is all-zero with probability `2^-256`). Decapsulation is
+//! constant time up to that final selection: every step runs on every input, and the
+//! accept/reject flag (SOTP inverse, re-encryption comparison) is combined and applied with
+//! [`subtle`].
+//!
+//! # Input checks (all without panics)
+//!
+//! * Wrong lengths are rejected when the typed keys and ciphertexts are built
+//!   ([`Error::LengthMismatch`]).
+//! * A public key with a 12-bit field `>= q` (never produced by key generation) makes
+//!   encapsulation fail with [`Error::CoefficientOutOfRange`].
+//! * A ciphertext with a field `>= q` (never produced by encapsulation) is **rejected**:
+//!   decapsulation returns the all-zero secret. The reference would reduce such a field mod `q`
+//!   and could accept the ciphertext as a malleated copy of an honest one; this is the only
+//!   place where this implementation is stricter than the reference, and it cannot change any
+//!   KAT (canonicity depends only on the public ciphertext).
+//! * A secret key whose first two parts have a field `>= q` is [`Error::Malformed`].
+//!
+//! ```
+//! use latpoly::kem::{ntruplus::NtruPlusKem768, Kem, OsRandom};
+//!
+//! let (pk, sk) = NtruPlusKem768::keypair(&mut OsRandom)?;
+//! let (ct, ss) = NtruPlusKem768::encapsulate(&pk, &mut OsRandom)?;
+//! assert_eq!(NtruPlusKem768::decapsulate(&sk, &ct)?, ss);
+//! assert_eq!((pk.as_bytes().len(), sk.as_bytes().len()), (1152, 2336));
+//! # Ok::<(), latpoly::Error>(())
+//! ```
+
+use super::{Ciphertext, Dyn, DynKem, Kem, PublicKey, RandomSource, SecretKey, SharedSecret};
+use crate::arith::ct::barrier;
+use crate::error::{Error, Result};
+use crate::rings::ntruplus::{self, NtruPlusParams, NtruPlusRing};
+use sha2::{Digest, Sha256};
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+use sha3::Shake256;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::Zeroizing;
+
+const Q: i32 = ntruplus::Q_NTRUPLUS as i32;
+/// Bytes of `F(pk)`, of the keygen seed and of the shared secret.
+const SYMBYTES: usize = 32;
+/// Key-generation attempts per loop before giving up (see the module documentation).
+const MAX_ATTEMPTS: usize = 256;
+
+const fn pk_bytes(p: NtruPlusParams) -> usize {
+    p.encoded_bytes()
+}
+
+const fn sk_bytes(p: NtruPlusParams) -> usize {
+    2 * p.encoded_bytes() + SYMBYTES
+}
+
+/// `F(pk) = SHA-256(0x00 ‖ pk)`.
+fn hash_f(pk: &[u8]) -> [u8; SYMBYTES] {
+    let mut h = Sha256::new();
+    Digest::update(&mut h, [0u8]);
+    Digest::update(&mut h, pk);
+    h.finalize().into()
+}
+
+/// `SHAKE256(parts[0] ‖ parts[1] ‖ ..)` into `out`.
+fn shake256(parts: &[&[u8]], out: &mut [u8]) {
+    let mut h = Shake256::default();
+    for part in parts {
+        Update::update(&mut h, part);
+    }
+    h.finalize_xof().read(out);
+}
+
+/// All-ones if `x < 0`, else zero, opaque to the optimiser (no branch, no cmov conversion).
+#[inline(always)]
+fn neg_mask(x: i32) -> i32 {
+    barrier((x >> 31) as u32) as i32
+}
+
+/// `x` in `(-2q, 2q)` to its representative in `[0, q)`, branch-free.
+#[inline(always)]
+fn canonical(mut x: i32) -> i16 {
+    debug_assert!(x.abs() < 2 * Q);
+    x += neg_mask(x) & Q; // (-q, 2q)
+    x += neg_mask(x) & Q; // [0, 2q)
+    x -= Q;
+    x += neg_mask(x) & Q; // [0, q)
+    x as i16
+}
+
+/// The reference `crepmod3`: `a` in `(-q, q)` to its centred representative mod `q` (in
+/// `[-(q-1)/2, (q-1)/2]`), then to the centred representative mod 3 in `{-1, 0, 1}`.
+#[inline(always)]
+fn crepmod3(a: i16) -> i16 {
+    let mut a = a as i32;
+    a += neg_mask(a) & Q; // [0, q)
+    a -= (Q + 1) / 2;
+    a += neg_mask(a) & Q;
+    a -= (Q - 1) / 2; // centred
+    let t = (10923 * a + (1 << 14)) >> 15; // round(a / 3)
+    (a - 3 * t) as i16
+}
+
+/// `SOTP(m, B) = CBD1((B[..n/8] ⊕ m) ‖ B[n/8..])`.
+fn sotp(m: &[u8], b: &[u8], p: NtruPlusParams) -> Result<Zeroizing<Vec<i16>>> {
+    let mut tmp = Zeroizing::new(b.to_vec());
+    for (t, x) in tmp.iter_mut().zip(m) {
+        *t ^= x;
+    }
+    Ok(Zeroizing::new(ntruplus::cbd1(&tmp, p)?))
+}
+
+/// `SOTP^-1(e, B)`: writes `m_i = ((e_i + β_(i+n)) & 1) ⊕ β_i` into `m` (in the `CBD1` bit order)
+/// and returns "every `e_i + β_(i+n)` is 0 or 1". Constant time.
+fn sotp_inv(m: &mut [u8], e: &[i16], b: &[u8], p: NtruPlusParams) -> Choice {
+    let n = p.n();
+    let (lo, hi) = b.split_at(n / 8);
+    let mut bad = 0u32;
+    for (base, w) in ntruplus::cbd1_blocks(p) {
+        for j in 0..w {
+            let off = base / 8 + 2 * j;
+            let mut x = u16::from_le_bytes([lo[off], lo[off + 1]]);
+            let mut y = u16::from_le_bytes([hi[off], hi[off + 1]]);
+            let mut word = 0u16;
+            for k in 0..16 {
+                // t in {-1, 0, 1, 2}; anything but 0 and 1 has a bit above bit 0
+                let t = ((y & 1) as i32 + e[base + w * k + j] as i32) as u32;
+                bad |= t & !1;
+                word |= (((t ^ x as u32) & 1) as u16) << k;
+                x >>= 1;
+                y >>= 1;
+            }
+            m[off..off + 2].copy_from_slice(&word.to_le_bytes());
+        }
+    }
+    barrier(bad).ct_eq(&0)
+}
+
+/// `3·CBD1(SHAKE256(d, n/4))`, plus 1 on the constant coefficient if `plus_one`.
+fn small_from_seed(
+    d: &[u8; SYMBYTES],
+    plus_one: bool,
+    p: NtruPlusParams,
+) -> Result<Zeroizing<Vec<i16>>> {
+    let mut buf = Zeroizing::new(vec![0u8; p.n() / 4]);
+    shake256(&[d], &mut buf);
+    let mut f = Zeroizing::new(ntruplus::cbd1(&buf, p)?);
+    for v in f.iter_mut() {
+        *v *= 3;
+    }
+    f[0] += plus_one as i16;
+    Ok(f)
+}
+
+fn too_many_attempts(what: &str) -> Error {
+    Error::InvalidArgument(format!(
+        "NTRU+ key generation: no invertible {what} in {MAX_ATTEMPTS} attempts; \
+         the random source is broken"
+    ))
+}
+
+/// Key generation (spec Alg. 15 / reference `crypto_kem_keypair`): `(pk, sk)` bytes.
+fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+    let ring = NtruPlusRing::new(p);
+    let mut d = Zeroizing::new([0u8; SYMBYTES]);
+    // f: one randombytes(32) per attempt until f̂ is invertible; finv = 2^32·f̂^-1
+    let mut found = None;
+    for _ in 0..MAX_ATTEMPTS {
+        rng.fill(&mut d[..]);
+        let mut f = small_from_seed(&d, true, p)?;
+        ring.ntt(&mut f)?;
+        let (finv, ok) = ring.baseinv(&f)?;
+        let finv = Zeroizing::new(finv);
+        if ok {
+            found = Some((f, finv));
+            break;
+        }
+    }
+    let (fhat, finv) = found.ok_or_else(|| too_many_attempts("f"))?;
+    // g: separate loop and seeds; h = basemul(ĝ, finv) = 2^16·ĥ, hinv = 2^32·h^-1 = 2^16·ĥ^-1
+    let mut found = None;
+    for _ in 0..MAX_ATTEMPTS {
+        rng.fill(&mut d[..]);
+        let mut g = small_from_seed(&d, false, p)?;
+        ring.ntt(&mut g)?;
+        let h = ring.basemul(&g, &finv)?;
+        let (hinv, ok) = ring.baseinv(&h)?;
+        let hinv = Zeroizing::new(hinv);
+        if ok {
+            found = Some((h, hinv));
+            break;
+        }
+    }
+    let (h, hinv) = found.ok_or_else(|| too_many_attempts("h"))?;
+    let pk = ntruplus::encodeq(&h, p)?;
+    let mut sk = Zeroizing::new(Vec::with_capacity(sk_bytes(p)));
+    sk.extend_from_slice(&Zeroizing::new(ntruplus::encodeq(&fhat, p)?));
+    sk.extend_from_slice(&Zeroizing::new(ntruplus::encodeq(&hinv, p)?));
+    sk.extend_from_slice(&hash_f(&pk));
+    debug_assert_eq!((pk.len(), sk.len()), (pk_bytes(p), sk_bytes(p)));
+    Ok((pk, sk))
+}
+
+/// Encapsulation (spec Alg. 16 / reference `crypto_kem_enc`): `(ct, ss)` bytes.
+fn encapsulate(
+    p: NtruPlusParams,
+    pk: &[u8],
+    rng: &mut dyn RandomSource,
+) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+    let ring = NtruPlusRing::new(p);
+    let n = p.n();
+    // strict decoding: a non-canonical public key is an error (public data, may branch)
+    let h = ntruplus::decodeq(pk, p)?; // 2^16·ĥ
+    let mut msg = Zeroizing::new(vec![0u8; n / 8 + SYMBYTES]);
+    rng.fill(&mut msg[..n / 8]);
+    msg[n / 8..].copy_from_slice(&hash_f(pk));
+    let mut kr = Zeroizing::new(vec![0u8; SYMBYTES + n / 4]);
+    shake256(&[&[2], &msg], &mut kr);
+    let mut r = Zeroizing::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
+    ring.ntt(&mut r)?;
+    let rbytes = Zeroizing::new(ntruplus::encodeq(&r, p)?);
+    let mut g = Zeroizing::new(vec![0u8; n / 4]);
+    shake256(&[&[1], &rbytes], &mut g);
+    let mut m = sotp(&msg[..n / 8], &g, p)?;
+    ring.ntt(&mut m)?;
+    // ĉ = ĥ∘r̂ + m̂ (basemul removes the 2^16 of the stored h)
+    let hr = Zeroizing::new(ring.basemul(&h, &r)?);
+    let c: Vec<i16> = hr
+        .iter()
+        .zip(m.iter())
+        .map(|(&x, &y)| canonical(x as i32 + y as i32))
+        .collect();
+    let ct = ntruplus::encodeq(&c, p)?;
+    Ok((ct, Zeroizing::new(kr[..SYMBYTES].to_vec())))
+}
+
+/// Decapsulation (spec Alg. 17 / reference `crypto_kem_dec`): the shared secret bytes, all
+/// zero on rejection.
+fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+    let ring = NtruPlusRing::new(p);
+    let (n, l) = (p.n(), p.encoded_bytes());
+    if sk.len() != sk_bytes(p) {
+        return Err(Error::LengthMismatch {
+            expected: sk_bytes(p),
+            got: sk.len(),
+        });
+    }
+    // ĉ reduced into [0, q); a non-canonical ciphertext is rejected below, not here
+    let (c, canonical_ct) = ntruplus::decodeq_reduced(ct, p)?;
+    let (f, f_ok) = ntruplus::decodeq_reduced(&sk[..l], p)?;
+    let f = Zeroizing::new(f);
+    let (hinv, hinv_ok) = ntruplus::decodeq_reduced(&sk[l..2 * l], p)?;
+    let hinv = Zeroizing::new(hinv);
+    if !(f_ok & hinv_ok) {
+        return Err(Error::Malformed(
+            "NTRU+ secret key: a 12-bit field is >= q".into(),
+        ));
+    }
+    // m' = (c·f mod q, centred) mod ±3: basemul gives ĉ∘f̂·2^-16, invntt multiplies by 2^16
+    let mut t = Zeroizing::new(ring.basemul(&c, &f)?);
+    ring.invntt(&mut t)?;
+    let m1: Zeroizing<Vec<i16>> = Zeroizing::new(t.iter().map(|&a| crepmod3(a)).collect());
+    // r̂' = (ĉ - NTT(m'))∘ĥ^-1 (hinv carries 2^16, removed by basemul)
+    let mut m2 = Zeroizing::new(m1.to_vec());
+    ring.ntt(&mut m2)?;
+    let c2: Zeroizing<Vec<i16>> = Zeroizing::new(
+        c.iter()
+            .zip(m2.iter())
+            .map(|(&x, &y)| canonical(x as i32 - y as i32))
+            .collect(),
+    );
+    let r2 = Zeroizing::new(ring.basemul(&c2, &hinv)?);
+    let rbytes = Zeroizing::new(ntruplus::encodeq(&r2, p)?);
+    let mut g = Zeroizing::new(vec![0u8; n / 4]);
+    shake256(&[&[1], &rbytes], &mut g);
+    let mut msg = Zeroizing::new(vec![0u8; n / 8 + SYMBYTES]);
+    let inv_ok = sotp_inv(&mut msg[..n / 8], &m1, &g, p);
+    msg[n / 8..].copy_from_slice(&sk[2 * l..]);
+    let mut kr = Zeroizing::new(vec![0u8; SYMBYTES + n / 4]);
+    shake256(&[&[2], &msg], &mut kr);
+    let mut r1 = Zeroizing::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
+    ring.ntt(&mut r1)?;
+    let rbytes2 = Zeroizing::new(ntruplus::encodeq(&r1, p)?);
+    let accept = inv_ok & rbytes.ct_eq(&rbytes2) & Choice::from(canonical_ct as u8);
+    let ss = kr[..SYMBYTES]
+        .iter()
+        .map(|&k| u8::conditional_select(&0, &k, accept))
+        .collect();
+    Ok(Zeroizing::new(ss))
+}
+
+macro_rules! ntruplus_kem {
+    ($name:ident, $params:ident, $n:literal) => {
+        #[doc = concat!("NTRU+KEM", $n, " (KpqC round-2 final, spec v2.2.1); see the ")]
+        /// [module documentation](self) for the algorithms and explicit rejection.
+        ///
+        /// ```
+        #[doc = concat!("use latpoly::kem::{ntruplus::", stringify!($name), " as K, Kem, OsRandom};")]
+        ///
+        /// let (pk, sk) = K::keypair(&mut OsRandom)?;
+        /// let (ct, ss) = K::encapsulate(&pk, &mut OsRandom)?;
+        /// assert_eq!(K::decapsulate(&sk, &ct)?, ss);
+        #[doc = concat!("assert_eq!(K::NAME, \"NTRU+KEM", $n, "\");")]
+        /// // a modified ciphertext is rejected explicitly: all-zero shared secret
+        /// let mut bad = ct.as_bytes().to_vec();
+        /// bad[0] ^= 1;
+        /// let bad = latpoly::kem::Ciphertext::<K>::from_bytes(&bad)?;
+        /// assert_eq!(K::decapsulate(&sk, &bad)?.as_bytes(), &[0u8; 32]);
+        /// # Ok::<(), latpoly::Error>(())
+        /// ```
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl $name {
+            /// The ring parameter set.
+            ///
+            /// ```
+            #[doc = concat!("use latpoly::kem::ntruplus::", stringify!($name), ";")]
+            #[doc = concat!("assert_eq!(", stringify!($name), "::PARAMS.n(), ", $n, ");")]
+            /// ```
+            pub const PARAMS: NtruPlusParams = NtruPlusParams::$params;
+        }
+
+        impl Kem for $name {
+            const NAME: &'static str = NtruPlusParams::$params.name();
+            const PUBLIC_KEY_BYTES: usize = pk_bytes(NtruPlusParams::$params);
+            const SECRET_KEY_BYTES: usize = sk_bytes(NtruPlusParams::$params);
+            const CIPHERTEXT_BYTES: usize = pk_bytes(NtruPlusParams::$params);
+            const SHARED_SECRET_BYTES: usize = SYMBYTES;
+
+            fn keypair(rng: &mut dyn RandomSource) -> Result<(PublicKey<Self>, SecretKey<Self>)> {
+                let (pk, mut sk) = keypair(Self::PARAMS, rng)?;
+                Ok((
+                    PublicKey::from_vec(pk),
+                    SecretKey::from_vec(core::mem::take(&mut *sk)),
+                ))
+            }
+
+            fn encapsulate(
+                pk: &PublicKey<Self>,
+                rng: &mut dyn RandomSource,
+            ) -> Result<(Ciphertext<Self>, SharedSecret<Self>)> {
+                let (ct, mut ss) = encapsulate(Self::PARAMS, pk.as_bytes(), rng)?;
+                Ok((
+                    Ciphertext::from_vec(ct),
+                    SharedSecret::from_vec(core::mem::take(&mut *ss)),
+                ))
+            }
+
+            /// Explicit rejection: an invalid ciphertext gives `Ok` with an all-zero secret.
+            fn decapsulate(
+                sk: &SecretKey<Self>,
+                ct: &Ciphertext<Self>,
+            ) -> Result<SharedSecret<Self>> {
+                let mut ss = decapsulate(Self::PARAMS, sk.as_bytes(), ct.as_bytes())?;
+                Ok(SharedSecret::from_vec(core::mem::take(&mut *ss)))
+            }
+        }
+    };
+}
+
+ntruplus_kem!(NtruPlusKem576, Kem576, "576");
+ntruplus_kem!(NtruPlusKem768, Kem768, "768");
+ntruplus_kem!(NtruPlusKem864, Kem864, "864");
+ntruplus_kem!(NtruPlusKem1152, Kem1152, "1152");
+
+/// The four NTRU+ KEMs as [`DynKem`] objects, smallest first.
+///
+/// ```
+/// use latpoly::kem::ntruplus::NTRUPLUS;
+/// let names: Vec<&str> = NTRUPLUS.iter().map(|k| k.name()).collect();
+/// assert_eq!(names, ["NTRU+KEM576", "NTRU+KEM768", "NTRU+KEM864", "NTRU+KEM1152"]);
+/// assert_eq!(NTRUPLUS[2].sizes(), (1296, 2624, 1296, 32));
+/// ```
+pub const NTRUPLUS: [&dyn DynKem; 4] = [
+    &Dyn::<NtruPlusKem576>::new(),
+    &Dyn::<NtruPlusKem768>::new(),
+    &Dyn::<NtruPlusKem864>::new(),
+    &Dyn::<NtruPlusKem1152>::new(),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crepmod3_is_centred_mod_3() {
+        for a in -(Q - 1)..Q {
+            let c = a.rem_euclid(Q);
+            let centred = if c > (Q - 1) / 2 { c - Q } else { c };
+            let want = centred - 3 * ((centred as f64 / 3.0).round() as i32);
+            assert_eq!(crepmod3(a as i16) as i32, want, "a = {a}");
+        }
+    }
+
+    #[test]
+    fn canonical_reduces() {
+        for x in -(2 * Q - 1)..2 * Q {
+            assert_eq!(canonical(x) as i32, x.rem_euclid(Q), "x = {x}");
+        }
+    }
+
+    #[test]
+    fn sotp_inverts() {
+        let p = NtruPlusParams::Kem864;
+        let n = p.n();
+        let m: Vec<u8> = (0..n / 8).map(|i| (i * 37 + 11) as u8).collect();
+        let b: Vec<u8> = (0..n / 4).map(|i| (i * 101 + 3) as u8).collect();
+        let e = sotp(&m, &b, p).unwrap();
+        let mut back = vec![0u8; n / 8];
+        assert!(bool::from(sotp_inv(&mut back, &e, &b, p)));
+        assert_eq!(back, m);
+        // a coefficient outside {-1, 0, 1} gives e_i + β_(i+n) >= 2: failure
+        let mut e2 = e.to_vec();
+        e2[5] = 2;
+        assert!(!bool::from(sotp_inv(&mut back, &e2, &b, p)));
+    }
+}
