@@ -19,8 +19,36 @@ const USAGE: &str = "usage:
   latpoly demo [--n N] [--bits B] [--primes L] [--reps R]   W1-size RNS product with timings
   latpoly bench [--quick] [--json FILE] [--plot FILE.svg] [--only W]
                                                              latpoly vs tfhe-ntt, concrete-ntt, fhe-math
+  latpoly kat NAME [--count N] [--out FILE]                  NIST KAT .rsp of a KEM (default 100 records, stdout)
   latpoly info                                               backends and limits
 ";
+
+fn kat(args: &[String]) -> Result<(), String> {
+    let names: Vec<&str> = latpoly::kem::all().iter().map(|k| k.name()).collect();
+    let name = args
+        .first()
+        .ok_or_else(|| format!("kat needs a KEM name: one of {}", names.join(", ")))?;
+    let kem = latpoly::kem::by_name(name)
+        .ok_or_else(|| format!("unknown KEM {name}: one of {}", names.join(", ")))?;
+    let mut count = 100usize;
+    let mut out: Option<String> = None;
+    let mut it = args[1..].iter();
+    while let Some(flag) = it.next() {
+        let val = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--count" => count = val.parse().map_err(|e| format!("--count {val}: {e}"))?,
+            "--out" => out = Some(val.clone()),
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    let records = latpoly::kem::kat::generate(kem, count).map_err(|e| e.to_string())?;
+    let text = latpoly::kem::kat::write_rsp(kem.name(), &records);
+    match out {
+        Some(path) => std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?,
+        None => print!("{text}"),
+    }
+    Ok(())
+}
 
 fn parse_bench(args: &[String]) -> Result<bench::BenchOpts, String> {
     let mut o = bench::BenchOpts {
@@ -253,6 +281,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("demo") => parse_demo(&args[1..]).and_then(demo),
         Some("bench") => parse_bench(&args[1..]).and_then(bench::run),
+        Some("kat") => kat(&args[1..]),
         Some("info") => {
             info();
             Ok(())

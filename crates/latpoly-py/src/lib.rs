@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use std::sync::Arc;
 
 mod he;
+mod kem;
 mod poly;
 mod rings;
 
@@ -313,6 +314,9 @@ fn _latpoly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rings::ntruplus_invntt, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruplus_basemul, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruplus_baseinv, m)?)?;
+    m.add_class::<kem::Kem>()?;
+    m.add_function(wrap_pyfunction!(kem::kem_names, m)?)?;
+    m.add_function(wrap_pyfunction!(kem::kem_kat_entry, m)?)?;
     m.add_class::<he::Lpr>()?;
     m.add_class::<he::LprPk>()?;
     m.add_class::<he::LprSk>()?;

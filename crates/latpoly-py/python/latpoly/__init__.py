@@ -25,7 +25,7 @@ from typing import Iterable, List, Optional, Sequence
 import numpy as np
 
 from . import _latpoly
-from . import rings  # noqa: E402  (PQC rings submodule)
+from . import kem, rings  # noqa: E402  (submodules)
 
 __version__ = _latpoly.__version__
 __all__ = [

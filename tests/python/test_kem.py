@@ -1,0 +1,73 @@
+"""KEMs from Python: round trips, KAT records, bad input."""
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from latpoly import kem
+
+KAT = Path(__file__).resolve().parents[2] / ".." / "shared" / "kat"
+
+
+@pytest.mark.parametrize("name", kem.names())
+def test_round_trip_and_sizes(name):
+    k = kem.new(name)
+    pk, sk = k.keypair()
+    assert (len(pk), len(sk)) == (k.public_key_bytes, k.secret_key_bytes)
+    ct, ss = k.encapsulate(pk)
+    assert (len(ct), len(ss)) == (k.ciphertext_bytes, k.shared_secret_bytes)
+    assert k.decapsulate(sk, ct) == ss
+    for bad in (pk[:-1], pk + b"\0", b""):
+        with pytest.raises(ValueError):
+            k.encapsulate(bad)
+    with pytest.raises(ValueError):
+        k.decapsulate(sk[:-1], ct)
+    with pytest.raises(ValueError):
+        k.decapsulate(sk, ct[:-1])
+    with pytest.raises(ValueError):
+        k.encapsulate("not bytes")
+    tampered = bytes([ct[0] ^ 1]) + ct[1:]
+    assert k.decapsulate(sk, tampered) != ss  # rejection (implicit or explicit)
+
+
+def test_unknown_names():
+    for bad in ("nope", "ntru+kem576", 7):
+        with pytest.raises(ValueError):
+            kem.new(bad)
+    with pytest.raises(ValueError):
+        kem.kat_entry("NTRU+KEM576", b"\0" * 47)
+
+
+def parse_rsp(text):
+    recs, cur = [], None
+    for line in text.splitlines():
+        if " = " not in line:
+            continue
+        k, v = line.split(" = ", 1)
+        if k == "count":
+            cur = {}
+            recs.append(cur)
+        else:
+            cur[k] = v.strip()
+    return recs
+
+
+def test_kat_entries_match_files():
+    names = [n for n in kem.names() if n.startswith("NTRU+KEM")]
+    if not KAT.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{KAT} missing under CI")
+        pytest.skip(f"{KAT} not present")
+    checked = 0
+    for name in names:
+        rsps = list((KAT / "ntruplus" / "round2-final_spec-v2.2.1" / name).glob("*.rsp"))
+        assert len(rsps) == 1, name
+        recs = parse_rsp(rsps[0].read_text())
+        for r in recs[:3]:
+            got = kem.kat_entry(name, bytes.fromhex(r["seed"]))
+            for field in ("pk", "sk", "ct", "ss"):
+                assert got[field].hex().upper() == r[field], (name, field)
+            checked += 1
+    assert checked == 3 * len(names)
