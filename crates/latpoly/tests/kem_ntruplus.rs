@@ -5,7 +5,7 @@
 //! 2. when `shared/kat` is present, record-by-record comparison with the official files
 //!    (skipped with a message when absent, a failure when `CI=true`);
 //! 3. round trips with the OS random source, wrong lengths, explicit rejection of tampered
-//!    and non-canonical ciphertexts, tampered public keys; never a panic.
+//!    and non-canonical ciphertexts, tampered public keys, malformed secret keys; never a panic.
 
 use latpoly::kem::kat::{self, KatRecord};
 use latpoly::kem::ntruplus::{
@@ -157,6 +157,23 @@ fn records_match_official_files() {
     }
 }
 
+/// `bytes` (an encoding whose field `i` is zero) with field `i` set to any 12-bit `value`,
+/// including values `>= q` that `encodeq` refuses: a lone coefficient `2^j < q` encodes to
+/// exactly bit `j` of its field.
+fn set_field(bytes: &[u8], p: NtruPlusParams, i: usize, value: i16) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    for j in 0..12 {
+        if (value >> j) & 1 == 1 {
+            let mut e = vec![0i16; p.n()];
+            e[i] = 1 << j;
+            for (x, y) in out.iter_mut().zip(ring::encodeq(&e, p).unwrap()) {
+                *x |= y;
+            }
+        }
+    }
+    out
+}
+
 /// Round trips, lengths and rejections for one set.
 fn exercise<K: Kem>() {
     let p = NtruPlusParams::from_n(K::PUBLIC_KEY_BYTES * 2 / 3).unwrap();
@@ -240,19 +257,9 @@ fn exercise<K: Kem>() {
     // honest one
     let mut c = ring::decodeq(ct.as_bytes(), p).unwrap();
     let i = c.iter().position(|&v| v < 4096 - 3457).unwrap();
-    let field = c[i] + 3457; // same value mod q, but >= q: encodeq refuses it, so set the bits
+    let field = c[i] + 3457; // same value mod q, but >= q
     c[i] = 0;
-    let mut noncanon = ring::encodeq(&c, p).unwrap();
-    for j in 0..12 {
-        if (field >> j) & 1 == 1 {
-            // a lone coefficient 2^j < q encodes to exactly the field's bit j
-            let mut e = vec![0i16; p.n()];
-            e[i] = 1 << j;
-            for (x, y) in noncanon.iter_mut().zip(ring::encodeq(&e, p).unwrap()) {
-                *x |= y;
-            }
-        }
-    }
+    let noncanon = set_field(&ring::encodeq(&c, p).unwrap(), p, i, field);
     assert!(
         ring::decodeq(&noncanon, p).is_err(),
         "constructed encoding is non-canonical"
@@ -286,14 +293,24 @@ fn exercise<K: Kem>() {
         K::encapsulate(&bad_pk, &mut rng),
         Err(Error::CoefficientOutOfRange { .. })
     ));
-    // a secret key with a non-canonical field is an error, not a panic
+    // a secret key with non-canonical fields is not validated (as in the reference): it is
+    // reduced mod q and simply rejects
     let mut skb = sk.as_bytes().to_vec();
     skb[..l].fill(0xff);
     let bad_sk = SecretKey::<K>::from_bytes(&skb).unwrap();
-    assert!(matches!(
-        K::decapsulate(&bad_sk, &ct),
-        Err(Error::Malformed(_))
-    ));
+    assert_eq!(K::decapsulate(&bad_sk, &ct).unwrap().as_bytes(), zero);
+    // the same key with one field replaced by its non-canonical twin (+q) still works
+    let mut f = ring::decodeq(&sk.as_bytes()[..l], p).unwrap();
+    let i = f.iter().position(|&v| v < 4096 - 3457).unwrap();
+    let field = f[i] + 3457;
+    f[i] = 0;
+    let mut skb = sk.as_bytes().to_vec();
+    skb[..l].copy_from_slice(&set_field(&ring::encodeq(&f, p).unwrap(), p, i, field));
+    let twin = SecretKey::<K>::from_bytes(&skb).unwrap();
+    assert_eq!(
+        K::decapsulate(&twin, &ct).unwrap().as_bytes(),
+        ss.as_bytes()
+    );
     // arbitrary (canonical) secret keys never panic
     let zero_sk = SecretKey::<K>::from_bytes(&vec![0; K::SECRET_KEY_BYTES]).unwrap();
     assert_eq!(K::decapsulate(&zero_sk, &ct).unwrap().as_bytes(), zero);

@@ -31,10 +31,18 @@
 //! shared secret for an invalid ciphertext. Here [`Kem::decapsulate`] returns
 //! `Ok(SharedSecret)` holding 32 zero bytes in that case, so the KAT harness and byte-level
 //! callers see exactly the reference output; compare the secret with zero to detect a
-//! rejection (an honest shared secret is all-zero with probability `2^-256`). Decapsulation is
-//! constant time up to that final selection: every step runs on every input, and the
-//! accept/reject flag (SOTP inverse, re-encryption comparison) is combined and applied with
-//! [`subtle`].
+//! rejection (an honest shared secret is all-zero with probability `2^-256`).
+//!
+//! # Constant time
+//!
+//! Decapsulation is constant time up to the final selection: every step runs on every input,
+//! the ring arithmetic is called without its (value-dependent) range checks, and the
+//! accept/reject flag (SOTP inverse, re-encryption comparison, canonical ciphertext) is
+//! combined and applied with [`subtle`]. Encapsulation is constant time in `m` and `r`.
+//! `tests/ct_kem.rs` checks both under Valgrind (no branch or memory index depends on the
+//! secret key or on the encapsulation randomness). Key generation branches only on the
+//! invertibility of each candidate, i.e. reveals how many candidates were discarded, as the
+//! reference does.
 //!
 //! # Input checks (all without panics)
 //!
@@ -47,7 +55,9 @@
 //!   and could accept the ciphertext as a malleated copy of an honest one; this is the only
 //!   place where this implementation is stricter than the reference, and it cannot change any
 //!   KAT (canonicity depends only on the public ciphertext).
-//! * A secret key whose first two parts have a field `>= q` is [`Error::Malformed`].
+//! * The secret key is not validated, as in the reference (a key-dependent check would be a
+//!   branch on the secret): 12-bit fields `>= q` are reduced mod `q`, so a corrupted key simply
+//!   rejects (all-zero secrets) or yields wrong secrets.
 //!
 //! ```
 //! use latpoly::kem::{ntruplus::NtruPlusKem768, Kem, OsRandom};
@@ -197,7 +207,7 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Ze
     for _ in 0..MAX_ATTEMPTS {
         rng.fill(&mut d[..]);
         let mut f = small_from_seed(&d, true, p)?;
-        ring.ntt(&mut f)?;
+        ring.ntt_unchecked(&mut f);
         let (finv, ok) = ring.baseinv(&f)?;
         let finv = Zeroizing::new(finv);
         if ok {
@@ -211,8 +221,8 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Ze
     for _ in 0..MAX_ATTEMPTS {
         rng.fill(&mut d[..]);
         let mut g = small_from_seed(&d, false, p)?;
-        ring.ntt(&mut g)?;
-        let h = ring.basemul(&g, &finv)?;
+        ring.ntt_unchecked(&mut g);
+        let h = ring.basemul_unchecked(&g, &finv);
         let (hinv, ok) = ring.baseinv(&h)?;
         let hinv = Zeroizing::new(hinv);
         if ok {
@@ -221,10 +231,10 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Ze
         }
     }
     let (h, hinv) = found.ok_or_else(|| too_many_attempts("h"))?;
-    let pk = ntruplus::encodeq(&h, p)?;
+    let pk = ntruplus::encodeq_unchecked(&h, p);
     let mut sk = Zeroizing::new(Vec::with_capacity(sk_bytes(p)));
-    sk.extend_from_slice(&Zeroizing::new(ntruplus::encodeq(&fhat, p)?));
-    sk.extend_from_slice(&Zeroizing::new(ntruplus::encodeq(&hinv, p)?));
+    sk.extend_from_slice(&Zeroizing::new(ntruplus::encodeq_unchecked(&fhat, p)));
+    sk.extend_from_slice(&Zeroizing::new(ntruplus::encodeq_unchecked(&hinv, p)));
     sk.extend_from_slice(&hash_f(&pk));
     debug_assert_eq!((pk.len(), sk.len()), (pk_bytes(p), sk_bytes(p)));
     Ok((pk, sk))
@@ -246,20 +256,20 @@ fn encapsulate(
     let mut kr = Zeroizing::new(vec![0u8; SYMBYTES + n / 4]);
     shake256(&[&[2], &msg], &mut kr);
     let mut r = Zeroizing::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
-    ring.ntt(&mut r)?;
-    let rbytes = Zeroizing::new(ntruplus::encodeq(&r, p)?);
+    ring.ntt_unchecked(&mut r);
+    let rbytes = Zeroizing::new(ntruplus::encodeq_unchecked(&r, p));
     let mut g = Zeroizing::new(vec![0u8; n / 4]);
     shake256(&[&[1], &rbytes], &mut g);
     let mut m = sotp(&msg[..n / 8], &g, p)?;
-    ring.ntt(&mut m)?;
+    ring.ntt_unchecked(&mut m);
     // ĉ = ĥ∘r̂ + m̂ (basemul removes the 2^16 of the stored h)
-    let hr = Zeroizing::new(ring.basemul(&h, &r)?);
+    let hr = Zeroizing::new(ring.basemul_unchecked(&h, &r));
     let c: Vec<i16> = hr
         .iter()
         .zip(m.iter())
         .map(|(&x, &y)| canonical(x as i32 + y as i32))
         .collect();
-    let ct = ntruplus::encodeq(&c, p)?;
+    let ct = ntruplus::encodeq_unchecked(&c, p);
     Ok((ct, Zeroizing::new(kr[..SYMBYTES].to_vec())))
 }
 
@@ -276,30 +286,25 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<Vec<
     }
     // ĉ reduced into [0, q); a non-canonical ciphertext is rejected below, not here
     let (c, canonical_ct) = ntruplus::decodeq_reduced(ct, p)?;
-    let (f, f_ok) = ntruplus::decodeq_reduced(&sk[..l], p)?;
-    let f = Zeroizing::new(f);
-    let (hinv, hinv_ok) = ntruplus::decodeq_reduced(&sk[l..2 * l], p)?;
-    let hinv = Zeroizing::new(hinv);
-    if !(f_ok & hinv_ok) {
-        return Err(Error::Malformed(
-            "NTRU+ secret key: a 12-bit field is >= q".into(),
-        ));
-    }
+    // the secret key is not validated (as in the reference): fields >= q are reduced, with no
+    // branch on the key
+    let f = Zeroizing::new(ntruplus::decodeq_reduced(&sk[..l], p)?.0);
+    let hinv = Zeroizing::new(ntruplus::decodeq_reduced(&sk[l..2 * l], p)?.0);
     // m' = (c·f mod q, centred) mod ±3: basemul gives ĉ∘f̂·2^-16, invntt multiplies by 2^16
-    let mut t = Zeroizing::new(ring.basemul(&c, &f)?);
-    ring.invntt(&mut t)?;
+    let mut t = Zeroizing::new(ring.basemul_unchecked(&c, &f));
+    ring.invntt_unchecked(&mut t);
     let m1: Zeroizing<Vec<i16>> = Zeroizing::new(t.iter().map(|&a| crepmod3(a)).collect());
     // r̂' = (ĉ - NTT(m'))∘ĥ^-1 (hinv carries 2^16, removed by basemul)
     let mut m2 = Zeroizing::new(m1.to_vec());
-    ring.ntt(&mut m2)?;
+    ring.ntt_unchecked(&mut m2);
     let c2: Zeroizing<Vec<i16>> = Zeroizing::new(
         c.iter()
             .zip(m2.iter())
             .map(|(&x, &y)| canonical(x as i32 - y as i32))
             .collect(),
     );
-    let r2 = Zeroizing::new(ring.basemul(&c2, &hinv)?);
-    let rbytes = Zeroizing::new(ntruplus::encodeq(&r2, p)?);
+    let r2 = Zeroizing::new(ring.basemul_unchecked(&c2, &hinv));
+    let rbytes = Zeroizing::new(ntruplus::encodeq_unchecked(&r2, p));
     let mut g = Zeroizing::new(vec![0u8; n / 4]);
     shake256(&[&[1], &rbytes], &mut g);
     let mut msg = Zeroizing::new(vec![0u8; n / 8 + SYMBYTES]);
@@ -308,8 +313,8 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<Vec<
     let mut kr = Zeroizing::new(vec![0u8; SYMBYTES + n / 4]);
     shake256(&[&[2], &msg], &mut kr);
     let mut r1 = Zeroizing::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
-    ring.ntt(&mut r1)?;
-    let rbytes2 = Zeroizing::new(ntruplus::encodeq(&r1, p)?);
+    ring.ntt_unchecked(&mut r1);
+    let rbytes2 = Zeroizing::new(ntruplus::encodeq_unchecked(&r1, p));
     let accept = inv_ok & rbytes.ct_eq(&rbytes2) & Choice::from(canonical_ct as u8);
     let ss = kr[..SYMBYTES]
         .iter()

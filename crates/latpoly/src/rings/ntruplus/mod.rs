@@ -470,12 +470,20 @@ impl NtruPlusRing {
         let s = self.p.shape();
         check_len(a.len(), s.n)?;
         check_range(a)?;
+        self.ntt_unchecked(a);
+        Ok(())
+    }
+
+    /// [`Self::ntt`] without the checks (lengths and ranges only `debug_assert!`ed), for
+    /// crate-internal callers on secret data: no branch depends on the values.
+    pub(crate) fn ntt_unchecked(&self, a: &mut [i16]) {
+        let s = self.p.shape();
+        debug_assert!(a.len() == s.n && a.iter().all(|v| v.unsigned_abs() < Q as u16));
         match self.backend {
             Backend::Scalar => scalar::ntt(a, &s, self.p.zetas()),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => t.ntt(a, self.p),
         }
-        Ok(())
     }
 
     /// Inverse NTT in place, times `2^16`; see [`invntt`].
@@ -494,6 +502,15 @@ impl NtruPlusRing {
         let s = self.p.shape();
         check_len(a.len(), s.n)?;
         check_range(a)?;
+        self.invntt_unchecked(a);
+        Ok(())
+    }
+
+    /// [`Self::invntt`] without the checks (only `debug_assert!`ed); see
+    /// [`Self::ntt_unchecked`].
+    pub(crate) fn invntt_unchecked(&self, a: &mut [i16]) {
+        let s = self.p.shape();
+        debug_assert!(a.len() == s.n && a.iter().all(|v| v.unsigned_abs() < Q as u16));
         match self.backend {
             Backend::Scalar => {
                 scalar::invntt(a, &s, self.p.zetas(), tables::inv_consts_of(s.n));
@@ -501,7 +518,6 @@ impl NtruPlusRing {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => t.invntt(a, self.p),
         }
-        Ok(())
     }
 
     /// Componentwise product times `2^-16`; see [`basemul`].
@@ -522,13 +538,22 @@ impl NtruPlusRing {
         check_len(b.len(), s.n)?;
         check_range(a)?;
         check_range(b)?;
+        Ok(self.basemul_unchecked(a, b))
+    }
+
+    /// [`Self::basemul`] without the checks (only `debug_assert!`ed); see
+    /// [`Self::ntt_unchecked`].
+    pub(crate) fn basemul_unchecked(&self, a: &[i16], b: &[i16]) -> Vec<i16> {
+        let s = self.p.shape();
+        debug_assert!(a.len() == s.n && a.iter().all(|v| v.unsigned_abs() < Q as u16));
+        debug_assert!(b.len() == s.n && b.iter().all(|v| v.unsigned_abs() < Q as u16));
         let mut c = vec![0i16; s.n];
         match self.backend {
             Backend::Scalar => scalar::basemul(&mut c, a, b, &s, self.p.zetas()),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => t.basemul(&mut c, a, b, self.p),
         }
-        Ok(c)
+        c
     }
 
     /// Componentwise Montgomery inverse and the "all invertible" flag; see [`baseinv`].
@@ -729,6 +754,13 @@ pub fn decodeq(bytes: &[u8], p: NtruPlusParams) -> Result<Vec<i16>> {
 pub fn cbd1(bytes: &[u8], p: NtruPlusParams) -> Result<Vec<i16>> {
     check_len(bytes.len(), p.n() / 4)?;
     Ok(encode::cbd1(bytes, p.n()))
+}
+
+/// [`encodeq`] without the checks (crate-internal, for secret data; lengths and ranges only
+/// `debug_assert!`ed): no branch depends on the values.
+pub(crate) fn encodeq_unchecked(a: &[i16], p: NtruPlusParams) -> Vec<u8> {
+    debug_assert!(a.len() == p.n() && a.iter().all(|v| v.unsigned_abs() < Q as u16));
+    encode::encodeq(a, p.n())
 }
 
 /// [`decodeq`] for ciphertexts (crate-internal, used by the KEM): every 12-bit field reduced into

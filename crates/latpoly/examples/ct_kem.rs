@@ -1,0 +1,233 @@
+//! Constant-time check of NTRU+KEM encapsulation and decapsulation with the ctgrind / TIMECOP
+//! method (the same method and Valgrind client requests as `ct_sampling.rs`).
+//!
+//! Run under Valgrind's memcheck (the integration test `tests/ct_kem.rs` does this):
+//!
+//! ```sh
+//! cargo build --release --example ct_kem
+//! LATPOLY_ISA=avx2 valgrind --error-exitcode=1 target/release/examples/ct_kem decaps
+//! ```
+//!
+//! Modes (first argument):
+//!
+//! * `decaps`: for every parameter set, the secret key is marked *undefined* and decapsulates
+//!   an honest ciphertext, tampered ones (FO rejection, SOTP failure), a non-canonical one and
+//!   an all-`0xff` one; the shared secret is declassified only after the call. A clean run
+//!   means no branch and no memory index of decapsulation depends on the secret key, on the
+//!   message it recovers or on the accept/reject decision (the decision reaches the caller
+//!   only through the returned bytes).
+//! * `encaps`: the random source's output (the message `m`) is marked undefined; ciphertext
+//!   and shared secret are declassified after the call.
+//! * `leaky`: negative control, branching on the decapsulated secret before declassifying it;
+//!   memcheck must flag it, which shows the marking reaches the output.
+//!
+//! Key generation is not checked: like the reference it branches on the invertibility of each
+//! candidate (a retry decision on discarded randomness).
+//!
+//! The binary refuses to run (exit code 2) outside Valgrind, where the client requests are
+//! no-ops and the check would be vacuous, and unless `LATPOLY_ISA` is `scalar` or `avx2`.
+
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+use latpoly::kem::ntruplus::NTRUPLUS;
+use latpoly::kem::{DynKem, RandomSource};
+use std::hint::black_box;
+
+/// Valgrind client requests by the documented amd64 "magic sequence" (valgrind.h): four `rol`
+/// of `rdi` (net rotation 128 bits, so `rdi` is unchanged) then `xchg rbx, rbx`; `rax` points to
+/// `[request, arg1, ..., arg5]`, the result comes back in `rdx` (its input value is the default
+/// returned when not running under Valgrind, where the sequence is a no-op).
+#[allow(unsafe_code)]
+mod valgrind {
+    #[cfg(target_arch = "x86_64")]
+    fn client_request(default: u64, request: u64, a1: u64, a2: u64) -> u64 {
+        let args: [u64; 6] = [request, a1, a2, 0, 0, 0];
+        let mut result = default;
+        // SAFETY: the sequence only rotates rdi by a multiple of 64 bits (restoring it) and
+        // exchanges rbx with itself, so on real hardware it changes no register except flags
+        // (clobbered by default in `asm!`). Under Valgrind it is a client request reading the
+        // six words at `args`, which stays alive and is not moved until the block ends; the
+        // requests used here only change Valgrind's shadow (definedness) bits, never memory.
+        unsafe {
+            core::arch::asm!(
+                "rol rdi, 3",
+                "rol rdi, 13",
+                "rol rdi, 61",
+                "rol rdi, 51",
+                "xchg rbx, rbx",
+                inout("rdx") result,
+                in("rax") args.as_ptr(),
+                options(nostack),
+            );
+        }
+        result
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn client_request(default: u64, _request: u64, _a1: u64, _a2: u64) -> u64 {
+        default
+    }
+
+    const RUNNING_ON_VALGRIND: u64 = 0x1001;
+    /// `VG_USERREQ_TOOL_BASE('M','C') + 1` (memcheck.h).
+    const MAKE_MEM_UNDEFINED: u64 = (b'M' as u64) << 24 | (b'C' as u64) << 16 | 1;
+    /// `VG_USERREQ_TOOL_BASE('M','C') + 2`.
+    const MAKE_MEM_DEFINED: u64 = (b'M' as u64) << 24 | (b'C' as u64) << 16 | 2;
+
+    /// Number of Valgrind layers we run under (0 on real hardware).
+    pub fn running_on_valgrind() -> u64 {
+        client_request(0, RUNNING_ON_VALGRIND, 0, 0)
+    }
+
+    /// Marks the bytes of `x` as undefined ("secret") for memcheck.
+    pub fn poison<T: ?Sized>(x: &T) {
+        let len = core::mem::size_of_val(x) as u64;
+        client_request(
+            0,
+            MAKE_MEM_UNDEFINED,
+            x as *const T as *const u8 as u64,
+            len,
+        );
+    }
+
+    /// Marks the bytes of `x` as defined again ("declassified", e.g. before printing).
+    pub fn unpoison<T: ?Sized>(x: &T) {
+        let len = core::mem::size_of_val(x) as u64;
+        client_request(0, MAKE_MEM_DEFINED, x as *const T as *const u8 as u64, len);
+    }
+}
+
+/// Deterministic bytes, optionally marked secret for memcheck.
+struct Source {
+    counter: u8,
+    secret: bool,
+}
+
+impl RandomSource for Source {
+    fn fill(&mut self, out: &mut [u8]) {
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(29).wrapping_add(self.counter);
+        }
+        self.counter = self.counter.wrapping_add(1);
+        if self.secret {
+            valgrind::poison(out);
+        }
+    }
+}
+
+fn public(counter: u8) -> Source {
+    Source {
+        counter,
+        secret: false,
+    }
+}
+
+/// Ciphertexts for the decapsulation check: honest, then invalid in several ways.
+fn ciphertexts(kem: &dyn DynKem, pk: &[u8]) -> Vec<Vec<u8>> {
+    let (ct, _) = kem.encapsulate(pk, &mut public(7)).unwrap();
+    let mut out = vec![ct.clone()];
+    for (i, bit) in [(0usize, 1u8), (ct.len() / 2, 0x10), (ct.len() - 1, 0x80)] {
+        let mut c = ct.clone();
+        c[i] ^= bit;
+        out.push(c);
+    }
+    // 0xfff in the first field: non-canonical
+    let mut c = ct.clone();
+    c[0] = 0xff;
+    c[1] |= 0x0f;
+    out.push(c);
+    out.push(vec![0xff; ct.len()]);
+    out.push(vec![0; ct.len()]);
+    out
+}
+
+/// Decapsulations under a secret key marked undefined; returns how many were accepted.
+fn run_decaps() -> (usize, usize) {
+    let (mut calls, mut accepted) = (0, 0);
+    for kem in NTRUPLUS {
+        let (pk, sk) = kem.keypair(&mut public(1)).unwrap();
+        for ct in ciphertexts(kem, &pk) {
+            let secret = sk.clone();
+            valgrind::poison(&secret[..]);
+            let ss = kem.decapsulate(&secret, &ct).unwrap();
+            valgrind::unpoison(&ss[..]);
+            accepted += ss.iter().any(|&b| b != 0) as usize;
+            calls += 1;
+        }
+    }
+    (calls, accepted)
+}
+
+/// Encapsulations with the random source marked undefined.
+fn run_encaps() -> usize {
+    let mut calls = 0;
+    for kem in NTRUPLUS {
+        let (pk, _) = kem.keypair(&mut public(1)).unwrap();
+        for counter in 0..3 {
+            let (ct, ss) = kem
+                .encapsulate(
+                    &pk,
+                    &mut Source {
+                        counter,
+                        secret: true,
+                    },
+                )
+                .unwrap();
+            valgrind::unpoison(&ct[..]);
+            valgrind::unpoison(&ss[..]);
+            black_box((ct, ss));
+            calls += 1;
+        }
+    }
+    calls
+}
+
+/// Negative control: branches on the (still secret) decapsulated key.
+fn run_leaky() {
+    let kem = NTRUPLUS[0];
+    let (pk, sk) = kem.keypair(&mut public(1)).unwrap();
+    let (ct, _) = kem.encapsulate(&pk, &mut public(2)).unwrap();
+    let secret = sk.clone();
+    valgrind::poison(&secret[..]);
+    let ss = kem.decapsulate(&secret, &ct).unwrap();
+    let mut rejected = true;
+    for &b in &ss {
+        if b != 0 {
+            rejected = false;
+            break;
+        }
+    }
+    black_box(rejected);
+    println!("ct_kem: leaky control done");
+}
+
+fn main() {
+    if valgrind::running_on_valgrind() == 0 {
+        eprintln!("ct_kem: not running under valgrind; the check would be vacuous");
+        std::process::exit(2);
+    }
+    match std::env::var("LATPOLY_ISA").as_deref() {
+        Ok("scalar") | Ok("avx2") => {}
+        _ => {
+            eprintln!("ct_kem: set LATPOLY_ISA=scalar or avx2 (valgrind has no AVX-512)");
+            std::process::exit(2);
+        }
+    }
+    let mode = std::env::args().nth(1).unwrap_or_default();
+    match mode.as_str() {
+        "decaps" => {
+            let (calls, accepted) = run_decaps();
+            println!("ct_kem: {calls} decapsulations under a poisoned secret key done ({accepted} accepted)");
+        }
+        "encaps" => {
+            let calls = run_encaps();
+            println!("ct_kem: {calls} encapsulations with poisoned randomness done");
+        }
+        "leaky" => run_leaky(),
+        other => {
+            eprintln!("ct_kem: unknown mode {other:?} (decaps, encaps, leaky)");
+            std::process::exit(2);
+        }
+    }
+}
