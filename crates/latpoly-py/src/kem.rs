@@ -23,7 +23,9 @@ fn lookup(name: &str) -> PyResult<&'static dyn DynKem> {
 impl Kem {
     #[new]
     fn new(name: &str) -> PyResult<Self> {
-        Ok(Self { inner: lookup(name)? })
+        Ok(Self {
+            inner: lookup(name)?,
+        })
     }
 
     #[getter]
@@ -52,14 +54,23 @@ impl Kem {
     }
 
     /// (public key, secret key) as bytes.
-    fn keypair<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    fn keypair<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let k = self.inner;
-        let (pk, sk) = py.detach(|| k.keypair(&mut OsRandom)).map_err(value_error)?;
+        let (pk, sk) = py
+            .detach(|| k.keypair(&mut OsRandom))
+            .map_err(value_error)?;
         Ok((PyBytes::new(py, &pk), PyBytes::new(py, &sk)))
     }
 
     /// (ciphertext, shared secret) as bytes.
-    fn encapsulate<'py>(&self, py: Python<'py>, pk: &[u8]) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    fn encapsulate<'py>(
+        &self,
+        py: Python<'py>,
+        pk: &[u8],
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let k = self.inner;
         let pk = pk.to_vec();
         let (ct, ss) = py
@@ -69,7 +80,12 @@ impl Kem {
     }
 
     /// The shared secret (implicit or explicit rejection as the scheme specifies).
-    fn decapsulate<'py>(&self, py: Python<'py>, sk: &[u8], ct: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    fn decapsulate<'py>(
+        &self,
+        py: Python<'py>,
+        sk: &[u8],
+        ct: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let k = self.inner;
         let (sk, ct) = (sk.to_vec(), ct.to_vec());
         let ss = py.detach(|| k.decapsulate(&sk, &ct)).map_err(value_error)?;
@@ -89,12 +105,18 @@ pub(crate) fn kem_names() -> Vec<&'static str> {
 
 /// One NIST KAT record of `name` from its 48-byte DRBG seed: dict with pk, sk, ct, ss bytes.
 #[pyfunction]
-pub(crate) fn kem_kat_entry<'py>(py: Python<'py>, name: &str, seed48: &[u8]) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn kem_kat_entry<'py>(
+    py: Python<'py>,
+    name: &str,
+    seed48: &[u8],
+) -> PyResult<Bound<'py, PyDict>> {
     let k = lookup(name)?;
-    let seed: [u8; 48] = seed48
-        .try_into()
-        .map_err(|_| PyValueError::new_err(format!("seed must be 48 bytes, got {}", seed48.len())))?;
-    let r = py.detach(|| kem::kat::entry(k, 0, &seed)).map_err(value_error)?;
+    let seed: [u8; 48] = seed48.try_into().map_err(|_| {
+        PyValueError::new_err(format!("seed must be 48 bytes, got {}", seed48.len()))
+    })?;
+    let r = py
+        .detach(|| kem::kat::entry(k, 0, &seed))
+        .map_err(value_error)?;
     let d = PyDict::new(py);
     d.set_item("pk", PyBytes::new(py, &r.pk))?;
     d.set_item("sk", PyBytes::new(py, &r.sk))?;
