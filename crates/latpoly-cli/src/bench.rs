@@ -749,6 +749,55 @@ fn p3(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
+/// K: KEM keygen / encapsulate / decapsulate, against the reference figures of
+/// shared/BENCHMARKS.md (official NTRU+ AVX2 code measured on this machine kind).
+fn k_rows(rows: &mut Vec<Row>, rounds: usize) {
+    use latpoly::kem::OsRandom;
+    let official: [(&str, [f64; 3]); 4] = [
+        ("NTRU+KEM576", [4754.0, 5674.0, 3977.0]),
+        ("NTRU+KEM768", [5173.0, 7013.0, 4859.0]),
+        ("NTRU+KEM864", [5523.0, 7939.0, 5650.0]),
+        ("NTRU+KEM1152", [9078.0, 10686.0, 7822.0]),
+    ];
+    for (name, fig) in official {
+        let Some(kem) = latpoly::kem::by_name(name) else {
+            continue;
+        };
+        let (pk, sk) = kem.keypair(&mut OsRandom).expect("keypair");
+        let (ct, _) = kem.encapsulate(&pk, &mut OsRandom).expect("encapsulate");
+        let (pkr, skr, ctr) = (&pk, &sk, &ct);
+        let mut jobs: Vec<Job<'_>> = vec![
+            Box::new(move || {
+                black_box(kem.keypair(&mut OsRandom).expect("keypair"));
+            }),
+            Box::new(move || {
+                black_box(kem.encapsulate(pkr, &mut OsRandom).expect("encapsulate"));
+            }),
+            Box::new(move || {
+                black_box(kem.decapsulate(skr, ctr).expect("decapsulate"));
+            }),
+        ];
+        let t = time_jobs(&mut jobs, rounds);
+        drop(jobs);
+        for (k, op) in ["keygen", "encaps", "decaps"].iter().enumerate() {
+            let ratio = t[k] * 1000.0 / fig[k];
+            rows.push(Row {
+                workload: format!("K {name}"),
+                op: op.to_string(),
+                latpoly_us: t[k],
+                backend: latpoly::rings::ntruplus::isa().to_string(),
+                peers: vec![],
+                target: None,
+                note: format!(
+                    "official AVX2 {} ns (BENCHMARKS.md, not run here): ratio {ratio:.2} (target <= 0.70{})",
+                    fig[k],
+                    if ratio <= 0.70 { ", met" } else { ", MISSED" }
+                ),
+            });
+        }
+    }
+}
+
 /// Runs the whole suite (or the workloads whose name starts with `only`) and prints the table.
 pub fn run(opts: BenchOpts) -> Result<(), String> {
     let rounds = if opts.quick { 5 } else { 21 };
@@ -842,6 +891,9 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
     }
     if want("P3") {
         p3(&mut rows, rounds);
+    }
+    if want("K") {
+        k_rows(&mut rows, rounds);
     }
     if want("A1") {
         a1(&mut rows, rounds);
