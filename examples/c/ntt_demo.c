@@ -88,6 +88,26 @@ int main(void) {
     res[5] = primes[0];
     EXPECT(latpoly_rns_poly_from_residues(ctx, res, 48, 0, &x2), LATPOLY_STATUS_OUT_OF_RANGE);
 
+    /* KEM: NTRU+KEM576 through the generic (length-checked) and PQClean-style calls. */
+    size_t pk_len, sk_len, ct_len, ss_len;
+    CHECK(latpoly_kem_sizes("NTRU+KEM576", &pk_len, &sk_len, &ct_len, &ss_len));
+    uint8_t *pk = malloc(pk_len), *sk = malloc(sk_len), *ct = malloc(ct_len);
+    uint8_t ss1[32], ss2[32];
+    if (!pk || !sk || !ct || ss_len != 32) { fprintf(stderr, "sizes\n"); return 1; }
+    CHECK(latpoly_kem_keypair("NTRU+KEM576", pk, pk_len, sk, sk_len));
+    CHECK(latpoly_kem_encapsulate("NTRU+KEM576", ct, ct_len, ss1, 32, pk, pk_len));
+    CHECK(latpoly_ntruplus576_dec(ss2, ct, sk));
+    if (memcmp(ss1, ss2, 32) != 0) { fprintf(stderr, "KEM shared secrets differ\n"); return 1; }
+    CHECK(latpoly_ntruplus576_enc(ct, ss1, pk));
+    ct[0] ^= 1; /* tampered: explicit rejection, an all-zero secret */
+    CHECK(latpoly_kem_decapsulate("NTRU+KEM576", ss2, 32, ct, ct_len, sk, sk_len));
+    for (int i = 0; i < 32; i++) if (ss2[i] != 0) { fprintf(stderr, "no rejection\n"); return 1; }
+    EXPECT(latpoly_kem_keypair("NTRU+KEM576", pk, pk_len - 1, sk, sk_len), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_kem_keypair("no-such-kem", pk, pk_len, sk, sk_len), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_kem_keypair(NULL, pk, pk_len, sk, sk_len), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_ntruplus576_keypair(NULL, sk), LATPOLY_STATUS_NULL_POINTER);
+    free(pk); free(sk); free(ct);
+
     latpoly_rns_poly_free(x);
     latpoly_rns_poly_free(x2);
     latpoly_rns_context_free(ctx);

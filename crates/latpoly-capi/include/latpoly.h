@@ -169,6 +169,125 @@ enum latpoly_status latpoly_rns_poly_multiply(const latpoly_rns_poly *a,
                                               const latpoly_rns_poly *b,
                                               latpoly_rns_poly **out);
 
+// Byte lengths of a KEM's public key, secret key, ciphertext and shared secret (any output
+// pointer may be NULL).
+//
+// # Safety
+// `name` NULL or NUL-terminated; each non-NULL output valid for one write.
+enum latpoly_status latpoly_kem_sizes(const char *name,
+                                      uintptr_t *pk_len,
+                                      uintptr_t *sk_len,
+                                      uintptr_t *ct_len,
+                                      uintptr_t *ss_len);
+
+// Key pair of the KEM `name` into `pk` (`pk_len` bytes) and `sk` (`sk_len` bytes); lengths
+// must equal the scheme's (see [`latpoly_kem_sizes`]). Randomness from the OS.
+//
+// # Safety
+// `name` NULL or NUL-terminated; `pk`/`sk` NULL or valid for their lengths.
+enum latpoly_status latpoly_kem_keypair(const char *name,
+                                        uint8_t *pk,
+                                        uintptr_t pk_len,
+                                        uint8_t *sk,
+                                        uintptr_t sk_len);
+
+// Encapsulation to `pk`: writes the ciphertext and the shared secret.
+//
+// # Safety
+// `name` NULL or NUL-terminated; buffers NULL or valid for their lengths.
+enum latpoly_status latpoly_kem_encapsulate(const char *name,
+                                            uint8_t *ct,
+                                            uintptr_t ct_len,
+                                            uint8_t *ss,
+                                            uintptr_t ss_len,
+                                            const uint8_t *pk,
+                                            uintptr_t pk_len);
+
+// Decapsulation: writes the shared secret (rejection as the scheme specifies; NTRU+ returns
+// an all-zero secret for an invalid ciphertext).
+//
+// # Safety
+// `name` NULL or NUL-terminated; buffers NULL or valid for their lengths.
+enum latpoly_status latpoly_kem_decapsulate(const char *name,
+                                            uint8_t *ss,
+                                            uintptr_t ss_len,
+                                            const uint8_t *ct,
+                                            uintptr_t ct_len,
+                                            const uint8_t *sk,
+                                            uintptr_t sk_len);
+
+// PQClean-style NTRU+KEM576 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 864 and 1760 bytes.
+enum latpoly_status latpoly_ntruplus576_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style NTRU+KEM576 encapsulation (`ct`: 864 bytes, `ss`: 32, `pk`: 864).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruplus576_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style NTRU+KEM576 decapsulation (`ss`: 32 bytes, `ct`: 864, `sk`: 1760).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruplus576_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
+// PQClean-style NTRU+KEM768 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 1152 and 2336 bytes.
+enum latpoly_status latpoly_ntruplus768_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style NTRU+KEM768 encapsulation (`ct`: 1152 bytes, `ss`: 32, `pk`: 1152).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruplus768_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style NTRU+KEM768 decapsulation (`ss`: 32 bytes, `ct`: 1152, `sk`: 2336).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruplus768_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
+// PQClean-style NTRU+KEM864 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 1296 and 2624 bytes.
+enum latpoly_status latpoly_ntruplus864_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style NTRU+KEM864 encapsulation (`ct`: 1296 bytes, `ss`: 32, `pk`: 1296).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruplus864_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style NTRU+KEM864 decapsulation (`ss`: 32 bytes, `ct`: 1296, `sk`: 2624).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruplus864_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
+// PQClean-style NTRU+KEM1152 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 1728 and 3488 bytes.
+enum latpoly_status latpoly_ntruplus1152_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style NTRU+KEM1152 encapsulation (`ct`: 1728 bytes, `ss`: 32, `pk`: 1728).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruplus1152_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style NTRU+KEM1152 decapsulation (`ss`: 32 bytes, `ct`: 1728, `sk`: 3488).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruplus1152_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

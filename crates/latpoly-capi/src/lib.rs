@@ -530,3 +530,337 @@ pub unsafe extern "C" fn latpoly_rns_poly_multiply(
 ) -> latpoly_status {
     binary(a, b, out, |x, y| x.multiply(y))
 }
+
+/// Looks a KEM up by its NUL-terminated name (e.g. `"NTRU+KEM576"`).
+///
+/// # Safety
+/// `name` must be NULL or a valid NUL-terminated string.
+unsafe fn kem_by_name(
+    name: *const c_char,
+) -> Result<&'static dyn latpoly::kem::DynKem, latpoly_status> {
+    if name.is_null() {
+        return Err(latpoly_status::NullPointer);
+    }
+    // SAFETY: non-NULL and NUL-terminated by the caller's contract.
+    let s = unsafe { std::ffi::CStr::from_ptr(name) };
+    let s = s.to_str().map_err(|_| latpoly_status::InvalidParameter)?;
+    latpoly::kem::by_name(s).ok_or(latpoly_status::InvalidParameter)
+}
+
+/// Byte lengths of a KEM's public key, secret key, ciphertext and shared secret (any output
+/// pointer may be NULL).
+///
+/// # Safety
+/// `name` NULL or NUL-terminated; each non-NULL output valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_kem_sizes(
+    name: *const c_char,
+    pk_len: *mut usize,
+    sk_len: *mut usize,
+    ct_len: *mut usize,
+    ss_len: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let k = unsafe { kem_by_name(name)? };
+        let (a, b, c, d) = k.sizes();
+        for (p, v) in [(pk_len, a), (sk_len, b), (ct_len, c), (ss_len, d)] {
+            if !p.is_null() {
+                // SAFETY: non-NULL and writable by contract.
+                unsafe { *p = v };
+            }
+        }
+        Ok(())
+    })
+}
+
+fn copy_out(dst: &mut [u8], src: &[u8]) -> CResult {
+    if dst.len() != src.len() {
+        return Err(latpoly_status::LengthMismatch);
+    }
+    dst.copy_from_slice(src);
+    Ok(())
+}
+
+/// Key pair of the KEM `name` into `pk` (`pk_len` bytes) and `sk` (`sk_len` bytes); lengths
+/// must equal the scheme's (see [`latpoly_kem_sizes`]). Randomness from the OS.
+///
+/// # Safety
+/// `name` NULL or NUL-terminated; `pk`/`sk` NULL or valid for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_kem_keypair(
+    name: *const c_char,
+    pk: *mut u8,
+    pk_len: usize,
+    sk: *mut u8,
+    sk_len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (k, pk, sk) = unsafe {
+            (
+                kem_by_name(name)?,
+                slice_mut(pk, pk_len)?,
+                slice_mut(sk, sk_len)?,
+            )
+        };
+        let (p, s) = lift(k.keypair(&mut latpoly::kem::OsRandom))?;
+        copy_out(pk, &p)?;
+        copy_out(sk, &s)
+    })
+}
+
+/// Encapsulation to `pk`: writes the ciphertext and the shared secret.
+///
+/// # Safety
+/// `name` NULL or NUL-terminated; buffers NULL or valid for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_kem_encapsulate(
+    name: *const c_char,
+    ct: *mut u8,
+    ct_len: usize,
+    ss: *mut u8,
+    ss_len: usize,
+    pk: *const u8,
+    pk_len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (k, ct, ss, pk) = unsafe {
+            (
+                kem_by_name(name)?,
+                slice_mut(ct, ct_len)?,
+                slice_mut(ss, ss_len)?,
+                slice(pk, pk_len)?,
+            )
+        };
+        let (c, s) = lift(k.encapsulate(pk, &mut latpoly::kem::OsRandom))?;
+        copy_out(ct, &c)?;
+        copy_out(ss, &s)
+    })
+}
+
+/// Decapsulation: writes the shared secret (rejection as the scheme specifies; NTRU+ returns
+/// an all-zero secret for an invalid ciphertext).
+///
+/// # Safety
+/// `name` NULL or NUL-terminated; buffers NULL or valid for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_kem_decapsulate(
+    name: *const c_char,
+    ss: *mut u8,
+    ss_len: usize,
+    ct: *const u8,
+    ct_len: usize,
+    sk: *const u8,
+    sk_len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (k, ss, ct, sk) = unsafe {
+            (
+                kem_by_name(name)?,
+                slice_mut(ss, ss_len)?,
+                slice(ct, ct_len)?,
+                slice(sk, sk_len)?,
+            )
+        };
+        let s = lift(k.decapsulate(sk, ct))?;
+        copy_out(ss, &s)
+    })
+}
+
+/// PQClean-style NTRU+KEM576 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 864 and 1760 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus576_keypair(pk: *mut u8, sk: *mut u8) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"NTRU+KEM576".as_ptr(), pk, 864, sk, 1760) }
+}
+
+/// PQClean-style NTRU+KEM576 encapsulation (`ct`: 864 bytes, `ss`: 32, `pk`: 864).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus576_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"NTRU+KEM576".as_ptr(), ct, 864, ss, 32, pk, 864) }
+}
+
+/// PQClean-style NTRU+KEM576 decapsulation (`ss`: 32 bytes, `ct`: 864, `sk`: 1760).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus576_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"NTRU+KEM576".as_ptr(), ss, 32, ct, 864, sk, 1760) }
+}
+
+/// PQClean-style NTRU+KEM768 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 1152 and 2336 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus768_keypair(pk: *mut u8, sk: *mut u8) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"NTRU+KEM768".as_ptr(), pk, 1152, sk, 2336) }
+}
+
+/// PQClean-style NTRU+KEM768 encapsulation (`ct`: 1152 bytes, `ss`: 32, `pk`: 1152).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus768_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"NTRU+KEM768".as_ptr(), ct, 1152, ss, 32, pk, 1152) }
+}
+
+/// PQClean-style NTRU+KEM768 decapsulation (`ss`: 32 bytes, `ct`: 1152, `sk`: 2336).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus768_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"NTRU+KEM768".as_ptr(), ss, 32, ct, 1152, sk, 2336) }
+}
+
+/// PQClean-style NTRU+KEM864 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 1296 and 2624 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus864_keypair(pk: *mut u8, sk: *mut u8) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"NTRU+KEM864".as_ptr(), pk, 1296, sk, 2624) }
+}
+
+/// PQClean-style NTRU+KEM864 encapsulation (`ct`: 1296 bytes, `ss`: 32, `pk`: 1296).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus864_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"NTRU+KEM864".as_ptr(), ct, 1296, ss, 32, pk, 1296) }
+}
+
+/// PQClean-style NTRU+KEM864 decapsulation (`ss`: 32 bytes, `ct`: 1296, `sk`: 2624).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus864_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"NTRU+KEM864".as_ptr(), ss, 32, ct, 1296, sk, 2624) }
+}
+
+/// PQClean-style NTRU+KEM1152 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 1728 and 3488 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus1152_keypair(pk: *mut u8, sk: *mut u8) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"NTRU+KEM1152".as_ptr(), pk, 1728, sk, 3488) }
+}
+
+/// PQClean-style NTRU+KEM1152 encapsulation (`ct`: 1728 bytes, `ss`: 32, `pk`: 1728).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus1152_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"NTRU+KEM1152".as_ptr(), ct, 1728, ss, 32, pk, 1728) }
+}
+
+/// PQClean-style NTRU+KEM1152 decapsulation (`ss`: 32 bytes, `ct`: 1728, `sk`: 3488).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus1152_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"NTRU+KEM1152".as_ptr(), ss, 32, ct, 1728, sk, 3488) }
+}
+
+#[cfg(test)]
+mod tests {
+    use latpoly::kem::{ntruplus, Kem};
+
+    /// The sizes hard-wired in the PQClean-style functions are the schemes' own.
+    #[test]
+    fn fixed_sizes_match_the_schemes() {
+        assert_eq!(
+            (
+                ntruplus::NtruPlusKem576::PUBLIC_KEY_BYTES,
+                ntruplus::NtruPlusKem576::SECRET_KEY_BYTES,
+                ntruplus::NtruPlusKem576::CIPHERTEXT_BYTES
+            ),
+            (864, 1760, 864)
+        );
+        assert_eq!(
+            (
+                ntruplus::NtruPlusKem768::PUBLIC_KEY_BYTES,
+                ntruplus::NtruPlusKem768::SECRET_KEY_BYTES,
+                ntruplus::NtruPlusKem768::CIPHERTEXT_BYTES
+            ),
+            (1152, 2336, 1152)
+        );
+        assert_eq!(
+            (
+                ntruplus::NtruPlusKem864::PUBLIC_KEY_BYTES,
+                ntruplus::NtruPlusKem864::SECRET_KEY_BYTES,
+                ntruplus::NtruPlusKem864::CIPHERTEXT_BYTES
+            ),
+            (1296, 2624, 1296)
+        );
+        assert_eq!(
+            (
+                ntruplus::NtruPlusKem1152::PUBLIC_KEY_BYTES,
+                ntruplus::NtruPlusKem1152::SECRET_KEY_BYTES,
+                ntruplus::NtruPlusKem1152::CIPHERTEXT_BYTES
+            ),
+            (1728, 3488, 1728)
+        );
+        assert_eq!(ntruplus::NtruPlusKem576::SHARED_SECRET_BYTES, 32);
+    }
+}
