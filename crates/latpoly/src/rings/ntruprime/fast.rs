@@ -1,0 +1,980 @@
+//! Fast products in `R/q` and `R/3`: exact integer convolution by a cyclic NTT of length
+//! `N = 1536 = 3 · 2^9` in 16-bit lanes modulo up to three primes, reduction modulo
+//! `x^761 - x - 1` in each prime, CRT straight to `F_4591` (or `F_3`).
+//!
+//! Generic over a narrow vector interface ([`Lanes`], implemented by the x86 tokens of `x86.rs`);
+//! the drivers are `#[inline(always)]` and instantiated inside `#[target_feature]` entry points.
+//!
+//! # Transform
+//!
+//! Primes `7681, 10753, 12289` (all `1 mod 1536`; `psi` a primitive 1536-th root, `omega =
+//! psi^512`). Forward (natural order in): one radix-3 layer splitting `x^1536 - 1` into
+//! `x^512 - omega^k`, then nine Cooley–Tukey radix-2 layers, `x^2h - zeta^2 -> (x^h - zeta)(x^h +
+//! zeta)`, butterfly `(a + zeta b, a - zeta b)`. The output order is whatever the in-register
+//! layers leave (both operands alike), which the pointwise product does not care about.
+//! Inverse: decimation in time on the "twisted" blocks (`f(rho x) mod x^h - 1`), so it also uses
+//! Cooley–Tukey butterflies `(a + w b, a - w b)` with `w = psi_2h^-k` (per position, the same for
+//! every block) and grows by at most `q` per layer, like the forward. The final radix-3 layer
+//! untwists with `psi^-i`, `psi^-2i`. Scale factors (`1/1536`, the Montgomery `2^-16` of the
+//! pointwise product) are folded into the CRT constants.
+//!
+//! # Arithmetic and ranges
+//!
+//! Values are signed `i16`. `fqmul(a, w)` is the signed Montgomery product `a·w·2^-16 mod p` with
+//! a precomputed `w·p^-1 mod 2^16`: for any `i16` input its output is below
+//! `(|a|·(p-1)/2 + 2^15·p) / 2^16` in absolute value ([`fq_bound`]). Additive growth is tracked
+//! at table construction: a layer whose output could leave `i16` first Barrett-reduces its `a`
+//! inputs (to `|x| <= (p+1)/2 + 8`, [`BARRETT_BOUND_SLACK`]). The schedule is computed per prime,
+//! and every bound is asserted when the tables are built.
+//!
+//! Everything is branch-free in the data; table indices depend only on loop counters.
+//!
+//! # Cost, and why three primes
+//!
+//! A full product is 9 transforms of 1536 points (three primes, two forward, one inverse), about
+//! 2,200 vector butterflies of 6-8 vector operations; a product by a small polynomial needs two
+//! primes (6 transforms), one in `R/3` one prime. The code runs at roughly 3.3 vector operations
+//! per cycle, so the remaining gap to the AVX2 record for `R/q` (a transform directly over
+//! `Z_4591` with Good–Thomas, Rader-17 and Bruun layers, i.e. three transforms instead of nine)
+//! is structural: `4590 = 2 · 3^3 · 5 · 17` has a single factor 2, so `Z_4591` itself only
+//! admits mixed-radix (3, 5, 17) transforms with awkward in-register permutations.
+
+use super::{P, Q};
+
+/// Transform length.
+pub(crate) const N: usize = 1536;
+/// Length of the output buffers the products write (`P` rounded up to whole vectors).
+pub(crate) const PADDED: usize = 768;
+/// NTT primes (each `1 mod 1536`, below `2^14`).
+pub(crate) const PRIMES: [i16; 3] = [7681, 10753, 12289];
+/// Radix-2 layers after the radix-3 one.
+const LOG2: usize = 9;
+/// Barrett output bound is `(p + 1) / 2 + BARRETT_BOUND_SLACK` (checked exhaustively in tests).
+pub(crate) const BARRETT_BOUND_SLACK: i64 = 8;
+/// Bound on the (Barrett-reduced, not exactly centred) inputs: `2295 + 3`, rounded up.
+const INPUT_BOUND: i64 = 2304;
+/// `round(2^27 / p)`: the Barrett multiplier (`< 2^15` for every modulus used here).
+const fn barrett_v(p: i16) -> i16 {
+    (((1i64 << 27) + p as i64 / 2) / p as i64) as i16
+}
+
+/// A narrow vector interface over lanes of `i16`.
+///
+/// Contract for implementors: every method computes lane-wise exactly what its doc says;
+/// `deinterleave` / `interleave` are mutually inverse permutations such that lane `l` of `X`
+/// and lane `l` of `Y` are elements `i` and `i + t` of the same block of `2t` consecutive values.
+pub(crate) trait Lanes: Copy {
+    /// A vector of [`Lanes::L`] lanes.
+    type V: Copy;
+    /// Number of lanes (a power of two, at most 32).
+    const L: usize;
+    /// Pairs of vectors the in-register layers process together (1 to 4; `N / (2 L)` must be a
+    /// multiple): enough independent chains to hide latencies, few enough to stay in registers.
+    const GROUP: usize;
+    /// All lanes `x`.
+    fn splat(self, x: i16) -> Self::V;
+    /// Loads `L` values from the start of `s`.
+    fn load(self, s: &[i16]) -> Self::V;
+    /// Loads `L` values from the start of `s`, sign-extended.
+    fn load_i8(self, s: &[i8]) -> Self::V;
+    /// Stores `L` values at the start of `s`.
+    fn store(self, s: &mut [i16], v: Self::V);
+    /// Wrapping addition.
+    fn add(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Wrapping subtraction.
+    fn sub(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Bitwise and.
+    fn and(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Bitwise exclusive or.
+    fn xor(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Low 16 bits of the product.
+    fn mullo(self, a: Self::V, b: Self::V) -> Self::V;
+    /// High 16 bits of the signed product.
+    fn mulhi(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `(a · b + 2^14) >> 15` (signed, rounding high product: `vpmulhrsw`).
+    fn mulhrs(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `x > bound ? x - p : x`.
+    fn gt_sub(self, x: Self::V, bound: Self::V, p: Self::V) -> Self::V;
+    /// `x < bound ? x + p : x`.
+    fn lt_add(self, x: Self::V, bound: Self::V, p: Self::V) -> Self::V;
+    /// Splits two vectors holding `2L` consecutive values into the `X` and `Y` inputs of the
+    /// butterflies at distance `t < L`.
+    fn deinterleave(self, a: Self::V, b: Self::V, t: usize) -> (Self::V, Self::V);
+    /// Inverse of [`Lanes::deinterleave`].
+    fn interleave(self, x: Self::V, y: Self::V, t: usize) -> (Self::V, Self::V);
+    /// From the butterfly layout of distance `t` to that of `t / 2`.
+    #[inline(always)]
+    fn step_down(self, x: Self::V, y: Self::V, t: usize) -> (Self::V, Self::V) {
+        let (a, b) = self.interleave(x, y, t);
+        self.deinterleave(a, b, t / 2)
+    }
+    /// From the butterfly layout of distance `t` to that of `2 t`.
+    #[inline(always)]
+    fn step_up(self, x: Self::V, y: Self::V, t: usize) -> (Self::V, Self::V) {
+        let (a, b) = self.interleave(x, y, t);
+        self.deinterleave(a, b, 2 * t)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tables (public data, built once per backend).
+
+fn pow_mod(mut b: i64, mut e: i64, m: i64) -> i64 {
+    let mut r = 1;
+    b = b.rem_euclid(m);
+    while e > 0 {
+        if e & 1 == 1 {
+            r = r * b % m;
+        }
+        b = b * b % m;
+        e >>= 1;
+    }
+    r
+}
+
+fn inv_mod(a: i64, m: i64) -> i64 {
+    pow_mod(a, m - 2, m) // m prime
+}
+
+fn centre(x: i64, m: i64) -> i64 {
+    let r = x.rem_euclid(m);
+    if r > m / 2 {
+        r - m
+    } else {
+        r
+    }
+}
+
+/// `p^-1 mod 2^16`.
+fn inv_2_16(p: i16) -> i16 {
+    let p = i32::from(p);
+    let mut x = p; // correct to 3 bits for odd p
+    for _ in 0..4 {
+        x = x.wrapping_mul(2i32.wrapping_sub(p.wrapping_mul(x)));
+    }
+    x as i16
+}
+
+/// Bound on `|fqmul(a, w)|` for `|a| <= a_bound` and a centred constant `w`.
+pub(crate) fn fq_bound(p: i64, a_bound: i64) -> i64 {
+    (a_bound * (p - 1) / 2 + 32768 * p) / 65536 + 1
+}
+
+/// Bound on a Barrett-reduced value.
+pub(crate) fn barrett_bound(p: i64) -> i64 {
+    (p + 1) / 2 + BARRETT_BOUND_SLACK
+}
+
+/// Chooses, layer by layer, whether to Barrett-reduce the `a` inputs so that `a ± fqmul(b)`
+/// stays in `i16`; returns the output bound.
+fn schedule(p: i64, mut b: i64, red: &mut [bool]) -> i64 {
+    for r in red.iter_mut() {
+        let f = fq_bound(p, b);
+        if b + f > i64::from(i16::MAX) {
+            *r = true;
+            b = barrett_bound(p) + f;
+        } else {
+            b += f;
+        }
+        assert!(b <= i64::from(i16::MAX));
+    }
+    b
+}
+
+/// A multiplier constant: `w = value · 2^16 mod p` (centred) and `w · p^-1 mod 2^16`, so that
+/// `fqmul(x, w, wp) = x · value mod p`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Mc {
+    pub w: i16,
+    pub wp: i16,
+}
+
+impl Mc {
+    fn new(value: i64, p: i16) -> Self {
+        let m = i64::from(p);
+        let w = centre(value.rem_euclid(m) * 65536, m) as i16;
+        Mc {
+            w,
+            wp: w.wrapping_mul(inv_2_16(p)),
+        }
+    }
+}
+
+/// A multiplier constant stored pre-broadcast (32 lanes each), so the compiler loads it instead
+/// of rebuilding a splat before every use.
+#[derive(Clone, Debug)]
+pub(crate) struct McV {
+    w: [i16; 32],
+    wp: [i16; 32],
+}
+
+impl From<Mc> for McV {
+    fn from(c: Mc) -> Self {
+        McV {
+            w: [c.w; 32],
+            wp: [c.wp; 32],
+        }
+    }
+}
+
+/// Per-modulus constants, pre-broadcast: `p`, `p^-1 mod 2^16`, the Barrett multiplier
+/// `round(2^27/p)`, `(p-1)/2`, `-(p-1)/2` and `16`.
+#[derive(Clone, Debug)]
+pub(crate) struct ModConsts([[i16; 32]; 6]);
+
+impl ModConsts {
+    fn new(p: i16) -> Self {
+        ModConsts([
+            [p; 32],
+            [inv_2_16(p); 32],
+            [barrett_v(p); 32],
+            [(p - 1) / 2; 32],
+            [-(p - 1) / 2; 32],
+            [16; 32],
+        ])
+    }
+}
+
+/// Tables of one prime for one backend (lane order).
+#[derive(Debug)]
+pub(crate) struct PrimeTables {
+    consts: ModConsts,
+    /// Forward radix-3 constants `omega`, `omega^2`.
+    om1: McV,
+    om2: McV,
+    /// Forward twiddles of the radix-2 layers with `h >= L`, one per block, layer after layer.
+    fwd_big: Vec<McV>,
+    /// Forward in-register twiddles: per group of `S::GROUP` pairs of vectors, per layer
+    /// (`h = L/2 .. 1`), per pair, `L` values `w` then `L` values `wp`, in the backend's lane
+    /// order.
+    fwd_small: Vec<i16>,
+    /// Inverse in-register twiddles: per layer (`h = 1 .. L/2`), `L` `w` then `L` `wp`.
+    inv_small: Vec<i16>,
+    /// Inverse twiddles of the layers with `h >= L`: per layer, `h` values `w` then `h` `wp`.
+    inv_big: Vec<i16>,
+    /// Inverse radix-3 untwisting: `psi^-i` (`w`, `wp`) then `psi^-2i` (`w`, `wp`), `i < 512`.
+    inv_r3: Vec<i16>,
+    /// `-1/2` and `(omega - omega^2) / 2`.
+    half: McV,
+    c3: McV,
+    /// Barrett before radix-2 layer `j` (index 0 = first radix-2 layer).
+    red_fwd: [bool; LOG2],
+    red_inv: [bool; LOG2],
+}
+
+/// All tables of one backend.
+#[derive(Debug)]
+pub(crate) struct Tables {
+    pub primes: [PrimeTables; 3],
+    /// CRT constants (see [`crt`]).
+    k1: McV,
+    k2: McV,
+    p1inv_2: McV,
+    k3: McV,
+    p12inv_3: McV,
+    p2inv_3: McV,
+    p1_q: McV,
+    p12_q: McV,
+    /// Constants of `q = 4591` itself.
+    qc: ModConsts,
+}
+
+/// The lane position each `X` lane holds after `deinterleave(0..L, L..2L, t)`.
+fn positions<S: Lanes>(s: S, t: usize) -> Vec<usize> {
+    let idx: Vec<i16> = (0..2 * S::L as i16).collect();
+    let (x, _) = s.deinterleave(s.load(&idx[..S::L]), s.load(&idx[S::L..]), t);
+    let mut out = vec![0i16; S::L];
+    s.store(&mut out, x);
+    out.into_iter().map(|v| v as usize).collect()
+}
+
+impl PrimeTables {
+    fn new<S: Lanes>(s: S, p: i16) -> Self {
+        let l = S::L;
+        let m = i64::from(p);
+        // Primitive 1536-th root: psi^768 != 1 and psi^512 != 1.
+        let psi = (2..m)
+            .map(|g| pow_mod(g, (m - 1) / N as i64, m))
+            .find(|&x| pow_mod(x, 768, m) != 1 && pow_mod(x, 512, m) != 1)
+            .expect("p = 1 mod 1536 has a primitive 1536-th root");
+        let psi_pow = |e: i64| pow_mod(psi, e.rem_euclid(N as i64), m);
+        let omega = psi_pow(512);
+        // Block exponents: a block (size 2h, exponent e) is f mod (x^2h - psi^e).
+        let mut exps: Vec<i64> = vec![0, 512, 1024];
+        let mut fwd_big = Vec::new();
+        let mut small_layer_tw: Vec<Vec<i64>> = Vec::new(); // per small layer, per block
+        for j in 0..LOG2 {
+            let h = 256 >> j;
+            let tw: Vec<i64> = exps.iter().map(|&e| psi_pow(e / 2)).collect();
+            if h >= l {
+                fwd_big.extend(tw.iter().map(|&w| McV::from(Mc::new(w, p))));
+            } else {
+                small_layer_tw.push(tw);
+            }
+            exps = exps
+                .iter()
+                .flat_map(|&e| [e / 2, (e / 2 + 768) % N as i64])
+                .collect();
+        }
+        // In-register layers: h = L/2 .. 1, lane order discovered from the backend.
+        let small_h: Vec<usize> = (0..l.trailing_zeros()).rev().map(|k| 1 << k).collect();
+        let pos: Vec<Vec<usize>> = small_h.iter().map(|&h| positions(s, h)).collect();
+        // Order: group of `S::GROUP` pairs, then layer, then pair in the group (so one slice
+        // per layer covers the whole group).
+        let mut fwd_small = Vec::new();
+        for grp in 0..N / (2 * l * S::GROUP) {
+            for (k, &h) in small_h.iter().enumerate() {
+                for pair in grp * S::GROUP..(grp + 1) * S::GROUP {
+                    let mcs: Vec<Mc> = pos[k]
+                        .iter()
+                        .map(|&ps| Mc::new(small_layer_tw[k][(pair * 2 * l + ps) / (2 * h)], p))
+                        .collect();
+                    fwd_small.extend(mcs.iter().map(|c| c.w));
+                    fwd_small.extend(mcs.iter().map(|c| c.wp));
+                }
+            }
+        }
+        // Inverse: w = psi_2h^-k = psi^(-k · 768 / h), k = position within the 2h-block.
+        let mut inv_small = Vec::new();
+        for &h in small_h.iter().rev() {
+            let k_of = pos[small_h.iter().position(|&x| x == h).unwrap()].clone();
+            let mcs: Vec<Mc> = k_of
+                .iter()
+                .map(|&ps| Mc::new(psi_pow(-((ps % (2 * h)) as i64) * 768 / h as i64), p))
+                .collect();
+            inv_small.extend(mcs.iter().map(|c| c.w));
+            inv_small.extend(mcs.iter().map(|c| c.wp));
+        }
+        let mut inv_big = Vec::new();
+        let mut h = l;
+        while h <= 256 {
+            let mcs: Vec<Mc> = (0..h)
+                .map(|k| Mc::new(psi_pow(-(k as i64) * 768 / h as i64), p))
+                .collect();
+            inv_big.extend(mcs.iter().map(|c| c.w));
+            inv_big.extend(mcs.iter().map(|c| c.wp));
+            h *= 2;
+        }
+        let mut inv_r3 = Vec::with_capacity(4 * 512);
+        for e in [1i64, 2] {
+            let mcs: Vec<Mc> = (0..512).map(|i| Mc::new(psi_pow(-e * i), p)).collect();
+            inv_r3.extend(mcs.iter().map(|c| c.w));
+            inv_r3.extend(mcs.iter().map(|c| c.wp));
+        }
+        // Bound schedule (asserted).
+        let mut red_fwd = [false; LOG2];
+        let mut red_inv = [false; LOG2];
+        let b0 = INPUT_BOUND;
+        let b_r3 = (2 * b0).max(b0 + fq_bound(m, b0));
+        let b_fwd = schedule(m, b_r3, &mut red_fwd);
+        let b_pw = (b_fwd * b_fwd + 32768 * m) / 65536 + 1;
+        assert!(b_pw <= i64::from(i16::MAX));
+        let b_inv = schedule(m, b_pw, &mut red_inv);
+        let y = fq_bound(m, b_inv);
+        assert!(2 * y <= i64::from(i16::MAX));
+        assert!(barrett_bound(m) + 2 * y.max(fq_bound(m, 2 * y)) <= i64::from(i16::MAX));
+        assert!(3 * barrett_bound(m) <= i64::from(i16::MAX)); // the fold adds three
+        PrimeTables {
+            consts: ModConsts::new(p),
+            om1: Mc::new(omega, p).into(),
+            om2: Mc::new(omega * omega, p).into(),
+            fwd_big,
+            fwd_small,
+            inv_small,
+            inv_big,
+            inv_r3,
+            half: Mc::new(-inv_mod(2, m), p).into(),
+            c3: Mc::new((omega - omega * omega % m) * inv_mod(2, m), p).into(),
+            red_fwd,
+            red_inv,
+        }
+    }
+}
+
+impl Tables {
+    pub(crate) fn new<S: Lanes>(s: S) -> Self {
+        let [p1, p2, p3] = PRIMES.map(i64::from);
+        let q = i64::from(Q);
+        let scale = |p: i64| 65536 * inv_mod(N as i64, p) % p; // 2^16 / 1536
+        let (sp1, sp2, sp3) = (PRIMES[0], PRIMES[1], PRIMES[2]);
+        let p1inv_2 = inv_mod(p1, p2);
+        let p12inv_3 = inv_mod(p1 * p2 % p3, p3);
+        Tables {
+            primes: PRIMES.map(|p| PrimeTables::new(s, p)),
+            k1: Mc::new(scale(p1), sp1).into(),
+            k2: Mc::new(scale(p2) * p1inv_2, sp2).into(),
+            p1inv_2: Mc::new(p1inv_2, sp2).into(),
+            k3: Mc::new(scale(p3) * p12inv_3, sp3).into(),
+            p12inv_3: Mc::new(p12inv_3, sp3).into(),
+            p2inv_3: Mc::new(inv_mod(p2, p3), sp3).into(),
+            p1_q: Mc::new(p1, Q as i16).into(),
+            p12_q: Mc::new(p1 * p2 % q, Q as i16).into(),
+            qc: ModConsts::new(Q as i16),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lane arithmetic.
+
+/// Per-modulus vector constants.
+#[derive(Clone, Copy)]
+struct Modv<V> {
+    p: V,
+    pinv: V,
+    v: V,
+    half: V,
+    neg_half: V,
+    c16: V,
+}
+
+impl<V: Copy> Modv<V> {
+    #[inline(always)]
+    fn new<S: Lanes<V = V>>(s: S, c: &ModConsts) -> Self {
+        Modv {
+            p: s.load(&c.0[0]),
+            pinv: s.load(&c.0[1]),
+            v: s.load(&c.0[2]),
+            half: s.load(&c.0[3]),
+            neg_half: s.load(&c.0[4]),
+            c16: s.load(&c.0[5]),
+        }
+    }
+}
+
+/// `a · w · 2^-16 mod p` (signed Montgomery, precomputed `wp = w · p^-1`).
+#[inline(always)]
+fn fqmul<S: Lanes>(s: S, a: S::V, w: S::V, wp: S::V, p: S::V) -> S::V {
+    s.sub(s.mulhi(a, w), s.mulhi(s.mullo(a, wp), p))
+}
+
+/// `a · b · 2^-16 mod p` for two variable operands.
+#[inline(always)]
+fn fqmul_var<S: Lanes>(s: S, a: S::V, b: S::V, m: &Modv<S::V>) -> S::V {
+    let lo = s.mullo(a, b);
+    let hi = s.mulhi(a, b);
+    s.sub(hi, s.mulhi(s.mullo(lo, m.pinv), m.p))
+}
+
+/// Barrett reduction: `a - round(a/p) · p`, within `(p+1)/2 + 8` of zero for any `i16`.
+/// The quotient is `round(mulhi(a, round(2^27/p)) / 2^11)`; the rounding shift is a `mulhrs`
+/// by `2^4` (an opaque intrinsic: with a plain add and shift LLVM rewrites the sequence as a
+/// slower 32-bit multiplication).
+#[inline(always)]
+fn barrett<S: Lanes>(s: S, a: S::V, m: &Modv<S::V>) -> S::V {
+    let t = s.mulhrs(s.mulhi(a, m.v), m.c16);
+    s.sub(a, s.mullo(t, m.p))
+}
+
+/// The centred representative in `[-(p-1)/2, (p-1)/2]`.
+#[inline(always)]
+fn freeze<S: Lanes>(s: S, a: S::V, m: &Modv<S::V>) -> S::V {
+    let r = barrett(s, a, m);
+    let r = s.gt_sub(r, m.half, m.p);
+    s.lt_add(r, m.neg_half, m.p)
+}
+
+#[inline(always)]
+fn load_mc<S: Lanes>(s: S, c: &McV) -> (S::V, S::V) {
+    (s.load(&c.w), s.load(&c.wp))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transforms.
+
+/// 64-byte aligned buffer.
+#[repr(C, align(64))]
+pub(crate) struct Buf<const K: usize>(pub [i16; K]);
+
+impl<const K: usize> Buf<K> {
+    pub(crate) fn zeroed() -> Self {
+        Buf([0; K])
+    }
+}
+
+/// The padded input buffer (761 values, then zeros) the forward transform reads (its radix-3
+/// layer loads up to index 767).
+pub(crate) type Input = Buf<768>;
+/// A transform buffer.
+type Work = Buf<N>;
+
+/// Forward radix-3 layer (out of place) and radix-2 layers with `h >= L`.
+#[inline(always)]
+fn forward_outer<S: Lanes>(s: S, t: &PrimeTables, src: &Input, x: &mut Work) {
+    let l = S::L;
+    let m = Modv::new(s, &t.consts);
+    let (w1, w1p) = load_mc(s, &t.om1);
+    let (w2, w2p) = load_mc(s, &t.om2);
+    let (src, x) = (&src.0, &mut x.0);
+    // Inputs live in [0, 761): x1 = src[512 + i] is zero for i >= 249, x2 = 0.
+    for i in (0..256).step_by(l) {
+        let x0 = s.load(&src[i..]);
+        let x1 = s.load(&src[512 + i..]);
+        s.store(&mut x[i..], s.add(x0, x1));
+        s.store(&mut x[512 + i..], s.add(x0, fqmul(s, x1, w1, w1p, m.p)));
+        s.store(&mut x[1024 + i..], s.add(x0, fqmul(s, x1, w2, w2p, m.p)));
+    }
+    for i in (256..512).step_by(l) {
+        let x0 = s.load(&src[i..]);
+        s.store(&mut x[i..], x0);
+        s.store(&mut x[512 + i..], x0);
+        s.store(&mut x[1024 + i..], x0);
+    }
+    let mut tw = 0;
+    for j in 0..LOG2 {
+        let h = 256 >> j;
+        if h < l {
+            break;
+        }
+        if t.red_fwd[j] {
+            fwd_layer::<S, true>(s, &t.fwd_big[tw..], &m, x, h);
+        } else {
+            fwd_layer::<S, false>(s, &t.fwd_big[tw..], &m, x, h);
+        }
+        tw += N / (2 * h);
+    }
+}
+
+#[inline(always)]
+fn fwd_layer<S: Lanes, const RED: bool>(
+    s: S,
+    tw: &[McV],
+    m: &Modv<S::V>,
+    x: &mut [i16; N],
+    h: usize,
+) {
+    let l = S::L;
+    for (blk, c) in x.chunks_exact_mut(2 * h).zip(tw) {
+        let (w, wp) = load_mc(s, c);
+        let (lo, hi) = blk.split_at_mut(h);
+        for (a, b) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
+            let mut va = s.load(a);
+            if RED {
+                va = barrett(s, va, m);
+            }
+            let tt = fqmul(s, s.load(b), w, wp, m.p);
+            s.store(a, s.add(va, tt));
+            s.store(b, s.sub(va, tt));
+        }
+    }
+}
+
+/// One Cooley–Tukey butterfly on a pair of layout vectors with per-lane twiddles.
+#[inline(always)]
+fn ct<S: Lanes>(s: S, x: S::V, y: S::V, tw: &[i16], red: bool, m: &Modv<S::V>) -> (S::V, S::V) {
+    let l = S::L;
+    let x = if red { barrett(s, x, m) } else { x };
+    let tt = fqmul(s, y, s.load(&tw[..l]), s.load(&tw[l..2 * l]), m.p);
+    (s.add(x, tt), s.sub(x, tt))
+}
+
+/// Runs `$body` for `$g = 0, 1, 2, 3` with `$g < S::GROUP`, each copy with a constant `$g` (so
+/// arrays indexed by it stay in registers).
+macro_rules! for_group {
+    ($s:ty, $g:ident => $body:block) => {{
+        {
+            const $g: usize = 0;
+            $body
+        }
+        if <$s>::GROUP > 1 {
+            const $g: usize = 1;
+            $body
+        }
+        if <$s>::GROUP > 2 {
+            const $g: usize = 2;
+            $body
+        }
+        if <$s>::GROUP > 3 {
+            const $g: usize = 3;
+            $body
+        }
+    }};
+}
+
+/// One forward in-register layer (distance `h`) on the `S::GROUP` pairs of both operands, then
+/// the step to the layout of `h / 2`. `v = [ax, ay, bx, by]`; `twl` holds the group's twiddles.
+#[inline(always)]
+fn fwd_step<S: Lanes, const RED: bool>(
+    s: S,
+    v: [&mut [S::V; 4]; 4],
+    twl: &[i16],
+    h: usize,
+    m: &Modv<S::V>,
+) {
+    let l = S::L;
+    let [ax, ay, bx, by] = v;
+    for_group!(S, G => {
+        let twk = &twl[2 * l * G..2 * l * (G + 1)];
+        (ax[G], ay[G]) = ct(s, ax[G], ay[G], twk, RED, m);
+        (bx[G], by[G]) = ct(s, bx[G], by[G], twk, RED, m);
+        if h > 1 {
+            (ax[G], ay[G]) = s.step_down(ax[G], ay[G], h);
+            (bx[G], by[G]) = s.step_down(bx[G], by[G], h);
+        }
+    });
+}
+
+/// One inverse in-register layer (distance `h`), then the step to the layout of `2 h`.
+#[inline(always)]
+fn inv_step<S: Lanes, const RED: bool>(
+    s: S,
+    v: [&mut [S::V; 4]; 2],
+    twk: &[i16],
+    h: usize,
+    m: &Modv<S::V>,
+) {
+    let l = S::L;
+    let [cx, cy] = v;
+    for_group!(S, G => {
+        (cx[G], cy[G]) = ct(s, cx[G], cy[G], twk, RED, m);
+        if 2 * h < l {
+            (cx[G], cy[G]) = s.step_up(cx[G], cy[G], h);
+        }
+    });
+}
+
+/// In-register forward layers of both operands, pointwise product, in-register inverse layers;
+/// the result (inverse in-register layers done) replaces `xa`. `S::GROUP` pairs of vectors are
+/// processed together: independent dependency chains that hide the latency of the multiply /
+/// permute chain of each pair.
+#[inline(always)]
+fn inner<S: Lanes>(s: S, t: &PrimeTables, xa: &mut Work, xb: &Work) {
+    let l = S::L;
+    let gs = S::GROUP;
+    let m = Modv::new(s, &t.consts);
+    let small = l.trailing_zeros() as usize;
+    let first_small = LOG2 - small; // index of the first in-register radix-2 layer
+    let rec = 2 * l * small;
+    let zero = s.splat(0);
+    for (grp, (ca, cb)) in
+        xa.0.chunks_exact_mut(2 * l * gs)
+            .zip(xb.0.chunks_exact(2 * l * gs))
+            .enumerate()
+    {
+        let tw = &t.fwd_small[grp * gs * rec..(grp + 1) * gs * rec];
+        let mut ax = [zero; 4];
+        let mut ay = [zero; 4];
+        let mut bx = [zero; 4];
+        let mut by = [zero; 4];
+        for_group!(S, G => {
+            let (pa, pb) = (&ca[2 * l * G..2 * l * (G + 1)], &cb[2 * l * G..2 * l * (G + 1)]);
+            (ax[G], ay[G]) = s.deinterleave(s.load(&pa[..l]), s.load(&pa[l..]), l / 2);
+            (bx[G], by[G]) = s.deinterleave(s.load(&pb[..l]), s.load(&pb[l..]), l / 2);
+        });
+        for (k, twl) in tw.chunks_exact(2 * l * gs).enumerate() {
+            let h = l >> (k + 1);
+            // One branch per layer (public flag), not one per vector.
+            if t.red_fwd[first_small + k] {
+                fwd_step::<S, true>(s, [&mut ax, &mut ay, &mut bx, &mut by], twl, h, &m);
+            } else {
+                fwd_step::<S, false>(s, [&mut ax, &mut ay, &mut bx, &mut by], twl, h, &m);
+            }
+        }
+        let mut cx = [zero; 4];
+        let mut cy = [zero; 4];
+        for_group!(S, G => {
+            cx[G] = fqmul_var(s, ax[G], bx[G], &m);
+            cy[G] = fqmul_var(s, ay[G], by[G], &m);
+        });
+        for (k, twk) in t.inv_small.chunks_exact(2 * l).enumerate() {
+            let h = 1 << k;
+            if t.red_inv[k] {
+                inv_step::<S, true>(s, [&mut cx, &mut cy], twk, h, &m);
+            } else {
+                inv_step::<S, false>(s, [&mut cx, &mut cy], twk, h, &m);
+            }
+        }
+        for_group!(S, G => {
+            let (u, v) = s.interleave(cx[G], cy[G], l / 2);
+            let pa = &mut ca[2 * l * G..2 * l * (G + 1)];
+            s.store(&mut pa[..l], u);
+            s.store(&mut pa[l..], v);
+        });
+    }
+}
+
+/// Inverse radix-2 layers with `h >= L`, the radix-3 layer, a Barrett reduction of every output
+/// and the reduction modulo `x^761 - x - 1` into `out[0..761]` (lanes beyond are garbage).
+#[inline(always)]
+fn inverse_outer<S: Lanes>(s: S, t: &PrimeTables, x: &mut Work, out: &mut [i16; 768]) {
+    let l = S::L;
+    let m = Modv::new(s, &t.consts);
+    let small = l.trailing_zeros() as usize;
+    let x = &mut x.0;
+    let mut off = 0;
+    let mut h = l;
+    let mut j = small;
+    while h <= 256 {
+        let (tw, twp) = t.inv_big[off..off + 2 * h].split_at(h);
+        if t.red_inv[j] {
+            inv_layer::<S, true>(s, tw, twp, &m, x, h);
+        } else {
+            inv_layer::<S, false>(s, tw, twp, &m, x, h);
+        }
+        off += 2 * h;
+        h *= 2;
+        j += 1;
+    }
+    let (hw, hwp) = load_mc(s, &t.half);
+    let (cw, cwp) = load_mc(s, &t.c3);
+    let (r1, r2) = t.inv_r3.split_at(1024);
+    for i in (0..512).step_by(l) {
+        let c0 = barrett(s, s.load(&x[i..]), &m);
+        let y1 = fqmul(
+            s,
+            s.load(&x[512 + i..]),
+            s.load(&r1[i..]),
+            s.load(&r1[512 + i..]),
+            m.p,
+        );
+        let y2 = fqmul(
+            s,
+            s.load(&x[1024 + i..]),
+            s.load(&r2[i..]),
+            s.load(&r2[512 + i..]),
+            m.p,
+        );
+        let sum = s.add(y1, y2);
+        let dif = s.sub(y1, y2);
+        let hh = s.add(c0, fqmul(s, sum, hw, hwp, m.p));
+        let g = fqmul(s, dif, cw, cwp, m.p);
+        s.store(&mut x[i..], barrett(s, s.add(c0, sum), &m));
+        s.store(&mut x[512 + i..], barrett(s, s.sub(hh, g), &m));
+        s.store(&mut x[1024 + i..], barrett(s, s.add(hh, g), &m));
+    }
+    // f[j] = c[j] + c[j + 761] + c[j + 760], except f[0] = c[0] + c[761].
+    for jj in (0..768).step_by(l) {
+        let v = s.add(
+            s.load(&x[jj..]),
+            s.add(s.load(&x[jj + 761..]), s.load(&x[jj + 760..])),
+        );
+        s.store(&mut out[jj..], v);
+    }
+    out[0] = out[0].wrapping_sub(x[760]);
+}
+
+#[inline(always)]
+fn inv_layer<S: Lanes, const RED: bool>(
+    s: S,
+    tw: &[i16],
+    twp: &[i16],
+    m: &Modv<S::V>,
+    x: &mut [i16; N],
+    h: usize,
+) {
+    let l = S::L;
+    for blk in x.chunks_exact_mut(2 * h) {
+        let (lo, hi) = blk.split_at_mut(h);
+        for (((a, b), w), wp) in lo
+            .chunks_exact_mut(l)
+            .zip(hi.chunks_exact_mut(l))
+            .zip(tw.chunks_exact(l))
+            .zip(twp.chunks_exact(l))
+        {
+            let mut va = s.load(a);
+            if RED {
+                va = barrett(s, va, m);
+            }
+            let tt = fqmul(s, s.load(b), s.load(w), s.load(wp), m.p);
+            s.store(a, s.add(va, tt));
+            s.store(b, s.sub(va, tt));
+        }
+    }
+}
+
+/// The folded product modulo prime `k` of the inputs in `a` and `b`.
+#[inline(always)]
+fn product_mod<S: Lanes>(
+    s: S,
+    t: &PrimeTables,
+    a: &Input,
+    b: &Input,
+    wa: &mut Work,
+    wb: &mut Work,
+    out: &mut [i16; 768],
+) {
+    forward_outer(s, t, a, wa);
+    forward_outer(s, t, b, wb);
+    inner(s, t, wa, wb);
+    inverse_outer(s, t, wa, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points (called from the `#[target_feature]` wrappers).
+
+/// Loads `a` (any `i16`) reduced to `|x| <= 2298` into a padded buffer.
+#[inline(always)]
+pub(crate) fn load_rq<S: Lanes>(s: S, tb: &Tables, a: &[i16], buf: &mut Input) {
+    let l = S::L;
+    let m = Modv::new(s, &tb.qc);
+    buf.0[..P].copy_from_slice(&a[..P]);
+    for i in (0..768).step_by(l) {
+        let v = barrett(s, s.load(&buf.0[i..]), &m);
+        s.store(&mut buf.0[i..], v);
+    }
+    buf.0[P..].fill(0);
+}
+
+/// Loads a small polynomial into a padded buffer.
+#[inline(always)]
+pub(crate) fn load_small<S: Lanes>(s: S, a: &[i8], buf: &mut Input) {
+    let mut tmp = [0i8; 768];
+    tmp[..P].copy_from_slice(&a[..P]);
+    for i in (0..768).step_by(S::L) {
+        s.store(&mut buf.0[i..], s.load_i8(&tmp[i..]));
+    }
+}
+
+/// `out[..761] = a · b mod (x^761 - x - 1, 4591)` from the padded inputs (exact for
+/// `|a|, |b| <= 2304`); `out` has 768 entries (the last 7 are garbage).
+#[inline(always)]
+pub(crate) fn mul_rq<S: Lanes>(s: S, tb: &Tables, a: &Input, b: &Input, out: &mut [i16]) {
+    let mut wa = Work::zeroed();
+    let mut wb = Work::zeroed();
+    let mut f = [[0i16; 768]; 3];
+    for (t, fk) in tb.primes.iter().zip(f.iter_mut()) {
+        product_mod(s, t, a, b, &mut wa, &mut wb, fk);
+    }
+    crt::<S, 3>(s, tb, &f, out);
+}
+
+/// As [`mul_rq`] for a small `b` (two primes suffice).
+#[inline(always)]
+pub(crate) fn mul_rq_small<S: Lanes>(s: S, tb: &Tables, a: &Input, b: &Input, out: &mut [i16]) {
+    let mut wa = Work::zeroed();
+    let mut wb = Work::zeroed();
+    let mut f = [[0i16; 768]; 3];
+    for (t, fk) in tb.primes.iter().zip(f.iter_mut()).take(2) {
+        product_mod(s, t, a, b, &mut wa, &mut wb, fk);
+    }
+    crt::<S, 2>(s, tb, &f, out);
+}
+
+/// `out[..761] = a · b mod (x^761 - x - 1, 3)` for small inputs (one prime suffices), as `i16`;
+/// `out` has 768 entries.
+#[inline(always)]
+pub(crate) fn mul_r3<S: Lanes>(s: S, tb: &Tables, a: &Input, b: &Input, out: &mut [i16]) {
+    let l = S::L;
+    let mut wa = Work::zeroed();
+    let mut wb = Work::zeroed();
+    let mut f = [0i16; 768];
+    let t = &tb.primes[0];
+    product_mod(s, t, a, b, &mut wa, &mut wb, &mut f);
+    let m = Modv::new(s, &t.consts);
+    let (k1, k1p) = load_mc(s, &tb.k1);
+    let (off, three, c21846, one) = (s.splat(3073), s.splat(3), s.splat(21846), s.splat(1));
+    for j in (0..768).step_by(l) {
+        // The exact coefficient, |c| <= 3 · 761 < 7681 / 2.
+        let c = freeze(s, fqmul(s, s.load(&f[j..]), k1, k1p, m.p), &m);
+        // F3_freeze: y = c + 3073 > 0, floor(y / 3) = mulhi(y, 21846) for y < 2^13.
+        let y = s.add(c, off);
+        let r = s.sub(y, s.mullo(s.mulhi(y, c21846), three));
+        s.store(&mut out[j..], s.sub(r, one));
+    }
+}
+
+/// Mixed-radix CRT of the folded residues straight to centred values mod 4591.
+///
+/// With `c_k = F_k · 2^16/1536 mod p_k` the exact residues and centred digits
+/// `r1 = c_1`, `u2 = (c_2 - r1) / p1 mod p2`, `u3 = (c_3 - r1 - p1 u2) / (p1 p2) mod p3`, the exact
+/// value is `r1 + p1 u2 + p1 p2 u3` (it lies in the centred range of `p1 p2 p3`), so modulo 4591
+/// it is `r1 + (p1 mod q) u2 + (p1 p2 mod q) u3`.
+#[inline(always)]
+fn crt<S: Lanes, const K: usize>(s: S, tb: &Tables, f: &[[i16; 768]; 3], out: &mut [i16]) {
+    let l = S::L;
+    let [t1, t2, t3] = &tb.primes;
+    let m1 = Modv::new(s, &t1.consts);
+    let m2 = Modv::new(s, &t2.consts);
+    let m3 = Modv::new(s, &t3.consts);
+    let mq = Modv::new(s, &tb.qc);
+    let (k1, k1p) = load_mc(s, &tb.k1);
+    let (k2, k2p) = load_mc(s, &tb.k2);
+    let (i2, i2p) = load_mc(s, &tb.p1inv_2);
+    let (k3, k3p) = load_mc(s, &tb.k3);
+    let (i3, i3p) = load_mc(s, &tb.p12inv_3);
+    let (j3, j3p) = load_mc(s, &tb.p2inv_3);
+    let (a, ap) = load_mc(s, &tb.p1_q);
+    let (b, bp) = load_mc(s, &tb.p12_q);
+    for j in (0..768).step_by(l) {
+        let r1 = freeze(s, fqmul(s, s.load(&f[0][j..]), k1, k1p, m1.p), &m1);
+        let u2 = freeze(
+            s,
+            s.sub(
+                fqmul(s, s.load(&f[1][j..]), k2, k2p, m2.p),
+                fqmul(s, r1, i2, i2p, m2.p),
+            ),
+            &m2,
+        );
+        let mut acc = s.add(r1, fqmul(s, u2, a, ap, mq.p));
+        if K == 3 {
+            let u3 = freeze(
+                s,
+                s.sub(
+                    fqmul(s, s.load(&f[2][j..]), k3, k3p, m3.p),
+                    s.add(fqmul(s, r1, i3, i3p, m3.p), fqmul(s, u2, j3, j3p, m3.p)),
+                ),
+                &m3,
+            );
+            acc = s.add(acc, fqmul(s, u3, b, bp, mq.p));
+        }
+        s.store(&mut out[j..], freeze(s, acc, &mq));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Scalar models of the lane operations used by the bounds.
+    fn mulhi(a: i16, b: i16) -> i16 {
+        ((i32::from(a) * i32::from(b)) >> 16) as i16
+    }
+
+    fn barrett1(a: i16, p: i16) -> i16 {
+        let t1 = i32::from(mulhi(a, barrett_v(p)));
+        let t = ((t1 * 16 + (1 << 14)) >> 15) as i16; // mulhrs(t1, 16)
+        a.wrapping_sub(t.wrapping_mul(p))
+    }
+
+    fn fqmul1(a: i16, c: Mc, p: i16) -> i16 {
+        mulhi(a, c.w).wrapping_sub(mulhi(a.wrapping_mul(c.wp), p))
+    }
+
+    #[test]
+    fn barrett_is_exact_and_bounded() {
+        for p in PRIMES.into_iter().chain([Q as i16]) {
+            let bound = barrett_bound(i64::from(p));
+            for a in i16::MIN..=i16::MAX {
+                let r = barrett1(a, p);
+                assert!(i64::from(r).abs() <= bound, "p={p} a={a} r={r}");
+                assert_eq!((i32::from(a) - i32::from(r)).rem_euclid(i32::from(p)), 0);
+            }
+        }
+    }
+
+    #[test]
+    fn fqmul_is_exact_and_bounded() {
+        for p in PRIMES.into_iter().chain([Q as i16]) {
+            let m = i64::from(p);
+            for value in [1i64, 2, m - 1, m / 2, 12345 % m, 3] {
+                let c = Mc::new(value, p);
+                for a in (i16::MIN..=i16::MAX).step_by(7) {
+                    let r = fqmul1(a, c, p);
+                    assert_eq!(
+                        (i64::from(r) - i64::from(a) * value).rem_euclid(m),
+                        0,
+                        "p={p} value={value} a={a}"
+                    );
+                    assert!(i64::from(r).abs() <= fq_bound(m, i64::from(a).abs()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn inverse_mod_2_16() {
+        for p in PRIMES.into_iter().chain([Q as i16]) {
+            assert_eq!(p.wrapping_mul(inv_2_16(p)), 1);
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! Vectorised `R3_recip` / `Rq_recip3`: the reference divstep loops of `recip.rs` (same
+//! iterations, same swaps, same outputs bit for bit), each iteration one pass over the arrays in
+//! 16-bit lanes ([`Lanes`]).
+//!
+//! Per iteration of the reference: shift `v` up, swap `(f, g)` and `(v, r)` under a mask,
+//! `g = f0·g - g0·f`, `r = f0·r - g0·v`, shift `g` down. Here the shifts are free (unaligned
+//! loads / stores one lane off: `g` in place, `v` double-buffered) and the swap is three
+//! bitwise operations per vector under a broadcast mask.
+//!
+//! In `R/q` the arrays hold *representatives* bounded by `2 · 0.75 q` instead of the centred
+//! residues: `fqmul` accepts any `i16` and returns less than `0.75 q` in absolute value, so
+//! `f0·g - g0·f` never overflows and nothing grows. Only the scalars that steer the loop
+//! (`g[0] != 0`, and `f[0]` at the end) are frozen exactly, so the control flow (all masks) and
+//! the final centred output are those of the reference. In `R/3` the entries stay in
+//! `{-1, 0, 1}` (two masked corrections per update).
+
+use super::fast::{Buf, Lanes};
+use super::recip::{fq_freeze_small, fq_recip, swap_mask};
+use super::scalar::nonzero_mask_i32;
+use super::{P, Q};
+
+/// Padded array length (`>= p + 1`, a multiple of every lane count).
+const RP: usize = 768;
+/// Offset of element 0 inside a buffer: room for the loads and stores one lane off.
+const OFF: usize = 32;
+type RBuf = Buf<{ OFF + RP + OFF }>;
+
+/// `p^-1 mod 2^16` for `q = 4591`.
+const QINV: i16 = {
+    let p = Q as i32;
+    let mut x = p;
+    let mut k = 0;
+    while k < 4 {
+        x = x.wrapping_mul(2i32.wrapping_sub(p.wrapping_mul(x)));
+        k += 1;
+    }
+    x as i16
+};
+
+/// `2^16 mod q`.
+const R_MOD_Q: i32 = (1 << 16) % Q as i32;
+
+/// The multiplier constant `(w, w·q^-1)` with `fqmul(x, w) = x · c mod q`, for a secret centred
+/// scalar `c`, computed branch-free.
+#[inline(always)]
+fn mc_q(c: i16) -> (i16, i16) {
+    let w = fq_freeze_small(i32::from(c) * R_MOD_Q);
+    (w, w.wrapping_mul(QINV))
+}
+
+/// `a · w · 2^-16 mod q`, below `0.75 q` in absolute value for any `i16` input.
+#[inline(always)]
+fn fqmul<S: Lanes>(s: S, a: S::V, w: S::V, wp: S::V, q: S::V) -> S::V {
+    s.sub(s.mulhi(a, w), s.mulhi(s.mullo(a, wp), q))
+}
+
+/// Masked swap: `(x, y)` exchanged where `mask` is all ones.
+#[inline(always)]
+fn cswap<S: Lanes>(s: S, mask: S::V, x: S::V, y: S::V) -> (S::V, S::V) {
+    let t = s.and(mask, s.xor(x, y));
+    (s.xor(x, t), s.xor(y, t))
+}
+
+/// Reverses the input into `g` and sets up `f = reversal of x^p - x - 1`.
+fn init(a: &[i8], f: &mut RBuf, g: &mut RBuf) {
+    f.0[OFF] = 1;
+    f.0[OFF + P - 1] = -1;
+    f.0[OFF + P] = -1;
+    for (i, &x) in a.iter().enumerate() {
+        g.0[OFF + P - 1 - i] = i16::from(x);
+    }
+}
+
+/// `Rq_recip3` (see `recip::rq_recip3`), vectorised.
+#[inline(always)]
+pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
+    let l = S::L;
+    let (mut f, mut g, mut r) = (RBuf::zeroed(), RBuf::zeroed(), RBuf::zeroed());
+    let (mut va, mut vb) = (RBuf::zeroed(), RBuf::zeroed());
+    init(a, &mut f, &mut g);
+    r.0[OFF] = fq_recip(3);
+    let q = s.splat(Q as i16);
+    let mut delta: i32 = 1;
+    for it in 0..2 * P - 1 {
+        let (vo, vn) = if it % 2 == 0 {
+            (&va, &mut vb)
+        } else {
+            (&vb, &mut va)
+        };
+        // The loop is steered by exact residues only.
+        let f0 = fq_freeze_small(i32::from(f.0[OFF]));
+        let g0 = fq_freeze_small(i32::from(g.0[OFF]));
+        let swap = swap_mask(delta, i32::from(g0));
+        delta ^= swap & (delta ^ -delta);
+        delta += 1;
+        let t = swap as i16 & (f0 ^ g0);
+        let (fw, fwp) = mc_q(f0 ^ t);
+        let (gw, gwp) = mc_q(g0 ^ t);
+        let (fw, fwp, gw, gwp) = (s.splat(fw), s.splat(fwp), s.splat(gw), s.splat(gwp));
+        let mask = s.splat(swap as i16);
+        for i in (0..RP).step_by(l) {
+            let (fs, gs) = cswap(s, mask, s.load(&f.0[OFF + i..]), s.load(&g.0[OFF + i..]));
+            // v shifted up by one: element i of the new v is element i - 1 of the old.
+            let (vs, rs) = cswap(
+                s,
+                mask,
+                s.load(&vo.0[OFF + i - 1..]),
+                s.load(&r.0[OFF + i..]),
+            );
+            let ng = s.sub(fqmul(s, gs, fw, fwp, q), fqmul(s, fs, gw, gwp, q));
+            let nr = s.sub(fqmul(s, rs, fw, fwp, q), fqmul(s, vs, gw, gwp, q));
+            s.store(&mut f.0[OFF + i..], fs);
+            // g shifted down by one (in place: this store ends before the next chunk's load).
+            s.store(&mut g.0[OFF + i - 1..], ng);
+            s.store(&mut vn.0[OFF + i..], vs);
+            s.store(&mut r.0[OFF + i..], nr);
+        }
+        g.0[OFF + P] = 0;
+    }
+    // After an odd number (2p - 1) of iterations the last v was written to vb.
+    let v = &vb;
+    let scale = i32::from(fq_recip(fq_freeze_small(i32::from(f.0[OFF]))));
+    let out = (0..P)
+        .map(|i| fq_freeze_small(scale * i32::from(v.0[OFF + P - 1 - i])))
+        .collect();
+    (out, nonzero_mask_i32(delta) == 0)
+}
+
+/// `R3_recip` (see `recip::r3_recip`), vectorised; entries stay in `{-1, 0, 1}`.
+#[inline(always)]
+pub(crate) fn r3_recip<S: Lanes>(s: S, a: &[i8]) -> (Vec<i8>, bool) {
+    let l = S::L;
+    let (mut f, mut g, mut r) = (RBuf::zeroed(), RBuf::zeroed(), RBuf::zeroed());
+    let (mut va, mut vb) = (RBuf::zeroed(), RBuf::zeroed());
+    init(a, &mut f, &mut g);
+    r.0[OFF] = 1;
+    let (three, one, minus_one) = (s.splat(3), s.splat(1), s.splat(-1));
+    let mut delta: i32 = 1;
+    for it in 0..2 * P - 1 {
+        let (vo, vn) = if it % 2 == 0 {
+            (&va, &mut vb)
+        } else {
+            (&vb, &mut va)
+        };
+        let (f0, g0) = (i32::from(f.0[OFF]), i32::from(g.0[OFF]));
+        let sign = -g0 * f0;
+        let swap = swap_mask(delta, g0);
+        delta ^= swap & (delta ^ -delta);
+        delta += 1;
+        let mask = s.splat(swap as i16);
+        let sign = s.splat(sign as i16);
+        for i in (0..RP).step_by(l) {
+            let (fs, gs) = cswap(s, mask, s.load(&f.0[OFF + i..]), s.load(&g.0[OFF + i..]));
+            let (vs, rs) = cswap(
+                s,
+                mask,
+                s.load(&vo.0[OFF + i - 1..]),
+                s.load(&r.0[OFF + i..]),
+            );
+            // x + sign·y in [-2, 2], then F3_freeze: 2 -> -1, -2 -> 1.
+            let f3 = |x: S::V| s.lt_add(s.gt_sub(x, one, three), minus_one, three);
+            let ng = f3(s.add(gs, s.mullo(fs, sign)));
+            let nr = f3(s.add(rs, s.mullo(vs, sign)));
+            s.store(&mut f.0[OFF + i..], fs);
+            s.store(&mut g.0[OFF + i - 1..], ng);
+            s.store(&mut vn.0[OFF + i..], vs);
+            s.store(&mut r.0[OFF + i..], nr);
+        }
+        g.0[OFF + P] = 0;
+    }
+    let v = &vb;
+    let sign = f.0[OFF];
+    let out = (0..P)
+        .map(|i| (sign * v.0[OFF + P - 1 - i]) as i8)
+        .collect();
+    (out, nonzero_mask_i32(delta) == 0)
+}

@@ -1,0 +1,606 @@
+//! x86-64 backends of the NTRU Prime products: one token per instruction set, 16-bit lanes.
+//!
+//! | token | lanes | needs | lane permutations of the in-register layers |
+//! |---|---|---|---|
+//! | [`Avx2`] | 16 x i16 | AVX2 | blends, 32/64-bit unpacks, 128-bit lane swaps |
+//! | [`Avx512`] | 32 x i16 | AVX-512F + BW | `vpermt2w` with constant index vectors (fused steps) |
+//!
+//! A token can only be built by `try_new`, which checks the CPU at run time; holding one is the
+//! proof every `unsafe` intrinsic call below relies on. The generic drivers (`fast.rs`) are safe
+//! code, instantiated inside the `#[target_feature]` entry points here.
+
+#![allow(unsafe_code)]
+
+use super::fast::{self, Input, Lanes, Tables};
+use super::fast_recip;
+use super::{recip, scalar, P};
+use crate::isa::Isa;
+use core::arch::x86_64::*;
+use std::sync::OnceLock;
+
+/// Proof that the CPU runs AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    pub(crate) fn try_new() -> Option<Self> {
+        is_x86_feature_detected!("avx2").then_some(Self(()))
+    }
+}
+
+/// Proof that the CPU runs AVX-512F and AVX-512BW.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512(());
+
+impl Avx512 {
+    pub(crate) fn try_new() -> Option<Self> {
+        (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"))
+            .then_some(Self(()))
+    }
+}
+
+/// Returns `x` unchanged, opaque to the optimiser (no instruction is emitted).
+///
+/// stdarch implements `_mm*_mulhi_epi16` with generic IR (sign-extend, multiply, shift); LLVM
+/// then hoists the sign extension of loop-invariant operands out of loops and rebuilds the
+/// 16-bit vector before every use (`vpmovsxwd` / `vpmovdw` / `vinserti64x4`). Passing the
+/// operands through this barrier keeps the multiplication a single `vpmulhw`.
+#[inline]
+#[target_feature(enable = "avx")]
+fn opaque256(mut x: __m256i) -> __m256i {
+    // SAFETY: an empty template with the value in a register: no memory access, no stack use,
+    // flags untouched; the value is returned unchanged.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(ymm_reg) x, options(nomem, nostack, preserves_flags));
+    }
+    x
+}
+
+/// As [`opaque256`], for 512-bit vectors.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn opaque512(mut x: __m512i) -> __m512i {
+    // SAFETY: as in `opaque256`.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(zmm_reg) x, options(nomem, nostack, preserves_flags));
+    }
+    x
+}
+
+impl Lanes for Avx2 {
+    type V = __m256i;
+    const L: usize = 16;
+    const GROUP: usize = 2;
+
+    #[inline(always)]
+    fn splat(self, x: i16) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_set1_epi16(x) }
+    }
+    #[inline(always)]
+    fn load(self, s: &[i16]) -> __m256i {
+        let s = &s[..16];
+        // SAFETY: the token proves AVX2; `s` has 16 readable i16.
+        unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn load_i8(self, s: &[i8]) -> __m256i {
+        let s = &s[..16];
+        // SAFETY: the token proves AVX2; `s` has 16 readable bytes.
+        unsafe { _mm256_cvtepi8_epi16(_mm_loadu_si128(s.as_ptr().cast())) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [i16], v: __m256i) {
+        let s = &mut s[..16];
+        // SAFETY: the token proves AVX2; `s` has 16 writable i16.
+        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_add_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_sub_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn and(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_and_si256(a, b) }
+    }
+    #[inline(always)]
+    fn xor(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_xor_si256(a, b) }
+    }
+    #[inline(always)]
+    fn mullo(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_mullo_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn mulhi(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2 (which implies AVX).
+        unsafe { _mm256_mulhi_epi16(opaque256(a), opaque256(b)) }
+    }
+    #[inline(always)]
+    fn mulhrs(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_mulhrs_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn gt_sub(self, x: __m256i, bound: __m256i, p: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_sub_epi16(x, _mm256_and_si256(_mm256_cmpgt_epi16(x, bound), p)) }
+    }
+    #[inline(always)]
+    fn lt_add(self, x: __m256i, bound: __m256i, p: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_add_epi16(x, _mm256_and_si256(_mm256_cmpgt_epi16(bound, x), p)) }
+    }
+    #[inline(always)]
+    fn deinterleave(self, a: __m256i, b: __m256i, t: usize) -> (__m256i, __m256i) {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            match t {
+                1 => (
+                    // X = [a0 b0 a2 b2 ...], Y = [a1 b1 a3 b3 ...]
+                    _mm256_blend_epi16::<0xAA>(a, _mm256_slli_epi32::<16>(b)),
+                    _mm256_blend_epi16::<0xAA>(_mm256_srli_epi32::<16>(a), b),
+                ),
+                2 => {
+                    let (fa, fb) = (_mm256_castsi256_ps(a), _mm256_castsi256_ps(b));
+                    (
+                        _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(fa, fb)),
+                        _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(fa, fb)),
+                    )
+                }
+                4 => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+                _ => (
+                    _mm256_permute2x128_si256::<0x20>(a, b),
+                    _mm256_permute2x128_si256::<0x31>(a, b),
+                ),
+            }
+        }
+    }
+    #[inline(always)]
+    fn interleave(self, x: __m256i, y: __m256i, t: usize) -> (__m256i, __m256i) {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            match t {
+                1 => (
+                    _mm256_blend_epi16::<0xAA>(x, _mm256_slli_epi32::<16>(y)),
+                    _mm256_blend_epi16::<0xAA>(_mm256_srli_epi32::<16>(x), y),
+                ),
+                2 => (_mm256_unpacklo_epi32(x, y), _mm256_unpackhi_epi32(x, y)),
+                4 => (_mm256_unpacklo_epi64(x, y), _mm256_unpackhi_epi64(x, y)),
+                _ => (
+                    _mm256_permute2x128_si256::<0x20>(x, y),
+                    _mm256_permute2x128_si256::<0x31>(x, y),
+                ),
+            }
+        }
+    }
+}
+
+/// Index vectors for `vpermt2w` on 32 lanes: element `l` of the result is element `idx[l]` of
+/// the 64-lane concatenation of the two sources.
+const L512: usize = 32;
+
+/// `deinterleave` at distance `t`: `X` (`y = false`) or `Y` (`y = true`) lanes.
+const fn deint_idx(t: usize, y: bool) -> [usize; L512] {
+    let mut out = [0; L512];
+    let mut l = 0;
+    while l < L512 {
+        out[l] = (l / t) * 2 * t + l % t + if y { t } else { 0 };
+        l += 1;
+    }
+    out
+}
+
+/// `interleave` at distance `t`: the first (`hi = false`) or second vector of the result.
+const fn inter_idx(t: usize, hi: bool) -> [usize; L512] {
+    let mut out = [0; L512];
+    let mut l = 0;
+    while l < L512 {
+        let k = l + if hi { L512 } else { 0 };
+        let (g, o) = (k / (2 * t), k % (2 * t));
+        out[l] = if o < t {
+            g * t + o
+        } else {
+            L512 + g * t + o - t
+        };
+        l += 1;
+    }
+    out
+}
+
+/// `deinterleave(interleave(x, y, t), t2)` as one pair of index vectors into `(x, y)`.
+const fn step_idx(t: usize, t2: usize) -> [[i16; L512]; 2] {
+    let (ia, ib) = (inter_idx(t, false), inter_idx(t, true));
+    let (dx, dy) = (deint_idx(t2, false), deint_idx(t2, true));
+    let mut out = [[0i16; L512]; 2];
+    let mut l = 0;
+    while l < L512 {
+        out[0][l] = (if dx[l] < L512 {
+            ia[dx[l]]
+        } else {
+            ib[dx[l] - L512]
+        }) as i16;
+        out[1][l] = (if dy[l] < L512 {
+            ia[dy[l]]
+        } else {
+            ib[dy[l] - L512]
+        }) as i16;
+        l += 1;
+    }
+    out
+}
+
+const fn narrow(a: [usize; L512]) -> [i16; L512] {
+    let mut out = [0i16; L512];
+    let mut l = 0;
+    while l < L512 {
+        out[l] = a[l] as i16;
+        l += 1;
+    }
+    out
+}
+
+/// Per distance `t = 2^k` (`k < 5`): deinterleave, interleave, step down (to `t/2`, `k >= 1`),
+/// step up (to `2t`, `k <= 3`) index vectors.
+struct PermTables {
+    deint: [[[i16; L512]; 2]; 5],
+    inter: [[[i16; L512]; 2]; 5],
+    down: [[[i16; L512]; 2]; 5],
+    up: [[[i16; L512]; 2]; 5],
+}
+
+const PERM: PermTables = {
+    let mut p = PermTables {
+        deint: [[[0; L512]; 2]; 5],
+        inter: [[[0; L512]; 2]; 5],
+        down: [[[0; L512]; 2]; 5],
+        up: [[[0; L512]; 2]; 5],
+    };
+    let mut k = 0;
+    while k < 5 {
+        let t = 1 << k;
+        p.deint[k] = [narrow(deint_idx(t, false)), narrow(deint_idx(t, true))];
+        p.inter[k] = [narrow(inter_idx(t, false)), narrow(inter_idx(t, true))];
+        if k >= 1 {
+            p.down[k] = step_idx(t, t / 2);
+        }
+        if k <= 3 {
+            p.up[k] = step_idx(t, 2 * t);
+        }
+        k += 1;
+    }
+    p
+};
+
+impl Avx512 {
+    /// `vpermt2w` of `(a, b)` by the constant index pair `idx`.
+    #[inline(always)]
+    fn perm2(self, a: __m512i, b: __m512i, idx: &[[i16; L512]; 2]) -> (__m512i, __m512i) {
+        // SAFETY: the token proves AVX-512F/BW; each index array is 64 readable bytes.
+        unsafe {
+            let i0 = _mm512_loadu_si512(idx[0].as_ptr().cast());
+            let i1 = _mm512_loadu_si512(idx[1].as_ptr().cast());
+            (
+                _mm512_permutex2var_epi16(a, i0, b),
+                _mm512_permutex2var_epi16(a, i1, b),
+            )
+        }
+    }
+}
+
+impl Lanes for Avx512 {
+    type V = __m512i;
+    const L: usize = 32;
+    const GROUP: usize = 4;
+
+    #[inline(always)]
+    fn splat(self, x: i16) -> __m512i {
+        // SAFETY: the token proves AVX-512BW.
+        unsafe { _mm512_set1_epi16(x) }
+    }
+    #[inline(always)]
+    fn load(self, s: &[i16]) -> __m512i {
+        let s = &s[..32];
+        // SAFETY: the token proves AVX-512F; `s` has 32 readable i16.
+        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn load_i8(self, s: &[i8]) -> __m512i {
+        let s = &s[..32];
+        // SAFETY: the token proves AVX-512BW; `s` has 32 readable bytes.
+        unsafe { _mm512_cvtepi8_epi16(_mm256_loadu_si256(s.as_ptr().cast())) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [i16], v: __m512i) {
+        let s = &mut s[..32];
+        // SAFETY: the token proves AVX-512F; `s` has 32 writable i16.
+        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512BW.
+        unsafe { _mm512_add_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512BW.
+        unsafe { _mm512_sub_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn and(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_and_si512(a, b) }
+    }
+    #[inline(always)]
+    fn xor(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_xor_si512(a, b) }
+    }
+    #[inline(always)]
+    fn mullo(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512BW.
+        unsafe { _mm512_mullo_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn mulhi(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_mulhi_epi16(opaque512(a), opaque512(b)) }
+    }
+    #[inline(always)]
+    fn mulhrs(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512BW.
+        unsafe { _mm512_mulhrs_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn gt_sub(self, x: __m512i, bound: __m512i, p: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512BW.
+        unsafe { _mm512_mask_sub_epi16(x, _mm512_cmpgt_epi16_mask(x, bound), x, p) }
+    }
+    #[inline(always)]
+    fn lt_add(self, x: __m512i, bound: __m512i, p: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512BW.
+        unsafe { _mm512_mask_add_epi16(x, _mm512_cmplt_epi16_mask(x, bound), x, p) }
+    }
+    #[inline(always)]
+    fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
+        self.perm2(a, b, &PERM.deint[t.trailing_zeros() as usize])
+    }
+    #[inline(always)]
+    fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        self.perm2(x, y, &PERM.inter[t.trailing_zeros() as usize])
+    }
+    #[inline(always)]
+    fn step_down(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        self.perm2(x, y, &PERM.down[t.trailing_zeros() as usize])
+    }
+    #[inline(always)]
+    fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        self.perm2(x, y, &PERM.up[t.trailing_zeros() as usize])
+    }
+}
+
+/// Generates the `#[target_feature]` entry points of a token.
+///
+/// Each entry point forwards to a twin that takes an (unused) vector of the token's width by
+/// value: rustc then marks the function with that `min-legal-vector-width`, without which LLVM
+/// may treat 512-bit vectors as illegal and carry every value as two 256-bit halves.
+macro_rules! entry_points {
+    ($tok:ty, $feat:literal) => {
+        impl $tok {
+            #[target_feature(enable = $feat)]
+            fn tf_mul_rq(self, tb: &Tables, a: &[i16], b: &[i16], out: &mut [i16]) {
+                self.w_mul_rq(self.splat(0), tb, a, b, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn w_mul_rq(
+                self,
+                _width: <$tok as Lanes>::V,
+                tb: &Tables,
+                a: &[i16],
+                b: &[i16],
+                out: &mut [i16],
+            ) {
+                let mut ia = Input::zeroed();
+                let mut ib = Input::zeroed();
+                fast::load_rq(self, tb, a, &mut ia);
+                fast::load_rq(self, tb, b, &mut ib);
+                fast::mul_rq(self, tb, &ia, &ib, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_mul_rq_small(self, tb: &Tables, a: &[i16], s: &[i8], out: &mut [i16]) {
+                self.w_mul_rq_small(self.splat(0), tb, a, s, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn w_mul_rq_small(
+                self,
+                _width: <$tok as Lanes>::V,
+                tb: &Tables,
+                a: &[i16],
+                s: &[i8],
+                out: &mut [i16],
+            ) {
+                let mut ia = Input::zeroed();
+                let mut ib = Input::zeroed();
+                fast::load_rq(self, tb, a, &mut ia);
+                fast::load_small(self, s, &mut ib);
+                fast::mul_rq_small(self, tb, &ia, &ib, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_mul_r3(self, tb: &Tables, a: &[i8], b: &[i8], out: &mut [i16]) {
+                self.w_mul_r3(self.splat(0), tb, a, b, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn w_mul_r3(
+                self,
+                _width: <$tok as Lanes>::V,
+                tb: &Tables,
+                a: &[i8],
+                b: &[i8],
+                out: &mut [i16],
+            ) {
+                let mut ia = Input::zeroed();
+                let mut ib = Input::zeroed();
+                fast::load_small(self, a, &mut ia);
+                fast::load_small(self, b, &mut ib);
+                fast::mul_r3(self, tb, &ia, &ib, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_r3_recip(self, a: &[i8]) -> (Vec<i8>, bool) {
+                self.w_r3_recip(self.splat(0), a)
+            }
+            #[target_feature(enable = $feat)]
+            fn w_r3_recip(self, _width: <$tok as Lanes>::V, a: &[i8]) -> (Vec<i8>, bool) {
+                fast_recip::r3_recip(self, a)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_rq_recip3(self, a: &[i8]) -> (Vec<i16>, bool) {
+                self.w_rq_recip3(self.splat(0), a)
+            }
+            #[target_feature(enable = $feat)]
+            fn w_rq_recip3(self, _width: <$tok as Lanes>::V, a: &[i8]) -> (Vec<i16>, bool) {
+                fast_recip::rq_recip3(self, a)
+            }
+        }
+    };
+}
+
+entry_points!(Avx2, "avx2");
+entry_points!(Avx512, "avx512f,avx512bw");
+
+fn avx2_tables(s: Avx2) -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| Tables::new(s))
+}
+
+fn avx512_tables(s: Avx512) -> &'static Tables {
+    static T: OnceLock<Tables> = OnceLock::new();
+    T.get_or_init(|| Tables::new(s))
+}
+
+/// `a · b` in `R/q` on `isa` (`Avx2` or `Avx512`; anything else, or a CPU without it, runs the
+/// reference). Lengths are checked by the caller.
+pub(crate) fn mul_rq(isa: Isa, a: &[i16], b: &[i16]) -> Vec<i16> {
+    let mut out = vec![0i16; fast::PADDED];
+    match (isa, Avx512::try_new(), Avx2::try_new()) {
+        // SAFETY: the token proves the features the entry point enables.
+        (Isa::Avx512, Some(s), _) => unsafe { s.tf_mul_rq(avx512_tables(s), a, b, &mut out) },
+        // SAFETY: as above.
+        (Isa::Avx2, _, Some(s)) => unsafe { s.tf_mul_rq(avx2_tables(s), a, b, &mut out) },
+        _ => return scalar::mul_rq(a, b),
+    }
+    out.truncate(P);
+    out
+}
+
+/// `a · s` in `R/q` for small `s` (see [`mul_rq`]).
+pub(crate) fn mul_rq_small(isa: Isa, a: &[i16], s: &[i8]) -> Vec<i16> {
+    let mut out = vec![0i16; fast::PADDED];
+    match (isa, Avx512::try_new(), Avx2::try_new()) {
+        // SAFETY: the token proves the features the entry point enables.
+        (Isa::Avx512, Some(t), _) => unsafe { t.tf_mul_rq_small(avx512_tables(t), a, s, &mut out) },
+        // SAFETY: as above.
+        (Isa::Avx2, _, Some(t)) => unsafe { t.tf_mul_rq_small(avx2_tables(t), a, s, &mut out) },
+        _ => return scalar::mul_rq_small(a, s),
+    }
+    out.truncate(P);
+    out
+}
+
+/// `a · b` in `R/3` (see [`mul_rq`]).
+pub(crate) fn mul_r3(isa: Isa, a: &[i8], b: &[i8]) -> Vec<i8> {
+    let mut out = vec![0i16; fast::PADDED];
+    match (isa, Avx512::try_new(), Avx2::try_new()) {
+        // SAFETY: the token proves the features the entry point enables.
+        (Isa::Avx512, Some(s), _) => unsafe { s.tf_mul_r3(avx512_tables(s), a, b, &mut out) },
+        // SAFETY: as above.
+        (Isa::Avx2, _, Some(s)) => unsafe { s.tf_mul_r3(avx2_tables(s), a, b, &mut out) },
+        _ => return scalar::mul_r3(a, b),
+    }
+    out[..P].iter().map(|&x| x as i8).collect()
+}
+
+/// `R3_recip` on `isa` (see [`mul_rq`] for the fallback).
+pub(crate) fn r3_recip(isa: Isa, a: &[i8]) -> (Vec<i8>, bool) {
+    match (isa, Avx512::try_new(), Avx2::try_new()) {
+        // SAFETY: the token proves the features the entry point enables.
+        (Isa::Avx512, Some(s), _) => unsafe { s.tf_r3_recip(a) },
+        // SAFETY: as above.
+        (Isa::Avx2, _, Some(s)) => unsafe { s.tf_r3_recip(a) },
+        _ => recip::r3_recip(a),
+    }
+}
+
+/// `Rq_recip3` on `isa` (see [`mul_rq`] for the fallback).
+pub(crate) fn rq_recip3(isa: Isa, a: &[i8]) -> (Vec<i16>, bool) {
+    match (isa, Avx512::try_new(), Avx2::try_new()) {
+        // SAFETY: the token proves the features the entry point enables.
+        (Isa::Avx512, Some(s), _) => unsafe { s.tf_rq_recip3(a) },
+        // SAFETY: as above.
+        (Isa::Avx2, _, Some(s)) => unsafe { s.tf_rq_recip3(a) },
+        _ => recip::rq_recip3(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lane permutations: interleave inverts deinterleave, `Y` is `X + t` within a block of
+    /// `2t`, and the fused steps equal the two-step compositions.
+    fn check<S: Lanes>(s: S) {
+        let l = S::L;
+        let idx: Vec<i16> = (0..2 * l as i16).collect();
+        let (a, b) = (s.load(&idx[..l]), s.load(&idx[l..]));
+        let dump = |v: S::V| {
+            let mut o = vec![0i16; l];
+            s.store(&mut o, v);
+            o
+        };
+        let mut t = 1;
+        while t < l {
+            let (x, y) = s.deinterleave(a, b, t);
+            let (xs, ys) = (dump(x), dump(y));
+            for i in 0..l {
+                assert_eq!(ys[i], xs[i] + t as i16, "t={t}");
+                assert_eq!(xs[i] as usize % (2 * t), xs[i] as usize % (2 * t) % t);
+            }
+            let (a2, b2) = s.interleave(x, y, t);
+            assert_eq!(dump(a2), idx[..l]);
+            assert_eq!(dump(b2), idx[l..]);
+            if t > 1 {
+                let (u, v) = s.step_down(x, y, t);
+                let (u2, v2) = s.deinterleave(a, b, t / 2);
+                assert_eq!((dump(u), dump(v)), (dump(u2), dump(v2)));
+            }
+            if 2 * t < l {
+                let (u, v) = s.step_up(x, y, t);
+                let (u2, v2) = s.deinterleave(a, b, 2 * t);
+                assert_eq!((dump(u), dump(v)), (dump(u2), dump(v2)));
+            }
+            t *= 2;
+        }
+    }
+
+    #[test]
+    fn permutations() {
+        let mut ran = 0;
+        if let Some(s) = Avx2::try_new() {
+            check(s);
+            ran += 1;
+        }
+        if let Some(s) = Avx512::try_new() {
+            check(s);
+            ran += 1;
+        }
+        println!("lane permutation checks ran on {ran} backends");
+    }
+}
