@@ -80,3 +80,48 @@ def test_ntruplus_ntt_scalings(n):
 def test_ntruplus_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+def ntruprime_schoolbook(a, b, q=4591, p=761):
+    prod = [0] * (2 * p - 1)
+    for i, x in enumerate(a):
+        if x:
+            for j, y in enumerate(b):
+                prod[i + j] += int(x) * int(y)
+    for k in range(2 * p - 2, p - 1, -1):  # x^p = x + 1
+        c = prod[k]
+        prod[k] = 0
+        prod[k - p] += c
+        prod[k - p + 1] += c
+    out = []
+    for v in prod[:p]:
+        r = v % q
+        out.append(r - q if r > q // 2 else r)
+    return out
+
+
+def test_ntruprime_mul_matches_schoolbook():
+    rng = np.random.default_rng(761)
+    for _ in range(2):
+        a = rng.integers(-2295, 2296, 761).astype(np.int16)
+        b = np.zeros(761, dtype=np.int16)
+        idx = rng.integers(0, 761, 30)
+        b[idx] = rng.integers(-2295, 2296, 30).astype(np.int16)
+        assert [int(v) for v in rings.ntruprime_mul(a, b)] == ntruprime_schoolbook(a, b)
+        s = rng.integers(-1, 2, 761).astype(np.int8)
+        s[np.arange(761) % 7 != 0] = 0
+        assert [int(v) for v in rings.ntruprime_mul_small(a, s)] == ntruprime_schoolbook(a, s)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: rings.ntruprime_mul(np.zeros(760, np.int16), np.zeros(761, np.int16)),
+        lambda: rings.ntruprime_mul(np.zeros(761), np.zeros(761)),
+        lambda: rings.ntruprime_mul_small(np.zeros(761, np.int16), np.full(761, 2, np.int8)),
+        lambda: rings.ntruprime_mul_small(np.zeros(761, np.int16), np.zeros((761, 1), np.int8)),
+    ],
+)
+def test_ntruprime_bad_input(call):
+    with pytest.raises(ValueError):
+        call()

@@ -691,6 +691,60 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
+/// P2: NTRU Prime products against the reference figures of BENCHMARKS.md.
+fn p2(rows: &mut Vec<Row>, rounds: usize) {
+    use latpoly::rings::ntruprime::{self, Multiplier};
+    let a: Vec<i16> = (0..761)
+        .map(|i: i32| ((i * 1237) % 4591 - 2295) as i16)
+        .collect();
+    let b: Vec<i16> = (0..761)
+        .map(|i: i32| ((i * 811 + 7) % 4591 - 2295) as i16)
+        .collect();
+    let s: Vec<i8> = (0..761).map(|i| (i % 3) as i8 - 1).collect();
+    let (ar, br, sr) = (&a, &b, &s);
+    let mut jobs: Vec<Job<'_>> = vec![
+        Box::new(move || {
+            black_box(ntruprime::mul_rq(ar, br).expect("mul_rq"));
+        }),
+        Box::new(move || {
+            black_box(ntruprime::mul_rq_small(ar, sr).expect("mul_rq_small"));
+        }),
+    ];
+    let t = time_jobs(&mut jobs, rounds);
+    drop(jobs);
+    let isa = Multiplier::new().isa().to_string();
+    for (k, (op, fig, src, target)) in [
+        (
+            "general x general, incl. reduction",
+            1820.0,
+            "AVX2 record (Hwang 2024)",
+            Some(0.70),
+        ),
+        ("general x small", 2474.0, "PQClean AVX2", None),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let ratio = t[k] * 1000.0 / fig;
+        rows.push(Row {
+            workload: "P2 NTRU Prime Z_4591[x]/(x^761-x-1)".into(),
+            op: op.into(),
+            latpoly_us: t[k],
+            backend: isa.clone(),
+            peers: vec![],
+            target: None,
+            note: format!(
+                "{src} {fig} ns (BENCHMARKS.md, not run here): ratio {ratio:.2}{}",
+                match target {
+                    Some(x) if ratio <= x => format!(" (target <= {x}, met)"),
+                    Some(x) => format!(" (target <= {x}, MISSED)"),
+                    None => String::new(),
+                }
+            ),
+        });
+    }
+}
+
 /// P3: NTRU+ NTT, inverse NTT, base multiplication and base inversion, against the official
 /// AVX2 figures measured on this machine kind (shared/BENCHMARKS.md).
 fn p3(rows: &mut Vec<Row>, rounds: usize) {
@@ -888,6 +942,9 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
     }
     if want("S1") {
         s1(&mut rows, rounds);
+    }
+    if want("P2") {
+        p2(&mut rows, rounds);
     }
     if want("P3") {
         p3(&mut rows, rounds);

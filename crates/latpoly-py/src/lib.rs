@@ -310,6 +310,8 @@ fn _latpoly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<poly::Sampler>()?;
     m.add_function(wrap_pyfunction!(poly::transform_batch, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruplus_mul, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::ntruprime_mul, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::ntruprime_mul_small, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruplus_ntt, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruplus_invntt, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruplus_basemul, m)?)?;

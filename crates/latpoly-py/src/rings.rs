@@ -88,3 +88,31 @@ pub(crate) fn ntruplus_baseinv<'py>(
     let (c, ok) = py.detach(|| ntruplus::baseinv(a, p)).map_err(value_error)?;
     Ok((PyArray1::from_vec(py, c), ok))
 }
+
+/// NTRU Prime product in Z_4591[x]/(x^761 - x - 1): centred int16 in and out.
+#[pyfunction]
+pub(crate) fn ntruprime_mul<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray1<'py, i16>,
+    b: PyReadonlyArray1<'py, i16>,
+) -> PyResult<Bound<'py, PyArray1<i16>>> {
+    let (a, b) = (contiguous(&a, "a")?, contiguous(&b, "b")?);
+    let c = py
+        .detach(|| latpoly::rings::ntruprime::mul_rq(a, b))
+        .map_err(value_error)?;
+    Ok(PyArray1::from_vec(py, c))
+}
+
+/// NTRU Prime product of a general polynomial by a small one (coefficients in {-1, 0, 1}).
+#[pyfunction]
+pub(crate) fn ntruprime_mul_small<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray1<'py, i16>,
+    s: PyReadonlyArray1<'py, i8>,
+) -> PyResult<Bound<'py, PyArray1<i16>>> {
+    let (a, s) = (contiguous(&a, "a")?, contiguous(&s, "s")?);
+    let c = py
+        .detach(|| latpoly::rings::ntruprime::mul_rq_small(a, s))
+        .map_err(value_error)?;
+    Ok(PyArray1::from_vec(py, c))
+}

@@ -1,5 +1,7 @@
 """Arithmetic of the NTT-unfriendly post-quantum rings (numpy arrays in and out).
 
+* NTRU Prime: Z_4591[x]/(x^761 - x - 1) -- ``ntruprime_mul`` (general x general) and
+  ``ntruprime_mul_small`` (general x {-1, 0, 1}), centred int16 coefficients in [-2295, 2295].
 * NTRU+: Z_3457[x]/(x^n - x^(n/2) + 1), n in {576, 768, 864, 1152} -- ``ntruplus_mul``,
   ``ntruplus_ntt``, ``ntruplus_invntt``, ``ntruplus_basemul``, ``ntruplus_baseinv`` in the
   spec's NTT order and Montgomery conventions (R = 2^16: ``invntt(ntt(f)) = 2^16 f``,
@@ -22,9 +24,22 @@ import numpy as np
 
 from . import _latpoly
 
-__all__ = ["ntruplus_mul", "ntruplus_ntt", "ntruplus_invntt", "ntruplus_basemul", "ntruplus_baseinv"]
+__all__ = ["ntruprime_mul", "ntruprime_mul_small", "ntruplus_mul", "ntruplus_ntt", "ntruplus_invntt", "ntruplus_basemul", "ntruplus_baseinv"]
 
 Q_PLUS = 3457
+Q_PRIME, P_PRIME = 4591, 761
+
+
+def ntruprime_mul(a, b) -> np.ndarray:
+    """Product in Z_4591[x]/(x^761 - x - 1); inputs of 761 int16 values, output centred."""
+    return _latpoly.ntruprime_mul(_array(a, np.int16, "a", P_PRIME, -32768, 32768),
+                                  _array(b, np.int16, "b", P_PRIME, -32768, 32768))
+
+
+def ntruprime_mul_small(a, s) -> np.ndarray:
+    """Product of a general polynomial by a small one (values in {-1, 0, 1})."""
+    return _latpoly.ntruprime_mul_small(_array(a, np.int16, "a", P_PRIME, -32768, 32768),
+                                        _array(s, np.int8, "s", P_PRIME, -1, 2))
 
 
 def _array(a, dtype, name: str, n: int, lo: int, hi: int) -> np.ndarray:
