@@ -1,8 +1,9 @@
-//! NTT-unfriendly post-quantum rings: NTRU Prime (`x^761 - x - 1`, `q = 4591`) and NTRU+
-//! (`x^n - x^(n/2) + 1`, `q = 3457`); NTRU (`x^n - 1`, `q = 2^k`) is being added.
+//! NTT-unfriendly post-quantum rings: NTRU (`x^n - 1`, `q = 2^k`), NTRU Prime
+//! (`x^761 - x - 1`, `q = 4591`) and NTRU+ (`x^n - x^(n/2) + 1`, `q = 3457`).
 //!
 //! Each family has a scalar reference (the specification, bit-exact with the reference C and its
 //! test vectors) and fast paths chosen at run time, all constant time.
 
+pub mod ntru;
 pub mod ntruplus;
 pub mod ntruprime;

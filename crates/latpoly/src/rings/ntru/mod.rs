@@ -1,0 +1,721 @@
+//! NTRU ring arithmetic (NIST round 3: ntruhps2048509, ntruhps2048677, ntruhps4096821,
+//! ntruhrss701), bit-exact with the reference C (jschanck/ntru@6d96ed37, PQClean@6cd3167b).
+//!
+//! Rings: `R_q = Z_q[x]/(x^n - 1)` with `q = 2^k`, `S_q = Z_q[x]/Phi_n`, `S_3 = Z_3[x]/Phi_n`,
+//! `S_2` likewise, where `Phi_n = (x^n - 1)/(x - 1)`. Polynomials are slices of `n` coefficients
+//! of type `u16`, constant term first. As in the reference, coefficients are **not** kept reduced
+//! mod `q`: products are computed mod `2^16` and callers reduce (`& (q - 1)`) when they need to.
+//! Every routine accepts arbitrary `u16` inputs and returns exactly what the reference C returns
+//! for them (including for non-invertible inputs of the inverses).
+//!
+//! Conventions:
+//! * the three products ([`poly_rq_mul`], [`poly_sq_mul`], [`poly_s3_mul`]) infer `n` from the
+//!   slice length (the four degrees are distinct); every other routine takes the
+//!   [`NtruParams`] explicitly and checks the lengths against it;
+//! * bad input (unsupported `n`, wrong slice length) returns an [`Error`], never panics;
+//! * everything is constant time: no branch and no memory index depends on coefficient values.
+//!
+//! Products: [`poly_rq_mul`] runs the fastest multiplier the CPU has, detected at run time and
+//! capped by `LATPOLY_ISA` (read once, at the first product): an exact Karatsuba multiplier with
+//! 32 (AVX-512BW) or 16 (AVX2) lanes of 16 bits, or the scalar schoolbook reference (the
+//! specification; `LATPOLY_ISA=scalar` forces it). [`rq_mul_isa`] tells which one runs and
+//! [`poly_rq_mul_isa`] picks one explicitly. All of them return identical results.
+//!
+//! ```
+//! use latpoly::rings::ntru::{self, NtruParams};
+//!
+//! let p = NtruParams::Hps2048509;
+//! let n = p.n();
+//! let mut a = vec![0u16; n];
+//! a[0] = 3; // a = 3 + 2x^(n-1)
+//! a[n - 1] = 2;
+//! let mut b = vec![0u16; n];
+//! b[1] = 1; // b = x
+//! let mut c = vec![0u16; n];
+//! ntru::poly_rq_mul(&a, &b, &mut c)?;
+//! assert_eq!((c[0], c[1]), (2, 3)); // x^n = 1
+//!
+//! // Inverse mod (q, Phi_n): a · a^-1 = 1 in S_q.
+//! let mut inv = vec![0u16; n];
+//! ntru::poly_rq_inv(&a, p, &mut inv)?;
+//! ntru::poly_sq_mul(&a, &inv, &mut c)?;
+//! let q = p.q();
+//! assert_eq!(c[0] & (q - 1), 1);
+//! assert!(c[1..].iter().all(|&x| x & (q - 1) == 0));
+//! # Ok::<(), latpoly::Error>(())
+//! ```
+
+mod fast;
+mod reference;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+use crate::error::{Error, Result};
+use crate::isa::Isa;
+use std::sync::OnceLock;
+
+/// The four NIST round-3 NTRU parameter sets.
+///
+/// ```
+/// use latpoly::rings::ntru::NtruParams;
+///
+/// let p = NtruParams::Hrss701;
+/// assert_eq!((p.n(), p.q(), p.log_q()), (701, 8192, 13));
+/// assert_eq!(p.name(), "ntruhrss701");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NtruParams {
+    /// ntruhps2048509: `n = 509`, `q = 2048`.
+    Hps2048509,
+    /// ntruhps2048677: `n = 677`, `q = 2048`.
+    Hps2048677,
+    /// ntruhps4096821: `n = 821`, `q = 4096`.
+    Hps4096821,
+    /// ntruhrss701: `n = 701`, `q = 8192`.
+    Hrss701,
+}
+
+impl NtruParams {
+    /// All four parameter sets.
+    ///
+    /// ```
+    /// use latpoly::rings::ntru::NtruParams;
+    ///
+    /// let ns: Vec<usize> = NtruParams::ALL.iter().map(|p| p.n()).collect();
+    /// assert_eq!(ns, [509, 677, 821, 701]);
+    /// ```
+    pub const ALL: [NtruParams; 4] = [
+        NtruParams::Hps2048509,
+        NtruParams::Hps2048677,
+        NtruParams::Hps4096821,
+        NtruParams::Hrss701,
+    ];
+
+    /// The ring degree `n` (a prime).
+    ///
+    /// ```
+    /// assert_eq!(latpoly::rings::ntru::NtruParams::Hps2048677.n(), 677);
+    /// ```
+    pub const fn n(self) -> usize {
+        match self {
+            NtruParams::Hps2048509 => 509,
+            NtruParams::Hps2048677 => 677,
+            NtruParams::Hps4096821 => 821,
+            NtruParams::Hrss701 => 701,
+        }
+    }
+
+    /// `log2 q`: 11, 11, 12 or 13.
+    ///
+    /// ```
+    /// assert_eq!(latpoly::rings::ntru::NtruParams::Hps4096821.log_q(), 12);
+    /// ```
+    pub const fn log_q(self) -> u32 {
+        match self {
+            NtruParams::Hps2048509 | NtruParams::Hps2048677 => 11,
+            NtruParams::Hps4096821 => 12,
+            NtruParams::Hrss701 => 13,
+        }
+    }
+
+    /// The modulus `q = 2^log_q`.
+    ///
+    /// ```
+    /// assert_eq!(latpoly::rings::ntru::NtruParams::Hps2048509.q(), 2048);
+    /// ```
+    pub const fn q(self) -> u16 {
+        1 << self.log_q()
+    }
+
+    /// The scheme name as in the NIST submission (`"ntruhps2048509"`, ..., `"ntruhrss701"`).
+    ///
+    /// ```
+    /// assert_eq!(latpoly::rings::ntru::NtruParams::Hps4096821.name(), "ntruhps4096821");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            NtruParams::Hps2048509 => "ntruhps2048509",
+            NtruParams::Hps2048677 => "ntruhps2048677",
+            NtruParams::Hps4096821 => "ntruhps4096821",
+            NtruParams::Hrss701 => "ntruhrss701",
+        }
+    }
+
+    /// Whether this is the HRSS variant (which changes [`poly_lift`]).
+    ///
+    /// ```
+    /// use latpoly::rings::ntru::NtruParams;
+    ///
+    /// assert!(NtruParams::Hrss701.is_hrss());
+    /// assert!(!NtruParams::Hps2048509.is_hrss());
+    /// ```
+    pub const fn is_hrss(self) -> bool {
+        matches!(self, NtruParams::Hrss701)
+    }
+
+    /// The parameter set of degree `n`; [`Error::InvalidDegree`] unless `n` is 509, 677, 701
+    /// or 821.
+    ///
+    /// ```
+    /// use latpoly::rings::ntru::NtruParams;
+    ///
+    /// assert_eq!(NtruParams::from_n(701)?, NtruParams::Hrss701);
+    /// assert!(NtruParams::from_n(512).is_err());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn from_n(n: usize) -> Result<NtruParams> {
+        NtruParams::ALL
+            .into_iter()
+            .find(|p| p.n() == n)
+            .ok_or(Error::InvalidDegree {
+                n,
+                reason: "NTRU supports n = 509, 677, 701 and 821 only",
+            })
+    }
+
+    /// Length in bytes of [`poly_sq_tobytes`] / [`poly_rq_sum_zero_tobytes`]:
+    /// `ceil((n - 1) · log_q / 8)` (699, 930, 1230, 1138).
+    ///
+    /// ```
+    /// assert_eq!(latpoly::rings::ntru::NtruParams::Hps2048509.sq_bytes(), 699);
+    /// ```
+    pub const fn sq_bytes(self) -> usize {
+        ((self.n() - 1) * self.log_q() as usize).div_ceil(8)
+    }
+
+    /// Length in bytes of [`poly_s3_tobytes`]: `ceil((n - 1) / 5)` (102, 136, 164, 140).
+    ///
+    /// ```
+    /// assert_eq!(latpoly::rings::ntru::NtruParams::Hps2048509.s3_bytes(), 102);
+    /// ```
+    pub const fn s3_bytes(self) -> usize {
+        (self.n() - 1).div_ceil(5)
+    }
+}
+
+/// Checks that `len == expected`.
+fn check_len(expected: usize, got: usize) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch { expected, got })
+    }
+}
+
+/// Checks the operands of a product and returns the parameter set of their degree.
+fn check_product(a: &[u16], b: &[u16], out: &[u16]) -> Result<NtruParams> {
+    let p = NtruParams::from_n(a.len())?;
+    check_len(p.n(), b.len())?;
+    check_len(p.n(), out.len())?;
+    Ok(p)
+}
+
+/// A multiplier implementation for `poly_Rq_mul`.
+#[derive(Clone, Copy, Debug)]
+enum Backend {
+    Scalar,
+    #[cfg(target_arch = "x86_64")]
+    Avx2(x86::Avx2Lanes),
+    #[cfg(target_arch = "x86_64")]
+    Avx512(x86::Avx512Lanes),
+}
+
+impl Backend {
+    /// The best multiplier this CPU runs, not above `cap`.
+    fn best(cap: Isa) -> Backend {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if cap >= Isa::Avx512 {
+                if let Some(t) = x86::Avx512Lanes::try_new() {
+                    return Backend::Avx512(t);
+                }
+            }
+            if cap >= Isa::Avx2 {
+                if let Some(t) = x86::Avx2Lanes::try_new() {
+                    return Backend::Avx2(t);
+                }
+            }
+        }
+        let _ = cap;
+        Backend::Scalar
+    }
+
+    fn isa(self) -> Isa {
+        match self {
+            Backend::Scalar => Isa::Scalar,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(_) => Isa::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(_) => Isa::Avx512,
+        }
+    }
+
+    /// `out = a · b mod (x^n - 1, 2^16)`; lengths already checked.
+    fn mul(self, p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
+        match self {
+            Backend::Scalar => reference::rq_mul(a, b, out),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => fast::rq_mul(t, p, a, b, out),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => fast::rq_mul(t, p, a, b, out),
+        }
+        let _ = p;
+    }
+}
+
+/// The default multiplier: best available, capped by `LATPOLY_ISA` (read once).
+fn default_backend() -> Backend {
+    static DEFAULT: OnceLock<Backend> = OnceLock::new();
+    *DEFAULT.get_or_init(|| Backend::best(Isa::env_cap().unwrap_or(Isa::Avx512Ifma)))
+}
+
+/// The multiplier [`poly_rq_mul`] (and every routine built on it) uses in this process: the best
+/// one this CPU runs, capped by `LATPOLY_ISA` as read at the first call (`Avx512` needs
+/// AVX-512F and AVX-512BW; `Avx512Ifma` is not used and counts as `Avx512`).
+///
+/// ```
+/// use latpoly::{Isa, rings::ntru};
+///
+/// let isa = ntru::rq_mul_isa();
+/// assert!(matches!(isa, Isa::Scalar | Isa::Avx2 | Isa::Avx512));
+/// ```
+pub fn rq_mul_isa() -> Isa {
+    default_backend().isa()
+}
+
+/// `out = a · b mod (x^n - 1)` computed mod `2^16`, **not** reduced mod `q`: the reference
+/// `poly_Rq_mul` (a cyclic convolution; callers mask with `q - 1` when they need `R_q`).
+///
+/// `n = a.len()` must be 509, 677, 701 or 821 ([`Error::InvalidDegree`] otherwise), and `b`
+/// and `out` must have the same length ([`Error::LengthMismatch`]).
+///
+/// ```
+/// use latpoly::rings::ntru::poly_rq_mul;
+///
+/// let a = vec![0xffffu16; 509]; // -1 everywhere
+/// let b = vec![0xffffu16; 509];
+/// let mut c = vec![0u16; 509];
+/// poly_rq_mul(&a, &b, &mut c)?;
+/// assert!(c.iter().all(|&x| x == 509)); // each coefficient sums 509 products (-1)(-1)
+/// assert!(poly_rq_mul(&a[..508], &b[..508], &mut c[..508]).is_err());
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_rq_mul(a: &[u16], b: &[u16], out: &mut [u16]) -> Result<()> {
+    let p = check_product(a, b, out)?;
+    default_backend().mul(p, a, b, out);
+    Ok(())
+}
+
+/// [`poly_rq_mul`] with the multiplier chosen explicitly: the best one this CPU runs that is not
+/// above `isa` (so `Isa::Scalar` runs the schoolbook reference). Returns the one that ran.
+/// Ignores `LATPOLY_ISA`. Every multiplier returns the same result.
+///
+/// ```
+/// use latpoly::{Isa, rings::ntru::poly_rq_mul_isa};
+///
+/// let a: Vec<u16> = (0..677).map(|i| (i * i) as u16).collect();
+/// let b: Vec<u16> = (0..677).map(|i| (3 * i + 1) as u16).collect();
+/// let (mut r, mut f) = (vec![0u16; 677], vec![0u16; 677]);
+/// assert_eq!(poly_rq_mul_isa(Isa::Scalar, &a, &b, &mut r)?, Isa::Scalar);
+/// let used = poly_rq_mul_isa(Isa::Avx512, &a, &b, &mut f)?;
+/// assert!(used <= Isa::Avx512);
+/// assert_eq!(r, f);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_rq_mul_isa(isa: Isa, a: &[u16], b: &[u16], out: &mut [u16]) -> Result<Isa> {
+    let p = check_product(a, b, out)?;
+    let backend = Backend::best(isa);
+    backend.mul(p, a, b, out);
+    Ok(backend.isa())
+}
+
+/// `out = a · b mod (Phi_n)`, computed mod `2^16`: [`poly_rq_mul`] followed by
+/// [`poly_mod_q_phi_n`] (`out[i] -= out[n-1]`, so `out[n-1] = 0`), as the reference
+/// `poly_Sq_mul`. Same length rules as [`poly_rq_mul`].
+///
+/// ```
+/// use latpoly::rings::ntru::poly_sq_mul;
+///
+/// let n = 509;
+/// let mut a = vec![0u16; n];
+/// a[n - 1] = 1; // x^(n-1) = -(1 + x + ... + x^(n-2)) mod Phi_n
+/// let mut one = vec![0u16; n];
+/// one[0] = 1;
+/// let mut c = vec![0u16; n];
+/// poly_sq_mul(&a, &one, &mut c)?;
+/// assert!(c[..n - 1].iter().all(|&x| x == 0xffff) && c[n - 1] == 0);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_sq_mul(a: &[u16], b: &[u16], out: &mut [u16]) -> Result<()> {
+    poly_rq_mul(a, b, out)?;
+    reference::mod_q_phi_n(out);
+    Ok(())
+}
+
+/// `out = a · b mod (3, Phi_n)` with coefficients in `{0, 1, 2}`, as the reference
+/// `poly_S3_mul` (jschanck/ntru `ref-common`, and the unit vectors): [`poly_rq_mul`] (mod
+/// `2^16`) followed directly by [`poly_mod_3_phi_n`]. (PQClean's `clean` variant masks with
+/// `q - 1` in between; the two agree whenever the product's coefficients are below `q`, e.g. for
+/// ternary inputs with `n < q/4`.) Same length rules as [`poly_rq_mul`].
+///
+/// ```
+/// use latpoly::rings::ntru::poly_s3_mul;
+///
+/// let n = 701;
+/// let mut a = vec![0u16; n];
+/// a[0] = 2; // -1
+/// let mut b = vec![0u16; n];
+/// b[3] = 2; // -x^3
+/// let mut c = vec![0u16; n];
+/// poly_s3_mul(&a, &b, &mut c)?;
+/// assert_eq!(c[3], 1); // (-1)(-x^3) = x^3
+/// assert_eq!(c.iter().map(|&x| x as u32).sum::<u32>(), 1);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_s3_mul(a: &[u16], b: &[u16], out: &mut [u16]) -> Result<()> {
+    poly_rq_mul(a, b, out)?;
+    reference::mod_3_phi_n(out);
+    Ok(())
+}
+
+/// Checks `len(x) == params.n()` for every slice length given.
+fn check_n(p: NtruParams, lens: &[usize]) -> Result<()> {
+    for &l in lens {
+        check_len(p.n(), l)?;
+    }
+    Ok(())
+}
+
+/// `out = a^-1 mod (2, Phi_n)`, coefficients in `{0, 1}`, `out[n-1] = 0`: the reference
+/// `poly_R2_inv` (constant-time divstep). The input is read mod 2 (`(a[i] ^ a[n-1]) & 1`, i.e.
+/// already reduced mod `Phi_n`). If `a` is not invertible the output is whatever the reference
+/// returns (not an inverse); no error is reported, as in the reference.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048509;
+/// let a: Vec<u16> = (0..p.n()).map(|i| (i % 3 == 0) as u16).collect();
+/// let mut inv = vec![0u16; p.n()];
+/// ntru::poly_r2_inv(&a, p, &mut inv)?;
+/// let mut c = vec![0u16; p.n()];
+/// ntru::poly_sq_mul(&a, &inv, &mut c)?;
+/// assert_eq!(c[0] & 1, 1);
+/// assert!(c[1..].iter().all(|&x| x & 1 == 0));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_r2_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
+    check_n(params, &[a.len(), out.len()])?;
+    reference::r2_inv(a, out);
+    Ok(())
+}
+
+/// `out = a^-1 mod (2^16, Phi_n)` (so also mod `(q, Phi_n)`), as the reference `poly_Rq_inv`:
+/// [`poly_r2_inv`], then four Newton steps `r = r · (2 - a · r)` with [`poly_rq_mul`]. Outputs
+/// are not reduced mod `q`. Constant time; for non-invertible `a` the output is what the
+/// reference returns.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps4096821;
+/// let mut a = vec![0u16; p.n()];
+/// a[0] = 1;
+/// a[5] = 4095; // 1 - x^5
+/// a[7] = 2;
+/// let mut inv = vec![0u16; p.n()];
+/// ntru::poly_rq_inv(&a, p, &mut inv)?;
+/// let mut c = vec![0u16; p.n()];
+/// ntru::poly_sq_mul(&a, &inv, &mut c)?;
+/// let q1 = p.q() - 1;
+/// assert!(c.iter().enumerate().all(|(i, &x)| x & q1 == (i == 0) as u16));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_rq_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
+    check_n(params, &[a.len(), out.len()])?;
+    let mut ai = vec![0u16; params.n()];
+    reference::r2_inv(a, &mut ai);
+    let backend = default_backend();
+    reference::r2_inv_to_rq_inv(&ai, a, out, &|x, y, z| backend.mul(params, x, y, z));
+    Ok(())
+}
+
+/// `out = a^-1 mod (3, Phi_n)`, coefficients in `{0, 1, 2}`, `out[n-1] = 0`: the reference
+/// `poly_S3_inv` (constant-time divstep over GF(3)). The input is read as `a[i] & 3` with `3`
+/// counting as `0`, reduced mod `Phi_n`. For non-invertible `a` the output is what the reference
+/// returns.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hrss701;
+/// let a: Vec<u16> = (0..p.n()).map(|i| ((i * i + 1) % 3) as u16).collect();
+/// let mut inv = vec![0u16; p.n()];
+/// ntru::poly_s3_inv(&a, p, &mut inv)?;
+/// let mut c = vec![0u16; p.n()];
+/// ntru::poly_s3_mul(&a, &inv, &mut c)?;
+/// assert!(c.iter().enumerate().all(|(i, &x)| x == (i == 0) as u16));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_s3_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
+    check_n(params, &[a.len(), out.len()])?;
+    reference::s3_inv(a, out);
+    Ok(())
+}
+
+/// `out = Lift(a)`, the reference `poly_lift`. HPS: `a` mapped by [`poly_z3_to_zq`]
+/// (`{0, 1, 2} -> {0, 1, q - 1}`). HRSS: `(x - 1) · (a / (x - 1) mod (3, Phi_n))` with
+/// coefficients in `{0, 1, q - 1}` before the product by `x - 1` (the result is in `u16`, not
+/// reduced mod `q`).
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048509;
+/// let mut m = vec![0u16; p.n()];
+/// m[0] = 1;
+/// m[1] = 2;
+/// let mut r = vec![0u16; p.n()];
+/// ntru::poly_lift(&m, p, &mut r)?;
+/// assert_eq!(&r[..3], &[1, 2047, 0]);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_lift(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
+    check_n(params, &[a.len(), out.len()])?;
+    if params.is_hrss() {
+        reference::lift_hrss(a, out, params.q());
+    } else {
+        reference::lift_hps(a, out, params.q());
+    }
+    Ok(())
+}
+
+/// In place, `r[i] = r[i] | (-(r[i] >> 1) & (q - 1))`: maps `{0, 1, 2}` to `{0, 1, q - 1}`, as
+/// the reference `poly_Z3_to_Zq` (other values are transformed by the same formula).
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hrss701;
+/// let mut r: Vec<u16> = (0..p.n()).map(|i| (i % 3) as u16).collect();
+/// ntru::poly_z3_to_zq(&mut r, p)?;
+/// assert_eq!(&r[..3], &[0, 1, 8191]);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_z3_to_zq(r: &mut [u16], params: NtruParams) -> Result<()> {
+    check_n(params, &[r.len()])?;
+    reference::z3_to_zq(r, params.q());
+    Ok(())
+}
+
+/// In place, `t = r[i] mod q; r[i] = 3 & (t ^ (t >> (log_q - 1)))`: maps `{0, 1, q - 1}` to
+/// `{0, 1, 2}`, as the reference `poly_trinary_Zq_to_Z3` (other values give `0..=3`).
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048677;
+/// let mut r = vec![0u16; p.n()];
+/// r[1] = 1;
+/// r[2] = 2047;
+/// r[3] = 0xffff; // -1 mod 2^16 is also q - 1 mod q
+/// ntru::poly_trinary_zq_to_z3(&mut r, p)?;
+/// assert_eq!(&r[..4], &[0, 1, 2, 2]);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_trinary_zq_to_z3(r: &mut [u16], params: NtruParams) -> Result<()> {
+    check_n(params, &[r.len()])?;
+    reference::trinary_zq_to_z3(r, params.q(), params.log_q());
+    Ok(())
+}
+
+/// `out = a mod (3, Phi_n)` with `a` read mod `q` and centred in `[-q/2, q/2)`: the reference
+/// `poly_Rq_to_S3`. Coefficients of `out` are in `{0, 1, 2}`.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048509;
+/// let mut a = vec![0u16; p.n()];
+/// a[0] = 2047; // -1 mod q
+/// a[1] = 4;
+/// let mut r = vec![0u16; p.n()];
+/// ntru::poly_rq_to_s3(&a, p, &mut r)?;
+/// assert_eq!(&r[..3], &[2, 1, 0]);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_rq_to_s3(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
+    check_n(params, &[a.len(), out.len()])?;
+    reference::rq_to_s3(a, out, params.q(), params.log_q());
+    Ok(())
+}
+
+/// In place, `r[i] = (r[i] + 2 r[n-1]) mod 3` (the sum taken mod `2^16` first): the reference
+/// `poly_mod_3_Phi_n`, reducing mod `(3, Phi_n)`; `r[n-1]` becomes 0.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048509;
+/// let mut r = vec![4u16; p.n()];
+/// r[0] = 7;
+/// ntru::poly_mod_3_phi_n(&mut r, p)?;
+/// assert_eq!((r[0], r[1], r[p.n() - 1]), (0, 0, 0)); // 7 + 8 = 15, 4 + 8 = 12
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_mod_3_phi_n(r: &mut [u16], params: NtruParams) -> Result<()> {
+    check_n(params, &[r.len()])?;
+    reference::mod_3_phi_n(r);
+    Ok(())
+}
+
+/// In place, `r[i] = r[i] - r[n-1]` mod `2^16`: the reference `poly_mod_q_Phi_n`, reducing
+/// mod `Phi_n` (not mod `q`); `r[n-1]` becomes 0.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048509;
+/// let mut r = vec![5u16; p.n()];
+/// r[0] = 2;
+/// ntru::poly_mod_q_phi_n(&mut r, p)?;
+/// assert_eq!((r[0], r[1], r[p.n() - 1]), (0xfffd, 0, 0));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_mod_q_phi_n(r: &mut [u16], params: NtruParams) -> Result<()> {
+    check_n(params, &[r.len()])?;
+    reference::mod_q_phi_n(r);
+    Ok(())
+}
+
+/// Packs `a[0..n-1]`, each reduced mod `q`, as `log_q`-bit little-endian fields into
+/// `out` of [`NtruParams::sq_bytes`] bytes (`a[n-1]` is not packed): the reference
+/// `poly_Sq_tobytes`.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048509;
+/// let mut a = vec![0u16; p.n()];
+/// a[0] = 0x7ff;
+/// a[1] = 0x801; // reduced to 1
+/// let mut bytes = vec![0u8; p.sq_bytes()];
+/// ntru::poly_sq_tobytes(&a, p, &mut bytes)?;
+/// assert_eq!(&bytes[..3], &[0xff, 0x0f, 0x00]);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_sq_tobytes(a: &[u16], params: NtruParams, out: &mut [u8]) -> Result<()> {
+    check_n(params, &[a.len()])?;
+    check_len(params.sq_bytes(), out.len())?;
+    reference::sq_tobytes(a, out, params.log_q());
+    Ok(())
+}
+
+/// Unpacks [`NtruParams::sq_bytes`] bytes into `out[0..n-1]` (values `< q`) and sets
+/// `out[n-1] = 0`: the reference `poly_Sq_frombytes`. Unused high bits of the last byte are
+/// ignored.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps4096821;
+/// let mut bytes = vec![0u8; p.sq_bytes()];
+/// bytes[0] = 0x21;
+/// bytes[1] = 0x43;
+/// let mut a = vec![0u16; p.n()];
+/// ntru::poly_sq_frombytes(&bytes, p, &mut a)?;
+/// assert_eq!(&a[..2], &[0x321, 0x004]);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_sq_frombytes(bytes: &[u8], params: NtruParams, out: &mut [u16]) -> Result<()> {
+    check_len(params.sq_bytes(), bytes.len())?;
+    check_n(params, &[out.len()])?;
+    reference::sq_frombytes(bytes, out, params.log_q());
+    Ok(())
+}
+
+/// Packs a polynomial whose coefficients sum to zero mod `q` (only `a[0..n-1]` are stored):
+/// the reference `poly_Rq_sum_zero_tobytes`, identical to [`poly_sq_tobytes`].
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hrss701;
+/// let mut a = vec![0u16; p.n()];
+/// a[0] = 5;
+/// a[p.n() - 1] = p.q() - 5;
+/// let mut bytes = vec![0u8; p.sq_bytes()];
+/// ntru::poly_rq_sum_zero_tobytes(&a, p, &mut bytes)?;
+/// let mut back = vec![0u16; p.n()];
+/// ntru::poly_rq_sum_zero_frombytes(&bytes, p, &mut back)?;
+/// assert_eq!(back[0], 5);
+/// assert_eq!(back[p.n() - 1] & (p.q() - 1), p.q() - 5);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_rq_sum_zero_tobytes(a: &[u16], params: NtruParams, out: &mut [u8]) -> Result<()> {
+    poly_sq_tobytes(a, params, out)
+}
+
+/// Unpacks like [`poly_sq_frombytes`], then sets `out[n-1] = -(out[0] + ... + out[n-2])`
+/// mod `2^16` (not reduced mod `q`), as the reference `poly_Rq_sum_zero_frombytes`.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048509;
+/// let mut bytes = vec![0u8; p.sq_bytes()];
+/// bytes[0] = 3;
+/// let mut a = vec![0u16; p.n()];
+/// ntru::poly_rq_sum_zero_frombytes(&bytes, p, &mut a)?;
+/// assert_eq!((a[0], a[p.n() - 1]), (3, 0xfffd));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_rq_sum_zero_frombytes(bytes: &[u8], params: NtruParams, out: &mut [u16]) -> Result<()> {
+    check_len(params.sq_bytes(), bytes.len())?;
+    check_n(params, &[out.len()])?;
+    reference::rq_sum_zero_frombytes(bytes, out, params.log_q());
+    Ok(())
+}
+
+/// Packs `a[0..n-1]` five per byte (`c = a[5i+4]; c = 3c + a[5i+3]; ...`, each step mod 256)
+/// into [`NtruParams::s3_bytes`] bytes: the reference `poly_S3_tobytes`. Coefficients are
+/// expected in `{0, 1, 2}` but are used as given.
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048509;
+/// let mut a = vec![0u16; p.n()];
+/// a[..5].copy_from_slice(&[1, 2, 0, 0, 1]); // 1 + 2·3 + 81 = 88
+/// let mut bytes = vec![0u8; p.s3_bytes()];
+/// ntru::poly_s3_tobytes(&a, p, &mut bytes)?;
+/// assert_eq!(bytes[0], 88);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_s3_tobytes(a: &[u16], params: NtruParams, out: &mut [u8]) -> Result<()> {
+    check_n(params, &[a.len()])?;
+    check_len(params.s3_bytes(), out.len())?;
+    reference::s3_tobytes(a, out);
+    Ok(())
+}
+
+/// Unpacks [`NtruParams::s3_bytes`] bytes into base-3 digits, sets `out[n-1] = 0` and reduces
+/// with [`poly_mod_3_phi_n`]: the reference `poly_S3_frombytes` (any byte value is accepted).
+///
+/// ```
+/// use latpoly::rings::ntru::{self, NtruParams};
+///
+/// let p = NtruParams::Hps2048509;
+/// let mut bytes = vec![0u8; p.s3_bytes()];
+/// bytes[0] = 88;
+/// let mut a = vec![0u16; p.n()];
+/// ntru::poly_s3_frombytes(&bytes, p, &mut a)?;
+/// assert_eq!(&a[..6], &[1, 2, 0, 0, 1, 0]);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_s3_frombytes(bytes: &[u8], params: NtruParams, out: &mut [u16]) -> Result<()> {
+    check_len(params.s3_bytes(), bytes.len())?;
+    check_n(params, &[out.len()])?;
+    reference::s3_frombytes(bytes, out);
+    Ok(())
+}

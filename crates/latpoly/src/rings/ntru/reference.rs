@@ -1,0 +1,434 @@
+//! Scalar reference code: the specification of every NTRU routine.
+//!
+//! Each function mirrors the NIST round-3 reference C (jschanck/ntru@6d96ed37 `ref-common/`,
+//! PQClean@6cd3167b `crypto_kem/ntru*/clean/`) statement for statement, with the C integer
+//! semantics made explicit: `uint16_t` arithmetic is `wrapping_*` on `u16`, `int` intermediates
+//! are computed wide and truncated where the C stores them into a `uint16_t`. Inputs are arbitrary
+//! `u16` values, exactly as the C reads them, so the outputs match the reference (and its unit
+//! vectors) bit for bit even on inputs that are not reduced.
+//!
+//! Constant time: no branch and no memory index depends on coefficient values. Secret-derived
+//! masks and multipliers go through [`barrier`] so that LLVM cannot turn them back into branches
+//! (or unswitch a loop on them).
+
+use crate::arith::ct::barrier;
+
+/// `a mod 3` for any `u16`. The reference `mod3(uint16_t)` folds `a` and ends with a mask
+/// select; it returns the exact residue (checked exhaustively in the tests), so this computes the
+/// residue directly: `%` by a constant compiles to a multiply and a shift, with no branch that a
+/// select could become.
+#[inline(always)]
+pub(crate) fn mod3_u16(a: u16) -> u16 {
+    a % 3
+}
+
+/// `a mod 3` for `a <= 9`, as the `uint8_t mod3` of `poly_s3_inv.c` (exact residue, computed
+/// without a select, see [`mod3_u16`]).
+#[inline(always)]
+fn mod3_small(a: u8) -> u8 {
+    debug_assert!(a <= 9);
+    a % 3
+}
+
+/// The reference `mod3(uint16_t)` statement for statement (kept to test [`mod3_u16`]).
+#[cfg(test)]
+fn mod3_reference(a: u16) -> u16 {
+    let mut r = (a >> 8) + (a & 0xff); // r mod 255 == a mod 255
+    r = (r >> 4) + (r & 0xf); // r' mod 15 == r mod 15
+    r = (r >> 2) + (r & 0x3); // r' mod 3 == r mod 3
+    r = (r >> 2) + (r & 0x3); // r' mod 3 == r mod 3
+    let t = (r as i16).wrapping_sub(3);
+    let c = t >> 15;
+    ((c & r as i16) ^ (!c & t)) as u16
+}
+
+/// The `uint8_t mod3` of `poly_s3_inv.c` statement for statement (kept to test
+/// [`mod3_small`]).
+#[cfg(test)]
+fn mod3_small_reference(a: u8) -> u8 {
+    let a = (a >> 2) + (a & 3); // between 0 and 4
+    let t = i16::from(a) - 3;
+    let c = t >> 5;
+    (t ^ (c & (i16::from(a) ^ t))) as u8
+}
+
+/// Cyclic convolution `r = a · b mod (x^n - 1)` computed in `u16` (mod `2^16`): the reference
+/// `poly_Rq_mul` (schoolbook), no reduction mod `q`. Lengths are checked by the caller.
+pub(crate) fn rq_mul(a: &[u16], b: &[u16], r: &mut [u16]) {
+    let n = a.len();
+    debug_assert!(b.len() == n && r.len() == n);
+    r.fill(0);
+    for (i, &ai) in a.iter().enumerate() {
+        // x^i · b: coefficients j < n - i land at i + j, the others wrap to i + j - n.
+        let (b_lo, b_hi) = b.split_at(n - i);
+        let (r_lo, r_hi) = r.split_at_mut(i);
+        for (rk, &bj) in r_hi.iter_mut().zip(b_lo) {
+            *rk = rk.wrapping_add(ai.wrapping_mul(bj));
+        }
+        for (rk, &bj) in r_lo.iter_mut().zip(b_hi) {
+            *rk = rk.wrapping_add(ai.wrapping_mul(bj));
+        }
+    }
+}
+
+/// `poly_mod_3_Phi_n`: `r[i] = mod3(r[i] + 2 r[n-1])`, the sum truncated to `u16` as in the C.
+pub(crate) fn mod_3_phi_n(r: &mut [u16]) {
+    let last = r[r.len() - 1];
+    let twice = last.wrapping_mul(2);
+    for c in r.iter_mut() {
+        *c = mod3_u16(c.wrapping_add(twice));
+    }
+}
+
+/// `poly_mod_q_Phi_n`: `r[i] = r[i] - r[n-1]` (mod `2^16`, not reduced mod `q`).
+pub(crate) fn mod_q_phi_n(r: &mut [u16]) {
+    let last = r[r.len() - 1];
+    for c in r.iter_mut() {
+        *c = c.wrapping_sub(last);
+    }
+}
+
+/// `poly_Z3_to_Zq`: `r[i] | (-(r[i] >> 1) & (q - 1))`, i.e. `{0, 1, 2} -> {0, 1, q - 1}`.
+pub(crate) fn z3_to_zq(r: &mut [u16], q: u16) {
+    for c in r.iter_mut() {
+        *c |= (*c >> 1).wrapping_neg() & (q - 1);
+    }
+}
+
+/// `poly_trinary_Zq_to_Z3`: `t = r mod q; 3 & (t ^ (t >> (log q - 1)))`, i.e.
+/// `{0, 1, q - 1} -> {0, 1, 2}` (other inputs give values in `0..=3`).
+pub(crate) fn trinary_zq_to_z3(r: &mut [u16], q: u16, log_q: u32) {
+    for c in r.iter_mut() {
+        let t = *c & (q - 1);
+        *c = 3 & (t ^ (t >> (log_q - 1)));
+    }
+}
+
+/// `poly_Rq_to_S3`: reduce mod `q`, move the upper half to `[-q/2, 0)` by adding `-q mod 3`,
+/// then reduce mod `(3, Phi_n)`.
+pub(crate) fn rq_to_s3(a: &[u16], r: &mut [u16], q: u16, log_q: u32) {
+    for (rc, &ac) in r.iter_mut().zip(a) {
+        let t = ac & (q - 1);
+        let flag = t >> (log_q - 1);
+        *rc = t.wrapping_add(flag << (1 - (log_q & 1)));
+    }
+    mod_3_phi_n(r);
+}
+
+/// HPS `poly_lift`: a copy followed by `poly_Z3_to_Zq`.
+pub(crate) fn lift_hps(a: &[u16], r: &mut [u16], q: u16) {
+    r.copy_from_slice(a);
+    z3_to_zq(r, q);
+}
+
+/// HRSS `poly_lift` (ref-common/poly_lift.c): `b = a / (x - 1) mod (3, Phi_n)` by the explicit
+/// formula, then `Z3 -> Zq`, then `r = (x - 1) · b` (all in `u16`, not reduced mod `q`).
+pub(crate) fn lift_hrss(a: &[u16], r: &mut [u16], q: u16) {
+    let n = a.len();
+    let mut b = vec![0u16; n];
+    // t = -1/N mod 3 = -N mod 3, as `uint16_t t = 3 - (NTRU_N % 3)`.
+    let t = (3 - (n % 3)) as u16;
+    let two_minus_t = 2u16.wrapping_sub(t);
+    b[0] = a[0]
+        .wrapping_mul(two_minus_t)
+        .wrapping_add(a[2].wrapping_mul(t));
+    b[1] = a[1].wrapping_mul(two_minus_t);
+    b[2] = a[2].wrapping_mul(two_minus_t);
+    let mut zj: u16 = 0; // z[1]
+    for &ai in &a[3..] {
+        b[0] = b[0].wrapping_add(ai.wrapping_mul(zj + 2 * t));
+        b[1] = b[1].wrapping_add(ai.wrapping_mul(zj + t));
+        b[2] = b[2].wrapping_add(ai.wrapping_mul(zj));
+        zj = (zj + t) % 3;
+    }
+    b[1] = b[1].wrapping_add(a[0].wrapping_mul(zj + t));
+    b[2] = b[2].wrapping_add(a[0].wrapping_mul(zj));
+    b[2] = b[2].wrapping_add(a[1].wrapping_mul(zj + t));
+    for i in 3..n {
+        let s = a[i].wrapping_add(a[i - 1]).wrapping_add(a[i - 2]);
+        b[i] = b[i - 3].wrapping_add(s.wrapping_mul(2));
+    }
+    // Finish the reduction mod Phi_n, switch to {0, 1, q-1}, multiply by (x - 1).
+    mod_3_phi_n(&mut b);
+    z3_to_zq(&mut b, q);
+    r[0] = b[0].wrapping_neg();
+    for i in 0..n - 1 {
+        r[i + 1] = b[i].wrapping_sub(b[i + 1]);
+    }
+}
+
+/// `poly_R2_inv` (divstep, "Based on supercop-20200702/crypto_core/invhrss701/simpler"):
+/// the inverse of `a` mod `(2, Phi_n)`, input read as `(a[i] ^ a[n-1]) & 1`.
+///
+/// Bit-sliced: every polynomial is a little-endian array of 64-bit words (bit `i` = coefficient
+/// `i`), which runs the reference's exact step sequence on whole words.
+pub(crate) fn r2_inv(a: &[u16], r: &mut [u16]) {
+    let n = a.len();
+    let words = n.div_ceil(64);
+    let top_mask = if n.is_multiple_of(64) {
+        u64::MAX
+    } else {
+        (1u64 << (n % 64)) - 1
+    };
+    let mut f = vec![u64::MAX; words];
+    f[words - 1] = top_mask;
+    let mut g = vec![0u64; words];
+    let mut v = vec![0u64; words];
+    let mut w = vec![0u64; words];
+    w[0] = 1;
+    let last = a[n - 1];
+    for (i, &ai) in a[..n - 1].iter().enumerate() {
+        let bit = u64::from((ai ^ last) & 1);
+        let pos = n - 2 - i;
+        g[pos / 64] |= bit << (pos % 64);
+    }
+    let mut delta: i32 = 1;
+    for _ in 0..2 * (n - 1) - 1 {
+        // v = x · v (drop the coefficient that leaves degree n - 1)
+        for k in (1..words).rev() {
+            v[k] = (v[k] << 1) | (v[k - 1] >> 63);
+        }
+        v[0] <<= 1;
+        v[words - 1] &= top_mask;
+
+        let g0 = (g[0] & 1) as i32;
+        let sign = barrier((g[0] & f[0] & 1).wrapping_neg());
+        // swap = -1 iff delta > 0 and g[0] != 0
+        let swap = barrier(((((-delta) & (-g0)) >> 31) as i64) as u64);
+        delta ^= (swap as i32) & (delta ^ -delta);
+        delta += 1;
+
+        for k in 0..words {
+            let t = swap & (f[k] ^ g[k]);
+            f[k] ^= t;
+            g[k] ^= t;
+            let t = swap & (v[k] ^ w[k]);
+            v[k] ^= t;
+            w[k] ^= t;
+        }
+        for k in 0..words {
+            g[k] ^= sign & f[k];
+            w[k] ^= sign & v[k];
+        }
+        // g = g / x (the constant term is zero by now)
+        for k in 0..words - 1 {
+            g[k] = (g[k] >> 1) | (g[k + 1] << 63);
+        }
+        g[words - 1] >>= 1;
+    }
+    for (i, ri) in r[..n - 1].iter_mut().enumerate() {
+        let pos = n - 2 - i;
+        *ri = ((v[pos / 64] >> (pos % 64)) & 1) as u16;
+    }
+    r[n - 1] = 0;
+}
+
+/// A `poly_Rq_mul` implementation: `(a, b, out)`.
+pub(crate) type MulFn<'a> = &'a dyn Fn(&[u16], &[u16], &mut [u16]);
+
+/// `poly_R2_inv_to_Rq_inv`: four Newton steps `r = r · (2 - a · r)` in `u16` (precision
+/// `2 -> 2^16`), with `b = -a` (wrapping), using `mul` for `poly_Rq_mul`.
+pub(crate) fn r2_inv_to_rq_inv(ai: &[u16], a: &[u16], r: &mut [u16], mul: MulFn<'_>) {
+    let n = a.len();
+    let b: Vec<u16> = a.iter().map(|&x| x.wrapping_neg()).collect();
+    let mut c = vec![0u16; n];
+    let mut s = vec![0u16; n];
+    r.copy_from_slice(ai);
+    for _ in 0..2 {
+        mul(r, &b, &mut c);
+        c[0] = c[0].wrapping_add(2); // c = 2 - a·r
+        mul(&c, r, &mut s); // s = r·c
+        mul(&s, &b, &mut c);
+        c[0] = c[0].wrapping_add(2); // c = 2 - a·s
+        mul(&c, &s, r); // r = s·c
+    }
+}
+
+/// `poly_S3_inv` (divstep over GF(3)): the inverse of `a` mod `(3, Phi_n)`, input read as
+/// `mod3((a[i] & 3) + 2 (a[n-1] & 3))` (so a coefficient `3` counts as `0`).
+pub(crate) fn s3_inv(a: &[u16], r: &mut [u16]) {
+    let n = a.len();
+    let mut f = vec![1u8; n];
+    let mut g = vec![0u8; n];
+    let mut v = vec![0u8; n];
+    let mut w = vec![0u8; n];
+    w[0] = 1;
+    let last = (a[n - 1] & 3) as u8;
+    for i in 0..n - 1 {
+        g[n - 2 - i] = mod3_small((a[i] & 3) as u8 + 2 * last);
+    }
+    let mut delta: i32 = 1;
+    for _ in 0..2 * (n - 1) - 1 {
+        v.copy_within(0..n - 1, 1);
+        v[0] = 0;
+
+        let sign = barrier(u16::from(mod3_small(2 * g[0] * f[0]))) as u8;
+        let swap32 = ((-delta) & (-i32::from(g[0]))) >> 31;
+        let swap = barrier(swap32 as u16) as u8;
+        delta ^= swap32 & (delta ^ -delta);
+        delta += 1;
+
+        for (fi, gi) in f.iter_mut().zip(g.iter_mut()) {
+            let t = swap & (*fi ^ *gi);
+            *fi ^= t;
+            *gi ^= t;
+        }
+        for (vi, wi) in v.iter_mut().zip(w.iter_mut()) {
+            let t = swap & (*vi ^ *wi);
+            *vi ^= t;
+            *wi ^= t;
+        }
+        for (gi, &fi) in g.iter_mut().zip(&f) {
+            *gi = mod3_small(*gi + sign * fi);
+        }
+        for (wi, &vi) in w.iter_mut().zip(&v) {
+            *wi = mod3_small(*wi + sign * vi);
+        }
+        g.copy_within(1..n, 0);
+        g[n - 1] = 0;
+    }
+    let sign = barrier(u16::from(f[0])) as u8;
+    for i in 0..n - 1 {
+        r[i] = u16::from(mod3_small(sign * v[n - 2 - i]));
+    }
+    r[n - 1] = 0;
+}
+
+/// `poly_Sq_tobytes`: the first `n - 1` coefficients, each reduced mod `q`, as `log q`-bit
+/// little-endian bit fields.
+pub(crate) fn sq_tobytes(a: &[u16], out: &mut [u8], log_q: u32) {
+    let mask = (1u32 << log_q) - 1;
+    out.fill(0);
+    let mut acc: u32 = 0;
+    let mut bits = 0u32;
+    let mut pos = 0;
+    for &c in &a[..a.len() - 1] {
+        acc |= (u32::from(c) & mask) << bits;
+        bits += log_q;
+        while bits >= 8 {
+            out[pos] = acc as u8;
+            pos += 1;
+            acc >>= 8;
+            bits -= 8;
+        }
+    }
+    if bits > 0 {
+        out[pos] = acc as u8;
+    }
+}
+
+/// `poly_Sq_frombytes`: `n - 1` fields of `log q` bits, `r[n-1] = 0`.
+pub(crate) fn sq_frombytes(bytes: &[u8], r: &mut [u16], log_q: u32) {
+    let n = r.len();
+    let mask = (1u32 << log_q) - 1;
+    let mut acc: u32 = 0;
+    let mut bits = 0u32;
+    let mut pos = 0;
+    for c in r[..n - 1].iter_mut() {
+        while bits < log_q {
+            acc |= u32::from(bytes[pos]) << bits;
+            pos += 1;
+            bits += 8;
+        }
+        *c = (acc & mask) as u16;
+        acc >>= log_q;
+        bits -= log_q;
+    }
+    r[n - 1] = 0;
+}
+
+/// `poly_Rq_sum_zero_frombytes`: `poly_Sq_frombytes`, then `r[n-1] = -(r[0] + ... + r[n-2])`
+/// in `u16` (not reduced mod `q`).
+pub(crate) fn rq_sum_zero_frombytes(bytes: &[u8], r: &mut [u16], log_q: u32) {
+    sq_frombytes(bytes, r, log_q);
+    let n = r.len();
+    let mut s: u16 = 0;
+    for &c in &r[..n - 1] {
+        s = s.wrapping_sub(c);
+    }
+    r[n - 1] = s;
+}
+
+/// `poly_S3_tobytes`: five coefficients per byte, `c = a4; c = 3c + a3; ...` each step mod 256
+/// (the coefficients are used as they are, not reduced mod 3).
+pub(crate) fn s3_tobytes(a: &[u16], out: &mut [u8]) {
+    let deg = a.len() - 1;
+    for (i, o) in out.iter_mut().enumerate() {
+        let lo = 5 * i;
+        let hi = (lo + 5).min(deg);
+        let mut c: u16 = 0;
+        for &x in a[lo..hi].iter().rev() {
+            c = (3u16.wrapping_mul(c).wrapping_add(x)) & 255;
+        }
+        *o = c as u8;
+    }
+}
+
+/// `poly_S3_frombytes`: base-3 digits by the reference's multiply-shift divisions, `r[n-1] = 0`,
+/// then `poly_mod_3_Phi_n`.
+pub(crate) fn s3_frombytes(bytes: &[u8], r: &mut [u16]) {
+    let n = r.len();
+    let deg = n - 1;
+    for (i, &byte) in bytes.iter().enumerate() {
+        let c = u32::from(byte);
+        let digits = [
+            c,
+            (c * 171) >> 9,
+            (c * 57) >> 9,
+            (c * 19) >> 9,
+            (c * 203) >> 14,
+        ];
+        if 5 * i + 5 <= deg {
+            for (j, &d) in digits.iter().enumerate() {
+                r[5 * i + j] = d as u16;
+            }
+        } else {
+            // The last, partial byte: repeated division by 3 of the (byte-sized) remainder.
+            let mut c = c as u8;
+            for j in 0..deg - 5 * i {
+                r[5 * i + j] = u16::from(c);
+                c = ((u32::from(c) * 171) >> 9) as u8;
+            }
+        }
+    }
+    r[n - 1] = 0;
+    mod_3_phi_n(r);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mod3_matches_the_reference() {
+        for a in 0..=u16::MAX {
+            assert_eq!(mod3_u16(a), mod3_reference(a), "a={a}");
+        }
+        for a in 0..=9u8 {
+            assert_eq!(mod3_small(a), mod3_small_reference(a));
+        }
+    }
+
+    #[test]
+    fn packing_round_trips() {
+        for (n, log_q) in [(509, 11), (677, 11), (701, 13), (821, 12)] {
+            let q = 1u32 << log_q;
+            let a: Vec<u16> = (0..n)
+                .map(|i| ((i * 7919 + 13) as u32 % q) as u16)
+                .collect();
+            let mut bytes = vec![0u8; ((n - 1) * log_q as usize).div_ceil(8)];
+            sq_tobytes(&a, &mut bytes, log_q);
+            let mut back = vec![0u16; n];
+            sq_frombytes(&bytes, &mut back, log_q);
+            assert_eq!(&back[..n - 1], &a[..n - 1]);
+            assert_eq!(back[n - 1], 0);
+
+            let t: Vec<u16> = (0..n - 1).map(|i| (i * 5 % 3) as u16).chain([0]).collect();
+            let mut bytes = vec![0u8; (n - 1).div_ceil(5)];
+            s3_tobytes(&t, &mut bytes);
+            let mut back = vec![0u16; n];
+            s3_frombytes(&bytes, &mut back);
+            assert_eq!(back, t);
+        }
+    }
+}

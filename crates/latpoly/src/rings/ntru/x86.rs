@@ -1,0 +1,273 @@
+//! x86-64 backends of the NTRU multiplier: [`Avx2Lanes`] (16 x u16) and [`Avx512Lanes`]
+//! (32 x u16, AVX-512F + BW).
+//!
+//! A token can only be built by `try_new`, which checks the CPU at run time; holding one is the
+//! proof every `unsafe` intrinsic call in this module relies on. The generic code of
+//! [`super::fast`] is `#[inline(always)]` and is instantiated inside the `#[target_feature]`
+//! entry points below, so every vector operation inlines.
+
+#![allow(unsafe_code)]
+
+use super::fast::{kmul16_body, rq_mul_body, unroll, Lanes, Plan, RowIo};
+use core::arch::x86_64::*;
+
+/// Output position of transposition row `r`: the in-lane unpack stages leave the three low
+/// bits of the row index reversed.
+const fn out_row(r: usize) -> usize {
+    (r & !7) | ((r & 1) << 2) | (r & 2) | ((r >> 2) & 1)
+}
+
+/// Proof that the CPU runs AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2Lanes(());
+
+impl Avx2Lanes {
+    pub(crate) fn try_new() -> Option<Self> {
+        is_x86_feature_detected!("avx2").then_some(Self(()))
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn tf_kmul16<const K: usize>(self, a: &[u16], b: &[u16], terms: [usize; K], c: &mut [u16]) {
+        kmul16_body(self, a, b, terms, c)
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn tf_rq_mul(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+        rq_mul_body(self, plan, a, b, out, ws)
+    }
+}
+
+impl Lanes for Avx2Lanes {
+    type V = __m256i;
+    const L: usize = 16;
+
+    #[inline(always)]
+    fn zero(self) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_setzero_si256() }
+    }
+    #[inline(always)]
+    fn load(self, s: &[u16]) -> __m256i {
+        let s = &s[..16];
+        // SAFETY: token proves AVX2; `s` has 16 readable u16.
+        unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [u16], v: __m256i) {
+        let s = &mut s[..16];
+        // SAFETY: token proves AVX2; `s` has 16 writable u16.
+        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_add_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_sub_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn mul(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_mullo_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn transpose(self, io: &mut impl RowIo<Self>) {
+        let mut v = [self.zero(); 16];
+        unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+            v[i] = io.load(self, i);
+        });
+        // Element (row r, column c), c = (c3 | c2 c1 c0) with c3 the 128-bit half. Stage k
+        // pairs rows differing in bit k and swaps that row bit with a column bit: the unpacks
+        // (within 128-bit halves) rotate (c2 c1 c0 r_k), then permute2x128 swaps c3 and r3.
+        // The rows end up with their three low index bits reversed (see `out_row`).
+        // SAFETY: token proves AVX2.
+        unsafe {
+            unroll!(i in [0, 2, 4, 6, 8, 10, 12, 14] {
+                let (x, y) = (v[i], v[i + 1]);
+                v[i] = _mm256_unpacklo_epi16(x, y);
+                v[i + 1] = _mm256_unpackhi_epi16(x, y);
+            });
+            unroll!(i in [0, 1, 4, 5, 8, 9, 12, 13] {
+                let (x, y) = (v[i], v[i + 2]);
+                v[i] = _mm256_unpacklo_epi32(x, y);
+                v[i + 2] = _mm256_unpackhi_epi32(x, y);
+            });
+            unroll!(i in [0, 1, 2, 3, 8, 9, 10, 11] {
+                let (x, y) = (v[i], v[i + 4]);
+                v[i] = _mm256_unpacklo_epi64(x, y);
+                v[i + 4] = _mm256_unpackhi_epi64(x, y);
+            });
+            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7] {
+                let (x, y) = (v[i], v[i + 8]);
+                v[i] = _mm256_permute2x128_si256::<0x20>(x, y);
+                v[i + 8] = _mm256_permute2x128_si256::<0x31>(x, y);
+            });
+        }
+        unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+            io.store(self, out_row(r), v[r]);
+        });
+    }
+    #[inline(always)]
+    fn kmul16<const K: usize>(self, a: &[u16], b: &[u16], terms: [usize; K], c: &mut [u16]) {
+        // SAFETY: the token exists only if the CPU supports AVX2.
+        unsafe { self.tf_kmul16(a, b, terms, c) }
+    }
+    #[inline(always)]
+    fn rq_mul_entry(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+        // SAFETY: the token exists only if the CPU supports AVX2.
+        unsafe { self.tf_rq_mul(plan, a, b, out, ws) }
+    }
+}
+
+/// Proof that the CPU runs AVX-512F and AVX-512BW.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512Lanes(());
+
+impl Avx512Lanes {
+    pub(crate) fn try_new() -> Option<Self> {
+        (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"))
+            .then_some(Self(()))
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn tf_kmul16<const K: usize>(self, a: &[u16], b: &[u16], terms: [usize; K], c: &mut [u16]) {
+        kmul16_body(self, a, b, terms, c)
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn tf_rq_mul(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+        rq_mul_body(self, plan, a, b, out, ws)
+    }
+}
+
+impl Lanes for Avx512Lanes {
+    type V = __m512i;
+    const L: usize = 32;
+
+    #[inline(always)]
+    fn zero(self) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_setzero_si512() }
+    }
+    #[inline(always)]
+    fn load(self, s: &[u16]) -> __m512i {
+        let s = &s[..32];
+        // SAFETY: token proves AVX-512F; `s` has 32 readable u16.
+        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [u16], v: __m512i) {
+        let s = &mut s[..32];
+        // SAFETY: token proves AVX-512F; `s` has 32 writable u16.
+        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512BW.
+        unsafe { _mm512_add_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn sub(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512BW.
+        unsafe { _mm512_sub_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn mul(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512BW.
+        unsafe { _mm512_mullo_epi16(a, b) }
+    }
+    #[inline(always)]
+    fn transpose(self, io: &mut impl RowIo<Self>) {
+        let mut v = [self.zero(); 32];
+        unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+            v[i] = io.load(self, i);
+        });
+        // Column c = (c4 c3 | c2 c1 c0), c4 c3 the 128-bit lane. Unpacks (stages 0-2) rotate
+        // (c2 c1 c0 r_k) within 128-bit lanes; stage 3 swaps c3 with r3 (qword permute), stage 4
+        // swaps c4 with r4 (128-bit shuffle). Rows end with their low three bits reversed.
+        // SAFETY: token proves AVX-512F and AVX-512BW.
+        unsafe {
+            unroll!(i in [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30] {
+                let (x, y) = (v[i], v[i + 1]);
+                v[i] = _mm512_unpacklo_epi16(x, y);
+                v[i + 1] = _mm512_unpackhi_epi16(x, y);
+            });
+            unroll!(i in [0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29] {
+                let (x, y) = (v[i], v[i + 2]);
+                v[i] = _mm512_unpacklo_epi32(x, y);
+                v[i + 2] = _mm512_unpackhi_epi32(x, y);
+            });
+            unroll!(i in [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27] {
+                let (x, y) = (v[i], v[i + 4]);
+                v[i] = _mm512_unpacklo_epi64(x, y);
+                v[i + 4] = _mm512_unpackhi_epi64(x, y);
+            });
+            let lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+            let hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23] {
+                let (x, y) = (v[i], v[i + 8]);
+                v[i] = _mm512_permutex2var_epi64(x, lo, y);
+                v[i + 8] = _mm512_permutex2var_epi64(x, hi, y);
+            });
+            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+                let (x, y) = (v[i], v[i + 16]);
+                v[i] = _mm512_shuffle_i64x2::<0x44>(x, y);
+                v[i + 16] = _mm512_shuffle_i64x2::<0xEE>(x, y);
+            });
+        }
+        unroll!(r in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31] {
+            io.store(self, out_row(r), v[r]);
+        });
+    }
+    #[inline(always)]
+    fn kmul16<const K: usize>(self, a: &[u16], b: &[u16], terms: [usize; K], c: &mut [u16]) {
+        // SAFETY: the token exists only if the CPU supports AVX-512F and AVX-512BW.
+        unsafe { self.tf_kmul16(a, b, terms, c) }
+    }
+    #[inline(always)]
+    fn rq_mul_entry(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+        // SAFETY: the token exists only if the CPU supports AVX-512F and AVX-512BW.
+        unsafe { self.tf_rq_mul(plan, a, b, out, ws) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_transpose<T: Lanes>(t: T) {
+        let l = T::L;
+        let src: Vec<u16> = (0..l * l).map(|i| i as u16).collect();
+        let mut dst = vec![0u16; l * l];
+        struct Io<'a>(&'a [u16], &'a mut [u16]);
+        impl<T: Lanes> RowIo<T> for Io<'_> {
+            fn load(&mut self, t: T, i: usize) -> T::V {
+                t.load(&self.0[i * T::L..])
+            }
+            fn store(&mut self, t: T, j: usize, v: T::V) {
+                t.store(&mut self.1[j * T::L..], v)
+            }
+        }
+        t.transpose(&mut Io(&src, &mut dst));
+        for i in 0..l {
+            for j in 0..l {
+                assert_eq!(dst[j * l + i], src[i * l + j], "L={l} i={i} j={j}");
+            }
+        }
+    }
+
+    #[test]
+    fn transposes() {
+        if let Some(t) = Avx2Lanes::try_new() {
+            check_transpose(t);
+        }
+        if let Some(t) = Avx512Lanes::try_new() {
+            check_transpose(t);
+        }
+    }
+}
