@@ -125,3 +125,22 @@ def test_ntruprime_mul_matches_schoolbook():
 def test_ntruprime_bad_input(call):
     with pytest.raises(ValueError):
         call()
+
+
+@pytest.mark.parametrize("n", [509, 677, 701, 821])
+def test_ntru_rq_mul_matches_schoolbook(n):
+    rng = np.random.default_rng(n)
+    a = rng.integers(0, 1 << 16, n, dtype=np.uint16)
+    b = np.zeros(n, dtype=np.uint16)
+    idx = rng.integers(0, n, 20)
+    b[idx] = rng.integers(0, 1 << 16, 20, dtype=np.uint16)
+    want = [0] * n
+    for i in np.nonzero(a)[0]:
+        for j in np.nonzero(b)[0]:
+            want[(i + j) % n] = (want[(i + j) % n] + int(a[i]) * int(b[j])) % (1 << 16)
+    assert [int(v) for v in rings.ntru_rq_mul(a, b)] == want
+    for bad in (np.zeros(n - 1, np.uint16), np.zeros(n, np.float64)):
+        with pytest.raises(ValueError):
+            rings.ntru_rq_mul(bad, bad)
+    with pytest.raises(ValueError):
+        rings.ntru_rq_mul(np.zeros(512, np.uint16), np.zeros(512, np.uint16))

@@ -691,6 +691,45 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
+/// P1: NTRU poly_Rq_mul against PQClean AVX2 (BENCHMARKS.md figures).
+fn p1(rows: &mut Vec<Row>, rounds: usize) {
+    use latpoly::rings::ntru;
+    for (n, fig) in [
+        (509usize, 1096.0),
+        (677, 1666.0),
+        (701, 1720.0),
+        (821, 2389.0),
+    ] {
+        let a: Vec<u16> = (0..n as u32)
+            .map(|i| (i.wrapping_mul(40503) >> 3) as u16)
+            .collect();
+        let b: Vec<u16> = (0..n as u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 16) as u16)
+            .collect();
+        let mut out = vec![0u16; n];
+        let (ar, br) = (&a, &b);
+        let mut job: Job<'_> = Box::new(|| {
+            ntru::poly_rq_mul(ar, br, &mut out).expect("poly_rq_mul");
+            black_box(&out);
+        });
+        let t = time_jobs(std::slice::from_mut(&mut job), rounds);
+        drop(job);
+        let ratio = t[0] * 1000.0 / fig;
+        rows.push(Row {
+            workload: format!("P1 NTRU poly_Rq_mul n={n}"),
+            op: "cyclic product mod 2^16".into(),
+            latpoly_us: t[0],
+            backend: ntru::rq_mul_isa().to_string(),
+            peers: vec![],
+            target: None,
+            note: format!(
+                "PQClean AVX2 {fig} ns (BENCHMARKS.md, not run here): ratio {ratio:.2} (target <= 0.60{})",
+                if ratio <= 0.60 { ", met" } else { ", MISSED" }
+            ),
+        });
+    }
+}
+
 /// P2: NTRU Prime products against the reference figures of BENCHMARKS.md.
 fn p2(rows: &mut Vec<Row>, rounds: usize) {
     use latpoly::rings::ntruprime::{self, Multiplier};
@@ -942,6 +981,9 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
     }
     if want("S1") {
         s1(&mut rows, rounds);
+    }
+    if want("P1") {
+        p1(&mut rows, rounds);
     }
     if want("P2") {
         p2(&mut rows, rounds);

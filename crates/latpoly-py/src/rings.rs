@@ -116,3 +116,17 @@ pub(crate) fn ntruprime_mul_small<'py>(
         .map_err(value_error)?;
     Ok(PyArray1::from_vec(py, c))
 }
+
+/// NTRU `poly_Rq_mul`: cyclic product mod x^n - 1 computed mod 2^16 (n in {509, 677, 701, 821}).
+#[pyfunction]
+pub(crate) fn ntru_rq_mul<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray1<'py, u16>,
+    b: PyReadonlyArray1<'py, u16>,
+) -> PyResult<Bound<'py, PyArray1<u16>>> {
+    let (a, b) = (contiguous(&a, "a")?, contiguous(&b, "b")?);
+    let mut out = vec![0u16; a.len()];
+    py.detach(|| latpoly::rings::ntru::poly_rq_mul(a, b, &mut out))
+        .map_err(value_error)?;
+    Ok(PyArray1::from_vec(py, out))
+}
