@@ -14,7 +14,8 @@ cargo test --workspace --exclude latpoly-py
 # best level this CPU has below the cap; tests/backends.rs compares every available backend).
 for isa in scalar avx2 avx512; do
   echo "== cargo test, LATPOLY_ISA=$isa"
-  LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns --test rns_ops --test lpr
+  LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns --test rns_ops --test lpr \
+    --test ring_ntru --test ring_ntruprime --test ring_ntruplus --test kem_ntruplus
 done
 echo "== C ABI: C and C++ examples (plain and AddressSanitizer)"
 ./scripts/c_examples.sh
