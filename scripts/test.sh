@@ -9,7 +9,7 @@ cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== cargo doc (warnings are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p latpoly -p latpoly-capi
+RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p latpoly
 echo "== cargo test"
 cargo test --workspace --exclude latpoly-py
 # The NTT and RNS suites again with the backend capped at each level (plans fall back to the
