@@ -253,14 +253,15 @@ fn exercise<K: Kem>() {
         K::decapsulate(&sk, &ct2).unwrap().as_bytes(),
         ss2.as_bytes()
     );
-    // a secret key with a non-canonical small encoding (two-bit pattern 11) is an error
+    // a secret key with a non-canonical small encoding (two-bit pattern 11) is not validated
+    // (no branch on the secret): it decapsulates to some other key, without error
     let mut skb = sk.as_bytes().to_vec();
     skb[0] = 0xff;
     let bad_sk = SecretKey::<K>::from_bytes(&skb).unwrap();
-    assert!(matches!(
-        K::decapsulate(&bad_sk, &ct),
-        Err(Error::Malformed(_))
-    ));
+    assert_ne!(
+        K::decapsulate(&bad_sk, &ct).unwrap().as_bytes(),
+        ss.as_bytes()
+    );
 }
 
 /// Test 3: round trips and rejection, both schemes.
@@ -287,7 +288,7 @@ fn random_inputs_never_panic() {
             assert_ne!(ss, ss0);
             let mut skr = vec![0u8; skl];
             r.fill_bytes(&mut skr);
-            let _ = k.decapsulate(&skr, &ct0);
+            k.decapsulate(&skr, &ct0).unwrap();
             let mut pkr = vec![0u8; pkl];
             r.fill_bytes(&mut pkr);
             let (ct, ss) = k.encapsulate(&pkr, &mut OsRandom).unwrap();

@@ -49,10 +49,12 @@
 //!
 //! Wrong lengths are rejected by the typed constructors. Every public key and ciphertext of the
 //! right length is accepted (decoding reduces out-of-range values, as the reference does;
-//! a non-canonical ciphertext never re-encrypts to itself and is rejected implicitly). A secret
-//! key whose small encodings hold the two-bit pattern `11` (never produced by key generation;
-//! the reference would decode it as the out-of-range value 2) is an error
-//! ([`Error::Malformed`]).
+//! a non-canonical ciphertext never re-encrypts to itself and is rejected implicitly). Secret
+//! keys are not validated (a check would be a branch on the secret): the two-bit pattern `11`
+//! in a small encoding (never produced by key generation; the reference would decode it as the
+//! out-of-range value 2) is read as `-1`, so a corrupted key gives wrong or rejected keys,
+//! never an error or a panic. The ring calls run without their range checks (the inputs are
+//! in range by construction), so no branch depends on secret data.
 //!
 //! ```
 //! use latpoly::kem::{ntruprime::{Ntrulpr761, Sntrup761}, Kem, OsRandom};
@@ -70,7 +72,7 @@ use super::{Ciphertext, Dyn, DynKem, Kem, PublicKey, RandomSource, SecretKey, Sh
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
 use crate::rings::ntruprime::{
-    self as ring, f3_freeze, fq_freeze, P, Q, Q12, ROUNDED_BYTES, RQ_BYTES, SMALL_BYTES,
+    self as ring, f3_freeze, fq_freeze, unchecked, P, Q, Q12, ROUNDED_BYTES, RQ_BYTES, SMALL_BYTES,
 };
 use aes::cipher::{BlockEncrypt, KeyInit};
 use aes::Aes256;
@@ -208,15 +210,13 @@ fn expand(k: &[u8; 32]) -> Zeroizing<[u32; P]> {
 }
 
 /// `Round(a)` into a centred multiple of 3.
-fn round3(a: &[i16]) -> Result<Zeroizing<Vec<i16>>> {
-    Ok(Zeroizing::new(ring::round3(a)?))
+fn round3(a: &[i16]) -> Zeroizing<Vec<i16>> {
+    Zeroizing::new(unchecked::round3(a))
 }
 
-/// Small-decodes a secret-key part; a `11` pattern is [`Error::Malformed`].
-fn small_decode_sk(s: &[u8]) -> Result<Zeroizing<Vec<i8>>> {
-    ring::small_decode(s)
-        .map(Zeroizing::new)
-        .map_err(|_| Error::Malformed("secret key holds a non-canonical small encoding".into()))
+/// Small-decodes a secret-key part, branch-free (a `11` pattern is read as `-1`).
+fn small_decode_sk(s: &[u8]) -> Zeroizing<Vec<i8>> {
+    Zeroizing::new(unchecked::small_decode_mod3(s))
 }
 
 /// All-ones (`Choice(1)`) iff `a == b` (constant time).
@@ -239,7 +239,7 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<
     let mut found = None;
     for _ in 0..MAX_ATTEMPTS {
         let g = small_random(rng);
-        let (ginv, ok) = ring::recip_r3(&g)?;
+        let (ginv, ok) = unchecked::recip_r3(&g);
         let ginv = Zeroizing::new(ginv);
         if ok {
             found = Some((g, ginv));
@@ -250,13 +250,13 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<
         Error::InvalidArgument("sntrup761: no invertible g in 256 attempts".into())
     })?;
     let f = short_random(rng, s::W);
-    let (finv, _) = ring::recip3_rq(&f)?; // always invertible for short f
+    let (finv, _) = unchecked::recip3_rq(&f); // always invertible for short f
     let finv = Zeroizing::new(finv);
-    let h = ring::mul_rq_small(&finv, &g)?;
+    let h = unchecked::mul_rq_small(&finv, &g);
     let pk = ring::rq_encode(&h)?;
     let mut sk = Zeroizing::new(Vec::with_capacity(s::SK));
-    sk.extend_from_slice(&Zeroizing::new(ring::small_encode(&f)?));
-    sk.extend_from_slice(&Zeroizing::new(ring::small_encode(&ginv)?));
+    sk.extend_from_slice(&Zeroizing::new(unchecked::small_encode(&f)));
+    sk.extend_from_slice(&Zeroizing::new(unchecked::small_encode(&ginv)));
     sk.extend_from_slice(&pk);
     let mut rho = Zeroizing::new([0u8; SMALL_BYTES]);
     rng.fill(&mut *rho);
@@ -269,9 +269,9 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<
 /// `Hide`: ciphertext (with confirmation) for the short `r`, and `Hash3(Small(r))`.
 fn sntrup_hide(r: &[i8], pk: &[u8], cache: &[u8]) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
     let h = ring::rq_decode(pk)?;
-    let r_enc = Zeroizing::new(ring::small_encode(r)?);
-    let hr = Zeroizing::new(ring::mul_rq_small(&h, r)?);
-    let mut ct = ring::rounded_encode(&round3(&hr)?)?;
+    let r_enc = Zeroizing::new(unchecked::small_encode(r));
+    let hr = Zeroizing::new(unchecked::mul_rq_small(&h, r));
+    let mut ct = unchecked::rounded_encode(&round3(&hr));
     let r3 = Zeroizing::new(hash_prefix(3, &[&r_enc]));
     ct.extend_from_slice(&hash_prefix(2, &[&*r3, cache]));
     Ok((ct, r3))
@@ -293,17 +293,17 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let (v, rest) = rest.split_at(SMALL_BYTES);
     let (pk, rest) = rest.split_at(s::PK);
     let (rho, cache) = rest.split_at(SMALL_BYTES);
-    let f = small_decode_sk(f)?;
-    let v = small_decode_sk(v)?;
+    let f = small_decode_sk(f);
+    let v = small_decode_sk(v);
     // Decrypt
     let c = ring::rounded_decode(&ct[..ROUNDED_BYTES])?;
-    let cf = Zeroizing::new(ring::mul_rq_small(&c, &f)?);
+    let cf = Zeroizing::new(unchecked::mul_rq_small(&c, &f));
     let e: Zeroizing<Vec<i8>> = Zeroizing::new(
         cf.iter()
             .map(|&x| f3_freeze(i32::from(fq_freeze(3 * i64::from(x)))))
             .collect(),
     );
-    let ev = Zeroizing::new(ring::mul_r3(&e, &v)?);
+    let ev = Zeroizing::new(unchecked::mul_r3(&e, &v));
     let weight: i32 = ev.iter().map(|&x| i32::from(x & 1)).sum();
     let good = (weight as u32).ct_eq(&(s::W as u32)); // weight w
     let keep = i8::conditional_select(&0, &-1, good); // all-ones iff weight w
@@ -365,10 +365,10 @@ fn ntrulpr_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec
     rng.fill(&mut pk);
     let g = generator(&pk);
     let a = short_random(rng, l::W);
-    let ag = Zeroizing::new(ring::mul_rq_small(&g, &a)?);
-    pk.extend_from_slice(&ring::rounded_encode(&round3(&ag)?)?);
+    let ag = Zeroizing::new(unchecked::mul_rq_small(&g, &a));
+    pk.extend_from_slice(&unchecked::rounded_encode(&round3(&ag)));
     let mut sk = Zeroizing::new(Vec::with_capacity(l::SK));
-    sk.extend_from_slice(&Zeroizing::new(ring::small_encode(&a)?));
+    sk.extend_from_slice(&Zeroizing::new(unchecked::small_encode(&a)));
     sk.extend_from_slice(&pk);
     let mut rho = Zeroizing::new([0u8; l::INPUTS]);
     rng.fill(&mut *rho);
@@ -399,9 +399,9 @@ fn ntrulpr_hide(r_enc: &[u8], pk: &[u8], cache: &[u8]) -> Result<Vec<u8>> {
     let mut lst = expand(&hs);
     hs.zeroize();
     let b = short_fromlist(&mut lst, l::W);
-    let bg = Zeroizing::new(ring::mul_rq_small(&g, &b)?);
-    let mut ct = ring::rounded_encode(&round3(&bg)?)?;
-    let ba = Zeroizing::new(ring::mul_rq_small(&a_pub, &b)?);
+    let bg = Zeroizing::new(unchecked::mul_rq_small(&g, &b));
+    let mut ct = unchecked::rounded_encode(&round3(&bg));
+    let ba = Zeroizing::new(unchecked::mul_rq_small(&a_pub, &b));
     let mut t = Zeroizing::new([0u8; l::I]);
     for (i, ti) in t.iter_mut().enumerate() {
         let bit = i64::from((r_enc[i >> 3] >> (i & 7)) & 1);
@@ -428,9 +428,9 @@ fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let (a, rest) = sk.split_at(SMALL_BYTES);
     let (pk, rest) = rest.split_at(l::PK);
     let (rho, cache) = rest.split_at(l::INPUTS);
-    let a = small_decode_sk(a)?;
+    let a = small_decode_sk(a);
     let b = ring::rounded_decode(&ct[..ROUNDED_BYTES])?;
-    let ab = Zeroizing::new(ring::mul_rq_small(&b, &a)?);
+    let ab = Zeroizing::new(unchecked::mul_rq_small(&b, &a));
     let tops = &ct[ROUNDED_BYTES..ROUNDED_BYTES + l::TOP];
     let mut r_enc = Zeroizing::new([0u8; l::INPUTS]);
     for i in 0..l::I {
@@ -551,6 +551,36 @@ mod tests {
             y.sort_unstable();
             assert_eq!(x, y, "n = {n}");
         }
+    }
+
+    #[test]
+    fn unchecked_ring_calls_agree_with_checked() {
+        let f: Vec<i8> = (0..P).map(|i| ((i * 7) % 3) as i8 - 1).collect();
+        let g: Vec<i8> = (0..P).map(|i| ((i * i) % 3) as i8 - 1).collect();
+        let a: Vec<i16> = (0..P as i16).map(|i| 6 * i - 2283).collect();
+        let enc = ring::small_encode(&f).unwrap();
+        assert_eq!(unchecked::small_encode(&f), enc);
+        assert_eq!(unchecked::small_decode_mod3(&enc), f);
+        assert_eq!(unchecked::mul_r3(&f, &g), ring::mul_r3(&f, &g).unwrap());
+        assert_eq!(
+            unchecked::mul_rq_small(&a, &f),
+            ring::mul_rq_small(&a, &f).unwrap()
+        );
+        assert_eq!(unchecked::round3(&a), ring::round3(&a).unwrap());
+        let r = unchecked::round3(&a);
+        assert_eq!(
+            unchecked::rounded_encode(&r),
+            ring::rounded_encode(&r).unwrap()
+        );
+        assert_eq!(unchecked::recip_r3(&g), ring::recip_r3(&g).unwrap());
+        assert_eq!(unchecked::recip3_rq(&f), ring::recip3_rq(&f).unwrap());
+        // the pattern 11 reads as -1 (2 mod 3), padding bits are ignored
+        let mut bad = enc.clone();
+        bad[0] = 0xff;
+        bad[SMALL_BYTES - 1] |= 0xfc;
+        let d = unchecked::small_decode_mod3(&bad);
+        assert_eq!(d[..4], [-1; 4]);
+        assert_eq!(d[4..], f[4..]);
     }
 
     #[test]
