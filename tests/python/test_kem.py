@@ -71,3 +71,17 @@ def test_kat_entries_match_files():
                 assert got[field].hex().upper() == r[field], (name, field)
             checked += 1
     assert checked == 3 * len(names)
+
+
+@pytest.mark.parametrize("name", ["sntrup761", "ntrulpr761"])
+def test_ntruprime_kat_entries_match_files(name):
+    if not KAT.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{KAT} missing under CI")
+        pytest.skip(f"{KAT} not present")
+    text = (KAT / "ntruprime" / name / f"{name}.rsp").read_text()
+    assert text.startswith(f"# kem/{name}\n")
+    for r in parse_rsp(text)[:3]:
+        got = kem.kat_entry(name, bytes.fromhex(r["seed"]))
+        for field in ("pk", "sk", "ct", "ss"):
+            assert got[field].hex().upper() == r[field], (name, field)

@@ -42,7 +42,7 @@ fn kat(args: &[String]) -> Result<(), String> {
         }
     }
     let records = latpoly::kem::kat::generate(kem, count).map_err(|e| e.to_string())?;
-    let text = latpoly::kem::kat::write_rsp(kem.name(), &records);
+    let text = latpoly::kem::kat::write_rsp(&latpoly::kem::kat::rsp_header(kem.name()), &records);
     match out {
         Some(path) => std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?,
         None => print!("{text}"),

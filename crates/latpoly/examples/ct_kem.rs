@@ -1,4 +1,4 @@
-//! Constant-time check of NTRU+KEM encapsulation and decapsulation with the ctgrind / TIMECOP
+//! Constant-time check of NTRU+KEM, sntrup761 and ntrulpr761 encapsulation and decapsulation with the ctgrind / TIMECOP
 //! method (the same method and Valgrind client requests as `ct_sampling.rs`).
 //!
 //! Run under Valgrind's memcheck (the integration test `tests/ct_kem.rs` does this):
@@ -10,7 +10,7 @@
 //!
 //! Modes (first argument):
 //!
-//! * `decaps`: for every parameter set, the secret key is marked *undefined* and decapsulates
+//! * `decaps`: for every parameter set (NTRU+ and NTRU Prime), the secret key is marked *undefined* and decapsulates
 //!   an honest ciphertext, tampered ones (FO rejection, SOTP failure), a non-canonical one and
 //!   an all-`0xff` one; the shared secret is declassified only after the call. A clean run
 //!   means no branch and no memory index of decapsulation depends on the secret key, on the
@@ -21,8 +21,10 @@
 //! * `leaky`: negative control, branching on the decapsulated secret before declassifying it;
 //!   memcheck must flag it, which shows the marking reaches the output.
 //!
-//! Key generation is not checked: like the reference it branches on the invertibility of each
-//! candidate (a retry decision on discarded randomness).
+//! Key generation is not checked: like the references it branches on the invertibility of each
+//! candidate (a retry decision on discarded randomness). For NTRU Prime, decapsulation with
+//! implicit rejection returns a pseudorandom key on failure, so `accepted` counts non-zero keys
+//! only.
 //!
 //! The binary refuses to run (exit code 2) outside Valgrind, where the client requests are
 //! no-ops and the check would be vacuous, and unless `LATPOLY_ISA` is `scalar` or `avx2`.
@@ -31,6 +33,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 use latpoly::kem::ntruplus::NTRUPLUS;
+use latpoly::kem::ntruprime::NTRUPRIME;
 use latpoly::kem::{DynKem, RandomSource};
 use std::hint::black_box;
 
@@ -145,7 +148,7 @@ fn ciphertexts(kem: &dyn DynKem, pk: &[u8]) -> Vec<Vec<u8>> {
 /// Decapsulations under a secret key marked undefined; returns how many were accepted.
 fn run_decaps() -> (usize, usize) {
     let (mut calls, mut accepted) = (0, 0);
-    for kem in NTRUPLUS {
+    for kem in NTRUPLUS.into_iter().chain(NTRUPRIME) {
         let (pk, sk) = kem.keypair(&mut public(1)).unwrap();
         for ct in ciphertexts(kem, &pk) {
             let secret = sk.clone();
@@ -162,7 +165,7 @@ fn run_decaps() -> (usize, usize) {
 /// Encapsulations with the random source marked undefined.
 fn run_encaps() -> usize {
     let mut calls = 0;
-    for kem in NTRUPLUS {
+    for kem in NTRUPLUS.into_iter().chain(NTRUPRIME) {
         let (pk, _) = kem.keypair(&mut public(1)).unwrap();
         for counter in 0..3 {
             let (ct, ss) = kem

@@ -67,8 +67,9 @@ fn main() {
     let only = std::env::args().nth(1);
     let mut rng = ChaCha(ChaCha20Rng::seed_from_u64(1));
     println!(
-        "# µs per call, fastest of 11 batches; NTRU+ ring backend: {}",
-        latpoly::rings::ntruplus::isa()
+        "# µs per call, fastest of 11 batches; NTRU+ ring backend: {}, NTRU Prime ring backend: {}",
+        latpoly::rings::ntruplus::isa(),
+        latpoly::rings::ntruprime::Multiplier::new().isa()
     );
     println!(
         "{:<14} {:>9} {:>9} {:>9}",

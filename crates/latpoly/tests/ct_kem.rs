@@ -1,5 +1,5 @@
-//! Constant-time check of NTRU+KEM under Valgrind (ctgrind / TIMECOP method), like
-//! `tests/ct_sampling.rs`.
+//! Constant-time check of NTRU+KEM, sntrup761 and ntrulpr761 under Valgrind (ctgrind /
+//! TIMECOP method), like `tests/ct_sampling.rs`.
 //!
 //! Builds `examples/ct_kem.rs` in release mode (with debug info, in the private target
 //! directory `ct_sampling` uses under `CARGO_TARGET_TMPDIR`) and runs it under

@@ -82,7 +82,22 @@ fn hex(out: &mut String, label: &str, bytes: &[u8]) {
     out.push('\n');
 }
 
-/// The `.rsp` text for `records`, with header `# <header>`.
+/// The header text (after `# `) of the official `.rsp` file of the KEM named `name`: the name
+/// itself, except `kem/<name>` for the NTRU Prime KEMs (their files carry that prefix).
+///
+/// ```
+/// use latpoly::kem::kat::rsp_header;
+/// assert_eq!(rsp_header("ntrulpr761"), "kem/ntrulpr761");
+/// assert_eq!(rsp_header("NTRU+KEM576"), "NTRU+KEM576");
+/// ```
+pub fn rsp_header(name: &str) -> String {
+    match name {
+        "sntrup761" | "ntrulpr761" => format!("kem/{name}"),
+        _ => name.to_string(),
+    }
+}
+
+/// The `.rsp` text for `records`, with header `# <header>` (see [`rsp_header`]).
 pub fn write_rsp(header: &str, records: &[KatRecord]) -> String {
     let mut s = format!("# {header}\n\n");
     for r in records {

@@ -5,6 +5,7 @@
 //! * [`drbg`]: the AES-256 CTR DRBG of the NIST KAT generator (tests and `latpoly kat` only).
 //! * [`kat`]: writing and parsing NIST `.rsp` files.
 //! * [`ntruplus`]: NTRU+KEM576/768/864/1152 (KpqC round-2 final, spec v2.2.1).
+//! * [`ntruprime`]: sntrup761 and ntrulpr761 (NTRU Prime, NIST round 3).
 //! * [`all`] and [`by_name`]: every KEM of the crate as a [`DynKem`].
 //!
 //! Secrets (secret keys, shared secrets) are wiped on drop; wrong-length inputs are errors.
@@ -12,6 +13,7 @@
 pub mod drbg;
 pub mod kat;
 pub mod ntruplus;
+pub mod ntruprime;
 
 use crate::error::{Error, Result};
 use core::marker::PhantomData;
@@ -211,6 +213,7 @@ impl<K: Kem + Send + Sync> DynKem for Dyn<K> {
 pub fn all() -> Vec<&'static dyn DynKem> {
     let mut v: Vec<&'static dyn DynKem> = Vec::new();
     v.extend(ntruplus::NTRUPLUS);
+    v.extend(ntruprime::NTRUPRIME);
     v
 }
 

@@ -74,6 +74,8 @@ mod scalar;
 mod x86;
 
 pub use encode::{decode, encode, encoded_len};
+/// `Fq_freeze` / `F3_freeze` of the reference, for the KEMs built on this ring.
+pub(crate) use scalar::{f3_freeze, fq_freeze};
 
 use crate::error::{Error, Result};
 use crate::isa::Isa;
@@ -371,6 +373,103 @@ impl Multiplier {
             Isa::Avx512 | Isa::Avx2 => x86::rq_recip3(self.isa, a),
             _ => recip::rq_recip3(a),
         })
+    }
+}
+
+/// Crate-internal calls without the value-dependent range checks (whose single branch would
+/// depend on secret data), for the KEMs. The caller guarantees lengths of [`P`], small inputs in
+/// `{-1, 0, 1}` and centred inputs in `[-Q12, Q12]`; the backend is the global one.
+pub(crate) mod unchecked {
+    use super::*;
+
+    /// [`super::mul_rq_small`] without checks.
+    pub(crate) fn mul_rq_small(a: &[i16], s: &[i8]) -> Vec<i16> {
+        debug_assert!(a.len() == P && check_small(s).is_ok());
+        match global().isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 | Isa::Avx2 => x86::mul_rq_small(global().isa, a, s),
+            _ => scalar::mul_rq_small(a, s),
+        }
+    }
+
+    /// [`super::mul_r3`] without checks.
+    pub(crate) fn mul_r3(a: &[i8], b: &[i8]) -> Vec<i8> {
+        debug_assert!(check_small(a).is_ok() && check_small(b).is_ok());
+        match global().isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 | Isa::Avx2 => x86::mul_r3(global().isa, a, b),
+            _ => scalar::mul_r3(a, b),
+        }
+    }
+
+    /// [`super::recip_r3`] without checks.
+    pub(crate) fn recip_r3(a: &[i8]) -> (Vec<i8>, bool) {
+        debug_assert!(check_small(a).is_ok());
+        match global().isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 | Isa::Avx2 => x86::r3_recip(global().isa, a),
+            _ => recip::r3_recip(a),
+        }
+    }
+
+    /// [`super::recip3_rq`] without checks.
+    pub(crate) fn recip3_rq(a: &[i8]) -> (Vec<i16>, bool) {
+        debug_assert!(check_small(a).is_ok());
+        match global().isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 | Isa::Avx2 => x86::rq_recip3(global().isa, a),
+            _ => recip::rq_recip3(a),
+        }
+    }
+
+    /// [`super::round3`] without checks.
+    pub(crate) fn round3(a: &[i16]) -> Vec<i16> {
+        debug_assert!(check_centred(a).is_ok());
+        a.iter()
+            .map(|&x| x - i16::from(scalar::f3_freeze(i32::from(x))))
+            .collect()
+    }
+
+    /// [`super::rounded_encode`] without checks.
+    pub(crate) fn rounded_encode(r: &[i16]) -> Vec<u8> {
+        debug_assert!(check_centred(r).is_ok());
+        let rr: Vec<u16> = r
+            .iter()
+            .map(|&x| ((i32::from(x + Q12) * 10923) >> 15) as u16)
+            .collect();
+        let mut out = Vec::with_capacity(ROUNDED_BYTES);
+        encode::encode_into(&mut out, &rr, &[ROUNDED_M; P]);
+        out
+    }
+
+    /// [`super::small_encode`] without checks.
+    pub(crate) fn small_encode(f: &[i8]) -> Vec<u8> {
+        debug_assert!(check_small(f).is_ok());
+        f.chunks(4)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u8, |acc, (k, &c)| acc | (((c + 1) as u8) << (2 * k)))
+            })
+            .collect()
+    }
+
+    /// `Small_decode` of any [`SMALL_BYTES`] bytes, branch-free: the non-canonical two-bit
+    /// pattern `11` (the reference's out-of-range 2) is read as `-1` (equal modulo 3); padding
+    /// bits are ignored, as in the reference.
+    pub(crate) fn small_decode_mod3(s: &[u8]) -> Vec<i8> {
+        debug_assert_eq!(s.len(), SMALL_BYTES);
+        let mut out = Vec::with_capacity(P);
+        for (i, &x) in s.iter().enumerate() {
+            let count = if i + 1 == SMALL_BYTES { P % 4 } else { 4 };
+            for k in 0..count {
+                let v = (x >> (2 * k)) & 3; // 0..=3
+                let v = v - 3 * (v >> 1 & v & 1); // 3 -> 0
+                out.push(v as i8 - 1);
+            }
+        }
+        out
     }
 }
 

@@ -1,0 +1,595 @@
+//! NTRU Prime, NIST round 3: Streamlined NTRU Prime `sntrup761` and NTRU LPRime `ntrulpr761`,
+//! bit-exact with the reference (supercop `crypto_kem/sntrup761/ref`, shared by both schemes)
+//! and its NIST known-answer tests (`shared/kat/PARAMS.md` section B).
+//!
+//! | type | `NAME` | pk | sk | ct | ss |
+//! |---|---|---|---|---|---|
+//! | [`Sntrup761`] | `sntrup761` | 1158 | 1763 | 1039 | 32 |
+//! | [`Ntrulpr761`] | `ntrulpr761` | 1039 | 1294 | 1167 | 32 |
+//!
+//! The ring `Z[x]/(x^761 - x - 1)` mod `q = 4591` and mod 3, its products, reciprocals and
+//! encodings are those of [`crate::rings::ntruprime`]. `Hash_b(x)` is the first 32 bytes of
+//! SHA-512(`b ‖ x`) for a one-byte prefix `b`.
+//!
+//! * **Randomness** (the NIST KAT call pattern): every 32-bit sample for a short or small
+//!   polynomial is **one** `randombytes(4)` call (little-endian), 761 calls per polynomial;
+//!   `rho` is one `randombytes(191)` (sntrup761) or `randombytes(32)` (ntrulpr761) call, the
+//!   LPR seed `S` and the LPR encapsulation input one `randombytes(32)` call each.
+//! * **Short polynomials** (`Short_fromlist`): the 761 samples are tagged (`L & ~1` for the
+//!   first `w`, `(L & ~3) | 1` for the rest), sorted as `u32` by a constant-time sorting
+//!   network, and mapped to `(L & 3) - 1`.
+//! * **sntrup761**: key generation draws `g` small until invertible in `R/3`, then `f` short;
+//!   `h = g / (3f)` in `R/q`; `pk = Rq_encode(h)`,
+//!   `sk = Small(f) ‖ Small(1/g) ‖ pk ‖ rho ‖ Hash4(pk)`. Encapsulation: `r` short,
+//!   `ct = Rounded_encode(Round(h r)) ‖ Hash2(Hash3(Small(r)) ‖ Hash4(pk))`,
+//!   `K = Hash1(Hash3(Small(r)) ‖ ct)`.
+//! * **ntrulpr761** (`w = 250`, `τ = (2156, 114, 2007, 287)`, `I = 256`): `G = Generator(S)`
+//!   (AES-256-CTR keystream of key `S`, zero IV, as 761 `u32`, each mod `q`, centred),
+//!   `a` short, `pk = S ‖ Rounded_encode(Round(G a))`, `sk = Small(a) ‖ pk ‖ rho ‖ Hash4(pk)`.
+//!   Encapsulation: 256 random bits `r`, `b = Short_fromlist(Expand(Hash5(r)))`,
+//!   `ct = Rounded_encode(Round(G b)) ‖ Top_encode(Top(b A + r·2295)) ‖ Hash2(r ‖ Hash4(pk))`,
+//!   `K = Hash1(r ‖ ct)`.
+//!
+//! # Implicit rejection
+//!
+//! Decapsulation decrypts, re-encrypts and compares the whole ciphertext (with its confirmation
+//! hash) with the received one. On a mismatch the session key is `Hash0` of the same input
+//! with the plaintext encoding replaced by the secret `rho`: a pseudorandom key, never an
+//! error, as in the reference. The comparison, the selection of `rho` and of the hash prefix
+//! are constant time ([`subtle`]).
+//!
+//! # Constant time and secrets
+//!
+//! Products, reciprocals, rounding and encodings are the constant-time ring calls; sampling
+//! uses a sorting network with branch-free min/max; decryption masks (weight check, LPR bit
+//! recovery) are arithmetic. Key generation branches only on the invertibility of each `g`
+//! candidate, as the reference does. Secret polynomials and buffers are wiped after use.
+//!
+//! # Input checks
+//!
+//! Wrong lengths are rejected by the typed constructors. Every public key and ciphertext of the
+//! right length is accepted (decoding reduces out-of-range values, as the reference does;
+//! a non-canonical ciphertext never re-encrypts to itself and is rejected implicitly). Secret
+//! keys are not validated (a check would be a branch on the secret): the two-bit pattern `11`
+//! in a small encoding (never produced by key generation; the reference would decode it as the
+//! out-of-range value 2) is read as `-1`, so a corrupted key gives wrong or rejected keys,
+//! never an error or a panic. The ring calls run without their range checks (the inputs are
+//! in range by construction), so no branch depends on secret data.
+//!
+//! ```
+//! use latpoly::kem::{ntruprime::{Ntrulpr761, Sntrup761}, Kem, OsRandom};
+//!
+//! let (pk, sk) = Sntrup761::keypair(&mut OsRandom)?;
+//! let (ct, ss) = Sntrup761::encapsulate(&pk, &mut OsRandom)?;
+//! assert_eq!(Sntrup761::decapsulate(&sk, &ct)?, ss);
+//! let (pk, sk) = Ntrulpr761::keypair(&mut OsRandom)?;
+//! let (ct, ss) = Ntrulpr761::encapsulate(&pk, &mut OsRandom)?;
+//! assert_eq!(Ntrulpr761::decapsulate(&sk, &ct)?, ss);
+//! # Ok::<(), latpoly::Error>(())
+//! ```
+
+use super::{Ciphertext, Dyn, DynKem, Kem, PublicKey, RandomSource, SecretKey, SharedSecret};
+use crate::arith::ct::barrier;
+use crate::error::{Error, Result};
+use crate::rings::ntruprime::{
+    self as ring, f3_freeze, fq_freeze, unchecked, P, Q, Q12, ROUNDED_BYTES, RQ_BYTES, SMALL_BYTES,
+};
+use aes::cipher::{BlockEncrypt, KeyInit};
+use aes::Aes256;
+use sha2::{Digest, Sha512};
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::{Zeroize, Zeroizing};
+
+/// Bytes of every hash output, of the confirmation and of the session key.
+const HASH_BYTES: usize = 32;
+/// Key-generation attempts (for an invertible `g`) before giving up: a working random source
+/// needs more with negligible probability.
+const MAX_ATTEMPTS: usize = 256;
+
+// ----- hashing, sampling
+
+/// `Hash_b(parts[0] ‖ parts[1] ‖ ..)`: the first 32 bytes of SHA-512(`b ‖ ..`).
+fn hash_prefix(b: u8, parts: &[&[u8]]) -> [u8; HASH_BYTES] {
+    let mut h = Sha512::new();
+    h.update([b]);
+    for part in parts {
+        h.update(part);
+    }
+    let mut full = h.finalize();
+    let mut out = [0u8; HASH_BYTES];
+    out.copy_from_slice(&full[..HASH_BYTES]);
+    full.as_mut_slice().zeroize();
+    out
+}
+
+/// `urandom32`: one `randombytes(4)` call, little-endian.
+fn urandom32(rng: &mut dyn RandomSource) -> u32 {
+    let mut c = [0u8; 4];
+    rng.fill(&mut c);
+    let x = u32::from_le_bytes(c);
+    c.zeroize();
+    x
+}
+
+/// Branch-free compare-exchange: `(min, max)` of two `u32` (the mask is hidden from the
+/// optimiser so no branch or cmov conversion appears).
+#[inline(always)]
+fn minmax(a: &mut u32, b: &mut u32) {
+    let d = i64::from(*b) - i64::from(*a);
+    let mask = barrier((d >> 63) as u64) as u32; // all-ones iff b < a
+    let t = (*a ^ *b) & mask;
+    *a ^= t;
+    *b ^= t;
+}
+
+/// Sorts `x` ascending with the djbsort sorting network (the sequence of compare-exchanges
+/// depends only on the length).
+fn sort_u32(x: &mut [u32]) {
+    let n = x.len();
+    if n < 2 {
+        return;
+    }
+    let mut top = 1;
+    while top < n - top {
+        top += top;
+    }
+    let mut p = top;
+    while p > 0 {
+        for i in 0..n - p {
+            if i & p == 0 {
+                let (lo, hi) = x.split_at_mut(i + p);
+                minmax(&mut lo[i], &mut hi[0]);
+            }
+        }
+        let mut i = 0;
+        let mut q = top;
+        while q > p {
+            while i < n - q {
+                if i & p == 0 {
+                    let mut a = x[i + p];
+                    let mut r = q;
+                    while r > p {
+                        minmax(&mut a, &mut x[i + r]);
+                        r >>= 1;
+                    }
+                    x[i + p] = a;
+                }
+                i += 1;
+            }
+            q >>= 1;
+        }
+        p >>= 1;
+    }
+}
+
+/// `Short_fromlist`: weight-`w` ternary polynomial from 761 samples (consumes and wipes `l`).
+fn short_fromlist(l: &mut [u32; P], w: usize) -> Zeroizing<Vec<i8>> {
+    for (i, x) in l.iter_mut().enumerate() {
+        *x = if i < w { *x & !1 } else { (*x & !3) | 1 };
+    }
+    sort_u32(l);
+    let out = Zeroizing::new(l.iter().map(|&x| (x & 3) as i8 - 1).collect());
+    l.zeroize();
+    out
+}
+
+/// `Short_random`: 761 `urandom32` calls, then [`short_fromlist`].
+fn short_random(rng: &mut dyn RandomSource, w: usize) -> Zeroizing<Vec<i8>> {
+    let mut l = Zeroizing::new([0u32; P]);
+    for x in l.iter_mut() {
+        *x = urandom32(rng);
+    }
+    short_fromlist(&mut l, w)
+}
+
+/// `Small_random` (sntrup761): 761 `urandom32` calls, `(((L & 0x3fffffff) · 3) >> 30) - 1`.
+fn small_random(rng: &mut dyn RandomSource) -> Zeroizing<Vec<i8>> {
+    Zeroizing::new(
+        (0..P)
+            .map(|_| (((urandom32(rng) & 0x3fff_ffff) * 3) >> 30) as i8 - 1)
+            .collect(),
+    )
+}
+
+/// `Expand(k)`: the AES-256-CTR keystream under `k` with a zero 16-byte IV (big-endian block
+/// counter), `4p` bytes read as little-endian `u32`.
+fn expand(k: &[u8; 32]) -> Zeroizing<[u32; P]> {
+    let cipher = Aes256::new(k.into());
+    let mut stream = Zeroizing::new([0u8; 4 * P + 12]);
+    for (ctr, chunk) in stream.chunks_mut(16).enumerate() {
+        let mut block = (ctr as u128).to_be_bytes().into();
+        cipher.encrypt_block(&mut block);
+        chunk.copy_from_slice(&block[..chunk.len()]);
+        block.as_mut_slice().zeroize();
+    }
+    let mut l = Zeroizing::new([0u32; P]);
+    for (x, b) in l.iter_mut().zip(stream.chunks_exact(4)) {
+        *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    }
+    l
+}
+
+/// `Round(a)` into a centred multiple of 3.
+fn round3(a: &[i16]) -> Zeroizing<Vec<i16>> {
+    Zeroizing::new(unchecked::round3(a))
+}
+
+/// Small-decodes a secret-key part, branch-free (a `11` pattern is read as `-1`).
+fn small_decode_sk(s: &[u8]) -> Zeroizing<Vec<i8>> {
+    Zeroizing::new(unchecked::small_decode_mod3(s))
+}
+
+/// All-ones (`Choice(1)`) iff `a == b` (constant time).
+fn equal(a: &[u8], b: &[u8]) -> Choice {
+    a.ct_eq(b)
+}
+
+// ----- Streamlined NTRU Prime
+
+/// sntrup761 sizes and weight.
+mod s {
+    use super::*;
+    pub const W: usize = ring::W;
+    pub const PK: usize = RQ_BYTES;
+    pub const CT: usize = ROUNDED_BYTES + HASH_BYTES;
+    pub const SK: usize = 2 * SMALL_BYTES + PK + SMALL_BYTES + HASH_BYTES;
+}
+
+fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+    let mut found = None;
+    for _ in 0..MAX_ATTEMPTS {
+        let g = small_random(rng);
+        let (ginv, ok) = unchecked::recip_r3(&g);
+        let ginv = Zeroizing::new(ginv);
+        if ok {
+            found = Some((g, ginv));
+            break;
+        }
+    }
+    let (g, ginv) = found.ok_or_else(|| {
+        Error::InvalidArgument("sntrup761: no invertible g in 256 attempts".into())
+    })?;
+    let f = short_random(rng, s::W);
+    let (finv, _) = unchecked::recip3_rq(&f); // always invertible for short f
+    let finv = Zeroizing::new(finv);
+    let h = unchecked::mul_rq_small(&finv, &g);
+    let pk = ring::rq_encode(&h)?;
+    let mut sk = Zeroizing::new(Vec::with_capacity(s::SK));
+    sk.extend_from_slice(&Zeroizing::new(unchecked::small_encode(&f)));
+    sk.extend_from_slice(&Zeroizing::new(unchecked::small_encode(&ginv)));
+    sk.extend_from_slice(&pk);
+    let mut rho = Zeroizing::new([0u8; SMALL_BYTES]);
+    rng.fill(&mut *rho);
+    sk.extend_from_slice(&*rho);
+    sk.extend_from_slice(&hash_prefix(4, &[&pk]));
+    debug_assert_eq!(sk.len(), s::SK);
+    Ok((pk, sk))
+}
+
+/// `Hide`: ciphertext (with confirmation) for the short `r`, and `Hash3(Small(r))`.
+fn sntrup_hide(r: &[i8], pk: &[u8], cache: &[u8]) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+    let h = ring::rq_decode(pk)?;
+    let r_enc = Zeroizing::new(unchecked::small_encode(r));
+    let hr = Zeroizing::new(unchecked::mul_rq_small(&h, r));
+    let mut ct = unchecked::rounded_encode(&round3(&hr));
+    let r3 = Zeroizing::new(hash_prefix(3, &[&r_enc]));
+    ct.extend_from_slice(&hash_prefix(2, &[&*r3, cache]));
+    Ok((ct, r3))
+}
+
+fn sntrup_encapsulate(
+    pk: &[u8],
+    rng: &mut dyn RandomSource,
+) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+    let cache = hash_prefix(4, &[pk]);
+    let r = short_random(rng, s::W);
+    let (ct, r3) = sntrup_hide(&r, pk, &cache)?;
+    let k = Zeroizing::new(hash_prefix(1, &[&*r3, &ct]));
+    Ok((ct, k))
+}
+
+fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
+    let (f, rest) = sk.split_at(SMALL_BYTES);
+    let (v, rest) = rest.split_at(SMALL_BYTES);
+    let (pk, rest) = rest.split_at(s::PK);
+    let (rho, cache) = rest.split_at(SMALL_BYTES);
+    let f = small_decode_sk(f);
+    let v = small_decode_sk(v);
+    // Decrypt
+    let c = ring::rounded_decode(&ct[..ROUNDED_BYTES])?;
+    let cf = Zeroizing::new(unchecked::mul_rq_small(&c, &f));
+    let e: Zeroizing<Vec<i8>> = Zeroizing::new(
+        cf.iter()
+            .map(|&x| f3_freeze(i32::from(fq_freeze(3 * i64::from(x)))))
+            .collect(),
+    );
+    let ev = Zeroizing::new(unchecked::mul_r3(&e, &v));
+    let weight: i32 = ev.iter().map(|&x| i32::from(x & 1)).sum();
+    let good = (weight as u32).ct_eq(&(s::W as u32)); // weight w
+    let keep = i8::conditional_select(&0, &-1, good); // all-ones iff weight w
+    let r: Zeroizing<Vec<i8>> = Zeroizing::new(
+        ev.iter()
+            .enumerate()
+            .map(|(i, &x)| {
+                if i < s::W {
+                    ((x ^ 1) & keep) ^ 1
+                } else {
+                    x & keep
+                }
+            })
+            .collect(),
+    );
+    // Re-encrypt and compare (in constant time), select the session key input
+    let (cnew, r3) = sntrup_hide(&r, pk, cache)?;
+    let ok = equal(&cnew, ct);
+    let mut rho3 = Zeroizing::new(hash_prefix(3, &[rho]));
+    let mut y = Zeroizing::new([0u8; 32]);
+    for ((y, &a), &b) in y.iter_mut().zip(r3.iter()).zip(rho3.iter()) {
+        *y = u8::conditional_select(&b, &a, ok);
+    }
+    rho3.zeroize();
+    let b = u8::conditional_select(&0, &1, ok);
+    Ok(Zeroizing::new(hash_prefix(b, &[&*y, ct])))
+}
+
+// ----- NTRU LPRime
+
+/// ntrulpr761 parameters and sizes.
+mod l {
+    use super::*;
+    pub const W: usize = 250;
+    pub const TAU0: i32 = 2156;
+    pub const TAU1: i32 = 114;
+    pub const TAU2: i32 = 2007;
+    pub const TAU3: i32 = 287;
+    pub const I: usize = 256;
+    pub const SEED: usize = 32;
+    pub const INPUTS: usize = I / 8;
+    pub const TOP: usize = I / 2;
+    pub const PK: usize = SEED + ROUNDED_BYTES;
+    pub const CT: usize = ROUNDED_BYTES + TOP + HASH_BYTES;
+    pub const SK: usize = SMALL_BYTES + PK + INPUTS + HASH_BYTES;
+}
+
+/// `Generator(S)`: `G_i = (L_i mod q) - 2295` for `L = Expand(S)` (public data).
+fn generator(seed: &[u8]) -> Vec<i16> {
+    let seed: &[u8; 32] = seed.try_into().expect("32-byte seed");
+    expand(seed)
+        .iter()
+        .map(|&x| (x % u32::from(Q)) as i16 - Q12)
+        .collect()
+}
+
+fn ntrulpr_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+    let mut pk = vec![0u8; l::SEED];
+    rng.fill(&mut pk);
+    let g = generator(&pk);
+    let a = short_random(rng, l::W);
+    let ag = Zeroizing::new(unchecked::mul_rq_small(&g, &a));
+    pk.extend_from_slice(&unchecked::rounded_encode(&round3(&ag)));
+    let mut sk = Zeroizing::new(Vec::with_capacity(l::SK));
+    sk.extend_from_slice(&Zeroizing::new(unchecked::small_encode(&a)));
+    sk.extend_from_slice(&pk);
+    let mut rho = Zeroizing::new([0u8; l::INPUTS]);
+    rng.fill(&mut *rho);
+    sk.extend_from_slice(&*rho);
+    sk.extend_from_slice(&hash_prefix(4, &[&pk]));
+    debug_assert_eq!(sk.len(), l::SK);
+    Ok((pk, sk))
+}
+
+/// `Top(C) = (τ1 (C + τ0) + 16384) >> 15` (in `0..16` for centred `C`).
+#[inline(always)]
+fn top(c: i16) -> u8 {
+    ((l::TAU1 * (i32::from(c) + l::TAU0) + 16384) >> 15) as u8
+}
+
+/// `Right(T) = Fq_freeze(τ3 T - τ2)`.
+#[inline(always)]
+fn right(t: u8) -> i16 {
+    fq_freeze(i64::from(l::TAU3 * i32::from(t) - l::TAU2))
+}
+
+/// `Hide`: ciphertext with confirmation for the 32-byte input encoding `r_enc`.
+fn ntrulpr_hide(r_enc: &[u8], pk: &[u8], cache: &[u8]) -> Result<Vec<u8>> {
+    let a_pub = ring::rounded_decode(&pk[l::SEED..])?;
+    let g = generator(&pk[..l::SEED]);
+    // HashShort
+    let mut hs = Zeroizing::new(hash_prefix(5, &[r_enc]));
+    let mut lst = expand(&hs);
+    hs.zeroize();
+    let b = short_fromlist(&mut lst, l::W);
+    let bg = Zeroizing::new(unchecked::mul_rq_small(&g, &b));
+    let mut ct = unchecked::rounded_encode(&round3(&bg));
+    let ba = Zeroizing::new(unchecked::mul_rq_small(&a_pub, &b));
+    let mut t = Zeroizing::new([0u8; l::I]);
+    for (i, ti) in t.iter_mut().enumerate() {
+        let bit = i64::from((r_enc[i >> 3] >> (i & 7)) & 1);
+        *ti = top(fq_freeze(i64::from(ba[i]) + bit * i64::from(Q12)));
+    }
+    ct.extend(t.chunks_exact(2).map(|p| p[0] + (p[1] << 4)));
+    ct.extend_from_slice(&hash_prefix(2, &[r_enc, cache]));
+    Ok(ct)
+}
+
+fn ntrulpr_encapsulate(
+    pk: &[u8],
+    rng: &mut dyn RandomSource,
+) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+    let cache = hash_prefix(4, &[pk]);
+    let mut r_enc = Zeroizing::new([0u8; l::INPUTS]);
+    rng.fill(&mut *r_enc);
+    let ct = ntrulpr_hide(&*r_enc, pk, &cache)?;
+    let k = Zeroizing::new(hash_prefix(1, &[&*r_enc, &ct]));
+    Ok((ct, k))
+}
+
+fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
+    let (a, rest) = sk.split_at(SMALL_BYTES);
+    let (pk, rest) = rest.split_at(l::PK);
+    let (rho, cache) = rest.split_at(l::INPUTS);
+    let a = small_decode_sk(a);
+    let b = ring::rounded_decode(&ct[..ROUNDED_BYTES])?;
+    let ab = Zeroizing::new(unchecked::mul_rq_small(&b, &a));
+    let tops = &ct[ROUNDED_BYTES..ROUNDED_BYTES + l::TOP];
+    let mut r_enc = Zeroizing::new([0u8; l::INPUTS]);
+    for i in 0..l::I {
+        let t = (tops[i >> 1] >> (4 * (i & 1))) & 15;
+        let x = fq_freeze(i64::from(right(t)) - i64::from(ab[i]) + (4 * l::W + 1) as i64);
+        let bit = (barrier(u32::from(x as u16)) >> 15) as u8; // 1 iff x < 0
+        r_enc[i >> 3] |= bit << (i & 7);
+    }
+    let cnew = ntrulpr_hide(&*r_enc, pk, cache)?;
+    let ok = equal(&cnew, ct);
+    for (x, &y) in r_enc.iter_mut().zip(rho) {
+        *x = u8::conditional_select(&y, x, ok);
+    }
+    let b = u8::conditional_select(&0, &1, ok);
+    Ok(Zeroizing::new(hash_prefix(b, &[&*r_enc, ct])))
+}
+
+// ----- the Kem types
+
+macro_rules! ntruprime_kem {
+    ($name:ident, $str:literal, $m:ident, $kp:ident, $enc:ident, $dec:ident) => {
+        #[doc = concat!("`", $str, "` (NIST round 3), see the [module documentation](self).")]
+        ///
+        /// ```
+        #[doc = concat!("use latpoly::kem::{ntruprime::", stringify!($name), " as K, Kem, OsRandom};")]
+        /// let (pk, sk) = K::keypair(&mut OsRandom)?;
+        /// let (ct, ss) = K::encapsulate(&pk, &mut OsRandom)?;
+        /// assert_eq!(K::decapsulate(&sk, &ct)?, ss);
+        /// // a modified ciphertext gives an unrelated (pseudorandom) key, not an error
+        /// let mut bad = ct.as_bytes().to_vec();
+        /// bad[0] ^= 1;
+        /// let bad = latpoly::kem::Ciphertext::<K>::from_bytes(&bad)?;
+        /// assert_ne!(K::decapsulate(&sk, &bad)?, ss);
+        /// # Ok::<(), latpoly::Error>(())
+        /// ```
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl Kem for $name {
+            const NAME: &'static str = $str;
+            const PUBLIC_KEY_BYTES: usize = $m::PK;
+            const SECRET_KEY_BYTES: usize = $m::SK;
+            const CIPHERTEXT_BYTES: usize = $m::CT;
+            const SHARED_SECRET_BYTES: usize = HASH_BYTES;
+
+            fn keypair(rng: &mut dyn RandomSource) -> Result<(PublicKey<Self>, SecretKey<Self>)> {
+                let (pk, mut sk) = $kp(rng)?;
+                Ok((
+                    PublicKey::from_vec(pk),
+                    SecretKey::from_vec(core::mem::take(&mut *sk)),
+                ))
+            }
+
+            fn encapsulate(
+                pk: &PublicKey<Self>,
+                rng: &mut dyn RandomSource,
+            ) -> Result<(Ciphertext<Self>, SharedSecret<Self>)> {
+                let (ct, ss) = $enc(pk.as_bytes(), rng)?;
+                Ok((Ciphertext::from_vec(ct), SharedSecret::from_vec(ss.to_vec())))
+            }
+
+            /// Implicit rejection: an invalid ciphertext gives `Ok` with a pseudorandom key.
+            fn decapsulate(
+                sk: &SecretKey<Self>,
+                ct: &Ciphertext<Self>,
+            ) -> Result<SharedSecret<Self>> {
+                let ss = $dec(sk.as_bytes(), ct.as_bytes())?;
+                Ok(SharedSecret::from_vec(ss.to_vec()))
+            }
+        }
+    };
+}
+
+ntruprime_kem!(
+    Sntrup761,
+    "sntrup761",
+    s,
+    sntrup_keypair,
+    sntrup_encapsulate,
+    sntrup_decapsulate
+);
+ntruprime_kem!(
+    Ntrulpr761,
+    "ntrulpr761",
+    l,
+    ntrulpr_keypair,
+    ntrulpr_encapsulate,
+    ntrulpr_decapsulate
+);
+
+/// The two NTRU Prime KEMs as [`DynKem`] objects.
+///
+/// ```
+/// use latpoly::kem::ntruprime::NTRUPRIME;
+/// let names: Vec<&str> = NTRUPRIME.iter().map(|k| k.name()).collect();
+/// assert_eq!(names, ["sntrup761", "ntrulpr761"]);
+/// assert_eq!(NTRUPRIME[1].sizes(), (1039, 1294, 1167, 32));
+/// ```
+pub const NTRUPRIME: [&dyn DynKem; 2] = [&Dyn::<Sntrup761>::new(), &Dyn::<Ntrulpr761>::new()];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorting_network_sorts() {
+        let mut x: Vec<u32> = (0..761u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) ^ (i << 29))
+            .collect();
+        let mut y = x.clone();
+        sort_u32(&mut x);
+        y.sort_unstable();
+        assert_eq!(x, y);
+        for n in 0..40u32 {
+            let mut x: Vec<u32> = (0..n).map(|i| (n - i).wrapping_mul(0x9e37_79b9)).collect();
+            let mut y = x.clone();
+            sort_u32(&mut x);
+            y.sort_unstable();
+            assert_eq!(x, y, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn unchecked_ring_calls_agree_with_checked() {
+        let f: Vec<i8> = (0..P).map(|i| ((i * 7) % 3) as i8 - 1).collect();
+        let g: Vec<i8> = (0..P).map(|i| ((i * i) % 3) as i8 - 1).collect();
+        let a: Vec<i16> = (0..P as i16).map(|i| 6 * i - 2283).collect();
+        let enc = ring::small_encode(&f).unwrap();
+        assert_eq!(unchecked::small_encode(&f), enc);
+        assert_eq!(unchecked::small_decode_mod3(&enc), f);
+        assert_eq!(unchecked::mul_r3(&f, &g), ring::mul_r3(&f, &g).unwrap());
+        assert_eq!(
+            unchecked::mul_rq_small(&a, &f),
+            ring::mul_rq_small(&a, &f).unwrap()
+        );
+        assert_eq!(unchecked::round3(&a), ring::round3(&a).unwrap());
+        let r = unchecked::round3(&a);
+        assert_eq!(
+            unchecked::rounded_encode(&r),
+            ring::rounded_encode(&r).unwrap()
+        );
+        assert_eq!(unchecked::recip_r3(&g), ring::recip_r3(&g).unwrap());
+        assert_eq!(unchecked::recip3_rq(&f), ring::recip3_rq(&f).unwrap());
+        // the pattern 11 reads as -1 (2 mod 3), padding bits are ignored
+        let mut bad = enc.clone();
+        bad[0] = 0xff;
+        bad[SMALL_BYTES - 1] |= 0xfc;
+        let d = unchecked::small_decode_mod3(&bad);
+        assert_eq!(d[..4], [-1; 4]);
+        assert_eq!(d[4..], f[4..]);
+    }
+
+    #[test]
+    fn short_has_weight() {
+        let mut l = [0u32; P];
+        for (i, x) in l.iter_mut().enumerate() {
+            *x = (i as u32).wrapping_mul(0x9e37_79b9);
+        }
+        let s = short_fromlist(&mut l, 286);
+        assert_eq!(s.iter().filter(|&&x| x != 0).count(), 286);
+    }
+}
