@@ -32,14 +32,47 @@ impl RandomSource for drbg::KatDrbg {
     }
 }
 
-/// The operating system's CSPRNG.
+/// The operating system's CSPRNG, read through a small per-thread buffer (4 KiB per system
+/// call): schemes that draw 4 bytes per coefficient, as the NTRU Prime reference does, would
+/// otherwise make hundreds of system calls per key. Bytes are wiped from the buffer as they are
+/// handed out.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OsRandom;
+
+struct OsBuffer {
+    bytes: [u8; 4096],
+    used: usize,
+}
+
+thread_local! {
+    static OS_BUFFER: core::cell::RefCell<OsBuffer> = const {
+        core::cell::RefCell::new(OsBuffer { bytes: [0; 4096], used: 4096 })
+    };
+}
 
 impl RandomSource for OsRandom {
     fn fill(&mut self, out: &mut [u8]) {
         use rand_core::RngCore;
-        rand_core::OsRng.fill_bytes(out);
+        if out.len() > 1024 {
+            rand_core::OsRng.fill_bytes(out);
+            return;
+        }
+        OS_BUFFER.with(|b| {
+            let mut b = b.borrow_mut();
+            let mut done = 0;
+            while done < out.len() {
+                if b.used == b.bytes.len() {
+                    rand_core::OsRng.fill_bytes(&mut b.bytes);
+                    b.used = 0;
+                }
+                let take = (out.len() - done).min(b.bytes.len() - b.used);
+                let start = b.used;
+                out[done..done + take].copy_from_slice(&b.bytes[start..start + take]);
+                b.bytes[start..start + take].zeroize();
+                b.used += take;
+                done += take;
+            }
+        });
     }
 }
 
