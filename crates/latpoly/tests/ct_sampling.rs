@@ -12,136 +12,46 @@
 //! If `valgrind` is not installed the tests print a message and pass, unless `CI=true`, where a
 //! missing Valgrind is a failure. No timing is measured.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
+mod common;
 
-const SECRET_BRANCH: &str = "Conditional jump or move depends on uninitialised value(s)";
-const SECRET_USE: &str = "Use of uninitialised value";
-
-fn valgrind_available() -> bool {
-    match Command::new("valgrind").arg("--version").output() {
-        Ok(out) if out.status.success() => true,
-        _ => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("CI=true but valgrind is not installed: the constant-time check cannot run");
-            }
-            eprintln!("valgrind not found: skipping the constant-time check (install valgrind)");
-            false
-        }
-    }
-}
-
-/// Builds the harness once (release, with debug info for readable reports); returns the binary.
-fn harness() -> &'static PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ct-valgrind");
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--release",
-                "--example",
-                "ct_sampling",
-                "--manifest-path",
-            ])
-            .arg(&manifest)
-            .arg("--target-dir")
-            .arg(&target_dir)
-            .env("CARGO_PROFILE_RELEASE_DEBUG", "true")
-            .status()
-            .expect("cannot run cargo to build the ct_sampling example");
-        assert!(status.success(), "building examples/ct_sampling.rs failed");
-        let bin = target_dir.join("release/examples/ct_sampling");
-        assert!(bin.exists(), "{} missing after build", bin.display());
-        bin
-    })
-}
-
-struct Run {
-    success: bool,
-    stdout: String,
-    stderr: String,
-}
-
-fn run_under_valgrind(mode: &str) -> Run {
-    let bin = harness();
-    let out = Command::new("valgrind")
-        .args([
-            "--error-exitcode=1",
-            "--track-origins=yes",
-            "--read-inline-info=yes",
-        ])
-        .arg(bin)
-        .arg(mode)
-        .env("LATPOLY_ISA", "avx2")
-        .output()
-        .expect("cannot run valgrind");
-    Run {
-        success: out.status.success(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+use common::ctgrind::{
+    assert_clean, assert_flagged, valgrind_available, SECRET_BRANCH, SECRET_USE,
+};
 
 #[test]
 fn samplers_have_no_secret_dependent_branches_or_indices() {
-    if !valgrind_available() {
-        return;
+    if valgrind_available() {
+        assert_clean(
+            "ct_sampling",
+            "all",
+            "avx2",
+            "sampler calls on a poisoned seed done",
+        );
     }
-    let run = run_under_valgrind("all");
-    let report = format!("stdout:\n{}\nvalgrind:\n{}", run.stdout, run.stderr);
-    assert!(
-        run.stdout.contains("sampler calls on a poisoned seed done"),
-        "the harness did not complete\n{report}"
-    );
-    assert!(
-        !run.stderr.contains(SECRET_BRANCH),
-        "secret-dependent branch\n{report}"
-    );
-    assert!(
-        !run.stderr.contains(SECRET_USE),
-        "secret-dependent address\n{report}"
-    );
-    assert!(
-        run.stderr.contains("ERROR SUMMARY: 0 errors"),
-        "memcheck errors\n{report}"
-    );
-    assert!(run.success, "valgrind exited with an error\n{report}");
 }
 
 #[test]
 fn valgrind_flags_a_secret_dependent_branch() {
-    if !valgrind_available() {
-        return;
+    if valgrind_available() {
+        assert_flagged(
+            "ct_sampling",
+            "leaky",
+            "leaky control done",
+            SECRET_BRANCH,
+            Some("run_leaky"),
+        );
     }
-    let run = run_under_valgrind("leaky");
-    let report = format!("stdout:\n{}\nvalgrind:\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("leaky control done"), "{report}");
-    assert!(
-        run.stderr.contains(SECRET_BRANCH),
-        "control not detected\n{report}"
-    );
-    assert!(
-        run.stderr.contains("run_leaky"),
-        "report does not point at the leak\n{report}"
-    );
-    assert!(!run.success, "valgrind should exit with an error\n{report}");
 }
 
 #[test]
 fn valgrind_flags_a_secret_dependent_index() {
-    if !valgrind_available() {
-        return;
+    if valgrind_available() {
+        assert_flagged(
+            "ct_sampling",
+            "leaky-index",
+            "leaky-index control done",
+            SECRET_USE,
+            None,
+        );
     }
-    let run = run_under_valgrind("leaky-index");
-    let report = format!("stdout:\n{}\nvalgrind:\n{}", run.stdout, run.stderr);
-    assert!(run.stdout.contains("leaky-index control done"), "{report}");
-    assert!(
-        run.stderr.contains(SECRET_USE),
-        "control not detected\n{report}"
-    );
-    assert!(!run.success, "valgrind should exit with an error\n{report}");
 }
