@@ -10,7 +10,7 @@
 //!
 //! Montgomery products use `R = 2^52`.
 
-use super::avx512_u64::{deinterleave8, interleave8, step8};
+use super::avx512_u64::{avx512_u64_lanes, deinterleave8, interleave8, step8};
 use super::entry_points;
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
@@ -37,43 +37,8 @@ impl Simd for IfmaU64 {
     const SHOUP_BITS: u32 = 52;
     const MONT_BITS: u32 = 52;
 
-    #[inline(always)]
-    fn splat(self, x: u64) -> __m512i {
-        // SAFETY: token proves AVX-512F.
-        unsafe { _mm512_set1_epi64(x as i64) }
-    }
-    #[inline(always)]
-    fn load(self, s: &[u64]) -> __m512i {
-        let s = &s[..8];
-        // SAFETY: token proves AVX-512F; `s` has 8 readable u64.
-        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
-    }
-    #[inline(always)]
-    fn store(self, s: &mut [u64], v: __m512i) {
-        let s = &mut s[..8];
-        // SAFETY: token proves AVX-512F; `s` has 8 writable u64.
-        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
-    }
-    #[inline(always)]
-    fn add(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: token proves AVX-512F.
-        unsafe { _mm512_add_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn sub(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: token proves AVX-512F.
-        unsafe { _mm512_sub_epi64(a, b) }
-    }
-    #[inline(always)]
-    fn csub(self, a: __m512i, m: __m512i) -> __m512i {
-        // SAFETY: token proves AVX-512F.
-        unsafe { _mm512_min_epu64(a, _mm512_sub_epi64(a, m)) }
-    }
-    #[inline(always)]
-    fn max(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: token proves AVX-512F.
-        unsafe { _mm512_max_epu64(a, b) }
-    }
+    avx512_u64_lanes!();
+
     #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512F and IFMA.
@@ -102,26 +67,6 @@ impl Simd for IfmaU64 {
             let t = _mm512_sub_epi64(_mm512_add_epi64(hi, q), mh);
             _mm512_min_epu64(t, _mm512_sub_epi64(t, q))
         }
-    }
-    #[inline(always)]
-    fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
-        // SAFETY: token proves AVX-512F.
-        unsafe { deinterleave8(a, b, t) }
-    }
-    #[inline(always)]
-    fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
-        // SAFETY: token proves AVX-512F.
-        unsafe { interleave8(x, y, t) }
-    }
-    #[inline(always)]
-    fn step_down(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
-        // SAFETY: token proves AVX-512F.
-        unsafe { step8(x, y, t, false) }
-    }
-    #[inline(always)]
-    fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
-        // SAFETY: token proves AVX-512F.
-        unsafe { step8(x, y, t, true) }
     }
 }
 
