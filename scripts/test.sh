@@ -23,6 +23,8 @@ echo "== C ABI: C and C++ examples (plain and AddressSanitizer)"
 ./scripts/c_examples.sh
 echo "== python: pip install . into .venv"
 bash scripts/python-env.sh
-# --pyargs latpoly: the doctests of the *installed* package (site-packages), not the sources.
+# --pyargs latpoly: the doctests of the *installed* package (site-packages), not the sources;
+# docs/PYTHON.md: the examples of the Python API page.
 echo "== pytest"
-.venv/bin/python -m pytest -q tests/python --doctest-modules --pyargs latpoly
+.venv/bin/python -m pytest -q tests/python docs/PYTHON.md --doctest-glob='*.md' --doctest-modules \
+  --pyargs latpoly
