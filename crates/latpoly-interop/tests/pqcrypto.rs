@@ -17,6 +17,9 @@ use latpoly::kem::{by_name, DynKem, OsRandom};
 use std::fmt::Write as _;
 use std::time::Instant;
 
+/// Two byte strings: `(pk, sk)` or `(ct, ss)`.
+type Pair = (Vec<u8>, Vec<u8>);
+
 /// One scheme as PQClean implements it, on byte slices.
 struct Peer {
     /// latpoly's name of the scheme ([`by_name`]).
@@ -26,9 +29,9 @@ struct Peer {
     /// `(public key, secret key, ciphertext, shared secret)` lengths.
     sizes: (usize, usize, usize, usize),
     /// `(pk, sk)`.
-    keypair: fn() -> (Vec<u8>, Vec<u8>),
+    keypair: fn() -> Pair,
     /// `pk -> (ct, ss)`.
-    encapsulate: fn(&[u8]) -> (Vec<u8>, Vec<u8>),
+    encapsulate: fn(&[u8]) -> Pair,
     /// `(sk, ct) -> ss`.
     decapsulate: fn(&[u8], &[u8]) -> Vec<u8>,
 }
