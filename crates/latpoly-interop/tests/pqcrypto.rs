@@ -8,10 +8,13 @@
 //! * on every tenth pair, a ciphertext with one bit flipped: both implementations reject it
 //!   implicitly to the **same** pseudorandom key (the secret key formats agree byte for byte).
 //!
-//! Each scheme is one [`Peer`] row, written with the [`peer!`] macro from the pqcrypto module;
-//! the latpoly side is found by name with `latpoly::kem::by_name`. `LATPOLY_INTEROP_PAIRS`
-//! overrides the number of key pairs per direction (default 1000). A failing case is written
-//! to a file (hex) whose path the failure message gives.
+//! Each scheme is two [`Peer`] rows: [`peer!`] through the pqcrypto module's safe API (which
+//! runs PQClean's AVX2 code on CPUs with AVX2) and [`peer_clean!`] through its `ffi` functions
+//! of PQClean's portable `clean` code; the latpoly side is found by name with
+//! `latpoly::kem::by_name`. To add a scheme, add its two rows. `LATPOLY_INTEROP_PAIRS`
+//! overrides the number of key pairs per direction (default 1000; a tenth of that for the
+//! slower `clean` rows). A failing case is written to a file (hex) whose path the failure
+//! message gives.
 
 use latpoly::kem::{by_name, DynKem, OsRandom};
 use std::fmt::Write as _;
@@ -64,6 +67,51 @@ macro_rules! peer {
                 let sk = $krate::$m::SecretKey::from_bytes(sk).expect("secret key length");
                 let ct = $krate::$m::Ciphertext::from_bytes(ct).expect("ciphertext length");
                 $krate::$m::decapsulate(&ct, &sk).as_bytes().to_vec()
+            },
+        }
+    };
+}
+
+/// `peer_clean!("latpoly name", pqcrypto_crate::module, KEYPAIR, ENC, DEC)`: a [`Peer`] row
+/// calling PQClean's portable `clean` code directly through `pqcrypto_crate::ffi` (the safe
+/// API of [`peer!`] runs the AVX2 code on CPUs that have AVX2, so both are tested).
+macro_rules! peer_clean {
+    ($name:literal, $krate:ident :: $m:ident, $kp:ident, $enc:ident, $dec:ident) => {
+        Peer {
+            name: $name,
+            source: concat!(stringify!($krate), "::ffi::", stringify!($kp)),
+            sizes: (
+                $krate::$m::public_key_bytes(),
+                $krate::$m::secret_key_bytes(),
+                $krate::$m::ciphertext_bytes(),
+                $krate::$m::shared_secret_bytes(),
+            ),
+            keypair: || {
+                let mut pk = vec![0u8; $krate::$m::public_key_bytes()];
+                let mut sk = vec![0u8; $krate::$m::secret_key_bytes()];
+                // SAFETY: buffers of the lengths the C function writes.
+                let rc = unsafe { $krate::ffi::$kp(pk.as_mut_ptr(), sk.as_mut_ptr()) };
+                assert_eq!(rc, 0, "{}", stringify!($kp));
+                (pk, sk)
+            },
+            encapsulate: |pk| {
+                assert_eq!(pk.len(), $krate::$m::public_key_bytes());
+                let mut ct = vec![0u8; $krate::$m::ciphertext_bytes()];
+                let mut ss = vec![0u8; $krate::$m::shared_secret_bytes()];
+                // SAFETY: buffers of the lengths the C function reads and writes.
+                let rc =
+                    unsafe { $krate::ffi::$enc(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) };
+                assert_eq!(rc, 0, "{}", stringify!($enc));
+                (ct, ss)
+            },
+            decapsulate: |sk, ct| {
+                assert_eq!(sk.len(), $krate::$m::secret_key_bytes());
+                assert_eq!(ct.len(), $krate::$m::ciphertext_bytes());
+                let mut ss = vec![0u8; $krate::$m::shared_secret_bytes()];
+                // SAFETY: buffers of the lengths the C function reads and writes.
+                let rc = unsafe { $krate::ffi::$dec(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
+                assert_eq!(rc, 0, "{}", stringify!($dec));
+                ss
             },
         }
     };
@@ -201,6 +249,26 @@ fn ntruprime_matches_pqclean() {
         ],
         pairs(),
     );
+    // PQClean's portable code is up to ten times slower (its reciprocals): a tenth of the pairs
+    interop(
+        &[
+            peer_clean!(
+                "sntrup761",
+                pqcrypto_ntruprime::sntrup761,
+                PQCLEAN_SNTRUP761_CLEAN_crypto_kem_keypair,
+                PQCLEAN_SNTRUP761_CLEAN_crypto_kem_enc,
+                PQCLEAN_SNTRUP761_CLEAN_crypto_kem_dec
+            ),
+            peer_clean!(
+                "ntrulpr761",
+                pqcrypto_ntruprime::ntrulpr761,
+                PQCLEAN_NTRULPR761_CLEAN_crypto_kem_keypair,
+                PQCLEAN_NTRULPR761_CLEAN_crypto_kem_enc,
+                PQCLEAN_NTRULPR761_CLEAN_crypto_kem_dec
+            ),
+        ],
+        pairs().div_ceil(10),
+    );
 }
 
 #[test]
@@ -214,6 +282,40 @@ fn ntru_matches_pqclean() {
             peer!("ntruhrss701", pqcrypto_ntru::ntruhrss701),
         ],
         pairs(),
+    );
+    // PQClean's portable code is up to ten times slower (its reciprocals): a tenth of the pairs
+    interop(
+        &[
+            peer_clean!(
+                "ntruhps2048509",
+                pqcrypto_ntru::ntruhps2048509,
+                PQCLEAN_NTRUHPS2048509_CLEAN_crypto_kem_keypair,
+                PQCLEAN_NTRUHPS2048509_CLEAN_crypto_kem_enc,
+                PQCLEAN_NTRUHPS2048509_CLEAN_crypto_kem_dec
+            ),
+            peer_clean!(
+                "ntruhps2048677",
+                pqcrypto_ntru::ntruhps2048677,
+                PQCLEAN_NTRUHPS2048677_CLEAN_crypto_kem_keypair,
+                PQCLEAN_NTRUHPS2048677_CLEAN_crypto_kem_enc,
+                PQCLEAN_NTRUHPS2048677_CLEAN_crypto_kem_dec
+            ),
+            peer_clean!(
+                "ntruhps4096821",
+                pqcrypto_ntru::ntruhps4096821,
+                PQCLEAN_NTRUHPS4096821_CLEAN_crypto_kem_keypair,
+                PQCLEAN_NTRUHPS4096821_CLEAN_crypto_kem_enc,
+                PQCLEAN_NTRUHPS4096821_CLEAN_crypto_kem_dec
+            ),
+            peer_clean!(
+                "ntruhrss701",
+                pqcrypto_ntru::ntruhrss701,
+                PQCLEAN_NTRUHRSS701_CLEAN_crypto_kem_keypair,
+                PQCLEAN_NTRUHRSS701_CLEAN_crypto_kem_enc,
+                PQCLEAN_NTRUHRSS701_CLEAN_crypto_kem_dec
+            ),
+        ],
+        pairs().div_ceil(10),
     );
 }
 
