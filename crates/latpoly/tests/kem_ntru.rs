@@ -251,7 +251,7 @@ fn exercise<K: Kem>() {
         .find(|p| p.name() == K::NAME)
         .unwrap();
     let bits = (p.n() - 1) * p.log_q() as usize;
-    if bits % 8 != 0 {
+    if !bits.is_multiple_of(8) {
         let mut b = ct.as_bytes().to_vec();
         b[l - 1] |= 0x80;
         let bad = Ciphertext::<K>::from_bytes(&b).unwrap();
