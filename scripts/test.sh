@@ -21,7 +21,10 @@ for isa in scalar avx2 avx512; do
 done
 echo "== C ABI: C and C++ examples (plain and AddressSanitizer)"
 ./scripts/c_examples.sh
-echo "== python: build extension into .venv"
+echo "== python: pip install . into .venv"
 bash scripts/python-env.sh
+# --pyargs latpoly: the doctests of the *installed* package (site-packages), not the sources;
+# docs/PYTHON.md: the examples of the Python API page.
 echo "== pytest"
-.venv/bin/python -m pytest -q tests/python crates/latpoly-py/python/latpoly --doctest-modules
+.venv/bin/python -m pytest -q tests/python docs/PYTHON.md --doctest-glob='*.md' --doctest-modules \
+  --pyargs latpoly
