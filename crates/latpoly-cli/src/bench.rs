@@ -845,10 +845,13 @@ fn p3(rows: &mut Vec<Row>, rounds: usize) {
 /// A peer KEM run in the same process (PQClean through the `pqcrypto-*` crates, AVX2 build
 /// when the CPU has AVX2), on byte vectors like latpoly's [`latpoly::kem::DynKem`].
 struct PeerKem {
-    keypair: fn() -> (Vec<u8>, Vec<u8>),
-    encapsulate: fn(&[u8]) -> (Vec<u8>, Vec<u8>),
+    keypair: fn() -> BytePair,
+    encapsulate: fn(&[u8]) -> BytePair,
     decapsulate: fn(&[u8], &[u8]) -> Vec<u8>,
 }
+
+/// `(public key, secret key)` or `(ciphertext, shared secret)` as bytes.
+type BytePair = (Vec<u8>, Vec<u8>);
 
 macro_rules! pqcrypto_peer {
     ($m:path) => {{
