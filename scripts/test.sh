@@ -17,7 +17,7 @@ cargo test --workspace --exclude latpoly-py
 for isa in scalar avx2 avx512; do
   echo "== cargo test, LATPOLY_ISA=$isa"
   LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns --test rns_ops --test lpr \
-    --test ring_ntru --test ring_ntruprime --test ring_ntruplus --test kem_ntruplus --test kem_ntruprime
+    --test ring_ntru --test ring_ntruprime --test ring_ntruplus --test kem_ntru --test kem_ntruplus --test kem_ntruprime
 done
 echo "== C ABI: C and C++ examples (plain and AddressSanitizer)"
 ./scripts/c_examples.sh

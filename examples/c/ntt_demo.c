@@ -108,6 +108,24 @@ int main(void) {
     EXPECT(latpoly_ntruplus576_keypair(NULL, sk), LATPOLY_STATUS_NULL_POINTER);
     free(pk); free(sk); free(ct);
 
+    /* NTRU-HPS and Streamlined NTRU Prime through the PQClean-style calls (fixed sizes),
+       with implicit rejection: a tampered ciphertext gives a different, non-zero secret. */
+    {
+        static uint8_t npk[1158], nsk[1763], nct[1039];
+        CHECK(latpoly_ntruhps2048509_keypair(npk, nsk));
+        CHECK(latpoly_ntruhps2048509_enc(nct, ss1, npk));
+        CHECK(latpoly_ntruhps2048509_dec(ss2, nct, nsk));
+        if (memcmp(ss1, ss2, 32) != 0) { fprintf(stderr, "ntruhps2048509 secrets differ\n"); return 1; }
+        nct[10] ^= 4;
+        CHECK(latpoly_ntruhps2048509_dec(ss2, nct, nsk));
+        if (memcmp(ss1, ss2, 32) == 0) { fprintf(stderr, "ntruhps2048509: no rejection\n"); return 1; }
+        CHECK(latpoly_sntrup761_keypair(npk, nsk));
+        CHECK(latpoly_sntrup761_enc(nct, ss1, npk));
+        CHECK(latpoly_sntrup761_dec(ss2, nct, nsk));
+        if (memcmp(ss1, ss2, 32) != 0) { fprintf(stderr, "sntrup761 secrets differ\n"); return 1; }
+        EXPECT(latpoly_ntrulpr761_enc(NULL, ss1, npk), LATPOLY_STATUS_NULL_POINTER);
+    }
+
     latpoly_rns_poly_free(x);
     latpoly_rns_poly_free(x2);
     latpoly_rns_context_free(ctx);

@@ -85,3 +85,37 @@ def test_ntruprime_kat_entries_match_files(name):
         got = kem.kat_entry(name, bytes.fromhex(r["seed"]))
         for field in ("pk", "sk", "ct", "ss"):
             assert got[field].hex().upper() == r[field], (name, field)
+
+
+@pytest.mark.parametrize(
+    "name,file",
+    [
+        ("ntruhps2048509", "PQCkemKAT_935.rsp"),
+        ("ntruhps2048677", "PQCkemKAT_1234.rsp"),
+        ("ntruhps4096821", "PQCkemKAT_1590.rsp"),
+        ("ntruhrss701", "PQCkemKAT_1450.rsp"),
+    ],
+)
+def test_ntru_kat_entries_match_files(name, file):
+    if not KAT.is_dir():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{KAT} missing under CI")
+        pytest.skip(f"{KAT} not present")
+    text = (KAT / "ntru" / name / file).read_text()
+    assert text.startswith(f"# {name}\n")
+    for r in parse_rsp(text)[:3]:
+        got = kem.kat_entry(name, bytes.fromhex(r["seed"]))
+        for field in ("pk", "sk", "ct", "ss"):
+            assert got[field].hex().upper() == r[field], (name, field)
+
+
+def test_ntru_names_and_sizes():
+    want = {
+        "ntruhps2048509": (699, 935, 699),
+        "ntruhps2048677": (930, 1234, 930),
+        "ntruhps4096821": (1230, 1590, 1230),
+        "ntruhrss701": (1138, 1450, 1138),
+    }
+    for name, sizes in want.items():
+        k = kem.new(name)
+        assert (k.public_key_bytes, k.secret_key_bytes, k.ciphertext_bytes) == sizes

@@ -288,6 +288,120 @@ enum latpoly_status latpoly_ntruplus1152_enc(uint8_t *ct, uint8_t *ss, const uin
 // Buffers must be NULL or valid for those sizes.
 enum latpoly_status latpoly_ntruplus1152_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
 
+// PQClean-style ntruhps2048509 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 699 and 935 bytes.
+enum latpoly_status latpoly_ntruhps2048509_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style ntruhps2048509 encapsulation (`ct`: 699 bytes, `ss`: 32, `pk`: 699).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruhps2048509_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style ntruhps2048509 decapsulation (`ss`: 32 bytes, `ct`: 699, `sk`: 935); an invalid
+// ciphertext gives a pseudorandom secret (implicit rejection).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruhps2048509_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
+// PQClean-style ntruhps2048677 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 930 and 1234 bytes.
+enum latpoly_status latpoly_ntruhps2048677_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style ntruhps2048677 encapsulation (`ct`: 930 bytes, `ss`: 32, `pk`: 930).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruhps2048677_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style ntruhps2048677 decapsulation (`ss`: 32 bytes, `ct`: 930, `sk`: 1234); an invalid
+// ciphertext gives a pseudorandom secret (implicit rejection).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruhps2048677_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
+// PQClean-style ntruhps4096821 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 1230 and 1590 bytes.
+enum latpoly_status latpoly_ntruhps4096821_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style ntruhps4096821 encapsulation (`ct`: 1230 bytes, `ss`: 32, `pk`: 1230).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruhps4096821_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style ntruhps4096821 decapsulation (`ss`: 32 bytes, `ct`: 1230, `sk`: 1590); an invalid
+// ciphertext gives a pseudorandom secret (implicit rejection).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruhps4096821_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
+// PQClean-style ntruhrss701 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 1138 and 1450 bytes.
+enum latpoly_status latpoly_ntruhrss701_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style ntruhrss701 encapsulation (`ct`: 1138 bytes, `ss`: 32, `pk`: 1138).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruhrss701_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style ntruhrss701 decapsulation (`ss`: 32 bytes, `ct`: 1138, `sk`: 1450); an invalid
+// ciphertext gives a pseudorandom secret (implicit rejection).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntruhrss701_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
+// PQClean-style sntrup761 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 1158 and 1763 bytes.
+enum latpoly_status latpoly_sntrup761_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style sntrup761 encapsulation (`ct`: 1039 bytes, `ss`: 32, `pk`: 1158).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_sntrup761_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style sntrup761 decapsulation (`ss`: 32 bytes, `ct`: 1039, `sk`: 1763); an invalid
+// ciphertext gives a pseudorandom secret (implicit rejection).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_sntrup761_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
+// PQClean-style ntrulpr761 key pair into buffers of the scheme's fixed sizes.
+//
+// # Safety
+// `pk` and `sk` must be NULL or valid for 1039 and 1294 bytes.
+enum latpoly_status latpoly_ntrulpr761_keypair(uint8_t *pk, uint8_t *sk);
+
+// PQClean-style ntrulpr761 encapsulation (`ct`: 1167 bytes, `ss`: 32, `pk`: 1039).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntrulpr761_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
+
+// PQClean-style ntrulpr761 decapsulation (`ss`: 32 bytes, `ct`: 1167, `sk`: 1294); an invalid
+// ciphertext gives a pseudorandom secret (implicit rejection).
+//
+// # Safety
+// Buffers must be NULL or valid for those sizes.
+enum latpoly_status latpoly_ntrulpr761_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

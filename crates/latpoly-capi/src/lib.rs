@@ -822,6 +822,249 @@ pub unsafe extern "C" fn latpoly_ntruplus1152_dec(
     unsafe { latpoly_kem_decapsulate(c"NTRU+KEM1152".as_ptr(), ss, 32, ct, 1728, sk, 3488) }
 }
 
+/// PQClean-style ntruhps2048509 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 699 and 935 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhps2048509_keypair(
+    pk: *mut u8,
+    sk: *mut u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"ntruhps2048509".as_ptr(), pk, 699, sk, 935) }
+}
+
+/// PQClean-style ntruhps2048509 encapsulation (`ct`: 699 bytes, `ss`: 32, `pk`: 699).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhps2048509_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"ntruhps2048509".as_ptr(), ct, 699, ss, 32, pk, 699) }
+}
+
+/// PQClean-style ntruhps2048509 decapsulation (`ss`: 32 bytes, `ct`: 699, `sk`: 935); an invalid
+/// ciphertext gives a pseudorandom secret (implicit rejection).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhps2048509_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"ntruhps2048509".as_ptr(), ss, 32, ct, 699, sk, 935) }
+}
+
+/// PQClean-style ntruhps2048677 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 930 and 1234 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhps2048677_keypair(
+    pk: *mut u8,
+    sk: *mut u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"ntruhps2048677".as_ptr(), pk, 930, sk, 1234) }
+}
+
+/// PQClean-style ntruhps2048677 encapsulation (`ct`: 930 bytes, `ss`: 32, `pk`: 930).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhps2048677_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"ntruhps2048677".as_ptr(), ct, 930, ss, 32, pk, 930) }
+}
+
+/// PQClean-style ntruhps2048677 decapsulation (`ss`: 32 bytes, `ct`: 930, `sk`: 1234); an invalid
+/// ciphertext gives a pseudorandom secret (implicit rejection).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhps2048677_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"ntruhps2048677".as_ptr(), ss, 32, ct, 930, sk, 1234) }
+}
+
+/// PQClean-style ntruhps4096821 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 1230 and 1590 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhps4096821_keypair(
+    pk: *mut u8,
+    sk: *mut u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"ntruhps4096821".as_ptr(), pk, 1230, sk, 1590) }
+}
+
+/// PQClean-style ntruhps4096821 encapsulation (`ct`: 1230 bytes, `ss`: 32, `pk`: 1230).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhps4096821_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"ntruhps4096821".as_ptr(), ct, 1230, ss, 32, pk, 1230) }
+}
+
+/// PQClean-style ntruhps4096821 decapsulation (`ss`: 32 bytes, `ct`: 1230, `sk`: 1590); an invalid
+/// ciphertext gives a pseudorandom secret (implicit rejection).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhps4096821_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"ntruhps4096821".as_ptr(), ss, 32, ct, 1230, sk, 1590) }
+}
+
+/// PQClean-style ntruhrss701 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 1138 and 1450 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhrss701_keypair(pk: *mut u8, sk: *mut u8) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"ntruhrss701".as_ptr(), pk, 1138, sk, 1450) }
+}
+
+/// PQClean-style ntruhrss701 encapsulation (`ct`: 1138 bytes, `ss`: 32, `pk`: 1138).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhrss701_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"ntruhrss701".as_ptr(), ct, 1138, ss, 32, pk, 1138) }
+}
+
+/// PQClean-style ntruhrss701 decapsulation (`ss`: 32 bytes, `ct`: 1138, `sk`: 1450); an invalid
+/// ciphertext gives a pseudorandom secret (implicit rejection).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruhrss701_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"ntruhrss701".as_ptr(), ss, 32, ct, 1138, sk, 1450) }
+}
+
+/// PQClean-style sntrup761 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 1158 and 1763 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sntrup761_keypair(pk: *mut u8, sk: *mut u8) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"sntrup761".as_ptr(), pk, 1158, sk, 1763) }
+}
+
+/// PQClean-style sntrup761 encapsulation (`ct`: 1039 bytes, `ss`: 32, `pk`: 1158).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sntrup761_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"sntrup761".as_ptr(), ct, 1039, ss, 32, pk, 1158) }
+}
+
+/// PQClean-style sntrup761 decapsulation (`ss`: 32 bytes, `ct`: 1039, `sk`: 1763); an invalid
+/// ciphertext gives a pseudorandom secret (implicit rejection).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sntrup761_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"sntrup761".as_ptr(), ss, 32, ct, 1039, sk, 1763) }
+}
+
+/// PQClean-style ntrulpr761 key pair into buffers of the scheme's fixed sizes.
+///
+/// # Safety
+/// `pk` and `sk` must be NULL or valid for 1039 and 1294 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntrulpr761_keypair(pk: *mut u8, sk: *mut u8) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_keypair(c"ntrulpr761".as_ptr(), pk, 1039, sk, 1294) }
+}
+
+/// PQClean-style ntrulpr761 encapsulation (`ct`: 1167 bytes, `ss`: 32, `pk`: 1039).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntrulpr761_enc(
+    ct: *mut u8,
+    ss: *mut u8,
+    pk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_encapsulate(c"ntrulpr761".as_ptr(), ct, 1167, ss, 32, pk, 1039) }
+}
+
+/// PQClean-style ntrulpr761 decapsulation (`ss`: 32 bytes, `ct`: 1167, `sk`: 1294); an invalid
+/// ciphertext gives a pseudorandom secret (implicit rejection).
+///
+/// # Safety
+/// Buffers must be NULL or valid for those sizes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntrulpr761_dec(
+    ss: *mut u8,
+    ct: *const u8,
+    sk: *const u8,
+) -> latpoly_status {
+    // SAFETY: forwarded contract; the name literal is NUL-terminated.
+    unsafe { latpoly_kem_decapsulate(c"ntrulpr761".as_ptr(), ss, 32, ct, 1167, sk, 1294) }
+}
+
 #[cfg(test)]
 mod tests {
     use latpoly::kem::{ntruplus, Kem};
@@ -862,5 +1105,20 @@ mod tests {
             (1728, 3488, 1728)
         );
         assert_eq!(ntruplus::NtruPlusKem576::SHARED_SECRET_BYTES, 32);
+        // the NTRU and NTRU Prime functions, through the registry
+        for (name, sizes) in [
+            ("ntruhps2048509", (699, 935, 699, 32)),
+            ("ntruhps2048677", (930, 1234, 930, 32)),
+            ("ntruhps4096821", (1230, 1590, 1230, 32)),
+            ("ntruhrss701", (1138, 1450, 1138, 32)),
+            ("sntrup761", (1158, 1763, 1039, 32)),
+            ("ntrulpr761", (1039, 1294, 1167, 32)),
+        ] {
+            assert_eq!(
+                latpoly::kem::by_name(name).unwrap().sizes(),
+                sizes,
+                "{name}"
+            );
+        }
     }
 }

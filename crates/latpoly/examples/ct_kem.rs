@@ -1,5 +1,5 @@
-//! Constant-time check of NTRU+KEM, sntrup761 and ntrulpr761 encapsulation and decapsulation with the ctgrind / TIMECOP
-//! method (the same method and Valgrind client requests as `ct_sampling.rs`).
+//! Constant-time check of the KEMs (NTRU-HPS/HRSS, NTRU+KEM, sntrup761, ntrulpr761): key
+//! generation, encapsulation and decapsulation with the ctgrind / TIMECOP method (the same method and Valgrind client requests as `ct_sampling.rs`).
 //!
 //! Run under Valgrind's memcheck (the integration test `tests/ct_kem.rs` does this):
 //!
@@ -10,7 +10,7 @@
 //!
 //! Modes (first argument):
 //!
-//! * `decaps`: for every parameter set (NTRU+ and NTRU Prime), the secret key is marked *undefined* and decapsulates
+//! * `decaps`: for every parameter set (NTRU, NTRU+ and NTRU Prime), the secret key is marked *undefined* and decapsulates
 //!   an honest ciphertext, tampered ones (FO rejection, SOTP failure), a non-canonical one and
 //!   an all-`0xff` one; the shared secret is declassified only after the call. A clean run
 //!   means no branch and no memory index of decapsulation depends on the secret key, on the
@@ -18,11 +18,14 @@
 //!   only through the returned bytes).
 //! * `encaps`: the random source's output (the message `m`) is marked undefined; ciphertext
 //!   and shared secret are declassified after the call.
+//! * `keygen`: the random source's output is marked undefined during key generation of the
+//!   schemes without a retry loop (the four NTRU sets and ntrulpr761); the keys are
+//!   declassified after the call.
 //! * `leaky`: negative control, branching on the decapsulated secret before declassifying it;
 //!   memcheck must flag it, which shows the marking reaches the output.
 //!
-//! Key generation is not checked: like the references it branches on the invertibility of each
-//! candidate (a retry decision on discarded randomness). For NTRU Prime, decapsulation with
+//! Key generation of NTRU+KEM and sntrup761 is not checked: like the references it branches on
+//! the invertibility of each candidate (a retry decision on discarded randomness). For NTRU Prime, decapsulation with
 //! implicit rejection returns a pseudorandom key on failure, so `accepted` counts non-zero keys
 //! only.
 //!
@@ -32,6 +35,7 @@
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+use latpoly::kem::ntru::NTRU;
 use latpoly::kem::ntruplus::NTRUPLUS;
 use latpoly::kem::ntruprime::NTRUPRIME;
 use latpoly::kem::{DynKem, RandomSource};
@@ -88,7 +92,7 @@ fn ciphertexts(kem: &dyn DynKem, pk: &[u8]) -> Vec<Vec<u8>> {
 /// Decapsulations under a secret key marked undefined; returns how many were accepted.
 fn run_decaps() -> (usize, usize) {
     let (mut calls, mut accepted) = (0, 0);
-    for kem in NTRUPLUS.into_iter().chain(NTRUPRIME) {
+    for kem in NTRU.into_iter().chain(NTRUPLUS).chain(NTRUPRIME) {
         let (pk, sk) = kem.keypair(&mut public(1)).unwrap();
         for ct in ciphertexts(kem, &pk) {
             let secret = sk.clone();
@@ -105,7 +109,7 @@ fn run_decaps() -> (usize, usize) {
 /// Encapsulations with the random source marked undefined.
 fn run_encaps() -> usize {
     let mut calls = 0;
-    for kem in NTRUPLUS.into_iter().chain(NTRUPRIME) {
+    for kem in NTRU.into_iter().chain(NTRUPLUS).chain(NTRUPRIME) {
         let (pk, _) = kem.keypair(&mut public(1)).unwrap();
         for counter in 0..3 {
             let (ct, ss) = kem
@@ -120,6 +124,26 @@ fn run_encaps() -> usize {
             valgrind::unpoison(&ct[..]);
             valgrind::unpoison(&ss[..]);
             black_box((ct, ss));
+            calls += 1;
+        }
+    }
+    calls
+}
+
+/// Key generations with the random source marked undefined (schemes without a retry loop).
+fn run_keygen() -> usize {
+    let mut calls = 0;
+    for kem in NTRU.into_iter().chain([NTRUPRIME[1]]) {
+        for counter in 0..2 {
+            let (pk, sk) = kem
+                .keypair(&mut Source {
+                    counter,
+                    secret: true,
+                })
+                .unwrap();
+            valgrind::unpoison(&pk[..]);
+            valgrind::unpoison(&sk[..]);
+            black_box((pk, sk));
             calls += 1;
         }
     }
@@ -167,9 +191,13 @@ fn main() {
             let calls = run_encaps();
             println!("ct_kem: {calls} encapsulations with poisoned randomness done");
         }
+        "keygen" => {
+            let calls = run_keygen();
+            println!("ct_kem: {calls} key generations with poisoned randomness done");
+        }
         "leaky" => run_leaky(),
         other => {
-            eprintln!("ct_kem: unknown mode {other:?} (decaps, encaps, leaky)");
+            eprintln!("ct_kem: unknown mode {other:?} (decaps, encaps, keygen, leaky)");
             std::process::exit(2);
         }
     }

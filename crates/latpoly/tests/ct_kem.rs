@@ -1,10 +1,10 @@
-//! Constant-time check of NTRU+KEM, sntrup761 and ntrulpr761 under Valgrind (ctgrind /
+//! Constant-time check of the KEMs (NTRU, NTRU+KEM, sntrup761, ntrulpr761) under Valgrind (ctgrind /
 //! TIMECOP method), like `tests/ct_sampling.rs`.
 //!
 //! Builds `examples/ct_kem.rs` in release mode (with debug info, in the private target
 //! directory `ct_sampling` uses under `CARGO_TARGET_TMPDIR`) and runs it under
 //! `valgrind --error-exitcode=1 --track-origins=yes` with `LATPOLY_ISA=avx2` and `scalar`. The
-//! binary marks the secret key (decapsulation) or the encapsulation randomness as undefined;
+//! binary marks the secret key (decapsulation) or the randomness (encapsulation, key generation) as undefined;
 //! any conditional jump or memory address that depends on them is a memcheck error. A negative
 //! control (a branch on the decapsulated secret) must be reported, so a clean run is not
 //! vacuous.
@@ -32,6 +32,11 @@ fn decapsulation_has_no_secret_dependent_branches_or_indices() {
 #[test]
 fn encapsulation_has_no_secret_dependent_branches_or_indices() {
     clean_on_both_isas("encaps", "encapsulations with poisoned randomness done");
+}
+
+#[test]
+fn key_generation_without_retry_loop_has_no_secret_dependent_branches_or_indices() {
+    clean_on_both_isas("keygen", "key generations with poisoned randomness done");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //!   associated constants, randomness from a [`RandomSource`]).
 //! * [`drbg`]: the AES-256 CTR DRBG of the NIST KAT generator (tests and `latpoly kat` only).
 //! * [`kat`]: writing and parsing NIST `.rsp` files.
+//! * [`ntru`]: ntruhps2048509, ntruhps2048677, ntruhps4096821, ntruhrss701 (NIST round 3).
 //! * [`ntruplus`]: NTRU+KEM576/768/864/1152 (KpqC round-2 final, spec v2.2.1).
 //! * [`ntruprime`]: sntrup761 and ntrulpr761 (NTRU Prime, NIST round 3).
 //! * [`all`] and [`by_name`]: every KEM of the crate as a [`DynKem`].
@@ -12,8 +13,10 @@
 
 pub mod drbg;
 pub mod kat;
+pub mod ntru;
 pub mod ntruplus;
 pub mod ntruprime;
+mod sort;
 
 use crate::error::{Error, Result};
 use core::marker::PhantomData;
@@ -245,6 +248,7 @@ impl<K: Kem + Send + Sync> DynKem for Dyn<K> {
 /// ```
 pub fn all() -> Vec<&'static dyn DynKem> {
     let mut v: Vec<&'static dyn DynKem> = Vec::new();
+    v.extend(ntru::NTRU);
     v.extend(ntruplus::NTRUPLUS);
     v.extend(ntruprime::NTRUPRIME);
     v

@@ -68,6 +68,7 @@
 //! # Ok::<(), latpoly::Error>(())
 //! ```
 
+use super::sort::sort_u32;
 use super::{Ciphertext, Dyn, DynKem, Kem, PublicKey, RandomSource, SecretKey, SharedSecret};
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
@@ -109,57 +110,6 @@ fn urandom32(rng: &mut dyn RandomSource) -> u32 {
     let x = u32::from_le_bytes(c);
     c.zeroize();
     x
-}
-
-/// Branch-free compare-exchange: `(min, max)` of two `u32` (the mask is hidden from the
-/// optimiser so no branch or cmov conversion appears).
-#[inline(always)]
-fn minmax(a: &mut u32, b: &mut u32) {
-    let d = i64::from(*b) - i64::from(*a);
-    let mask = barrier((d >> 63) as u64) as u32; // all-ones iff b < a
-    let t = (*a ^ *b) & mask;
-    *a ^= t;
-    *b ^= t;
-}
-
-/// Sorts `x` ascending with the djbsort sorting network (the sequence of compare-exchanges
-/// depends only on the length).
-fn sort_u32(x: &mut [u32]) {
-    let n = x.len();
-    if n < 2 {
-        return;
-    }
-    let mut top = 1;
-    while top < n - top {
-        top += top;
-    }
-    let mut p = top;
-    while p > 0 {
-        for i in 0..n - p {
-            if i & p == 0 {
-                let (lo, hi) = x.split_at_mut(i + p);
-                minmax(&mut lo[i], &mut hi[0]);
-            }
-        }
-        let mut i = 0;
-        let mut q = top;
-        while q > p {
-            while i < n - q {
-                if i & p == 0 {
-                    let mut a = x[i + p];
-                    let mut r = q;
-                    while r > p {
-                        minmax(&mut a, &mut x[i + r]);
-                        r >>= 1;
-                    }
-                    x[i + p] = a;
-                }
-                i += 1;
-            }
-            q >>= 1;
-        }
-        p >>= 1;
-    }
 }
 
 /// `Short_fromlist`: weight-`w` ternary polynomial from 761 samples (consumes and wipes `l`).
@@ -534,24 +484,6 @@ pub const NTRUPRIME: [&dyn DynKem; 2] = [&Dyn::<Sntrup761>::new(), &Dyn::<Ntrulp
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sorting_network_sorts() {
-        let mut x: Vec<u32> = (0..761u32)
-            .map(|i| i.wrapping_mul(2_654_435_761) ^ (i << 29))
-            .collect();
-        let mut y = x.clone();
-        sort_u32(&mut x);
-        y.sort_unstable();
-        assert_eq!(x, y);
-        for n in 0..40u32 {
-            let mut x: Vec<u32> = (0..n).map(|i| (n - i).wrapping_mul(0x9e37_79b9)).collect();
-            let mut y = x.clone();
-            sort_u32(&mut x);
-            y.sort_unstable();
-            assert_eq!(x, y, "n = {n}");
-        }
-    }
 
     #[test]
     fn unchecked_ring_calls_agree_with_checked() {

@@ -240,6 +240,17 @@ impl Backend {
         Backend::Scalar
     }
 
+    /// `poly_S3_inv`, compiled for this backend's instruction set (same result everywhere).
+    fn s3_inv(self, a: &[u16], out: &mut [u16]) {
+        match self {
+            Backend::Scalar => reference::s3_inv(a, out),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.s3_inv(a, out),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.s3_inv(a, out),
+        }
+    }
+
     fn isa(self) -> Isa {
         match self {
             Backend::Scalar => Isa::Scalar,
@@ -459,7 +470,7 @@ pub fn poly_rq_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()>
 /// ```
 pub fn poly_s3_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
     check_n(params, &[a.len(), out.len()])?;
-    reference::s3_inv(a, out);
+    default_backend().s3_inv(a, out);
     Ok(())
 }
 

@@ -244,52 +244,157 @@ pub(crate) fn r2_inv_to_rq_inv(ai: &[u16], a: &[u16], r: &mut [u16], mul: MulFn<
     }
 }
 
+/// A GF(3) polynomial bit-sliced into two planes of `W` 64-bit words: bit `i` of `p` is set
+/// iff coefficient `i` is 1, bit `i` of `m` iff it is 2.
+#[derive(Clone, Copy)]
+struct Trits<const W: usize> {
+    p: [u64; W],
+    m: [u64; W],
+}
+
+impl<const W: usize> Trits<W> {
+    const ZERO: Trits<W> = Trits {
+        p: [0; W],
+        m: [0; W],
+    };
+
+    /// Coefficient 0 as a value in `{0, 1, 2}`.
+    #[inline(always)]
+    fn c0(&self) -> u8 {
+        ((self.p[0] & 1) | ((self.m[0] & 1) << 1)) as u8
+    }
+
+    /// Swaps `self` and `o` where `mask` is all-ones (branch-free).
+    #[inline(always)]
+    fn cswap(&mut self, o: &mut Trits<W>, mask: u64) {
+        for k in 0..W {
+            let t = mask & (self.p[k] ^ o.p[k]);
+            self.p[k] ^= t;
+            o.p[k] ^= t;
+            let t = mask & (self.m[k] ^ o.m[k]);
+            self.m[k] ^= t;
+            o.m[k] ^= t;
+        }
+    }
+
+    /// `self += s · o` in GF(3) for the scalar given by masks `s1` (all-ones iff `s = 1`) and
+    /// `s2` (iff `s = 2`): branch-free bit-sliced arithmetic.
+    #[inline(always)]
+    fn add_scaled(&mut self, o: &Trits<W>, s1: u64, s2: u64) {
+        for k in 0..W {
+            let (yp, ym) = ((s1 & o.p[k]) | (s2 & o.m[k]), (s1 & o.m[k]) | (s2 & o.p[k]));
+            let (xp, xm) = (self.p[k], self.m[k]);
+            let (x0, y0) = (!(xp | xm), !(yp | ym));
+            self.p[k] = (xp & y0) | (yp & x0) | (xm & ym);
+            self.m[k] = (xm & y0) | (ym & x0) | (xp & yp);
+        }
+    }
+
+    /// Multiplies by `x`, dropping the coefficient that leaves the `n` low bits (`top_mask`
+    /// masks the last word).
+    #[inline(always)]
+    fn shl1(&mut self, top_mask: u64) {
+        for k in (1..W).rev() {
+            self.p[k] = (self.p[k] << 1) | (self.p[k - 1] >> 63);
+            self.m[k] = (self.m[k] << 1) | (self.m[k - 1] >> 63);
+        }
+        self.p[0] <<= 1;
+        self.m[0] <<= 1;
+        self.p[W - 1] &= top_mask;
+        self.m[W - 1] &= top_mask;
+    }
+
+    /// Divides by `x` (the constant term is dropped).
+    #[inline(always)]
+    fn shr1(&mut self) {
+        for k in 0..W - 1 {
+            self.p[k] = (self.p[k] >> 1) | (self.p[k + 1] << 63);
+            self.m[k] = (self.m[k] >> 1) | (self.m[k + 1] << 63);
+        }
+        self.p[W - 1] >>= 1;
+        self.m[W - 1] >>= 1;
+    }
+
+    fn set(&mut self, i: usize, v: u8) {
+        self.p[i / 64] |= u64::from(v & 1) << (i % 64);
+        self.m[i / 64] |= u64::from(v >> 1) << (i % 64);
+    }
+
+    fn get(&self, i: usize) -> u8 {
+        (((self.p[i / 64] >> (i % 64)) & 1) | (((self.m[i / 64] >> (i % 64)) & 1) << 1)) as u8
+    }
+}
+
+/// Masks `(s == 1, s == 2)` for `s` in `{0, 1, 2}`.
+#[inline(always)]
+fn scalar_masks(s: u8) -> (u64, u64) {
+    let s = barrier(u64::from(s));
+    ((s & 1).wrapping_neg(), (s >> 1).wrapping_neg())
+}
+
 /// `poly_S3_inv` (divstep over GF(3)): the inverse of `a` mod `(3, Phi_n)`, input read as
 /// `mod3((a[i] & 3) + 2 (a[n-1] & 3))` (so a coefficient `3` counts as `0`).
+///
+/// Bit-sliced (two bit planes per polynomial, 64 coefficients per word), running the
+/// reference's exact step sequence (`2(n - 1) - 1` divsteps with branch-free swaps and
+/// eliminations) on whole words.
+#[inline(always)]
 pub(crate) fn s3_inv(a: &[u16], r: &mut [u16]) {
+    // one monomorphised copy per word count of the NTRU degrees (and of the tests' degrees)
+    match a.len().div_ceil(64) {
+        1 => s3_inv_words::<1>(a, r),
+        2 => s3_inv_words::<2>(a, r),
+        8 => s3_inv_words::<8>(a, r),
+        11 => s3_inv_words::<11>(a, r),
+        13 => s3_inv_words::<13>(a, r),
+        _ => s3_inv_bytewise(a, r),
+    }
+}
+
+/// [`s3_inv`] for `n` of `W` words.
+#[inline(always)]
+fn s3_inv_words<const W: usize>(a: &[u16], r: &mut [u16]) {
     let n = a.len();
-    let mut f = vec![1u8; n];
-    let mut g = vec![0u8; n];
-    let mut v = vec![0u8; n];
-    let mut w = vec![0u8; n];
-    w[0] = 1;
+    debug_assert_eq!(n.div_ceil(64), W);
+    let top_mask = if n.is_multiple_of(64) {
+        u64::MAX
+    } else {
+        (1u64 << (n % 64)) - 1
+    };
+    let mut f = Trits::<W>::ZERO;
+    f.p = [u64::MAX; W];
+    f.p[W - 1] = top_mask;
+    let mut g = Trits::<W>::ZERO;
+    let mut v = Trits::<W>::ZERO;
+    let mut w = Trits::<W>::ZERO;
+    w.p[0] = 1;
     let last = (a[n - 1] & 3) as u8;
-    for i in 0..n - 1 {
-        g[n - 2 - i] = mod3_small((a[i] & 3) as u8 + 2 * last);
+    for (i, &ai) in a[..n - 1].iter().enumerate() {
+        g.set(n - 2 - i, mod3_small((ai & 3) as u8 + 2 * last));
     }
     let mut delta: i32 = 1;
     for _ in 0..2 * (n - 1) - 1 {
-        v.copy_within(0..n - 1, 1);
-        v[0] = 0;
-
-        let sign = barrier(u16::from(mod3_small(2 * g[0] * f[0]))) as u8;
-        let swap32 = ((-delta) & (-i32::from(g[0]))) >> 31;
-        let swap = barrier(swap32 as u16) as u8;
+        v.shl1(top_mask);
+        let (g0, f0) = (g.c0(), f.c0());
+        let sign = mod3_small(2 * g0 * f0);
+        let swap32 = ((-delta) & (-i32::from(g0))) >> 31;
+        let swap = barrier(i64::from(swap32) as u64);
         delta ^= swap32 & (delta ^ -delta);
         delta += 1;
-
-        for (fi, gi) in f.iter_mut().zip(g.iter_mut()) {
-            let t = swap & (*fi ^ *gi);
-            *fi ^= t;
-            *gi ^= t;
-        }
-        for (vi, wi) in v.iter_mut().zip(w.iter_mut()) {
-            let t = swap & (*vi ^ *wi);
-            *vi ^= t;
-            *wi ^= t;
-        }
-        for (gi, &fi) in g.iter_mut().zip(&f) {
-            *gi = mod3_small(*gi + sign * fi);
-        }
-        for (wi, &vi) in w.iter_mut().zip(&v) {
-            *wi = mod3_small(*wi + sign * vi);
-        }
-        g.copy_within(1..n, 0);
-        g[n - 1] = 0;
+        f.cswap(&mut g, swap);
+        v.cswap(&mut w, swap);
+        let (s1, s2) = scalar_masks(sign);
+        g.add_scaled(&f, s1, s2);
+        w.add_scaled(&v, s1, s2);
+        g.shr1();
     }
-    let sign = barrier(u16::from(f[0])) as u8;
-    for i in 0..n - 1 {
-        r[i] = u16::from(mod3_small(sign * v[n - 2 - i]));
+    let (s1, s2) = scalar_masks(f.c0());
+    for (i, ri) in r[..n - 1].iter_mut().enumerate() {
+        let x = u64::from(v.get(n - 2 - i));
+        let (xp, xm) = (x & 1, x >> 1);
+        // sign · x: identity for sign 1, negation (swap of 1 and 2) for sign 2
+        let y = ((s1 & xp) | (s2 & xm)) | (((s1 & xm) | (s2 & xp)) << 1);
+        *ri = y as u16;
     }
     r[n - 1] = 0;
 }
@@ -395,6 +500,56 @@ pub(crate) fn s3_frombytes(bytes: &[u8], r: &mut [u16]) {
     mod_3_phi_n(r);
 }
 
+/// The reference `poly_S3_inv` one coefficient per byte, statement for statement: the
+/// fallback of [`s3_inv`] for degrees without a bit-sliced copy, and its test oracle.
+fn s3_inv_bytewise(a: &[u16], r: &mut [u16]) {
+    let n = a.len();
+    let mut f = vec![1u8; n];
+    let mut g = vec![0u8; n];
+    let mut v = vec![0u8; n];
+    let mut w = vec![0u8; n];
+    w[0] = 1;
+    let last = (a[n - 1] & 3) as u8;
+    for i in 0..n - 1 {
+        g[n - 2 - i] = mod3_small((a[i] & 3) as u8 + 2 * last);
+    }
+    let mut delta: i32 = 1;
+    for _ in 0..2 * (n - 1) - 1 {
+        v.copy_within(0..n - 1, 1);
+        v[0] = 0;
+
+        let sign = barrier(u16::from(mod3_small(2 * g[0] * f[0]))) as u8;
+        let swap32 = ((-delta) & (-i32::from(g[0]))) >> 31;
+        let swap = barrier(swap32 as u16) as u8;
+        delta ^= swap32 & (delta ^ -delta);
+        delta += 1;
+
+        for (fi, gi) in f.iter_mut().zip(g.iter_mut()) {
+            let t = swap & (*fi ^ *gi);
+            *fi ^= t;
+            *gi ^= t;
+        }
+        for (vi, wi) in v.iter_mut().zip(w.iter_mut()) {
+            let t = swap & (*vi ^ *wi);
+            *vi ^= t;
+            *wi ^= t;
+        }
+        for (gi, &fi) in g.iter_mut().zip(&f) {
+            *gi = mod3_small(*gi + sign * fi);
+        }
+        for (wi, &vi) in w.iter_mut().zip(&v) {
+            *wi = mod3_small(*wi + sign * vi);
+        }
+        g.copy_within(1..n, 0);
+        g[n - 1] = 0;
+    }
+    let sign = barrier(u16::from(f[0])) as u8;
+    for i in 0..n - 1 {
+        r[i] = u16::from(mod3_small(sign * v[n - 2 - i]));
+    }
+    r[n - 1] = 0;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -406,6 +561,24 @@ mod tests {
         }
         for a in 0..=9u8 {
             assert_eq!(mod3_small(a), mod3_small_reference(a));
+        }
+    }
+
+    #[test]
+    fn bitsliced_s3_inv_matches_bytewise() {
+        for n in [5usize, 63, 64, 65, 127, 128, 200, 509, 677, 701, 821] {
+            for seed in 0..12u32 {
+                let a: Vec<u16> = (0..n as u32)
+                    .map(|i| {
+                        let x = i.wrapping_mul(0x9e37_79b9) ^ seed.wrapping_mul(0x85eb_ca6b);
+                        (x ^ (x >> 13)) as u16 % [3, 4, 65535][seed as usize % 3]
+                    })
+                    .collect();
+                let (mut r1, mut r2) = (vec![0u16; n], vec![0u16; n]);
+                s3_inv(&a, &mut r1);
+                s3_inv_bytewise(&a, &mut r2);
+                assert_eq!(r1, r2, "n = {n}, seed = {seed}");
+            }
         }
     }
 

@@ -35,6 +35,17 @@ impl Avx2Lanes {
     fn tf_rq_mul(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
         rq_mul_body(self, plan, a, b, out, ws)
     }
+
+    #[target_feature(enable = "avx2")]
+    fn tf_s3_inv(self, a: &[u16], r: &mut [u16]) {
+        super::reference::s3_inv(a, r)
+    }
+
+    /// The bit-sliced `poly_S3_inv` compiled for AVX2 (its word loops vectorise).
+    pub(crate) fn s3_inv(self, a: &[u16], r: &mut [u16]) {
+        // SAFETY: the token proves AVX2.
+        unsafe { self.tf_s3_inv(a, r) }
+    }
 }
 
 impl Lanes for Avx2Lanes {
@@ -140,6 +151,17 @@ impl Avx512Lanes {
     #[target_feature(enable = "avx512f,avx512bw")]
     fn tf_rq_mul(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
         rq_mul_body(self, plan, a, b, out, ws)
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn tf_s3_inv(self, a: &[u16], r: &mut [u16]) {
+        super::reference::s3_inv(a, r)
+    }
+
+    /// The bit-sliced `poly_S3_inv` compiled for AVX-512 (its word loops vectorise).
+    pub(crate) fn s3_inv(self, a: &[u16], r: &mut [u16]) {
+        // SAFETY: the token proves AVX-512F and AVX-512BW.
+        unsafe { self.tf_s3_inv(a, r) }
     }
 }
 

@@ -1,0 +1,572 @@
+//! NTRU, NIST round 3: `ntruhps2048509`, `ntruhps2048677`, `ntruhps4096821` and `ntruhrss701`,
+//! bit-exact with the reference (jschanck/ntru, PQClean `crypto_kem/ntru*/clean`) and its NIST
+//! known-answer tests of 2020-10-16 (`shared/kat/PARAMS.md` section A).
+//!
+//! | type | `NAME` | n | q | pk | sk | ct | ss |
+//! |---|---|---:|---:|---:|---:|---:|---:|
+//! | [`NtruHps2048509`] | `ntruhps2048509` | 509 | 2048 | 699 | 935 | 699 | 32 |
+//! | [`NtruHps2048677`] | `ntruhps2048677` | 677 | 2048 | 930 | 1234 | 930 | 32 |
+//! | [`NtruHps4096821`] | `ntruhps4096821` | 821 | 4096 | 1230 | 1590 | 1230 | 32 |
+//! | [`NtruHrss701`] | `ntruhrss701` | 701 | 8192 | 1138 | 1450 | 1138 | 32 |
+//!
+//! The ring arithmetic (`R_q = Z_q[x]/(x^n - 1)`, `S_q`, `S_3`, products, inverses, lift and
+//! packings) is [`crate::rings::ntru`], whose products run on the fastest multiplier of the CPU.
+//!
+//! * **Randomness** (the reference call pattern): key generation makes one `randombytes` call
+//!   for the `f, g` seed (HPS: `(n-1) + ceil(30(n-1)/8)` bytes, HRSS: `2(n-1)`), then one of 32
+//!   bytes for the rejection key `prf`; encapsulation one call for the `r, m` seed (same lengths).
+//! * **Sampling**: `sample_iid` (one byte per coefficient, reduced mod 3), `sample_iid_plus`
+//!   (HRSS: flips the signs of the even-index coefficients so that `<x r, r> >= 0`) and
+//!   `sample_fixed_type` (HPS: 30 random bits per coefficient over a tag of `+1` / `-1` for the
+//!   first `q/8 - 2` words, sorted as signed 32-bit integers by a constant-time sorting network).
+//! * **Key generation**: `f` and `g` sampled; `g' = 3g` (HPS) or `3(x - 1)g` (HRSS);
+//!   `G = (g' f)^-1` mod `(q, Phi_n)`; `h = G g'^2` (`R_q`), `h^-1 = G f^2` (`S_q`);
+//!   `pk = Rq_sum_zero_tobytes(h)`,
+//!   `sk = S3_tobytes(f) ‖ S3_tobytes(f^-1 mod (3, Phi_n)) ‖ Sq_tobytes(h^-1) ‖ prf`.
+//! * **Encapsulation**: `r, m` sampled, `K = SHA3-256(S3_tobytes(r) ‖ S3_tobytes(m))`,
+//!   `ct = Rq_sum_zero_tobytes(r h + Lift(m))` with `r` lifted to `{0, 1, q - 1}`.
+//!
+//! # Implicit rejection
+//!
+//! Decapsulation recovers `m = (c f mod (3, Phi_n)) · f^-1` and `r = (c - Lift(m)) · h^-1` mod
+//! `(q, Phi_n)` and, instead of re-encrypting, checks that the unused bits of the last
+//! ciphertext byte are zero, that `r` is ternary with `r[n-1] = 0` and (HPS) that `m` has
+//! exactly `q/16 - 1` coefficients `+1` and as many `-1` (Schanck 2018, Proposition 1: these
+//! checks pass if and only if re-encryption gives `c`). On failure the session key is
+//! `SHA3-256(prf ‖ c)`, a pseudorandom key, never an error. The checks, their combination and
+//! the key selection are branch-free ([`subtle`]).
+//!
+//! # Constant time and secrets
+//!
+//! Products, inverses (constant-time divsteps over GF(2) and GF(3), then Newton lifting), lift
+//! and packings are the constant-time ring calls; the samplers are arithmetic and the sorting
+//! network has a fixed sequence of branch-free compare-exchanges. Key generation has no
+//! rejection loop (as in the reference). Secret polynomials and buffers are wiped after use.
+//! Every public key, ciphertext and secret key of the right length is accepted (any bit
+//! pattern decodes), so only wrong lengths are errors.
+//!
+//! ```
+//! use latpoly::kem::{ntru::{NtruHps2048509, NtruHrss701}, Kem, OsRandom};
+//!
+//! let (pk, sk) = NtruHps2048509::keypair(&mut OsRandom)?;
+//! let (ct, ss) = NtruHps2048509::encapsulate(&pk, &mut OsRandom)?;
+//! assert_eq!(NtruHps2048509::decapsulate(&sk, &ct)?, ss);
+//! let (pk, sk) = NtruHrss701::keypair(&mut OsRandom)?;
+//! let (ct, ss) = NtruHrss701::encapsulate(&pk, &mut OsRandom)?;
+//! assert_eq!(NtruHrss701::decapsulate(&sk, &ct)?, ss);
+//! # Ok::<(), latpoly::Error>(())
+//! ```
+
+use super::sort::sort_i32_bits;
+use super::{Ciphertext, Dyn, DynKem, Kem, PublicKey, RandomSource, SecretKey, SharedSecret};
+use crate::arith::ct::barrier;
+use crate::error::Result;
+use crate::rings::ntru::{self as ring, NtruParams};
+use sha3::{Digest, Sha3_256};
+use subtle::{Choice, ConditionallySelectable};
+use zeroize::Zeroizing;
+
+/// Bytes of the shared secret and of the rejection key `prf`.
+const KEY_BYTES: usize = 32;
+
+/// A secret polynomial (wiped on drop).
+type Poly = Zeroizing<Vec<u16>>;
+
+fn poly(p: NtruParams) -> Poly {
+    Zeroizing::new(vec![0u16; p.n()])
+}
+
+/// Byte lengths of a parameter set.
+#[derive(Clone, Copy)]
+struct Sizes {
+    /// `sample_iid` input: `n - 1`.
+    iid: usize,
+    /// `sample_fixed_type` input (HPS): `ceil(30 (n - 1) / 8)`.
+    fixed: usize,
+    /// Packed trinary polynomial: `ceil((n - 1) / 5)`.
+    s3: usize,
+    /// Packed `S_q` / `R_q` polynomial: `ceil((n - 1) log q / 8)`.
+    sq: usize,
+}
+
+impl Sizes {
+    const fn of(p: NtruParams) -> Sizes {
+        Sizes {
+            iid: p.n() - 1,
+            fixed: (30 * (p.n() - 1)).div_ceil(8),
+            s3: p.s3_bytes(),
+            sq: p.sq_bytes(),
+        }
+    }
+
+    /// Seed of key generation and of encapsulation (`SAMPLE_FG_BYTES = SAMPLE_RM_BYTES`).
+    const fn seed(self, hrss: bool) -> usize {
+        if hrss {
+            2 * self.iid
+        } else {
+            self.iid + self.fixed
+        }
+    }
+
+    /// Secret key of the one-way CPA scheme (without `prf`).
+    const fn owcpa_sk(self) -> usize {
+        2 * self.s3 + self.sq
+    }
+}
+
+/// HPS weight of `m` and `g`: `q/8 - 2`.
+const fn weight(p: NtruParams) -> usize {
+    p.q() as usize / 8 - 2
+}
+
+// ----- sampling
+
+/// `sample_iid`: `r[i] = bytes[i] mod 3` for `i < n - 1`, `r[n-1] = 0` (`%` by a constant is a
+/// multiply and a shift).
+fn sample_iid(bytes: &[u8], r: &mut [u16]) {
+    let n = r.len();
+    for (x, &b) in r[..n - 1].iter_mut().zip(bytes) {
+        *x = u16::from(b) % 3;
+    }
+    r[n - 1] = 0;
+}
+
+/// `sample_iid_plus` (HRSS): [`sample_iid`], then the even-index coefficients are negated
+/// when `<x r, r>` is negative, branch-free, so that `<x r, r> >= 0`.
+fn sample_iid_plus(bytes: &[u8], r: &mut [u16]) {
+    sample_iid(bytes, r);
+    let n = r.len();
+    // {0, 1, 2} -> {0, 1, 2^16 - 1}
+    for x in r[..n - 1].iter_mut() {
+        *x |= (*x >> 1).wrapping_neg();
+    }
+    let mut s = 0u16;
+    for i in 0..n - 1 {
+        s = s.wrapping_add(r[i + 1].wrapping_mul(r[i]));
+    }
+    // sign of s: 1 if s >= 0 (as i16), else 2^16 - 1
+    let s = 1 | barrier(u32::from(s >> 15)).wrapping_neg() as u16;
+    for x in r.iter_mut().step_by(2) {
+        *x = x.wrapping_mul(s);
+    }
+    // {0, 1, 2^16 - 1} -> {0, 1, 2}
+    for x in r.iter_mut() {
+        *x = 3 & (*x ^ (*x >> 15));
+    }
+}
+
+/// `sample_fixed_type` (HPS): exactly `w/2` coefficients `1`, `w/2` equal to `2` (`-1`), the
+/// others 0, `r[n-1] = 0`. Word `i` takes bits `30i .. 30i + 29` of `u` (little-endian) into
+/// bits 2..31; the first `w/2` words are tagged `1`, the next `w/2` tagged `2`, the `n - 1`
+/// words are sorted as signed 32-bit integers and their tags read off in order.
+fn sample_fixed_type(u: &[u8], w: usize, r: &mut [u16]) {
+    let n = r.len();
+    let mut s = Zeroizing::new(vec![0u32; n - 1]);
+    for (i, x) in s.iter_mut().enumerate() {
+        let bit = 30 * i;
+        let mut window = 0u64;
+        for (j, &b) in u[bit / 8..].iter().take(5).enumerate() {
+            window |= u64::from(b) << (8 * j);
+        }
+        *x = (((window >> (bit % 8)) & 0x3fff_ffff) as u32) << 2;
+    }
+    for x in &mut s[..w / 2] {
+        *x |= 1;
+    }
+    for x in &mut s[w / 2..w] {
+        *x |= 2;
+    }
+    sort_i32_bits(&mut s);
+    for (y, &x) in r.iter_mut().zip(s.iter()) {
+        *y = (x & 3) as u16;
+    }
+    r[n - 1] = 0;
+}
+
+/// `sample_fg` / `sample_rm`: the two polynomials drawn from one seed. HPS: `sample_iid`, then
+/// `sample_fixed_type`; HRSS: twice `sample_iid_plus` (`f`, `g`) or twice `sample_iid` (`r`, `m`).
+fn sample_pair(p: NtruParams, seed: &[u8], plus: bool, a: &mut [u16], b: &mut [u16]) {
+    let z = Sizes::of(p);
+    let (first, rest) = seed.split_at(z.iid);
+    if p.is_hrss() {
+        if plus {
+            sample_iid_plus(first, a);
+            sample_iid_plus(&rest[..z.iid], b);
+        } else {
+            sample_iid(first, a);
+            sample_iid(&rest[..z.iid], b);
+        }
+    } else {
+        sample_iid(first, a);
+        sample_fixed_type(&rest[..z.fixed], weight(p), b);
+    }
+}
+
+// ----- the KEM
+
+fn sha3_256(parts: &[&[u8]]) -> Zeroizing<[u8; KEY_BYTES]> {
+    let mut h = Sha3_256::new();
+    for part in parts {
+        h.update(part);
+    }
+    let mut out = Zeroizing::new([0u8; KEY_BYTES]);
+    out.copy_from_slice(&h.finalize());
+    out
+}
+
+fn keypair(p: NtruParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+    let z = Sizes::of(p);
+    let mut seed = Zeroizing::new(vec![0u8; z.seed(p.is_hrss())]);
+    rng.fill(&mut seed);
+    let (mut f, mut g) = (poly(p), poly(p));
+    sample_pair(p, &seed, true, &mut f, &mut g);
+
+    let mut sk = Zeroizing::new(vec![0u8; z.owcpa_sk() + KEY_BYTES]);
+    let mut t = poly(p);
+    ring::poly_s3_inv(&f, p, &mut t)?;
+    ring::poly_s3_tobytes(&f, p, &mut sk[..z.s3])?;
+    ring::poly_s3_tobytes(&t, p, &mut sk[z.s3..2 * z.s3])?;
+
+    ring::poly_z3_to_zq(&mut f, p)?;
+    ring::poly_z3_to_zq(&mut g, p)?;
+    // g' = 3g (HPS) or 3(x - 1)g (HRSS; g[n-1] = 0), computed mod 2^16
+    if p.is_hrss() {
+        let n = p.n();
+        for i in (1..n).rev() {
+            g[i] = g[i - 1].wrapping_sub(g[i]).wrapping_mul(3);
+        }
+        g[0] = g[0].wrapping_mul(3).wrapping_neg();
+    } else {
+        g.iter_mut().for_each(|x| *x = x.wrapping_mul(3));
+    }
+
+    let (mut gf, mut inv_gf) = (poly(p), poly(p));
+    ring::poly_rq_mul(&g, &f, &mut gf)?;
+    ring::poly_rq_inv(&gf, p, &mut inv_gf)?;
+    // h^-1 = G f^2 in S_q (secret key)
+    ring::poly_rq_mul(&inv_gf, &f, &mut t)?;
+    ring::poly_sq_mul(&t, &f, &mut gf)?;
+    ring::poly_sq_tobytes(&gf, p, &mut sk[2 * z.s3..z.owcpa_sk()])?;
+    // h = G g'^2 in R_q (public key)
+    ring::poly_rq_mul(&inv_gf, &g, &mut t)?;
+    let mut h = vec![0u16; p.n()];
+    ring::poly_rq_mul(&t, &g, &mut h)?;
+    let mut pk = vec![0u8; z.sq];
+    ring::poly_rq_sum_zero_tobytes(&h, p, &mut pk)?;
+
+    rng.fill(&mut sk[z.owcpa_sk()..]);
+    Ok((pk, sk))
+}
+
+fn encapsulate(
+    p: NtruParams,
+    pk: &[u8],
+    rng: &mut dyn RandomSource,
+) -> Result<(Vec<u8>, Zeroizing<[u8; KEY_BYTES]>)> {
+    let z = Sizes::of(p);
+    let mut seed = Zeroizing::new(vec![0u8; z.seed(p.is_hrss())]);
+    rng.fill(&mut seed);
+    let (mut r, mut m) = (poly(p), poly(p));
+    sample_pair(p, &seed, false, &mut r, &mut m);
+
+    let mut rm = Zeroizing::new(vec![0u8; 2 * z.s3]);
+    ring::poly_s3_tobytes(&r, p, &mut rm[..z.s3])?;
+    ring::poly_s3_tobytes(&m, p, &mut rm[z.s3..])?;
+    let k = sha3_256(&[&rm]);
+
+    ring::poly_z3_to_zq(&mut r, p)?;
+    let mut h = vec![0u16; p.n()];
+    ring::poly_rq_sum_zero_frombytes(pk, p, &mut h)?;
+    let (mut c, mut lift) = (poly(p), poly(p));
+    ring::poly_rq_mul(&r, &h, &mut c)?;
+    ring::poly_lift(&m, p, &mut lift)?;
+    for (x, &l) in c.iter_mut().zip(lift.iter()) {
+        *x = x.wrapping_add(l);
+    }
+    let mut ct = vec![0u8; z.sq];
+    ring::poly_rq_sum_zero_tobytes(&c, p, &mut ct)?;
+    Ok((ct, k))
+}
+
+/// 1 iff `t != 0`, without a branch.
+fn nonzero(t: u64) -> u8 {
+    (barrier(t.wrapping_neg() | t) >> 63) as u8
+}
+
+/// HPS message-space check: 1 unless `m` has exactly `w/2` coefficients 1 and `w/2` equal to 2.
+fn check_m(m: &[u16], w: usize) -> u8 {
+    let (mut p1, mut m1) = (0u16, 0u16);
+    for &x in m {
+        p1 = p1.wrapping_add(x & 1);
+        m1 = m1.wrapping_add((x & 2) >> 1);
+    }
+    let t = (p1 ^ m1) | (p1.wrapping_add(m1) ^ w as u16);
+    nonzero(u64::from(t))
+}
+
+/// 1 unless every coefficient of `r` (mod `q`) is in `{0, 1, q - 1}` and `r[n-1] = 0`.
+fn check_r(r: &[u16], q: u16) -> u8 {
+    let mut t = 0u64;
+    for &x in r {
+        let c = x.wrapping_add(1) & (q - 1);
+        t |= u64::from(c & (q - 4)); // 0 iff c in {0, 1, 2, 3}
+        t |= u64::from(c.wrapping_add(1) & 4); // 0 iff c in {0, 1, 2}
+    }
+    t |= u64::from(r[r.len() - 1] & (q - 1));
+    nonzero(t)
+}
+
+fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; KEY_BYTES]>> {
+    let z = Sizes::of(p);
+    let n = p.n();
+    // unused high bits of the last ciphertext byte must be zero
+    let used = (p.log_q() as usize * (n - 1)) % 8;
+    let unused_mask = if used == 0 { 0 } else { 0xffu8 << used };
+    let mut fail = nonzero(u64::from(ct[z.sq - 1] & unused_mask));
+
+    let mut c = vec![0u16; n];
+    ring::poly_rq_sum_zero_frombytes(ct, p, &mut c)?;
+    let (mut f, mut t) = (poly(p), poly(p));
+    ring::poly_s3_frombytes(&sk[..z.s3], p, &mut f)?;
+    ring::poly_z3_to_zq(&mut f, p)?;
+    ring::poly_rq_mul(&c, &f, &mut t)?;
+    let mut mf = poly(p);
+    ring::poly_rq_to_s3(&t, p, &mut mf)?;
+    ring::poly_s3_frombytes(&sk[z.s3..2 * z.s3], p, &mut f)?;
+    let mut m = poly(p);
+    ring::poly_s3_mul(&mf, &f, &mut m)?;
+
+    let mut rm = Zeroizing::new(vec![0u8; 2 * z.s3]);
+    ring::poly_s3_tobytes(&m, p, &mut rm[z.s3..])?;
+    if !p.is_hrss() {
+        fail |= check_m(&m, weight(p));
+    }
+
+    // r = (c - Lift(m)) / h mod (q, Phi_n)
+    ring::poly_lift(&m, p, &mut t)?;
+    let mut b = poly(p);
+    for ((y, &x), &l) in b.iter_mut().zip(&c).zip(t.iter()) {
+        *y = x.wrapping_sub(l);
+    }
+    ring::poly_sq_frombytes(&sk[2 * z.s3..z.owcpa_sk()], p, &mut f)?;
+    let mut r = poly(p);
+    ring::poly_sq_mul(&b, &f, &mut r)?;
+    fail |= check_r(&r, p.q());
+    ring::poly_trinary_zq_to_z3(&mut r, p)?;
+    ring::poly_s3_tobytes(&r, p, &mut rm[..z.s3])?;
+
+    let mut k = sha3_256(&[&rm]);
+    let reject = sha3_256(&[&sk[z.owcpa_sk()..], ct]);
+    let fail = Choice::from(fail);
+    for (x, &y) in k.iter_mut().zip(reject.iter()) {
+        x.conditional_assign(&y, fail);
+    }
+    Ok(k)
+}
+
+macro_rules! ntru_kem {
+    ($name:ident, $params:expr, $doc:literal) => {
+        #[doc = $doc]
+        ///
+        /// ```
+        /// use latpoly::kem::{Kem, OsRandom};
+        #[doc = concat!("use latpoly::kem::ntru::", stringify!($name), " as K;")]
+        ///
+        /// let (pk, sk) = K::keypair(&mut OsRandom)?;
+        /// let (ct, ss) = K::encapsulate(&pk, &mut OsRandom)?;
+        /// assert_eq!(K::decapsulate(&sk, &ct)?, ss);
+        /// // a modified ciphertext gives an unrelated (pseudorandom) key, not an error
+        /// let mut bad = ct.as_bytes().to_vec();
+        /// bad[0] ^= 1;
+        /// let bad = latpoly::kem::Ciphertext::<K>::from_bytes(&bad)?;
+        /// assert_ne!(K::decapsulate(&sk, &bad)?, ss);
+        /// # Ok::<(), latpoly::Error>(())
+        /// ```
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl $name {
+            /// The ring parameter set.
+            pub const PARAMS: NtruParams = $params;
+        }
+
+        impl Kem for $name {
+            const NAME: &'static str = $params.name();
+            const PUBLIC_KEY_BYTES: usize = Sizes::of($params).sq;
+            const SECRET_KEY_BYTES: usize = Sizes::of($params).owcpa_sk() + KEY_BYTES;
+            const CIPHERTEXT_BYTES: usize = Sizes::of($params).sq;
+            const SHARED_SECRET_BYTES: usize = KEY_BYTES;
+
+            fn keypair(rng: &mut dyn RandomSource) -> Result<(PublicKey<Self>, SecretKey<Self>)> {
+                let (pk, mut sk) = keypair($params, rng)?;
+                Ok((
+                    PublicKey::from_vec(pk),
+                    SecretKey::from_vec(core::mem::take(&mut *sk)),
+                ))
+            }
+
+            fn encapsulate(
+                pk: &PublicKey<Self>,
+                rng: &mut dyn RandomSource,
+            ) -> Result<(Ciphertext<Self>, SharedSecret<Self>)> {
+                let (ct, ss) = encapsulate($params, pk.as_bytes(), rng)?;
+                Ok((
+                    Ciphertext::from_vec(ct),
+                    SharedSecret::from_vec(ss.to_vec()),
+                ))
+            }
+
+            /// Implicit rejection: an invalid ciphertext gives `Ok` with a pseudorandom key.
+            fn decapsulate(
+                sk: &SecretKey<Self>,
+                ct: &Ciphertext<Self>,
+            ) -> Result<SharedSecret<Self>> {
+                let ss = decapsulate($params, sk.as_bytes(), ct.as_bytes())?;
+                Ok(SharedSecret::from_vec(ss.to_vec()))
+            }
+        }
+    };
+}
+
+ntru_kem!(
+    NtruHps2048509,
+    NtruParams::Hps2048509,
+    "ntruhps2048509 (NTRU-HPS, `n = 509`, `q = 2048`; NIST security category 1)."
+);
+ntru_kem!(
+    NtruHps2048677,
+    NtruParams::Hps2048677,
+    "ntruhps2048677 (NTRU-HPS, `n = 677`, `q = 2048`; NIST security category 3)."
+);
+ntru_kem!(
+    NtruHps4096821,
+    NtruParams::Hps4096821,
+    "ntruhps4096821 (NTRU-HPS, `n = 821`, `q = 4096`; NIST security category 5)."
+);
+ntru_kem!(
+    NtruHrss701,
+    NtruParams::Hrss701,
+    "ntruhrss701 (NTRU-HRSS, `n = 701`, `q = 8192`; NIST security category 3)."
+);
+
+/// The four NTRU KEMs as [`DynKem`] objects.
+///
+/// ```
+/// use latpoly::kem::ntru::NTRU;
+/// let names: Vec<&str> = NTRU.iter().map(|k| k.name()).collect();
+/// assert_eq!(names, ["ntruhps2048509", "ntruhps2048677", "ntruhps4096821", "ntruhrss701"]);
+/// assert_eq!(NTRU[0].sizes(), (699, 935, 699, 32));
+/// ```
+pub const NTRU: [&dyn DynKem; 4] = [
+    &Dyn::<NtruHps2048509>::new(),
+    &Dyn::<NtruHps2048677>::new(),
+    &Dyn::<NtruHps4096821>::new(),
+    &Dyn::<NtruHrss701>::new(),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_match_params_md() {
+        let want = [
+            (699, 935, 699, 2413, 2413),
+            (930, 1234, 930, 3211, 3211),
+            (1230, 1590, 1230, 3895, 3895),
+            (1138, 1450, 1138, 1400, 1400),
+        ];
+        for (p, w) in NtruParams::ALL.into_iter().zip(want) {
+            let z = Sizes::of(p);
+            let seed = z.seed(p.is_hrss());
+            assert_eq!((z.sq, z.owcpa_sk() + 32, z.sq, seed, seed), w, "{p:?}");
+        }
+    }
+
+    #[test]
+    fn byte_mod_3_is_exact() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let mut r = vec![0u16; 257];
+        sample_iid(&bytes, &mut r);
+        for (i, &x) in r[..256].iter().enumerate() {
+            assert_eq!(x, (i % 3) as u16);
+        }
+        assert_eq!(r[256], 0);
+    }
+
+    /// `sample_fixed_type` against a direct bit-level reading of the description.
+    #[test]
+    fn fixed_type_has_weight_and_matches_bit_description() {
+        for p in [NtruParams::Hps2048509, NtruParams::Hps4096821] {
+            let z = Sizes::of(p);
+            let u: Vec<u8> = (0..z.fixed)
+                .map(|i| (i as u32).wrapping_mul(0x9e37_79b9).rotate_left(7) as u8)
+                .collect();
+            let mut r = vec![0u16; p.n()];
+            sample_fixed_type(&u, weight(p), &mut r);
+            let ones = r.iter().filter(|&&x| x == 1).count();
+            let twos = r.iter().filter(|&&x| x == 2).count();
+            assert_eq!((ones, twos), (weight(p) / 2, weight(p) / 2));
+            assert_eq!(r[p.n() - 1], 0);
+            // independent model: bit j of word i is bit 30i + j of u
+            let bit = |k: usize| (u[k / 8] >> (k % 8)) & 1;
+            let mut words: Vec<(i32, u16)> = (0..p.n() - 1)
+                .map(|i| {
+                    let v = (0..30).fold(0u32, |acc, j| acc | u32::from(bit(30 * i + j)) << j);
+                    let tag = if i < weight(p) / 2 {
+                        1
+                    } else if i < weight(p) {
+                        2
+                    } else {
+                        0
+                    };
+                    (((v << 2) | tag) as i32, tag as u16)
+                })
+                .collect();
+            words.sort_by_key(|&(v, _)| v);
+            let model: Vec<u16> = words.iter().map(|&(_, t)| t).collect();
+            assert_eq!(&r[..p.n() - 1], &model[..]);
+        }
+    }
+
+    #[test]
+    fn iid_plus_has_nonnegative_correlation() {
+        let p = NtruParams::Hrss701;
+        for seed in 0..20u32 {
+            let bytes: Vec<u8> = (0..700u32)
+                .map(|i| (i.wrapping_mul(2_654_435_761) ^ seed.wrapping_mul(0x85eb_ca6b)) as u8)
+                .collect();
+            let mut r = vec![0u16; p.n()];
+            sample_iid_plus(&bytes, &mut r);
+            let c: Vec<i64> = r.iter().map(|&x| [0, 1, -1][x as usize]).collect();
+            let s: i64 = (0..p.n() - 1).map(|i| c[i] * c[i + 1]).sum();
+            assert!(s >= 0, "seed {seed}: <xr, r> = {s}");
+            assert!(r.iter().all(|&x| x <= 2));
+        }
+    }
+
+    #[test]
+    fn checks() {
+        let p = NtruParams::Hps2048509;
+        let mut m = vec![0u16; p.n()];
+        for (i, x) in m.iter_mut().enumerate().take(254) {
+            *x = 1 + (i % 2) as u16;
+        }
+        assert_eq!(check_m(&m, 254), 0);
+        m[0] = 0;
+        assert_eq!(check_m(&m, 254), 1);
+        let mut r = vec![0u16; p.n()];
+        r[0] = 1;
+        r[1] = 2047;
+        r[2] = 0xffff; // -1 mod 2^16 is q - 1 mod q
+        assert_eq!(check_r(&r, 2048), 0);
+        r[3] = 2;
+        assert_eq!(check_r(&r, 2048), 1);
+        r[3] = 0;
+        r[p.n() - 1] = 2048; // 0 mod q
+        assert_eq!(check_r(&r, 2048), 0);
+        r[p.n() - 1] = 1;
+        assert_eq!(check_r(&r, 2048), 1);
+        assert_eq!((nonzero(0), nonzero(1), nonzero(u64::MAX)), (0, 1, 1));
+    }
+}
