@@ -272,7 +272,6 @@ fn ntruprime_matches_pqclean() {
 }
 
 #[test]
-#[ignore = "enable when latpoly implements NTRU KEMs"]
 fn ntru_matches_pqclean() {
     interop(
         &[
