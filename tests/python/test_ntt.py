@@ -592,3 +592,12 @@ def test_unavailable_isa_rejected():
         latpoly.NttPlan(256, q, isa="avx512ifma")
     with pytest.raises(ValueError):
         latpoly.NttPlan(2, 17, isa="avx2")
+
+
+def test_plan_equality_and_hash():
+    from latpoly import NttPlan
+
+    a, b = NttPlan(16, 97), NttPlan(16, 97, isa="scalar")
+    assert a == b and hash(a) == hash(b)
+    assert a != NttPlan(16, 193) and a != "plan"
+    assert len({a, b, NttPlan(16, 193)}) == 2

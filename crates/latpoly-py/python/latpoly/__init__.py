@@ -221,10 +221,20 @@ class NttPlan:
         return repr(self._inner)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, RnsRing) and self._inner == other._inner
+        """Plans are equal when they compute the same transform: same n, q and root psi
+        (the backend does not change results).
+
+        >>> NttPlan(8, 17) == NttPlan(8, 17, isa="scalar"), NttPlan(8, 17) == NttPlan(8, 97)
+        (True, False)
+        """
+        return isinstance(other, NttPlan) and (self.n, self.q, self.psi) == (
+            other.n,
+            other.q,
+            other.psi,
+        )
 
     def __hash__(self) -> int:
-        return hash((self.n, tuple(self.moduli)))
+        return hash((self.n, self.q, self.psi))
 
 
 def _seed_bytes(seed) -> Optional[bytes]:
