@@ -19,6 +19,8 @@ for isa in scalar avx2 avx512; do
   LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns --test rns_ops --test lpr \
     --test ring_ntru --test ring_ntruprime --test ring_ntruplus --test kem_ntru --test kem_ntruplus --test kem_ntruprime
 done
+echo "== Miri: the scalar paths (tests/miri_scalar.rs)"
+./scripts/miri.sh
 echo "== C ABI: C and C++ examples (plain and AddressSanitizer)"
 ./scripts/c_examples.sh
 echo "== python: pip install . into .venv"

@@ -315,7 +315,9 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<Vec<
     let mut r1 = Zeroizing::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
     ring.ntt_unchecked(&mut r1);
     let rbytes2 = Zeroizing::new(ntruplus::encodeq_unchecked(&r1, p));
-    let accept = inv_ok & rbytes.ct_eq(&rbytes2) & Choice::from(canonical_ct as u8);
+    let accept = inv_ok
+        & crate::arith::ct::bytes_equal(&rbytes, &rbytes2)
+        & Choice::from(canonical_ct as u8);
     let ss = kr[..SYMBYTES]
         .iter()
         .map(|&k| u8::conditional_select(&0, &k, accept))

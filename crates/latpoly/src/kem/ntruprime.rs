@@ -171,7 +171,7 @@ fn small_decode_sk(s: &[u8]) -> Zeroizing<Vec<i8>> {
 
 /// All-ones (`Choice(1)`) iff `a == b` (constant time).
 fn equal(a: &[u8], b: &[u8]) -> Choice {
-    a.ct_eq(b)
+    crate::arith::ct::bytes_equal(a, b)
 }
 
 // ----- Streamlined NTRU Prime

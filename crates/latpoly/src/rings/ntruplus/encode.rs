@@ -8,6 +8,17 @@ use crate::error::{Error, Result};
 /// `t_k = f[i + W·k]` for `i < W`, two 12-bit values per 3 bytes in the interleaved order of
 /// the reference `poly_tobytes`.
 fn pack_block(out: &mut [u8], f: &[u16], w: usize) {
+    // one copy per block width, so the loops have constant bounds and vectorise
+    if w == 16 {
+        pack_block_w::<16>(out, f)
+    } else {
+        pack_block_w::<8>(out, f)
+    }
+}
+
+#[inline(always)]
+fn pack_block_w<const W: usize>(out: &mut [u8], f: &[u16]) {
+    let (out, f, w) = (&mut out[..6 * W], &f[..4 * W], W);
     for i in 0..w {
         let t = [f[i], f[i + w], f[i + 2 * w], f[i + 3 * w]];
         out[2 * i] = t[0] as u8;
@@ -20,6 +31,16 @@ fn pack_block(out: &mut [u8], f: &[u16], w: usize) {
 }
 
 fn unpack_block(f: &mut [i16], b: &[u8], w: usize) {
+    if w == 16 {
+        unpack_block_w::<16>(f, b)
+    } else {
+        unpack_block_w::<8>(f, b)
+    }
+}
+
+#[inline(always)]
+fn unpack_block_w<const W: usize>(f: &mut [i16], b: &[u8]) {
+    let (f, b, w) = (&mut f[..4 * W], &b[..6 * W], W);
     for i in 0..w {
         let by = |k: usize| b[k] as u16;
         let t0 = by(2 * i) | ((by(2 * i + 1) & 0xf) << 8);
@@ -132,14 +153,21 @@ pub(crate) fn cbd1(bytes: &[u8], n: usize) -> Vec<i16> {
     let (lo, hi) = bytes.split_at(n / 8);
     let mut f = vec![0i16; n];
     for (base, w) in cbd1_blocks(n) {
+        let (mut xs, mut ys) = ([0u16; 16], [0u16; 16]);
         for j in 0..w {
             let off = base / 8 + 2 * j;
-            let x = u16::from_le_bytes([lo[off], lo[off + 1]]);
-            let y = u16::from_le_bytes([hi[off], hi[off + 1]]);
-            for k in 0..16 {
-                f[base + w * k + j] = ((x >> k) & 1) as i16 - ((y >> k) & 1) as i16;
+            xs[j] = u16::from_le_bytes([lo[off], lo[off + 1]]);
+            ys[j] = u16::from_le_bytes([hi[off], hi[off + 1]]);
+        }
+        // row k of the block holds bit k of every word: contiguous stores
+        for k in 0..16 {
+            let row = &mut f[base + w * k..base + w * (k + 1)];
+            for ((c, &x), &y) in row.iter_mut().zip(&xs).zip(&ys) {
+                *c = ((x >> k) & 1) as i16 - ((y >> k) & 1) as i16;
             }
         }
+        xs.fill(0);
+        ys.fill(0);
     }
     f
 }

@@ -2,8 +2,17 @@
 //! (NTRU Prime's `Short_fromlist` sorts `u32`, NTRU-HPS's `sample_fixed_type` sorts `i32`).
 //! The sequence of compare-exchanges depends only on the length, and each compare-exchange is
 //! branch-free, so neither branches nor memory indices depend on the values.
+//!
+//! [`sort_u32`] runs the AVX2 bitonic network of [`x86`] when the CPU has AVX2 (capped by
+//! `LATPOLY_ISA`, read once), else the scalar djbsort network [`sort_u32_scalar`]; both sort,
+//! so their outputs are identical.
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 use crate::arith::ct::barrier;
+use crate::isa::Isa;
+use std::sync::OnceLock;
 
 /// Branch-free compare-exchange: `(min, max)` of two `u32` (the mask is hidden from the
 /// optimiser so no branch or cmov conversion appears).
@@ -17,7 +26,7 @@ fn minmax(a: &mut u32, b: &mut u32) {
 }
 
 /// Sorts `x` ascending as unsigned integers with the djbsort sorting network.
-pub(crate) fn sort_u32(x: &mut [u32]) {
+pub(crate) fn sort_u32_scalar(x: &mut [u32]) {
     let n = x.len();
     if n < 2 {
         return;
@@ -55,6 +64,38 @@ pub(crate) fn sort_u32(x: &mut [u32]) {
     }
 }
 
+/// The sorting backend of this process: AVX2 unless the CPU lacks it or `LATPOLY_ISA=scalar`.
+fn backend() -> Isa {
+    static ISA: OnceLock<Isa> = OnceLock::new();
+    *ISA.get_or_init(|| {
+        let cap = Isa::env_cap().unwrap_or(Isa::Avx512Ifma);
+        #[cfg(target_arch = "x86_64")]
+        if cap >= Isa::Avx2 && x86::Avx2Sort::try_new().is_some() {
+            return Isa::Avx2;
+        }
+        let _ = cap;
+        Isa::Scalar
+    })
+}
+
+/// Sorts `x` ascending as unsigned integers in constant time, on the best backend.
+pub(crate) fn sort_u32(x: &mut [u32]) {
+    sort_u32_isa(backend(), x)
+}
+
+/// [`sort_u32`] on the given backend (scalar when the CPU cannot run it).
+fn sort_u32_isa(isa: Isa, x: &mut [u32]) {
+    #[cfg(target_arch = "x86_64")]
+    if isa >= Isa::Avx2 {
+        if let Some(t) = x86::Avx2Sort::try_new() {
+            t.sort_u32(x);
+            return;
+        }
+    }
+    let _ = isa;
+    sort_u32_scalar(x)
+}
+
 /// Sorts words ascending **as signed `i32`** (stored as `u32` bit patterns): flipping the sign
 /// bit maps the signed order onto the unsigned one, so this is [`sort_u32`] between two flips.
 pub(crate) fn sort_i32_bits(x: &mut [u32]) {
@@ -74,15 +115,40 @@ mod tests {
             .map(|i| i.wrapping_mul(2_654_435_761) ^ (i << 29))
             .collect();
         let mut y = x.clone();
-        sort_u32(&mut x);
+        sort_u32_scalar(&mut x);
         y.sort_unstable();
         assert_eq!(x, y);
         for n in 0..40u32 {
             let mut x: Vec<u32> = (0..n).map(|i| (n - i).wrapping_mul(0x9e37_79b9)).collect();
             let mut y = x.clone();
-            sort_u32(&mut x);
+            sort_u32_scalar(&mut x);
             y.sort_unstable();
             assert_eq!(x, y, "n = {n}");
+        }
+    }
+
+    /// Every backend the CPU runs sorts every length up to 1100, on random words and on
+    /// inputs with many repeats and extreme values (0, u32::MAX).
+    #[test]
+    fn backends_sort_every_length() {
+        for isa in [Isa::Scalar, Isa::Avx2] {
+            for n in 0..1100u32 {
+                let mut x: Vec<u32> = (0..n)
+                    .map(|i| {
+                        let h = i.wrapping_mul(0x9e37_79b9) ^ n.wrapping_mul(0x85eb_ca6b);
+                        match i % 5 {
+                            0 => u32::MAX,
+                            1 => 0,
+                            2 => h % 7,
+                            _ => h,
+                        }
+                    })
+                    .collect();
+                let mut y = x.clone();
+                sort_u32_isa(isa, &mut x);
+                y.sort_unstable();
+                assert_eq!(x, y, "{isa:?}, n = {n}");
+            }
         }
     }
 
