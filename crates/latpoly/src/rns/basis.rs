@@ -88,6 +88,19 @@ impl RnsPoly {
     }
 
     /// `a mod (Q / q_L)`: the same polynomial with the last prime dropped (no division).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(8, 30, 3)?;
+    /// let a = RnsPoly::from_i64s(&ctx, &[-3, 2, 1, 0, 0, 0, 0, 7])?;
+    /// let b = a.drop_last_modulus()?;
+    /// assert_eq!(b.context().moduli(), &ctx.moduli()[..2]);
+    /// assert_eq!(b.to_centered_bigints(), a.to_centered_bigints()); // small values survive
+    /// assert_eq!(b.limb(1), a.limb(1));
+    /// let one = RnsPoly::from_i64s(&RnsContext::with_prime_bits(8, 30, 1)?, &[1; 8])?;
+    /// assert!(one.drop_last_modulus().is_err()); // cannot drop the only prime
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn drop_last_modulus(&self) -> Result<RnsPoly> {
         let target = self.check_droppable()?;
         let n = self.context().n();
@@ -122,6 +135,17 @@ pub struct BaseExtender {
 
 impl BaseExtender {
     /// Precomputes the conversion from `from` to `to` (same `n`; the bases may share primes).
+    ///
+    /// ```
+    /// use latpoly::{rns::{BaseExtender, RnsContext}, Error};
+    /// let q = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let p = RnsContext::with_prime_bits(8, 40, 2)?;
+    /// let ext = BaseExtender::new(&q, &p)?;
+    /// assert!(ext.source().same_as(&q) && ext.target().same_as(&p));
+    /// let other_n = RnsContext::with_prime_bits(16, 40, 2)?;
+    /// assert!(matches!(BaseExtender::new(&q, &other_n), Err(Error::ContextMismatch)));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn new(from: &Arc<RnsContext>, to: &Arc<RnsContext>) -> Result<Self> {
         if from.n() != to.n() {
             return Err(Error::ContextMismatch);
@@ -221,6 +245,21 @@ impl BaseExtender {
 
     /// Fast base conversion: coefficient `j` of the result is `x_j + u_j Q mod p` with
     /// `0 <= u_j < L`. Output in coefficient form, in the target basis.
+    ///
+    /// ```
+    /// use latpoly::rns::{BaseExtender, RnsContext, RnsPoly};
+    /// use num_bigint::BigUint;
+    /// let q = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let p = RnsContext::with_prime_bits(8, 40, 2)?; // P > 2 Q: x + u Q is seen exactly
+    /// let ext = BaseExtender::new(&q, &p)?;
+    /// let x: Vec<u64> = vec![0, 1, 2, 3, 1000, 5, 6, 7];
+    /// let b = ext.extend_fast(&RnsPoly::from_u64s(&q, &x)?)?;
+    /// for (y, &x) in b.to_biguints().iter().zip(&x) {
+    ///     let diff = y - BigUint::from(x); // u Q with 0 <= u < 2
+    ///     assert!(diff == BigUint::from(0u8) || diff == *q.modulus());
+    /// }
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn extend_fast(&self, a: &RnsPoly) -> Result<RnsPoly> {
         let a = self.coeff_form(a)?;
         let (y, _) = self.ys(&a);
@@ -232,6 +271,21 @@ impl BaseExtender {
     /// Exact base extension: the result holds `x mod p_j`, where `x` is the canonical
     /// representative in `[0, Q)` or, if `centered`, in `(-Q/2, Q/2)`. Output in coefficient
     /// form, in the target basis.
+    ///
+    /// ```
+    /// use latpoly::rns::{BaseExtender, RnsContext, RnsPoly};
+    /// use num_bigint::BigUint;
+    /// let q = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let p = RnsContext::with_prime_bits(8, 40, 2)?;
+    /// let ext = BaseExtender::new(&q, &p)?;
+    /// let a = RnsPoly::from_i64s(&q, &[-5, 4, 0, 0, 0, 0, 0, 0])?;
+    /// let canonical = ext.extend_exact(&a, false)?.to_biguints(); // -5 lifts to Q - 5
+    /// assert_eq!(canonical[0], q.modulus() - BigUint::from(5u8));
+    /// assert_eq!(canonical[1], BigUint::from(4u8));
+    /// let centred = ext.extend_exact(&a, true)?.to_centered_bigints(); // -5 stays -5
+    /// assert_eq!(centred[0], (-5).into());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn extend_exact(&self, a: &RnsPoly, centered: bool) -> Result<RnsPoly> {
         let a = self.coeff_form(a)?;
         let n = self.from.n();
@@ -281,11 +335,29 @@ impl BaseExtender {
     }
 
     /// The source context.
+    ///
+    /// ```
+    /// use latpoly::rns::{BaseExtender, RnsContext};
+    /// let q = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let p = RnsContext::with_prime_bits(8, 40, 3)?;
+    /// assert_eq!(BaseExtender::new(&q, &p)?.source().moduli(), q.moduli());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn source(&self) -> &Arc<RnsContext> {
         &self.from
     }
 
     /// The target context.
+    ///
+    /// ```
+    /// use latpoly::rns::{BaseExtender, RnsContext};
+    /// let q = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let p = RnsContext::with_prime_bits(8, 40, 3)?;
+    /// let ext = BaseExtender::new(&q, &p)?;
+    /// assert_eq!(ext.target().len(), 3);
+    /// assert!(ext.target().same_as(&p));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn target(&self) -> &Arc<RnsContext> {
         &self.to
     }

@@ -30,6 +30,21 @@ pub struct RnsContext {
 impl RnsContext {
     /// Builds a context for degree `n` (power of two, `2..=2^17`) and distinct NTT-friendly primes
     /// (`q ≡ 1 mod 2n`, `q < 2^62`).
+    ///
+    /// ```
+    /// use latpoly::{rns::RnsContext, Error};
+    /// let qs = latpoly::primes::ntt_primes(40, 16, 2)?;
+    /// let ctx = RnsContext::new(16, &qs)?;
+    /// assert_eq!(ctx.moduli(), &qs[..]);
+    /// assert!(matches!(RnsContext::new(16, &[]), Err(Error::InvalidArgument(_))));
+    /// assert!(matches!(
+    ///     RnsContext::new(16, &[qs[0], qs[0]]),
+    ///     Err(Error::InvalidModulus { .. })
+    /// ));
+    /// assert!(RnsContext::new(16, &[113]).is_err()); // 113 is not 1 mod 32
+    /// assert!(RnsContext::new(12, &qs).is_err()); // not a power of two
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn new(n: usize, moduli: &[u64]) -> Result<Arc<Self>> {
         check_degree(n)?;
         if moduli.is_empty() {
@@ -59,6 +74,14 @@ impl RnsContext {
     }
 
     /// Builds a context with `count` primes of exactly `bits` bits (largest first).
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::with_prime_bits(32, 30, 3)?;
+    /// let q = ctx.moduli();
+    /// assert!(q.iter().all(|&p| p >> 29 == 1 && p % 64 == 1)); // 30 bits, 1 mod 2n
+    /// assert!(q[0] > q[1] && q[1] > q[2]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn with_prime_bits(n: usize, bits: u32, count: usize) -> Result<Arc<Self>> {
         check_degree(n)?;
         let moduli = ntt_primes(bits, n, count)?;
@@ -97,52 +120,122 @@ impl RnsContext {
     }
 
     /// Ring degree `n`.
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::with_prime_bits(64, 30, 2)?;
+    /// assert_eq!(ctx.n(), 64);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn n(&self) -> usize {
         self.n
     }
 
     /// The primes `q_1, ..., q_L`.
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::new(8, &[17, 97])?;
+    /// assert_eq!(ctx.moduli(), &[17, 97]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn moduli(&self) -> &[u64] {
         &self.moduli
     }
 
     /// Number of primes `L`.
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::with_prime_bits(8, 30, 3)?;
+    /// assert_eq!(ctx.len(), 3);
+    /// assert_eq!(ctx.drop_last()?.len(), 2);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.moduli.len()
     }
 
     /// Always false: a context has at least one prime.
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::new(8, &[17])?;
+    /// assert!(!ctx.is_empty());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.moduli.is_empty()
     }
 
     /// NTT plan of prime `i`.
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::new(8, &[17, 97])?;
+    /// assert_eq!((ctx.plan(1).n(), ctx.plan(1).q()), (8, 97));
+    /// // x · x = x^2 modulo q_0 = 17
+    /// let x = [0, 1, 0, 0, 0, 0, 0, 0];
+    /// assert_eq!(ctx.plan(0).multiply(&x, &x)?, vec![0, 0, 1, 0, 0, 0, 0, 0]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn plan(&self, i: usize) -> &NttPlan {
         &self.plans[i]
     }
 
     /// All NTT plans, one per prime.
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::new(8, &[17, 97, 113])?;
+    /// let qs: Vec<u64> = ctx.plans().iter().map(|p| p.q()).collect();
+    /// assert_eq!(qs, ctx.moduli());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn plans(&self) -> &[NttPlan] {
         &self.plans
     }
 
     /// The big modulus `Q`.
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::new(8, &[17, 97, 113])?;
+    /// assert_eq!(*ctx.modulus(), num_bigint::BigUint::from(17u32 * 97 * 113));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn modulus(&self) -> &BigUint {
         self.crt.modulus()
     }
 
     /// Bit size of `Q`.
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::new(8, &[17, 97, 113])?;
+    /// assert_eq!(ctx.modulus_bits(), 18); // Q = 186337, 2^17 <= Q < 2^18
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn modulus_bits(&self) -> u64 {
         self.crt.modulus().bits()
     }
 
     /// CRT precomputations.
+    ///
+    /// ```
+    /// let ctx = latpoly::rns::RnsContext::new(8, &[17, 97])?;
+    /// assert_eq!(ctx.crt().modulus(), ctx.modulus());
+    /// assert_eq!(ctx.crt().reconstruct(&[1, 2]), 681u32.into()); // 681 = 1 mod 17 = 2 mod 97
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn crt(&self) -> &Crt {
         &self.crt
     }
 
     /// The context with the last prime removed (built once, then shared): the target of
     /// [`super::RnsPoly::rescale`]. Errors if this context has a single prime.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let ctx = latpoly::rns::RnsContext::new(8, &[17, 97, 113])?;
+    /// let smaller = ctx.drop_last()?;
+    /// assert_eq!(smaller.moduli(), &[17, 97]);
+    /// assert!(Arc::ptr_eq(&smaller, &ctx.drop_last()?)); // built once
+    /// assert!(smaller.drop_last()?.drop_last().is_err()); // [17] has no prime to drop
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn drop_last(&self) -> Result<Arc<RnsContext>> {
         if self.moduli.len() < 2 {
             return Err(Error::InvalidArgument(
@@ -165,6 +258,15 @@ impl RnsContext {
     }
 
     /// Two contexts are compatible when they have the same degree and the same primes in order.
+    ///
+    /// ```
+    /// use latpoly::rns::RnsContext;
+    /// let a = RnsContext::new(8, &[97, 193])?;
+    /// assert!(a.same_as(&*RnsContext::new(8, &[97, 193])?)); // separately built, same basis
+    /// assert!(!a.same_as(&*RnsContext::new(8, &[193, 97])?)); // order matters
+    /// assert!(!a.same_as(&*RnsContext::new(16, &[97, 193])?)); // other degree
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn same_as(&self, other: &RnsContext) -> bool {
         core::ptr::eq(self, other) || (self.n == other.n && self.moduli == other.moduli)
     }

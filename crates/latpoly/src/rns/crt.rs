@@ -20,6 +20,16 @@ use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::Zero;
 
 /// Precomputed CRT data for one list of distinct primes.
+///
+/// ```
+/// use latpoly::rns::Crt;
+/// let crt = Crt::new(&[17, 97, 113])?; // Q = 186337
+/// let mut r = [0u64; 3];
+/// crt.decompose_biguint(&123456u32.into(), &mut r);
+/// assert_eq!(r, [123456 % 17, 123456 % 97, 123456 % 113]);
+/// assert_eq!(crt.reconstruct(&r), 123456u32.into());
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Crt {
     moduli: Vec<Modulus64>,
@@ -53,6 +63,14 @@ pub(crate) fn biguint_from_limbs(limbs: &[u64]) -> BigUint {
 
 impl Crt {
     /// Precomputes for the given primes (assumed validated: distinct primes below `2^62`).
+    ///
+    /// ```
+    /// use latpoly::{rns::Crt, Error};
+    /// assert!(Crt::new(&[17, 97]).is_ok());
+    /// assert!(matches!(Crt::new(&[]), Err(Error::InvalidArgument(_))));
+    /// // a repeated prime: not coprime
+    /// assert!(matches!(Crt::new(&[17, 17]), Err(Error::InvalidModulus { q: 17, .. })));
+    /// ```
     pub fn new(primes: &[u64]) -> Result<Self> {
         if primes.is_empty() {
             return Err(Error::InvalidArgument("need at least one modulus".into()));
@@ -88,16 +106,44 @@ impl Crt {
     }
 
     /// The product `Q` of all moduli.
+    ///
+    /// ```
+    /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
+    /// assert_eq!(*crt.modulus(), 186337u32.into());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn modulus(&self) -> &BigUint {
         &self.big_q
     }
 
     /// The moduli.
+    ///
+    /// ```
+    /// use latpoly::arith::Modulus;
+    /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
+    /// let qs: Vec<u64> = crt.moduli().iter().map(|m| m.value()).collect();
+    /// assert_eq!(qs, [17, 97, 113]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn moduli(&self) -> &[Modulus64] {
         &self.moduli
     }
 
     /// Residues of an unsigned integer of any size: `out[i] = x mod q_i`.
+    ///
+    /// ```
+    /// use num_bigint::BigUint;
+    /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
+    /// let x = BigUint::from(1u8) << 100u32; // far above Q: reduced mod each prime
+    /// let mut r = [0u64; 3];
+    /// crt.decompose_biguint(&x, &mut r);
+    /// let want: Vec<u64> = [17u64, 97, 113]
+    ///     .iter()
+    ///     .map(|&q| u64::try_from(&x % q).unwrap())
+    ///     .collect();
+    /// assert_eq!(r.to_vec(), want);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn decompose_biguint(&self, x: &BigUint, out: &mut [u64]) {
         let words = x.to_u64_digits();
         for (o, m) in out.iter_mut().zip(&self.moduli) {
@@ -110,6 +156,14 @@ impl Crt {
     }
 
     /// Residues of a signed integer of any size: `out[i] = x mod q_i` in `[0, q_i)`.
+    ///
+    /// ```
+    /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
+    /// let mut r = [0u64; 3];
+    /// crt.decompose_bigint(&(-1).into(), &mut r);
+    /// assert_eq!(r, [16, 96, 112]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn decompose_bigint(&self, x: &BigInt, out: &mut [u64]) {
         self.decompose_biguint(x.magnitude(), out);
         if x.sign() == Sign::Minus {
@@ -121,6 +175,15 @@ impl Crt {
 
     /// Reconstructs the unique `x` in `[0, Q)` from its residues (`residues[i] < q_i`),
     /// written as little-endian limbs into `out` (length [`Self::limb_width`]).
+    ///
+    /// ```
+    /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
+    /// let mut out = vec![u64::MAX; crt.limb_width()]; // overwritten
+    /// crt.reconstruct_limbs(&[16, 96, 112], &mut out); // -1 mod each prime
+    /// assert_eq!(out[0], 186336); // Q - 1
+    /// assert!(out[1..].iter().all(|&w| w == 0));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn reconstruct_limbs(&self, residues: &[u64], out: &mut [u64]) {
         debug_assert_eq!(residues.len(), self.moduli.len());
         debug_assert_eq!(out.len(), self.width);
@@ -144,11 +207,26 @@ impl Crt {
     }
 
     /// Limb width used by [`Self::reconstruct_limbs`].
+    ///
+    /// ```
+    /// use latpoly::rns::Crt;
+    /// assert_eq!(Crt::new(&[17, 97, 113])?.limb_width(), 2); // Q < 2^64, plus one spare limb
+    /// let qs = latpoly::primes::ntt_primes(62, 16, 3)?; // Q of 186 bits: 3 limbs + 1
+    /// assert_eq!(Crt::new(&qs)?.limb_width(), 4);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn limb_width(&self) -> usize {
         self.width
     }
 
     /// Reconstructs `x` in `[0, Q)`.
+    ///
+    /// ```
+    /// let crt = latpoly::rns::Crt::new(&[17, 97])?;
+    /// assert_eq!(crt.reconstruct(&[1, 2]), 681u32.into()); // 681 = 40·17 + 1 = 7·97 + 2
+    /// assert_eq!(crt.reconstruct(&[16, 96]), (17u32 * 97 - 1).into());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn reconstruct(&self, residues: &[u64]) -> BigUint {
         let mut limbs = vec![0u64; self.width];
         self.reconstruct_limbs(residues, &mut limbs);
@@ -156,6 +234,18 @@ impl Crt {
     }
 
     /// Reconstructs `x` in the centred range `(-Q/2, Q/2]`.
+    ///
+    /// ```
+    /// use num_bigint::BigInt;
+    /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?; // Q = 186337, Q/2 = 93168.5
+    /// assert_eq!(crt.reconstruct_centered(&[16, 96, 112]), BigInt::from(-1));
+    /// let mut r = [0u64; 3];
+    /// crt.decompose_biguint(&93168u32.into(), &mut r);
+    /// assert_eq!(crt.reconstruct_centered(&r), BigInt::from(93168));
+    /// crt.decompose_biguint(&93169u32.into(), &mut r);
+    /// assert_eq!(crt.reconstruct_centered(&r), BigInt::from(-93168));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn reconstruct_centered(&self, residues: &[u64]) -> BigInt {
         let x = self.reconstruct(residues);
         let half = &self.big_q >> 1u32;

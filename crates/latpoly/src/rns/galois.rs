@@ -31,6 +31,13 @@ fn check_k(k: i64, n: usize) -> Result<usize> {
 
 /// For coefficient form: destination index and sign of source coefficient `i` under `x -> x^k`
 /// (`k` odd, already reduced mod `2n`).
+///
+/// ```
+/// use latpoly::rns::galois::coeff_map;
+/// // n = 4, x -> x^3: x^2 -> x^6 = -x^2 and x^3 -> x^9 = x (as x^4 = -1).
+/// let m = coeff_map(4, 3);
+/// assert_eq!(m, vec![(0, false), (3, false), (2, true), (1, false)]);
+/// ```
 pub fn coeff_map(n: usize, k: usize) -> Vec<(usize, bool)> {
     (0..n)
         .map(|i| {

@@ -8,6 +8,19 @@ use num_bigint::{BigInt, BigUint};
 use std::sync::Arc;
 
 /// Whether a polynomial holds coefficients or NTT evaluations (bit-reversed order).
+///
+/// ```
+/// use latpoly::{rns::{Representation, RnsContext, RnsPoly}, Error};
+/// let ctx = RnsContext::with_prime_bits(8, 30, 2)?;
+/// let a = RnsPoly::from_i64s(&ctx, &[1; 8])?;
+/// assert_eq!(a.representation(), Representation::Coefficient);
+/// let mut b = a.clone();
+/// b.to_ntt();
+/// assert_eq!(b.representation(), Representation::Ntt);
+/// // Operands must agree: mixing representations is an error, not a silent wrong sum.
+/// assert!(matches!(a.add(&b), Err(Error::RepresentationMismatch { .. })));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Representation {
     /// Coefficients `a_0, ..., a_(n-1)` modulo each prime.
@@ -47,6 +60,16 @@ pub struct RnsPoly {
 
 impl RnsPoly {
     /// The zero polynomial in the given representation.
+    ///
+    /// ```
+    /// use latpoly::rns::{Representation, RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let z = RnsPoly::zero(&ctx, Representation::Ntt);
+    /// assert_eq!(z.representation(), Representation::Ntt);
+    /// assert!(z.residues().iter().all(|&r| r == 0));
+    /// assert_eq!(z.residues().len(), 2 * 8);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn zero(ctx: &Arc<RnsContext>, repr: Representation) -> Self {
         Self {
             ctx: Arc::clone(ctx),
@@ -57,6 +80,26 @@ impl RnsPoly {
 
     /// Wraps residues laid out limb by limb (`data[i * n + j]` = coefficient or evaluation `j`
     /// modulo `q_i`). Errors on wrong length or a residue `>= q_i`.
+    ///
+    /// ```
+    /// use latpoly::{rns::{Representation, RnsContext, RnsPoly}, Error};
+    /// let ctx = RnsContext::new(4, &[17, 97])?;
+    /// // 3 + 5x, limb by limb: residues mod 17, then mod 97
+    /// let data = vec![3, 5, 0, 0, 3, 5, 0, 0];
+    /// let a = RnsPoly::from_residues(&ctx, data, Representation::Coefficient)?;
+    /// assert_eq!(a.to_centered_bigints(), vec![3.into(), 5.into(), 0.into(), 0.into()]);
+    /// assert_eq!(a.limb(1), &[3, 5, 0, 0]);
+    /// let too_big = vec![0, 0, 0, 0, 0, 0, 0, 97]; // residue 97 is not below q_1 = 97
+    /// assert_eq!(
+    ///     RnsPoly::from_residues(&ctx, too_big, Representation::Coefficient).unwrap_err(),
+    ///     Error::CoefficientOutOfRange { index: 7, value: 97, bound: 97 }
+    /// );
+    /// assert!(matches!(
+    ///     RnsPoly::from_residues(&ctx, vec![0; 4], Representation::Ntt),
+    ///     Err(Error::LengthMismatch { expected: 8, got: 4 })
+    /// ));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn from_residues(
         ctx: &Arc<RnsContext>,
         data: Vec<u64>,
@@ -133,16 +176,46 @@ impl RnsPoly {
     }
 
     /// Coefficient-form polynomial from unsigned coefficients (each reduced mod every `q_i`).
+    ///
+    /// ```
+    /// use latpoly::{rns::{RnsContext, RnsPoly}, Error};
+    /// let ctx = RnsContext::new(4, &[17, 97])?;
+    /// let a = RnsPoly::from_u64s(&ctx, &[100, 1, 0, u64::MAX])?;
+    /// assert_eq!(a.limb(0), &[100 % 17, 1, 0, u64::MAX % 17]);
+    /// assert_eq!(a.limb(1), &[100 % 97, 1, 0, u64::MAX % 97]);
+    /// assert!(matches!(RnsPoly::from_u64s(&ctx, &[1, 2]), Err(Error::LengthMismatch { .. })));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn from_u64s(ctx: &Arc<RnsContext>, coeffs: &[u64]) -> Result<Self> {
         Self::from_fn(ctx, coeffs.len(), |m, j| m.reduce_u64(coeffs[j]))
     }
 
     /// Coefficient-form polynomial from signed coefficients.
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::new(4, &[17, 97])?;
+    /// let a = RnsPoly::from_i64s(&ctx, &[-1, 2, -20, 0])?;
+    /// assert_eq!(a.limb(0), &[16, 2, 14, 0]); // -20 = 14 mod 17
+    /// assert_eq!(a.to_biguints()[0], (17u32 * 97 - 1).into()); // -1 = Q - 1
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn from_i64s(ctx: &Arc<RnsContext>, coeffs: &[i64]) -> Result<Self> {
         Self::from_fn(ctx, coeffs.len(), |m, j| m.reduce_i64(coeffs[j]))
     }
 
     /// Coefficient-form polynomial from unsigned integers of any size (reduced mod `Q`).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// use num_bigint::BigUint;
+    /// let ctx = RnsContext::with_prime_bits(4, 50, 3)?; // Q of about 150 bits
+    /// let q = ctx.modulus().clone();
+    /// let big = BigUint::from(1u8) << 120u32;
+    /// let a = RnsPoly::from_biguints(&ctx, &[big.clone(), &q + 3u8, q.clone(), 7u8.into()])?;
+    /// assert_eq!(a.to_biguints(), vec![big, 3u8.into(), 0u8.into(), 7u8.into()]); // reduced mod Q
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn from_biguints(ctx: &Arc<RnsContext>, coeffs: &[BigUint]) -> Result<Self> {
         let mut p = Self::checked_zero(ctx, coeffs.len())?;
         let (n, l) = (ctx.n(), ctx.len());
@@ -157,6 +230,17 @@ impl RnsPoly {
     }
 
     /// Coefficient-form polynomial from signed integers of any size (reduced mod `Q`).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// use num_bigint::BigInt;
+    /// let ctx = RnsContext::with_prime_bits(4, 50, 3)?;
+    /// let big = BigInt::from(1) << 120u32;
+    /// let c = vec![-&big, big >> 20u32, (-3).into(), 0.into()];
+    /// let a = RnsPoly::from_bigints(&ctx, &c)?;
+    /// assert_eq!(a.to_centered_bigints(), c); // |c_j| < Q/2: recovered exactly
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn from_bigints(ctx: &Arc<RnsContext>, coeffs: &[BigInt]) -> Result<Self> {
         let mut p = Self::checked_zero(ctx, coeffs.len())?;
         let (n, l) = (ctx.n(), ctx.len());
@@ -181,27 +265,74 @@ impl RnsPoly {
     }
 
     /// The context.
+    ///
+    /// ```
+    /// use latpoly::rns::{Representation, RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let a = RnsPoly::zero(&ctx, Representation::Coefficient);
+    /// assert!(std::sync::Arc::ptr_eq(a.context(), &ctx));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn context(&self) -> &Arc<RnsContext> {
         &self.ctx
     }
 
     /// Current representation.
+    ///
+    /// ```
+    /// use latpoly::rns::{Representation, RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let mut a = RnsPoly::from_i64s(&ctx, &[1; 8])?;
+    /// assert_eq!(a.representation(), Representation::Coefficient);
+    /// a.to_ntt();
+    /// assert_eq!(a.representation(), Representation::Ntt);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn representation(&self) -> Representation {
         self.repr
     }
 
     /// All residues, limb by limb (`[i * n + j]`).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::new(4, &[17, 97])?;
+    /// let a = RnsPoly::from_i64s(&ctx, &[1, -1, 2, -2])?;
+    /// assert_eq!(a.residues(), &[1, 16, 2, 15, 1, 96, 2, 95]); // [i * n + j]
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn residues(&self) -> &[u64] {
         &self.data
     }
 
     /// Residues modulo `q_i`.
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::new(4, &[17, 97])?;
+    /// let a = RnsPoly::from_i64s(&ctx, &[1, -1, 2, -2])?;
+    /// assert_eq!(a.limb(0), &[1, 16, 2, 15]);
+    /// assert_eq!(a.limb(1), &[1, 96, 2, 95]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn limb(&self, i: usize) -> &[u64] {
         let n = self.ctx.n();
         &self.data[i * n..(i + 1) * n]
     }
 
     /// Converts to NTT representation (no-op if already there).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let mut c = RnsPoly::from_i64s(&ctx, &[5, 0, 0, 0, 0, 0, 0, 0])?;
+    /// c.to_ntt(); // a constant evaluates to itself at every root
+    /// assert!(c.residues().iter().all(|&v| v == 5));
+    /// let before = c.residues().to_vec();
+    /// c.to_ntt(); // already in NTT form: no-op
+    /// assert_eq!(c.residues(), &before[..]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn to_ntt(&mut self) {
         if self.repr == Representation::Ntt {
             return;
@@ -214,6 +345,18 @@ impl RnsPoly {
     }
 
     /// Converts to coefficient representation (no-op if already there).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let a = RnsPoly::from_i64s(&ctx, &[1, -2, 3, -4, 5, -6, 7, -8])?;
+    /// let mut b = a.clone();
+    /// b.to_ntt();
+    /// assert_ne!(b.residues(), a.residues());
+    /// b.to_coeff();
+    /// assert_eq!(b.residues(), a.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn to_coeff(&mut self) {
         if self.repr == Representation::Coefficient {
             return;
@@ -226,11 +369,32 @@ impl RnsPoly {
     }
 
     /// Exact coefficients in `[0, Q)` (converts a copy out of NTT form if needed).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// use num_bigint::BigUint;
+    /// let ctx = RnsContext::new(4, &[17, 97])?;
+    /// let mut a = RnsPoly::from_i64s(&ctx, &[-1, 0, 1, 1648])?;
+    /// a.to_ntt(); // converted back on a copy
+    /// let want: Vec<BigUint> = [1648u32, 0, 1, 1648].iter().map(|&v| v.into()).collect();
+    /// assert_eq!(a.to_biguints(), want); // in [0, Q), Q = 1649
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn to_biguints(&self) -> Vec<BigUint> {
         self.map_coeffs(|crt, r| crt.reconstruct(r))
     }
 
     /// Exact coefficients in the centred range `(-Q/2, Q/2]`.
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// use num_bigint::BigInt;
+    /// let ctx = RnsContext::new(4, &[17, 97])?; // Q = 1649
+    /// let a = RnsPoly::from_u64s(&ctx, &[824, 825, 1648, 0])?;
+    /// let want: Vec<BigInt> = [824, -824, -1, 0].iter().map(|&v| v.into()).collect();
+    /// assert_eq!(a.to_centered_bigints(), want);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn to_centered_bigints(&self) -> Vec<BigInt> {
         self.map_coeffs(|crt, r| crt.reconstruct_centered(r))
     }
@@ -323,28 +487,78 @@ impl RnsPoly {
     }
 
     /// `self += other` (same context and representation).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(4, 30, 2)?;
+    /// let mut a = RnsPoly::from_i64s(&ctx, &[1, 2, 3, 4])?;
+    /// a.add_assign(&RnsPoly::from_i64s(&ctx, &[10, -2, 0, -5])?)?;
+    /// assert_eq!(a.residues(), RnsPoly::from_i64s(&ctx, &[11, 0, 3, -1])?.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn add_assign(&mut self, other: &RnsPoly) -> Result<()> {
         *self = self.add(other)?;
         Ok(())
     }
 
     /// `self -= other` (same context and representation).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(4, 30, 2)?;
+    /// let mut a = RnsPoly::from_i64s(&ctx, &[1, 2, 3, 4])?;
+    /// a.sub_assign(&RnsPoly::from_i64s(&ctx, &[10, -2, 0, -5])?)?;
+    /// assert_eq!(a.residues(), RnsPoly::from_i64s(&ctx, &[-9, 4, 3, 9])?.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn sub_assign(&mut self, other: &RnsPoly) -> Result<()> {
         *self = self.sub(other)?;
         Ok(())
     }
 
     /// `self + other` (same context and representation).
+    ///
+    /// ```
+    /// use latpoly::{rns::{RnsContext, RnsPoly}, Error};
+    /// let ctx = RnsContext::with_prime_bits(4, 30, 2)?;
+    /// let a = RnsPoly::from_i64s(&ctx, &[1, 2, 3, 4])?;
+    /// let b = RnsPoly::from_i64s(&ctx, &[-1, 5, 0, 6])?;
+    /// let s = a.add(&b)?;
+    /// assert_eq!(s.residues(), RnsPoly::from_i64s(&ctx, &[0, 7, 3, 10])?.residues());
+    /// let other = RnsContext::with_prime_bits(4, 31, 2)?;
+    /// let c = RnsPoly::from_i64s(&other, &[0; 4])?;
+    /// assert!(matches!(a.add(&c), Err(Error::ContextMismatch)));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn add(&self, other: &RnsPoly) -> Result<RnsPoly> {
         self.zip_kernel(other, |p, a, b, o| p.add_unchecked(a, b, o))
     }
 
     /// `self - other` (same context and representation).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(4, 30, 2)?;
+    /// let a = RnsPoly::from_i64s(&ctx, &[1, 2, 3, 4])?;
+    /// let b = RnsPoly::from_i64s(&ctx, &[-1, 5, 0, 6])?;
+    /// let d = a.sub(&b)?;
+    /// assert_eq!(d.residues(), RnsPoly::from_i64s(&ctx, &[2, -3, 3, -2])?.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn sub(&self, other: &RnsPoly) -> Result<RnsPoly> {
         self.zip_kernel(other, |p, a, b, o| p.sub_unchecked(a, b, o))
     }
 
     /// `-self`.
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::new(4, &[17, 97])?;
+    /// let a = RnsPoly::from_i64s(&ctx, &[0, 1, -2, 3])?;
+    /// assert_eq!(a.neg().residues(), &[0, 16, 2, 14, 0, 96, 2, 94]); // -0 stays 0
+    /// assert!(a.add(&a.neg())?.residues().iter().all(|&r| r == 0));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn neg(&self) -> RnsPoly {
         let n = self.ctx.n();
         let zeros = vec![0u64; n];
@@ -361,6 +575,19 @@ impl RnsPoly {
     }
 
     /// `c · self` for a small signed scalar (any representation).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(4, 30, 2)?;
+    /// let mut a = RnsPoly::from_i64s(&ctx, &[1, -2, 3, 0])?;
+    /// let want = RnsPoly::from_i64s(&ctx, &[-3, 6, -9, 0])?;
+    /// assert_eq!(a.scalar_mul_i64(-3).residues(), want.residues());
+    /// a.to_ntt(); // NTT form too: the transform is linear
+    /// let mut b = a.scalar_mul_i64(-3);
+    /// b.to_coeff();
+    /// assert_eq!(b.residues(), want.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn scalar_mul_i64(&self, c: i64) -> RnsPoly {
         let n = self.ctx.n();
         let mut r = self.clone();
@@ -373,6 +600,18 @@ impl RnsPoly {
     }
 
     /// `c · self` for an integer scalar of any size (reduced mod `Q`).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// use num_bigint::BigInt;
+    /// let ctx = RnsContext::with_prime_bits(4, 50, 3)?; // Q of about 150 bits
+    /// let a = RnsPoly::from_i64s(&ctx, &[1, -3, 0, 0])?;
+    /// let c = BigInt::from(1) << 70u32;
+    /// let p = a.scalar_mul(&c).to_centered_bigints();
+    /// assert_eq!(p[0], c);
+    /// assert_eq!(p[1], -3 * &c);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn scalar_mul(&self, c: &BigInt) -> RnsPoly {
         let n = self.ctx.n();
         let mut rc = vec![0u64; self.ctx.len()];
@@ -401,6 +640,20 @@ impl RnsPoly {
     }
 
     /// Pointwise product of two NTT-form polynomials (the ring product, in NTT form).
+    ///
+    /// ```
+    /// use latpoly::{rns::{RnsContext, RnsPoly}, Error};
+    /// let ctx = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let mut a = RnsPoly::from_i64s(&ctx, &[1, 1, 0, 0, 0, 0, 0, 0])?; // 1 + x
+    /// let mut b = RnsPoly::from_i64s(&ctx, &[1, -1, 0, 0, 0, 0, 0, 0])?; // 1 - x
+    /// assert!(matches!(a.mul(&b), Err(Error::RepresentationMismatch { .. })));
+    /// a.to_ntt();
+    /// b.to_ntt();
+    /// let mut c = a.mul(&b)?;
+    /// c.to_coeff();
+    /// assert_eq!(c.residues(), RnsPoly::from_i64s(&ctx, &[1, 0, -1, 0, 0, 0, 0, 0])?.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn mul(&self, other: &RnsPoly) -> Result<RnsPoly> {
         self.check_ntt()?;
         self.check_compatible(other)?;
@@ -419,6 +672,23 @@ impl RnsPoly {
     }
 
     /// Fused multiply-add `self += a · b`, all three in NTT form.
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(8, 30, 2)?;
+    /// let ntt = |c: &[i64]| -> Result<RnsPoly, latpoly::Error> {
+    ///     let mut p = RnsPoly::from_i64s(&ctx, c)?;
+    ///     p.to_ntt();
+    ///     Ok(p)
+    /// };
+    /// let x = ntt(&[0, 1, 0, 0, 0, 0, 0, 0])?;
+    /// let mut acc = ntt(&[3, 0, 0, 0, 0, 0, 0, 0])?; // 3
+    /// acc.mul_acc(&x, &x)?; // 3 + x^2
+    /// acc.mul_acc(&x, &ntt(&[0, 0, 0, 0, 0, 0, 0, 2])?)?; // + 2 x^8 = -2
+    /// acc.to_coeff();
+    /// assert_eq!(acc.residues(), RnsPoly::from_i64s(&ctx, &[1, 0, 1, 0, 0, 0, 0, 0])?.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn mul_acc(&mut self, a: &RnsPoly, b: &RnsPoly) -> Result<()> {
         self.check_ntt()?;
         self.check_compatible(a)?;
@@ -439,6 +709,18 @@ impl RnsPoly {
 
     /// Full negacyclic product `self · other mod (x^n + 1, Q)` from either representation;
     /// the result is in coefficient form.
+    ///
+    /// ```
+    /// use latpoly::rns::{Representation, RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(4, 30, 2)?;
+    /// let a = RnsPoly::from_i64s(&ctx, &[1, 2, 0, 0])?; // 1 + 2x
+    /// let mut b = RnsPoly::from_i64s(&ctx, &[0, 0, 0, 3])?; // 3x^3
+    /// b.to_ntt(); // either representation
+    /// let c = a.multiply(&b)?; // 3x^3 + 6x^4 = -6 + 3x^3
+    /// assert_eq!(c.representation(), Representation::Coefficient);
+    /// assert_eq!(c.residues(), RnsPoly::from_i64s(&ctx, &[-6, 0, 0, 3])?.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn multiply(&self, other: &RnsPoly) -> Result<RnsPoly> {
         if !self.ctx.same_as(&other.ctx) {
             return Err(Error::ContextMismatch);
