@@ -22,6 +22,18 @@ use crate::rns::{Representation, RnsPoly};
 use rayon::prelude::*;
 
 /// A pool of worker threads of a fixed size.
+///
+/// ```
+/// use latpoly::parallel::Threads;
+/// use latpoly::rns::{RnsContext, RnsPoly};
+/// let ctx = RnsContext::with_prime_bits(16, 30, 4)?;
+/// let a = RnsPoly::from_i64s(&ctx, &[1; 16])?;
+/// let pool = Threads::new(2)?;
+/// assert_eq!(pool.len(), 2);
+/// let c = pool.install(|| a.multiply_par(&a))?; // runs on the 2 workers
+/// assert_eq!(c.residues(), a.multiply(&a)?.residues());
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Threads {
     pool: rayon::ThreadPool,
@@ -29,6 +41,13 @@ pub struct Threads {
 
 impl Threads {
     /// A pool of `threads` workers (`threads >= 1`).
+    ///
+    /// ```
+    /// use latpoly::{parallel::Threads, Error};
+    /// assert_eq!(Threads::new(1)?.len(), 1);
+    /// assert!(matches!(Threads::new(0), Err(Error::InvalidArgument(_))));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn new(threads: usize) -> Result<Threads> {
         if threads == 0 {
             return Err(Error::InvalidArgument(
@@ -43,27 +62,84 @@ impl Threads {
     }
 
     /// Runs `f` with this pool as the current one (so `*_par` calls inside use it).
+    ///
+    /// ```
+    /// use latpoly::parallel::{to_ntt_batch, Threads};
+    /// use latpoly::rns::{Representation, RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(16, 30, 2)?;
+    /// let mut polys = vec![RnsPoly::from_i64s(&ctx, &[2; 16])?; 3];
+    /// let pool = Threads::new(2)?;
+    /// let count = pool.install(|| {
+    ///     to_ntt_batch(&mut polys); // uses this pool
+    ///     polys.len()
+    /// }); // the closure's value is returned
+    /// assert_eq!(count, 3);
+    /// assert!(polys.iter().all(|p| p.representation() == Representation::Ntt));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         self.pool.install(f)
     }
 
     /// Number of workers.
+    ///
+    /// ```
+    /// assert_eq!(latpoly::parallel::Threads::new(3)?.len(), 3);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.pool.current_num_threads()
     }
 
     /// Always false: a pool has at least one worker.
+    ///
+    /// ```
+    /// assert!(!latpoly::parallel::Threads::new(1)?.is_empty());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         false
     }
 }
 
 /// Converts every polynomial to NTT form, all limbs of all polynomials in parallel.
+///
+/// ```
+/// use latpoly::parallel::to_ntt_batch;
+/// use latpoly::rns::{RnsContext, RnsPoly};
+/// let ctx = RnsContext::with_prime_bits(16, 30, 3)?;
+/// let mut polys: Vec<RnsPoly> =
+///     (0..4).map(|i| RnsPoly::from_i64s(&ctx, &[i - 2; 16])).collect::<Result<_, _>>()?;
+/// polys[0].to_ntt(); // already in NTT form: left alone
+/// let mut want = polys.clone();
+/// want.iter_mut().for_each(|p| p.to_ntt());
+/// to_ntt_batch(&mut polys);
+/// for (p, w) in polys.iter().zip(&want) {
+///     assert_eq!(p.residues(), w.residues());
+/// }
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub fn to_ntt_batch(polys: &mut [RnsPoly]) {
     transform_batch(polys, Representation::Ntt);
 }
 
 /// Converts every polynomial to coefficient form, all limbs in parallel.
+///
+/// ```
+/// use latpoly::parallel::{to_coeff_batch, to_ntt_batch};
+/// use latpoly::rns::{Representation, RnsContext, RnsPoly};
+/// let ctx = RnsContext::with_prime_bits(16, 30, 3)?;
+/// let orig: Vec<RnsPoly> =
+///     (0..4).map(|i| RnsPoly::from_i64s(&ctx, &[3 * i - 5; 16])).collect::<Result<_, _>>()?;
+/// let mut polys = orig.clone();
+/// to_ntt_batch(&mut polys);
+/// to_coeff_batch(&mut polys);
+/// for (p, o) in polys.iter().zip(&orig) {
+///     assert_eq!(p.representation(), Representation::Coefficient);
+///     assert_eq!(p.residues(), o.residues());
+/// }
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub fn to_coeff_batch(polys: &mut [RnsPoly]) {
     transform_batch(polys, Representation::Coefficient);
 }
@@ -98,6 +174,17 @@ impl RnsPoly {
     }
 
     /// [`RnsPoly::to_ntt`] with the limbs transformed in parallel.
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(16, 30, 4)?;
+    /// let a = RnsPoly::from_i64s(&ctx, &(0..16).collect::<Vec<i64>>())?;
+    /// let (mut serial, mut par) = (a.clone(), a);
+    /// serial.to_ntt();
+    /// par.to_ntt_par();
+    /// assert_eq!(par.residues(), serial.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn to_ntt_par(&mut self) {
         if self.representation() != Representation::Ntt {
             self.transform_limbs_par(Representation::Ntt);
@@ -105,6 +192,18 @@ impl RnsPoly {
     }
 
     /// [`RnsPoly::to_coeff`] with the limbs transformed in parallel.
+    ///
+    /// ```
+    /// use latpoly::rns::{Representation, RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(16, 30, 4)?;
+    /// let a = RnsPoly::from_i64s(&ctx, &(0..16).map(|i| 7 - i).collect::<Vec<i64>>())?;
+    /// let mut b = a.clone();
+    /// b.to_ntt_par();
+    /// b.to_coeff_par();
+    /// assert_eq!(b.representation(), Representation::Coefficient);
+    /// assert_eq!(b.residues(), a.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn to_coeff_par(&mut self) {
         if self.representation() != Representation::Coefficient {
             self.transform_limbs_par(Representation::Coefficient);
@@ -112,6 +211,21 @@ impl RnsPoly {
     }
 
     /// [`RnsPoly::multiply`] with the limbs processed in parallel.
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::with_prime_bits(16, 30, 4)?;
+    /// let mut x = vec![0i64; 16];
+    /// x[15] = 2; // 2 x^15
+    /// let a = RnsPoly::from_i64s(&ctx, &x)?;
+    /// let mut b = vec![0i64; 16];
+    /// b[1] = 3; // 3 x
+    /// let c = a.multiply_par(&RnsPoly::from_i64s(&ctx, &b)?)?; // 6 x^16 = -6
+    /// let mut want = vec![0i64; 16];
+    /// want[0] = -6;
+    /// assert_eq!(c.residues(), RnsPoly::from_i64s(&ctx, &want)?.residues());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn multiply_par(&self, other: &RnsPoly) -> Result<RnsPoly> {
         if !self.context().same_as(other.context()) {
             return Err(Error::ContextMismatch);
