@@ -51,6 +51,16 @@ use num_traits::{Signed, Zero};
 use std::sync::Arc;
 
 /// BFV parameters: ring degree, ciphertext primes, plaintext modulus, noise width.
+///
+/// ```
+/// use latpoly::he::bfv::{Bfv, BfvParams};
+/// let p = BfvParams::new(16, 30, 3, 257)?;
+/// assert_eq!((p.n, p.t, p.moduli.len(), p.sigma), (16, 257, 3, 3.19));
+/// // The fields are public; Bfv::new validates whatever is put in them.
+/// assert!(Bfv::new(BfvParams { sigma: 0.0, ..p.clone() }).is_err());
+/// assert!(Bfv::new(BfvParams { moduli: vec![97], ..p }).is_err()); // 97 is below t = 257
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct BfvParams {
     /// Ring degree `n` (power of two).
@@ -65,6 +75,15 @@ pub struct BfvParams {
 
 impl BfvParams {
     /// `count` primes of `bits` bits for degree `n`, plaintext modulus `t`, `σ = 3.19`.
+    ///
+    /// ```
+    /// use latpoly::{he::bfv::BfvParams, Error};
+    /// let p = BfvParams::new(16, 30, 3, 257)?;
+    /// assert!(p.moduli.iter().all(|&q| q >> 29 == 1 && q % 32 == 1)); // 30 bits, 1 mod 2n
+    /// // There are only a handful of 10-bit primes that are 1 mod 32.
+    /// assert!(matches!(BfvParams::new(16, 10, 50, 257), Err(Error::NotEnoughPrimes { .. })));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn new(n: usize, bits: u32, count: usize, t: u64) -> Result<BfvParams> {
         Ok(BfvParams {
             n,
@@ -75,17 +94,46 @@ impl BfvParams {
     }
 
     /// `n = 4096`, `Q` of 124 bits (2 primes of 62 bits; the NFLlib paper's Table 5 size).
+    ///
+    /// ```
+    /// let p = latpoly::he::bfv::BfvParams::n4096_q124(65537)?;
+    /// assert_eq!((p.n, p.t, p.moduli.len()), (4096, 65537, 2));
+    /// assert!(p.moduli.iter().all(|&q| q >> 61 == 1)); // 62-bit primes
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn n4096_q124(t: u64) -> Result<BfvParams> {
         Self::new(4096, 62, 2, t)
     }
 
     /// `n = 8192`, `Q` of about 218 bits (4 primes of 55 bits).
+    ///
+    /// ```
+    /// let p = latpoly::he::bfv::BfvParams::n8192_q218(65537)?;
+    /// assert_eq!((p.n, p.moduli.len()), (8192, 4));
+    /// assert!(p.moduli.iter().all(|&q| q >> 54 == 1 && q % 16384 == 1)); // 55 bits, 1 mod 2n
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn n8192_q218(t: u64) -> Result<BfvParams> {
         Self::new(8192, 55, 4, t)
     }
 }
 
 /// Secret key `s` (ternary), NTT form; wiped on drop.
+///
+/// ```
+/// use latpoly::he::bfv::{Bfv, BfvParams};
+/// use latpoly::sampling::Sampler;
+/// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+/// let mut rng = Sampler::from_seed([1; 32]);
+/// let keys = bfv.keygen(&mut rng)?;
+/// assert_eq!(format!("{:?}", keys.secret), "BfvSecretKey { .. }"); // never printed
+/// let m = vec![42u64; 16];
+/// let c = bfv.encrypt(&keys.public, &m, &mut rng)?;
+/// assert_eq!(bfv.decrypt(&keys.secret, &c)?, m);
+/// let other = bfv.keygen(&mut rng)?;
+/// assert_ne!(bfv.decrypt(&other.secret, &c)?, m); // another key decrypts to noise
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct BfvSecretKey {
     s: RnsPoly,
@@ -104,6 +152,24 @@ impl core::fmt::Debug for BfvSecretKey {
 }
 
 /// Public key `(-(a s + e), a)`, NTT form.
+///
+/// ```
+/// use latpoly::he::bfv::{Bfv, BfvParams};
+/// use latpoly::sampling::Sampler;
+/// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+/// let mut rng = Sampler::from_seed([1; 32]);
+/// let keys = bfv.keygen(&mut rng)?;
+/// let c = bfv.encrypt(&keys.public, &[1; 16], &mut rng)?;
+/// assert_eq!(bfv.decrypt(&keys.secret, &c)?, vec![1; 16]);
+/// // A key of another parameter set is refused.
+/// let other = Bfv::new(BfvParams::new(16, 31, 3, 257)?)?;
+/// let foreign = other.keygen(&mut rng)?;
+/// assert!(matches!(
+///     bfv.encrypt(&foreign.public, &[1; 16], &mut rng),
+///     Err(latpoly::Error::ContextMismatch)
+/// ));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct BfvPublicKey {
     p0: RnsPoly,
@@ -111,6 +177,24 @@ pub struct BfvPublicKey {
 }
 
 /// Relinearization keys, one pair per prime of `Q`, NTT form.
+///
+/// ```
+/// use latpoly::he::bfv::{Bfv, BfvParams};
+/// use latpoly::sampling::Sampler;
+/// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+/// let mut rng = Sampler::from_seed([1; 32]);
+/// let keys = bfv.keygen(&mut rng)?;
+/// let c = bfv.encrypt(&keys.public, &[2; 16], &mut rng)?;
+/// let c3 = bfv.multiply(&c, &c)?;
+/// let c2 = bfv.relinearize(&c3, &keys.relin)?;
+/// assert_eq!((c3.len(), c2.len()), (3, 2));
+/// assert_eq!(bfv.decrypt(&keys.secret, &c2)?, bfv.decrypt(&keys.secret, &c3)?);
+/// // A key with another number of primes is refused.
+/// let other = Bfv::new(BfvParams::new(16, 30, 2, 257)?)?;
+/// let foreign = other.keygen(&mut rng)?;
+/// assert!(bfv.relinearize(&c3, &foreign.relin).is_err());
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct BfvRelinKey {
     b: Vec<RnsPoly>,
@@ -118,6 +202,18 @@ pub struct BfvRelinKey {
 }
 
 /// A key set from [`Bfv::keygen`].
+///
+/// ```
+/// use latpoly::he::bfv::{Bfv, BfvParams};
+/// use latpoly::sampling::Sampler;
+/// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+/// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
+/// let mut rng = Sampler::from_seed([2; 32]);
+/// let c = bfv.encrypt(&keys.public, &[3; 16], &mut rng)?;
+/// let sq = bfv.multiply_relin(&c, &c, &keys.relin)?;
+/// assert_eq!(bfv.decrypt(&keys.secret, &sq)?, bfv.plain_mul(&[3; 16], &[3; 16])?);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct BfvKeys {
     /// The secret key.
@@ -129,6 +225,20 @@ pub struct BfvKeys {
 }
 
 /// A ciphertext: 2 polynomials (3 after an unrelinearized product), coefficient form, basis `Q`.
+///
+/// ```
+/// use latpoly::he::bfv::{Bfv, BfvParams};
+/// use latpoly::sampling::Sampler;
+/// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+/// let mut rng = Sampler::from_seed([1; 32]);
+/// let keys = bfv.keygen(&mut rng)?;
+/// let c = bfv.encrypt(&keys.public, &[5; 16], &mut rng)?;
+/// assert_eq!(c.len(), 2);
+/// let c3 = bfv.multiply(&c, &c)?;
+/// assert_eq!(c3.len(), 3); // (c0, c1, c2) until relinearized
+/// assert_eq!(bfv.decrypt(&keys.secret, &c3)?, bfv.plain_mul(&[5; 16], &[5; 16])?);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct BfvCiphertext {
     c: Vec<RnsPoly>,
@@ -136,22 +246,78 @@ pub struct BfvCiphertext {
 
 impl BfvCiphertext {
     /// Number of polynomials (2, or 3 before relinearization).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[0; 16], &mut rng)?;
+    /// assert_eq!(c.len(), 2);
+    /// assert_eq!(bfv.multiply(&c, &c)?.len(), 3);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.c.len()
     }
 
     /// Always false.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[0; 16], &mut rng)?;
+    /// assert!(!c.is_empty());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.c.is_empty()
     }
 
     /// The polynomials.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// use latpoly::rns::Representation;
+    /// let c = bfv.encrypt(&keys.public, &[0; 16], &mut rng)?;
+    /// assert_eq!(c.parts().len(), 2);
+    /// for p in c.parts() {
+    ///     assert!(p.context().same_as(bfv.context()));
+    ///     assert_eq!(p.representation(), Representation::Coefficient);
+    /// }
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn parts(&self) -> &[RnsPoly] {
         &self.c
     }
 }
 
 /// A BFV instance: parameters and precomputed RNS machinery.
+///
+/// ```
+/// use latpoly::he::bfv::{Bfv, BfvParams};
+/// use latpoly::sampling::Sampler;
+/// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+/// let mut rng = Sampler::from_seed([1; 32]);
+/// let keys = bfv.keygen(&mut rng)?;
+/// // Evaluate 3·m1 + m2·m2 on encrypted data.
+/// let (m1, m2) = (vec![4u64; 16], (0..16).collect::<Vec<u64>>());
+/// let c1 = bfv.encrypt(&keys.public, &m1, &mut rng)?;
+/// let c2 = bfv.encrypt(&keys.public, &m2, &mut rng)?;
+/// let sq = bfv.multiply_relin(&c2, &c2, &keys.relin)?;
+/// let r = bfv.add(&bfv.add(&bfv.add(&c1, &c1)?, &c1)?, &sq)?;
+/// let want: Vec<u64> = bfv.plain_mul(&m2, &m2)?.iter().map(|&x| (x + 12) % 257).collect();
+/// assert_eq!(bfv.decrypt(&keys.secret, &r)?, want);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Bfv {
     params: BfvParams,
@@ -178,6 +344,17 @@ fn low_u64(x: &BigUint, m: u64) -> u64 {
 impl Bfv {
     /// Validates the parameters and precomputes the bases (`Q`, an auxiliary `P > t·n·Q`, and
     /// `Q·P`) with their NTT plans and base converters.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// let p = BfvParams::new(16, 30, 3, 257)?;
+    /// let bfv = Bfv::new(p.clone())?;
+    /// assert_eq!(bfv.context().moduli(), &p.moduli[..]);
+    /// assert!(Bfv::new(BfvParams { t: 1, ..p.clone() }).is_err());
+    /// assert!(Bfv::new(BfvParams { t: p.moduli[0], ..p.clone() }).is_err()); // t not coprime to Q
+    /// assert!(Bfv::new(BfvParams { n: 12, ..p }).is_err()); // not a power of two
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn new(params: BfvParams) -> Result<Bfv> {
         if params.t < 2 {
             return Err(Error::InvalidArgument(
@@ -256,16 +433,42 @@ impl Bfv {
     }
 
     /// The parameters.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// let p = BfvParams::new(16, 30, 3, 257)?;
+    /// let bfv = Bfv::new(p.clone())?;
+    /// assert_eq!(bfv.params(), &p);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn params(&self) -> &BfvParams {
         &self.params
     }
 
     /// The ciphertext context (basis `Q`).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// assert_eq!(bfv.context().n(), 16);
+    /// assert_eq!(bfv.context().moduli(), &bfv.params().moduli[..]);
+    /// assert!(bfv.context().modulus_bits() > 87); // three 30-bit primes
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn context(&self) -> &Arc<RnsContext> {
         &self.q
     }
 
     /// The auxiliary basis `P` used by multiplication.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let (q, p) = (bfv.context(), bfv.aux_context());
+    /// assert!(*p.modulus() > q.modulus() * 257u32 * 16u32); // P > t n Q
+    /// assert!(p.moduli().iter().all(|x| !q.moduli().contains(x))); // disjoint from Q
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn aux_context(&self) -> &Arc<RnsContext> {
         &self.p
     }
@@ -276,6 +479,18 @@ impl Bfv {
     }
 
     /// Key generation: secret, public and relinearization keys.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let m: Vec<u64> = (0..16).map(|i| i * 16).collect();
+    /// let c = bfv.encrypt(&keys.public, &m, &mut rng)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &c)?, m);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn keygen(&self, rng: &mut Sampler) -> Result<BfvKeys> {
         let s = Self::ntt(rng.ternary_poly(&self.q));
         let a = rng.uniform_poly_ntt(&self.q);
@@ -338,6 +553,27 @@ impl Bfv {
     }
 
     /// Encrypts a plaintext polynomial (`n` coefficients in `[0, t)`).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// use latpoly::Error;
+    /// let m: Vec<u64> = (0..16).map(|i| 256 - i).collect();
+    /// let c = bfv.encrypt(&keys.public, &m, &mut rng)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &c)?, m);
+    /// let mut bad = m.clone();
+    /// bad[3] = 257; // not below t
+    /// assert!(matches!(
+    ///     bfv.encrypt(&keys.public, &bad, &mut rng),
+    ///     Err(Error::CoefficientOutOfRange { index: 3, value: 257, bound: 257 })
+    /// ));
+    /// let short = bfv.encrypt(&keys.public, &m[..8], &mut rng);
+    /// assert!(matches!(short, Err(Error::LengthMismatch { expected: 16, got: 8 })));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn encrypt(
         &self,
         pk: &BfvPublicKey,
@@ -396,6 +632,18 @@ impl Bfv {
     }
 
     /// Decrypts to the plaintext polynomial (`n` coefficients in `[0, t)`).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let m: Vec<u64> = (0..16).map(|i| (i * i) % 257).collect();
+    /// let c = bfv.encrypt(&keys.public, &m, &mut rng)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &c)?, m);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn decrypt(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<Vec<u64>> {
         let x = self.phase(sk, c)?;
         let n = self.params.n;
@@ -425,6 +673,21 @@ impl Bfv {
 
     /// Invariant noise budget in bits: `log2(Q) - log2(2 ||[t (c_0 + c_1 s)]_Q||_∞) - 1` (0 when
     /// decryption may fail). Uses exact big-integer CRT (a diagnostic, not a hot path).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[1; 16], &mut rng)?;
+    /// let fresh = bfv.noise_budget(&keys.secret, &c)?;
+    /// let sq = bfv.multiply_relin(&c, &c, &keys.relin)?;
+    /// let after = bfv.noise_budget(&keys.secret, &sq)?;
+    /// assert!(fresh > after && after > 0); // a product spends budget but still decrypts
+    /// assert!(fresh < 90 - 8); // at most log2(Q / t) bits
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn noise_budget(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<u32> {
         let x = self.phase(sk, c)?;
         let tx = x.scalar_mul_i64(self.params.t as i64);
@@ -444,6 +707,20 @@ impl Bfv {
     }
 
     /// Homomorphic addition.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let (m1, m2) = (vec![200u64; 16], vec![100u64; 16]);
+    /// let c1 = bfv.encrypt(&keys.public, &m1, &mut rng)?;
+    /// let c2 = bfv.encrypt(&keys.public, &m2, &mut rng)?;
+    /// let s = bfv.add(&c1, &c2)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &s)?, vec![43; 16]); // 300 mod 257
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn add(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<BfvCiphertext> {
         self.check_ct(a)?;
         self.check_ct(b)?;
@@ -460,6 +737,19 @@ impl Bfv {
     }
 
     /// Homomorphic subtraction.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c1 = bfv.encrypt(&keys.public, &[5; 16], &mut rng)?;
+    /// let c2 = bfv.encrypt(&keys.public, &[7; 16], &mut rng)?;
+    /// let d = bfv.sub(&c1, &c2)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &d)?, vec![255; 16]); // -2 mod 257
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn sub(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<BfvCiphertext> {
         let neg = BfvCiphertext {
             c: b.c.iter().map(|p| p.neg()).collect(),
@@ -468,6 +758,23 @@ impl Bfv {
     }
 
     /// Adds a plaintext.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[10; 16], &mut rng)?;
+    /// let mut p = vec![0u64; 16];
+    /// p[0] = 250;
+    /// let s = bfv.add_plain(&c, &p)?;
+    /// let mut want = vec![10u64; 16];
+    /// want[0] = 3; // 260 mod 257
+    /// assert_eq!(bfv.decrypt(&keys.secret, &s)?, want);
+    /// assert!(bfv.add_plain(&c, &[257; 16]).is_err()); // plaintext not below t
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn add_plain(&self, a: &BfvCiphertext, m: &[u64]) -> Result<BfvCiphertext> {
         self.check_ct(a)?;
         self.check_plain(m)?;
@@ -526,6 +833,27 @@ impl Bfv {
     }
 
     /// Homomorphic product without relinearization (a 3-polynomial ciphertext).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let mut m1 = vec![0u64; 16];
+    /// m1[15] = 2; // 2 x^15
+    /// let mut m2 = vec![0u64; 16];
+    /// m2[1] = 3; // 3 x
+    /// let c1 = bfv.encrypt(&keys.public, &m1, &mut rng)?;
+    /// let c2 = bfv.encrypt(&keys.public, &m2, &mut rng)?;
+    /// let c3 = bfv.multiply(&c1, &c2)?; // 6 x^16 = -6
+    /// assert_eq!(c3.len(), 3);
+    /// let mut want = vec![0u64; 16];
+    /// want[0] = 257 - 6;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &c3)?, want);
+    /// assert!(bfv.multiply(&c3, &c1).is_err()); // relinearize first
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn multiply(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<BfvCiphertext> {
         self.check_ct(a)?;
         self.check_ct(b)?;
@@ -553,6 +881,21 @@ impl Bfv {
     }
 
     /// Relinearizes a 3-polynomial ciphertext back to 2 polynomials.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[3; 16], &mut rng)?;
+    /// let c3 = bfv.multiply(&c, &c)?;
+    /// let c2 = bfv.relinearize(&c3, &keys.relin)?;
+    /// assert_eq!(c2.len(), 2);
+    /// assert_eq!(bfv.decrypt(&keys.secret, &c2)?, bfv.plain_mul(&[3; 16], &[3; 16])?);
+    /// assert_eq!(bfv.relinearize(&c, &keys.relin)?.len(), 2); // 2 parts: unchanged
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn relinearize(&self, c: &BfvCiphertext, rlk: &BfvRelinKey) -> Result<BfvCiphertext> {
         self.check_ct(c)?;
         if c.c.len() == 2 {
@@ -596,6 +939,21 @@ impl Bfv {
     }
 
     /// Product followed by relinearization.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let (m1, m2): (Vec<u64>, Vec<u64>) = ((0..16).collect(), (0..16).rev().collect());
+    /// let c1 = bfv.encrypt(&keys.public, &m1, &mut rng)?;
+    /// let c2 = bfv.encrypt(&keys.public, &m2, &mut rng)?;
+    /// let p = bfv.multiply_relin(&c1, &c2, &keys.relin)?;
+    /// assert_eq!(p.len(), 2);
+    /// assert_eq!(bfv.decrypt(&keys.secret, &p)?, bfv.plain_mul(&m1, &m2)?);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn multiply_relin(
         &self,
         a: &BfvCiphertext,
@@ -606,6 +964,22 @@ impl Bfv {
     }
 
     /// The plaintext-ring product `a·b mod (x^n + 1, t)` (a reference for tests and callers).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut a = vec![0u64; 16];
+    /// a[0] = 1;
+    /// a[1] = 1; // 1 + x
+    /// let mut b = vec![0u64; 16];
+    /// b[15] = 1; // x^15
+    /// let mut want = vec![0u64; 16];
+    /// want[0] = 256; // x^16 = -1
+    /// want[15] = 1;
+    /// assert_eq!(bfv.plain_mul(&a, &b)?, want);
+    /// assert!(bfv.plain_mul(&a, &[0; 8]).is_err());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn plain_mul(&self, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         self.check_plain(a)?;
         self.check_plain(b)?;

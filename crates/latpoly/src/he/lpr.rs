@@ -36,6 +36,15 @@ use rayon::prelude::*;
 use zeroize::Zeroize;
 
 /// The noise distribution `χ`.
+///
+/// ```
+/// use latpoly::he::lpr::{Lpr, LprParams, Noise};
+/// let cbd = LprParams { noise: Noise::Cbd(1), ..LprParams::n256() };
+/// assert!(Lpr::new(cbd).is_ok());
+/// assert!(Lpr::new(LprParams { noise: Noise::Cbd(0), ..cbd }).is_err());
+/// assert!(Lpr::new(LprParams { noise: Noise::Gaussian(-1.0), ..cbd }).is_err());
+/// assert_eq!(LprParams::n256().noise, Noise::Gaussian(3.19));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Noise {
     /// Discrete Gaussian with this standard deviation.
@@ -45,6 +54,18 @@ pub enum Noise {
 }
 
 /// Parameters of an LPR instance.
+///
+/// ```
+/// use latpoly::he::lpr::{Lpr, LprParams, Noise};
+/// use latpoly::sampling::Sampler;
+/// // A toy set: n = 64 (8-byte messages), q = 12289 = 1 + 96 · 128.
+/// let lpr = Lpr::new(LprParams { n: 64, q: 12289, noise: Noise::Cbd(1) })?;
+/// let mut rng = Sampler::from_seed([2; 32]);
+/// let (pk, sk) = lpr.keygen(&mut rng)?;
+/// let ct = lpr.encrypt(&pk, b"8 bytes!", &mut rng)?;
+/// assert_eq!(lpr.decrypt(&sk, &ct)?, b"8 bytes!");
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LprParams {
     /// Ring degree (power of two).
@@ -57,6 +78,14 @@ pub struct LprParams {
 
 impl LprParams {
     /// `n = 256, q = 12289`, Gaussian `σ = 3.19` (NFLlib's 128-bit set).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// let p = LprParams::n256();
+    /// assert_eq!((p.n, p.q), (256, 12289));
+    /// assert_eq!(Lpr::new(p)?.message_len(), 32);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn n256() -> Self {
         LprParams {
             n: 256,
@@ -66,6 +95,15 @@ impl LprParams {
     }
 
     /// `n = 512, q = 12289`, Gaussian `σ = 3.19` (NFLlib's 256-bit set).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// let p = LprParams::n512();
+    /// assert_eq!((p.n, p.q), (512, 12289));
+    /// assert_eq!(p.q % (2 * p.n as u64), 1); // NTT-friendly
+    /// assert_eq!(Lpr::new(p)?.message_len(), 64);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn n512() -> Self {
         LprParams {
             n: 512,
@@ -76,6 +114,18 @@ impl LprParams {
 
     /// `n = 1024, q = 12289`, `CBD_2` noise (the larger set NFLlib's footnote suggests; the
     /// narrower noise keeps the decryption failure rate negligible at this degree).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams, Noise};
+    /// use latpoly::sampling::Sampler;
+    /// let lpr = Lpr::new(LprParams::n1024())?;
+    /// assert_eq!(lpr.params().noise, Noise::Cbd(2));
+    /// let mut rng = Sampler::from_seed([3; 32]);
+    /// let (pk, sk) = lpr.keygen(&mut rng)?;
+    /// let msg: Vec<u8> = (0..128).collect();
+    /// assert_eq!(lpr.decrypt(&sk, &lpr.encrypt(&pk, &msg, &mut rng)?)?, msg);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn n1024() -> Self {
         LprParams {
             n: 1024,
@@ -86,6 +136,18 @@ impl LprParams {
 }
 
 /// Public key `(a, b)`, both in NTT form.
+///
+/// ```
+/// use latpoly::he::lpr::{Lpr, LprParams};
+/// use latpoly::sampling::Sampler;
+/// let lpr = Lpr::new(LprParams::n256())?;
+/// let (pk1, _) = lpr.keygen(&mut Sampler::from_seed([5; 32]))?;
+/// let (pk2, _) = lpr.keygen(&mut Sampler::from_seed([5; 32]))?;
+/// let (pk3, _) = lpr.keygen(&mut Sampler::from_seed([6; 32]))?;
+/// assert_eq!(pk1, pk2); // deterministic in the seed
+/// assert_ne!(pk1, pk3);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LprPublicKey {
     a: Vec<u16>,
@@ -93,6 +155,20 @@ pub struct LprPublicKey {
 }
 
 /// Secret key `s` in NTT form; wiped on drop.
+///
+/// ```
+/// use latpoly::he::lpr::{Lpr, LprParams};
+/// use latpoly::sampling::Sampler;
+/// let lpr = Lpr::new(LprParams::n256())?;
+/// let mut rng = Sampler::from_seed([1; 32]);
+/// let (pk, sk) = lpr.keygen(&mut rng)?;
+/// assert_eq!(format!("{sk:?}"), "LprSecretKey { .. }"); // never printed
+/// let ct = lpr.encrypt(&pk, &[0x5A; 32], &mut rng)?;
+/// assert_eq!(lpr.decrypt(&sk, &ct)?, [0x5A; 32]);
+/// let (_, other) = lpr.keygen(&mut rng)?;
+/// assert_ne!(lpr.decrypt(&other, &ct)?, [0x5A; 32]); // the wrong key gives noise
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct LprSecretKey {
     s: Vec<u16>,
@@ -111,6 +187,19 @@ impl core::fmt::Debug for LprSecretKey {
 }
 
 /// Ciphertext `(u, v)`, both in NTT form.
+///
+/// ```
+/// use latpoly::he::lpr::{Lpr, LprParams};
+/// use latpoly::sampling::Sampler;
+/// let lpr = Lpr::new(LprParams::n256())?;
+/// let mut rng = Sampler::from_seed([1; 32]);
+/// let (pk, sk) = lpr.keygen(&mut rng)?;
+/// let c1 = lpr.encrypt(&pk, &[7; 32], &mut rng)?;
+/// let c2 = lpr.encrypt(&pk, &[7; 32], &mut rng)?;
+/// assert_ne!(c1, c2); // randomized
+/// assert_eq!(lpr.decrypt(&sk, &c1)?, lpr.decrypt(&sk, &c2)?);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LprCiphertext {
     u: Vec<u16>,
@@ -119,12 +208,38 @@ pub struct LprCiphertext {
 
 impl LprCiphertext {
     /// The NTT-form components `(u, v)`.
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::sampling::Sampler;
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let (pk, _) = lpr.keygen(&mut rng)?;
+    /// let ct = lpr.encrypt(&pk, &[1; 32], &mut rng)?;
+    /// let (u, v) = ct.parts();
+    /// assert_eq!((u.len(), v.len()), (256, 256));
+    /// assert!(u.iter().chain(v).all(|&x| x < 12289));
+    /// assert_eq!(lpr.ciphertext_from_parts(u.to_vec(), v.to_vec())?, ct);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn parts(&self) -> (&[u16], &[u16]) {
         (&self.u, &self.v)
     }
 }
 
 /// An LPR instance: parameters plus the NTT plan.
+///
+/// ```
+/// use latpoly::he::lpr::{Lpr, LprParams};
+/// use latpoly::sampling::Sampler;
+/// let lpr = Lpr::new(LprParams::n512())?;
+/// let mut rng = Sampler::from_seed([4; 32]);
+/// let (pk, sk) = lpr.keygen(&mut rng)?;
+/// let key = [0xC3u8; 64]; // a 512-bit symmetric key to transport
+/// let ct = lpr.encrypt(&pk, &key, &mut rng)?;
+/// assert_eq!(lpr.decrypt(&sk, &ct)?, key);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Lpr {
     params: LprParams,
@@ -132,6 +247,22 @@ pub struct Lpr {
 }
 
 /// Scratch space for allocation-free decryption.
+///
+/// ```
+/// use latpoly::he::lpr::{Lpr, LprParams};
+/// use latpoly::sampling::Sampler;
+/// let lpr = Lpr::new(LprParams::n256())?;
+/// let mut rng = Sampler::from_seed([1; 32]);
+/// let (pk, sk) = lpr.keygen(&mut rng)?;
+/// let mut scratch = lpr.scratch(); // one buffer, reused
+/// let mut out = [0u8; 32];
+/// for m in [[1u8; 32], [2; 32]] {
+///     let ct = lpr.encrypt(&pk, &m, &mut rng)?;
+///     lpr.decrypt_into(&sk, &ct, &mut out, &mut scratch)?;
+///     assert_eq!(out, m);
+/// }
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct LprScratch {
     t: Vec<u16>,
@@ -147,6 +278,18 @@ impl Drop for LprScratch {
 
 impl Lpr {
     /// Validates the parameters (`n` a power of two, `q` an NTT prime below `2^14`, noise valid).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams, Noise};
+    /// use latpoly::Error;
+    /// let ok = LprParams { n: 256, q: 7681, noise: Noise::Cbd(2) }; // 7681 = 1 + 15 · 512
+    /// assert!(Lpr::new(ok).is_ok());
+    /// let tiny = Lpr::new(LprParams { n: 4, ..ok });
+    /// assert!(matches!(tiny, Err(Error::InvalidDegree { n: 4, .. })));
+    /// assert!(Lpr::new(LprParams { n: 4096, ..ok }).is_err()); // 7681 is not 1 mod 8192
+    /// assert!(Lpr::new(LprParams { q: 513, ..ok }).is_err()); // 1 mod 512 but 513 = 27 · 19
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn new(params: LprParams) -> Result<Lpr> {
         if params.n < 8 {
             return Err(Error::InvalidDegree {
@@ -174,21 +317,59 @@ impl Lpr {
     }
 
     /// The parameters.
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// let lpr = Lpr::new(LprParams::n512())?;
+    /// assert_eq!(lpr.params(), LprParams::n512());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn params(&self) -> LprParams {
         self.params
     }
 
     /// The NTT plan (and through it the backend in use).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// assert_eq!((lpr.plan().n(), lpr.plan().q()), (256, 12289));
+    /// println!("LPR backend: {:?}", lpr.plan().isa());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn plan(&self) -> &NttPlan16 {
         &self.plan
     }
 
     /// Message length in bytes (`n / 8`, one bit per coefficient, least significant bit first).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// assert_eq!(Lpr::new(LprParams::n256())?.message_len(), 32);
+    /// assert_eq!(Lpr::new(LprParams::n1024())?.message_len(), 128);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn message_len(&self) -> usize {
         self.params.n / 8
     }
 
     /// A fresh scratch buffer for [`Self::decrypt_into`].
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::sampling::Sampler;
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let (pk, sk) = lpr.keygen(&mut rng)?;
+    /// let ct = lpr.encrypt(&pk, &[9; 32], &mut rng)?;
+    /// let mut out = [0u8; 32];
+    /// lpr.decrypt_into(&sk, &ct, &mut out, &mut lpr.scratch())?;
+    /// assert_eq!(out, [9; 32]);
+    /// // A scratch of another degree is refused.
+    /// let mut wrong = Lpr::new(LprParams::n512())?.scratch();
+    /// assert!(lpr.decrypt_into(&sk, &ct, &mut out, &mut wrong).is_err());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn scratch(&self) -> LprScratch {
         LprScratch {
             t: vec![0; self.params.n],
@@ -221,6 +402,17 @@ impl Lpr {
     }
 
     /// Key generation.
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::sampling::Sampler;
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let (pk, sk) = lpr.keygen(&mut rng)?;
+    /// let ct = lpr.encrypt(&pk, &[0xFF; 32], &mut rng)?;
+    /// assert_eq!(lpr.decrypt(&sk, &ct)?, [0xFF; 32]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn keygen(&self, rng: &mut Sampler) -> Result<(LprPublicKey, LprSecretKey)> {
         let n = self.params.n;
         let a: Vec<u16> = rng
@@ -238,6 +430,22 @@ impl Lpr {
     }
 
     /// Encrypts `msg` (`n / 8` bytes).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::{sampling::Sampler, Error};
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let (pk, sk) = lpr.keygen(&mut rng)?;
+    /// let msg: Vec<u8> = (0..32).collect();
+    /// let ct = lpr.encrypt(&pk, &msg, &mut rng)?;
+    /// assert_eq!(lpr.decrypt(&sk, &ct)?, msg);
+    /// assert!(matches!(
+    ///     lpr.encrypt(&pk, &msg[..31], &mut rng),
+    ///     Err(Error::LengthMismatch { expected: 32, got: 31 })
+    /// ));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn encrypt(
         &self,
         pk: &LprPublicKey,
@@ -289,6 +497,25 @@ impl Lpr {
     }
 
     /// Builds a ciphertext from its NTT-form parts (validated: length `n`, values `< q`).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::{sampling::Sampler, Error};
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let (pk, sk) = lpr.keygen(&mut rng)?;
+    /// let ct = lpr.encrypt(&pk, &[0x42; 32], &mut rng)?;
+    /// let (u, v) = (ct.parts().0.to_vec(), ct.parts().1.to_vec()); // e.g. after transport
+    /// let back = lpr.ciphertext_from_parts(u.clone(), v)?;
+    /// assert_eq!(lpr.decrypt(&sk, &back)?, [0x42; 32]);
+    /// assert!(matches!(
+    ///     lpr.ciphertext_from_parts(u.clone(), vec![12289; 256]),
+    ///     Err(Error::CoefficientOutOfRange { index: 0, value: 12289, bound: 12289 })
+    /// ));
+    /// let short = lpr.ciphertext_from_parts(u, vec![0; 255]);
+    /// assert!(matches!(short, Err(Error::LengthMismatch { expected: 256, got: 255 })));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn ciphertext_from_parts(&self, u: Vec<u16>, v: Vec<u16>) -> Result<LprCiphertext> {
         self.check_vec(&u)?;
         self.check_vec(&v)?;
@@ -296,6 +523,22 @@ impl Lpr {
     }
 
     /// Builds a public key from its NTT-form parts (validated).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::{sampling::Sampler, Error};
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let (a, b) = (vec![1u16; 256], vec![12288u16; 256]);
+    /// let pk = lpr.public_key_from_parts(a.clone(), b.clone())?;
+    /// assert_eq!(pk, lpr.public_key_from_parts(a.clone(), b)?);
+    /// assert!(lpr.encrypt(&pk, &[0; 32], &mut Sampler::from_seed([1; 32])).is_ok());
+    /// assert!(matches!(
+    ///     lpr.public_key_from_parts(a, vec![12289; 256]),
+    ///     Err(Error::CoefficientOutOfRange { bound: 12289, .. })
+    /// ));
+    /// assert!(lpr.public_key_from_parts(vec![0; 8], vec![0; 8]).is_err()); // wrong length
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn public_key_from_parts(&self, a: Vec<u16>, b: Vec<u16>) -> Result<LprPublicKey> {
         self.check_vec(&a)?;
         self.check_vec(&b)?;
@@ -305,6 +548,24 @@ impl Lpr {
     /// Decrypts into `out` (`n / 8` bytes) using `scratch`, without allocating.
     /// The ciphertext must come from [`Self::encrypt`] or [`Self::ciphertext_from_parts`]
     /// of an instance with the same parameters (checked: lengths).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::{sampling::Sampler, Error};
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let (pk, sk) = lpr.keygen(&mut rng)?;
+    /// let ct = lpr.encrypt(&pk, &[0xA5; 32], &mut rng)?;
+    /// let (mut out, mut scratch) = ([0u8; 32], lpr.scratch());
+    /// lpr.decrypt_into(&sk, &ct, &mut out, &mut scratch)?;
+    /// assert_eq!(out, [0xA5; 32]);
+    /// let mut short = [0u8; 16];
+    /// assert!(matches!(
+    ///     lpr.decrypt_into(&sk, &ct, &mut short, &mut scratch),
+    ///     Err(Error::LengthMismatch { expected: 32, got: 16 })
+    /// ));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn decrypt_into(
         &self,
         sk: &LprSecretKey,
@@ -340,6 +601,18 @@ impl Lpr {
     }
 
     /// Decrypts one ciphertext.
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::sampling::Sampler;
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let (pk, sk) = lpr.keygen(&mut rng)?;
+    /// let msg: Vec<u8> = (0..32).map(|i| i * 7).collect();
+    /// let ct = lpr.encrypt(&pk, &msg, &mut rng)?;
+    /// assert_eq!(lpr.decrypt(&sk, &ct)?, msg);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn decrypt(&self, sk: &LprSecretKey, ct: &LprCiphertext) -> Result<Vec<u8>> {
         let mut out = vec![0u8; self.message_len()];
         self.decrypt_into(sk, ct, &mut out, &mut self.scratch())?;
@@ -349,6 +622,23 @@ impl Lpr {
     /// Decrypts many ciphertexts: all messages concatenated (`n / 8` bytes each), in order.
     /// With `threads`, the batch is split across that pool; otherwise it runs on the calling
     /// thread with one scratch buffer (the throughput path).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::{parallel::Threads, sampling::Sampler};
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let (pk, sk) = lpr.keygen(&mut rng)?;
+    /// let msgs: Vec<[u8; 32]> = (0..3).map(|i| [i; 32]).collect();
+    /// let cts = msgs
+    ///     .iter()
+    ///     .map(|m| lpr.encrypt(&pk, m, &mut rng))
+    ///     .collect::<Result<Vec<_>, _>>()?;
+    /// let all = lpr.decrypt_batch(&sk, &cts, None)?;
+    /// assert_eq!(all, msgs.concat());
+    /// assert_eq!(lpr.decrypt_batch(&sk, &cts, Some(&Threads::new(2)?))?, all);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn decrypt_batch(
         &self,
         sk: &LprSecretKey,
