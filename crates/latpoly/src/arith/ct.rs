@@ -7,8 +7,26 @@
 #![allow(unsafe_code)]
 
 /// Integer types the barrier accepts (all fit a general-purpose register).
+///
+/// ```
+/// use latpoly::arith::ct::Opaque;
+///
+/// /// `a` if `choose_a`, else `b`, by masking (no branch on `choose_a`).
+/// fn select<T: Opaque + Into<u64>>(choose_a: bool, a: T, b: T) -> u64 {
+///     let mask = (0u64.wrapping_sub(choose_a as u64)).opaque();
+///     (a.into() & mask) | (b.into() & !mask)
+/// }
+/// assert_eq!(select(true, 7u32, 9), 7);
+/// assert_eq!(select(false, 7u16, 9), 9);
+/// ```
 pub trait Opaque: Copy {
     /// See [`barrier`].
+    ///
+    /// ```
+    /// use latpoly::arith::ct::Opaque;
+    /// assert_eq!(0xdead_beef_u64.opaque(), 0xdead_beef);
+    /// assert_eq!((-3i64).opaque(), -3);
+    /// ```
     fn opaque(self) -> Self;
 }
 
@@ -50,6 +68,15 @@ macro_rules! opaque_via_u64 {
 opaque_via_u64!(u16, u32, i64);
 
 /// Returns `x` unchanged, opaque to the optimiser.
+///
+/// ```
+/// use latpoly::arith::ct::barrier;
+/// // The mask of a borrow, as the reductions build it: all-ones iff a < b.
+/// let (a, b) = (3u64, 7u64);
+/// let mask = barrier(0u64.wrapping_sub(a.overflowing_sub(b).1 as u64));
+/// assert_eq!(mask, u64::MAX);
+/// assert_eq!(barrier(7u16), 7);
+/// ```
 #[inline(always)]
 pub fn barrier<T: Opaque>(x: T) -> T {
     x.opaque()

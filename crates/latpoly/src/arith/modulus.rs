@@ -31,30 +31,99 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
     type W: Word<Modulus = Self>;
 
     /// Validates and precomputes: `q` must be odd and `3 <= q < 2^W::MAX_MODULUS_BITS`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus16, Modulus64};
+    /// use latpoly::Error;
+    ///
+    /// assert_eq!(Modulus16::new(12289)?.value(), 12289);
+    /// assert!(matches!(Modulus64::new(1 << 40), Err(Error::InvalidModulus { .. }))); // even
+    /// assert!(matches!(Modulus16::new(16411), Err(Error::InvalidModulus { .. }))); // >= 2^14
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn new(q: u64) -> Result<Self>;
 
     /// The modulus `q`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus32};
+    /// let m = Modulus32::new(7681)?;
+    /// assert_eq!(m.value(), 7681u32); // in the lane type
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn value(&self) -> Self::W;
 
     /// `q^-1 mod 2^BITS` (Montgomery constant).
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus16, Modulus64};
+    /// let q = (1u64 << 62) - 57;
+    /// assert_eq!(q.wrapping_mul(Modulus64::new(q)?.qinv()), 1);
+    /// assert_eq!(12289u16.wrapping_mul(Modulus16::new(12289)?.qinv()), 1); // mod 2^16
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn qinv(&self) -> Self::W;
 
     /// `R^2 mod q` with `R = 2^BITS` (converts into Montgomery form).
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus32};
+    /// let q = 1_073_479_681u32; // a 30-bit prime
+    /// let m = Modulus32::new(q as u64)?;
+    /// assert_eq!(m.r2() as u128, (1u128 << 64) % q as u128); // R = 2^32
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn r2(&self) -> Self::W;
 
     /// Barrett reduction of any `u64`: output in `[0, q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus16, Modulus64};
+    /// let m = Modulus16::new(12289)?;
+    /// for x in [0, 12288, 12289, 1 << 40, u64::MAX] {
+    ///     assert_eq!(m.reduce_u64(x) as u64, x % 12289);
+    /// }
+    /// let q = (1u64 << 62) - 57;
+    /// assert_eq!(Modulus64::new(q)?.reduce_u64(u64::MAX), u64::MAX % q);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn reduce_u64(&self, x: u64) -> Self::W;
 
     /// Barrett multiplication: `a * b mod q` for any `a, b` of the lane, output in `[0, q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus64};
+    /// let q = (1u64 << 62) - 57;
+    /// let m = Modulus64::new(q)?;
+    /// let (a, b) = (u64::MAX, 0x1234_5678_9abc_def0); // any lane values, not only < q
+    /// assert_eq!(m.mul(a, b) as u128, a as u128 * b as u128 % q as u128);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn mul(&self, a: Self::W, b: Self::W) -> Self::W;
 
     /// `a + b mod q` for `a, b` in `[0, q)`; output in `[0, q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus16};
+    /// let m = Modulus16::new(12289)?;
+    /// assert_eq!(m.add(12288, 12288), 12287);
+    /// assert_eq!(m.add(1, 12288), 0);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     fn add(&self, a: Self::W, b: Self::W) -> Self::W {
         a.wrapping_add(b).csub(self.value())
     }
 
     /// `a - b mod q` for `a, b` in `[0, q)`; output in `[0, q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus16};
+    /// let m = Modulus16::new(12289)?;
+    /// assert_eq!(m.sub(3, 5), 12287);
+    /// assert_eq!(m.sub(5, 3), 2);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     fn sub(&self, a: Self::W, b: Self::W) -> Self::W {
         let (t, borrow) = a.sub_borrow(b);
@@ -65,6 +134,15 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
     }
 
     /// `-a mod q` for `a` in `[0, q)`; output in `[0, q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus32};
+    /// let m = Modulus32::new(7681)?;
+    /// assert_eq!(m.neg(1), 7680);
+    /// assert_eq!(m.neg(0), 0);
+    /// assert_eq!(m.add(m.neg(1234), 1234), 0);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     fn neg(&self, a: Self::W) -> Self::W {
         self.sub(Self::W::ZERO, a)
@@ -74,6 +152,17 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
     ///
     /// Input: `a * b < q * R` (true whenever `a, b < q`, or one is `< q` and the other `< R`).
     /// Output in `[0, q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus64};
+    /// let q = (1u64 << 62) - 57;
+    /// let m = Modulus64::new(q)?;
+    /// let (a, b) = (q - 1, 0x0123_4567_89ab_cdef);
+    /// let c = m.mont_mul(a, b); // a b 2^-64 mod q, so c 2^64 = a b (mod q)
+    /// assert!(c < q);
+    /// assert_eq!(((c as u128) << 64) % q as u128, a as u128 * b as u128 % q as u128);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     fn mont_mul(&self, a: Self::W, b: Self::W) -> Self::W {
         let q = self.value();
@@ -86,18 +175,47 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
     }
 
     /// Converts `a` (any lane value) to Montgomery form `a R mod q`; output in `[0, q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus64};
+    /// let q = (1u64 << 62) - 57;
+    /// let m = Modulus64::new(q)?;
+    /// for a in [0, 1, q - 1, u64::MAX] {
+    ///     assert_eq!(m.to_mont(a) as u128, ((a as u128) << 64) % q as u128);
+    /// }
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     fn to_mont(&self, a: Self::W) -> Self::W {
         self.mont_mul(a, self.r2())
     }
 
     /// Converts out of Montgomery form: `a R^-1 mod q`; output in `[0, q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus16};
+    /// let m = Modulus16::new(12289)?;
+    /// assert_eq!(m.mont_reduce(m.to_mont(1234)), 1234);
+    /// // Products stay in Montgomery form: mont_mul(aR, bR) = abR.
+    /// let ab = m.mont_mul(m.to_mont(100), m.to_mont(200));
+    /// assert_eq!(m.mont_reduce(ab), 20000 % 12289);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     fn mont_reduce(&self, a: Self::W) -> Self::W {
         self.mont_mul(a, Self::W::ONE)
     }
 
     /// Shoup precomputation for a fixed multiplier `w < q`: `floor(w 2^BITS / q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus64};
+    /// let q = (1u64 << 62) - 57;
+    /// let m = Modulus64::new(q)?;
+    /// let w = 0x2bad_cafe_f00d;
+    /// assert_eq!(m.shoup(w) as u128, ((w as u128) << 64) / q as u128);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline]
     fn shoup(&self, w: Self::W) -> Self::W {
         debug_assert!(w < self.value());
@@ -108,6 +226,17 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
     /// Lazy Shoup multiplication: `w x mod q` up to one `q`, i.e. output in `[0, 2q)`.
     ///
     /// Input: any lane value `x`; `w < q` with `wp = self.shoup(w)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus64};
+    /// let q = (1u64 << 62) - 57;
+    /// let m = Modulus64::new(q)?;
+    /// let (w, x) = (q - 2, u64::MAX);
+    /// let r = m.mul_shoup_lazy(x, w, m.shoup(w));
+    /// assert!(r < 2 * q);
+    /// assert_eq!(r % q, (w as u128 * x as u128 % q as u128) as u64);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     fn mul_shoup_lazy(&self, x: Self::W, w: Self::W, wp: Self::W) -> Self::W {
         let qhat = x.mul_hi(wp);
@@ -116,12 +245,33 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
     }
 
     /// Shoup multiplication: `w x mod q`, output in `[0, q)`. Input as in [`Self::mul_shoup_lazy`].
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus32};
+    /// let q = 7681u32;
+    /// let m = Modulus32::new(q as u64)?;
+    /// let w = 3383; // a fixed multiplier (e.g. a twiddle factor), its quotient computed once
+    /// let wp = m.shoup(w);
+    /// for x in [0, 1, q - 1, u32::MAX] {
+    ///     assert_eq!(m.mul_shoup(x, w, wp) as u64, w as u64 * x as u64 % q as u64);
+    /// }
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     fn mul_shoup(&self, x: Self::W, w: Self::W, wp: Self::W) -> Self::W {
         self.mul_shoup_lazy(x, w, wp).csub(self.value())
     }
 
     /// `a^e mod q` by square-and-multiply. `a` any lane value; `e` is public (not hidden).
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus16};
+    /// let m = Modulus16::new(12289)?;
+    /// assert_eq!(m.pow(2, 10), 1024);
+    /// assert_eq!(m.pow(11, 12288), 1); // Fermat: a^(q-1) = 1
+    /// assert_eq!(m.pow(5, 0), 1);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn pow(&self, a: Self::W, mut e: u64) -> Self::W {
         let mut base = self.reduce_u64(a.to_u64());
         let mut acc = self.reduce_u64(1);
@@ -137,6 +287,17 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
 
     /// Multiplicative inverse modulo a **prime** `q` (Fermat), or `None` if `a ≡ 0` or `q` is
     /// not prime (detected by checking the result).
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus64};
+    /// let q = (1u64 << 62) - 57; // prime
+    /// let m = Modulus64::new(q)?;
+    /// let a = 0xdead_beef;
+    /// assert_eq!(m.mul(a, m.inv(a).unwrap()), 1);
+    /// assert_eq!(m.inv(0), None);
+    /// assert_eq!(Modulus64::new(15)?.inv(2), None); // 15 is not prime
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn inv(&self, a: Self::W) -> Option<Self::W> {
         let q = self.value().to_u64();
         let r = self.pow(a, q - 2);
@@ -148,6 +309,15 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
     }
 
     /// Reduces a signed integer into `[0, q)`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus16};
+    /// let m = Modulus16::new(12289)?;
+    /// assert_eq!(m.reduce_i64(-1), 12288);
+    /// assert_eq!(m.reduce_i64(12290), 1);
+    /// assert_eq!(m.reduce_i64(i64::MIN) as i64, i64::MIN.rem_euclid(12289));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn reduce_i64(&self, x: i64) -> Self::W {
         let r = self.reduce_u64(x.unsigned_abs());
         // Branch-free negation when x < 0.
@@ -248,16 +418,45 @@ macro_rules! small_modulus {
 
 small_modulus!(
     /// A modulus `q < 2^14` with residues in `u16` lanes.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus16};
+    /// let m = Modulus16::new(12289)?;
+    /// let (a, b): (u16, u16) = (12288, 12000);
+    /// assert_eq!(m.mul(a, b) as u32, a as u32 * b as u32 % 12289);
+    /// assert!(Modulus16::new(16411).is_err()); // needs q < 2^14
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     Modulus16,
     u16
 );
 small_modulus!(
     /// A modulus `q < 2^30` with residues in `u32` lanes.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus32};
+    /// let q = 1_073_479_681u32;
+    /// let m = Modulus32::new(q as u64)?;
+    /// let (a, b) = (q - 1, q - 2);
+    /// assert_eq!(m.mul(a, b) as u64, a as u64 * b as u64 % q as u64);
+    /// assert!(Modulus32::new((1 << 30) + 3).is_err()); // needs q < 2^30
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     Modulus32,
     u32
 );
 
 /// A modulus `q < 2^62` with residues in `u64` lanes.
+///
+/// ```
+/// use latpoly::arith::{Modulus, Modulus64};
+/// let q = (1u64 << 62) - 57;
+/// let m = Modulus64::new(q)?;
+/// let (a, b) = (q - 1, q - 2);
+/// assert_eq!(m.mul(a, b) as u128, a as u128 * b as u128 % q as u128);
+/// assert!(Modulus64::new((1 << 62) + 1).is_err()); // needs q < 2^62
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Modulus64 {
     q: u64,
@@ -271,6 +470,16 @@ pub struct Modulus64 {
 
 impl Modulus64 {
     /// Barrett reduction of a 128-bit value: output in `[0, q)` for **any** `x < 2^128`.
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus64};
+    /// let q = (1u64 << 62) - 57;
+    /// let m = Modulus64::new(q)?;
+    /// for x in [0, q as u128 * q as u128, u128::MAX] {
+    ///     assert_eq!(m.reduce_u128(x) as u128, x % q as u128);
+    /// }
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     pub fn reduce_u128(&self, x: u128) -> u64 {
         self.div_rem_u128(x).1
@@ -278,6 +487,16 @@ impl Modulus64 {
 
     /// Quotient and remainder of any `x < 2^128` by `q`, branch-free (Barrett with
     /// `floor(2^128 / q)`, one correction).
+    ///
+    /// ```
+    /// use latpoly::arith::{Modulus, Modulus64};
+    /// let q = (1u64 << 62) - 57;
+    /// let m = Modulus64::new(q)?;
+    /// for x in [q as u128 - 1, q as u128, u128::MAX] {
+    ///     assert_eq!(m.div_rem_u128(x), (x / q as u128, (x % q as u128) as u64));
+    /// }
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     #[inline(always)]
     pub fn div_rem_u128(&self, x: u128) -> (u128, u64) {
         const M: u128 = u64::MAX as u128;

@@ -35,6 +35,18 @@ macro_rules! nfl_reducer {
         impl $name {
             /// Validates `1 <= s0 <= s - 1` and Eq. (1) for `p`, then precomputes
             /// `v0 = floor(β²/p) mod β`.
+            ///
+            /// ```
+            #[doc = concat!("use latpoly::arith::", stringify!($name), " as Nfl;")]
+            /// use latpoly::primes::nfl_primes;
+            ///
+            #[doc = concat!("let s = ", stringify!($t), "::BITS;")]
+            /// let p = nfl_primes(s, 2, 512, 1)?[0]; // an Eq. (1) prime for margin s0 = 2
+            /// assert_eq!(Nfl::new(p, 2)?.modulus() as u64, p);
+            /// assert!(matches!(Nfl::new(p, 0), Err(latpoly::Error::InvalidArgument(_))));
+            /// assert!(matches!(Nfl::new(p / 2 | 1, 2), Err(latpoly::Error::InvalidModulus { .. })));
+            /// # Ok::<(), latpoly::Error>(())
+            /// ```
             pub fn new(p: u64, s0: u32) -> Result<Self> {
                 let s = <$t as Word>::BITS;
                 if s0 < 1 || s0 >= s {
@@ -64,11 +76,29 @@ macro_rules! nfl_reducer {
             }
 
             /// The modulus `p`.
+            ///
+            /// ```
+            #[doc = concat!("use latpoly::arith::", stringify!($name), " as Nfl;")]
+            #[doc = concat!("let p = latpoly::primes::nfl_primes(", stringify!($t), "::BITS, 2, 512, 1)?[0];")]
+            /// assert_eq!(Nfl::new(p, 2)?.modulus() as u64, p);
+            /// # Ok::<(), latpoly::Error>(())
+            /// ```
             pub fn modulus(&self) -> $t {
                 self.p
             }
 
             /// Reduces `u < p²` to `u mod p` in `[0, p)` (Algorithm 2).
+            ///
+            /// ```
+            #[doc = concat!("use latpoly::arith::", stringify!($name), " as Nfl;")]
+            #[doc = concat!("let p = latpoly::primes::nfl_primes(", stringify!($t), "::BITS, 2, 512, 1)?[0];")]
+            /// let r = Nfl::new(p, 2)?;
+            #[doc = concat!("let p = p as ", stringify!($d), ";")]
+            /// for u in [0, p - 1, p, 12345 * p + 678, (p - 1) * (p - 1)] {
+            ///     assert_eq!(r.reduce(u) as u64, (u % p) as u64);
+            /// }
+            /// # Ok::<(), latpoly::Error>(())
+            /// ```
             #[inline(always)]
             pub fn reduce(&self, u: $d) -> $t {
                 debug_assert!(u < (self.p as $d) * (self.p as $d));
@@ -82,6 +112,15 @@ macro_rules! nfl_reducer {
             }
 
             /// `a * b mod p` for `a, b < p` via [`Self::reduce`].
+            ///
+            /// ```
+            #[doc = concat!("use latpoly::arith::", stringify!($name), " as Nfl;")]
+            #[doc = concat!("let p = latpoly::primes::nfl_primes(", stringify!($t), "::BITS, 2, 512, 1)?[0];")]
+            /// let r = Nfl::new(p, 2)?;
+            #[doc = concat!("let (a, b) = ((p - 1) as ", stringify!($t), ", (p / 3) as ", stringify!($t), ");")]
+            /// assert_eq!(r.mul(a, b) as u128, a as u128 * b as u128 % p as u128);
+            /// # Ok::<(), latpoly::Error>(())
+            /// ```
             #[inline(always)]
             pub fn mul(&self, a: $t, b: $t) -> $t {
                 self.reduce(a as $d * b as $d)
@@ -92,6 +131,16 @@ macro_rules! nfl_reducer {
 
 /// Eq. (1): `(1 + 2^(-3 s0)) β / (2^s0 + 1) < p < β / 2^s0`, checked exactly with big integers
 /// as `p (2^s0 + 1) 2^(3 s0) > (2^(3 s0) + 1) β` and `p 2^s0 < β`.
+///
+/// ```
+/// use latpoly::arith::nfl::satisfies_eq1;
+/// // For s = 16, s0 = 2: 13312 < p < 16384.
+/// assert!(satisfies_eq1(13313, 16, 2));
+/// assert!(!satisfies_eq1(13312, 16, 2));
+/// assert!(!satisfies_eq1(12289, 16, 2)); // too small for this margin
+/// assert!(!satisfies_eq1(16385, 16, 2));
+/// assert!(satisfies_eq1(24577, 16, 1)); // margin 1: 24576 < p < 32768
+/// ```
 pub fn satisfies_eq1(p: u64, s: u32, s0: u32) -> bool {
     if s0 < 1 || s0 >= s {
         return false;
@@ -107,18 +156,43 @@ pub fn satisfies_eq1(p: u64, s: u32, s0: u32) -> bool {
 
 nfl_reducer!(
     /// Algorithm 2 for 16-bit words.
+    ///
+    /// ```
+    /// use latpoly::arith::NflReducer16;
+    /// let p = latpoly::primes::nfl_primes(16, 2, 512, 1)?[0];
+    /// let r = NflReducer16::new(p, 2)?;
+    /// assert_eq!(r.mul(p as u16 - 1, p as u16 - 1), 1);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     NflReducer16,
     u16,
     u32
 );
 nfl_reducer!(
     /// Algorithm 2 for 32-bit words.
+    ///
+    /// ```
+    /// use latpoly::arith::NflReducer32;
+    /// let p = latpoly::primes::nfl_primes(32, 2, 1024, 1)?[0];
+    /// let r = NflReducer32::new(p, 2)?;
+    /// assert_eq!(r.mul(p as u32 - 1, p as u32 - 1), 1);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     NflReducer32,
     u32,
     u64
 );
 nfl_reducer!(
     /// Algorithm 2 for 64-bit words (the case the paper optimises: 62-bit primes, `s0 = 2`).
+    ///
+    /// ```
+    /// use latpoly::arith::NflReducer64;
+    /// let p = latpoly::primes::nfl_primes(64, 2, 1 << 16, 1)?[0]; // a 62-bit prime
+    /// assert_eq!(p >> 61, 1);
+    /// let r = NflReducer64::new(p, 2)?;
+    /// assert_eq!(r.mul(p - 1, p - 1), 1);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     NflReducer64,
     u64,
     u128

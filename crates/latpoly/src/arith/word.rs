@@ -25,6 +25,18 @@ mod private {
 }
 
 /// An unsigned machine word used as a coefficient lane (sealed: `u16`, `u32`, `u64`).
+///
+/// ```
+/// use latpoly::arith::Word;
+///
+/// /// `2a mod q` for `a < q`, written once for every lane width.
+/// fn double_mod<W: Word>(a: W, q: W) -> W {
+///     a.wrapping_add(a).csub(q)
+/// }
+/// assert_eq!(double_mod(12288u16, 12289), 12287);
+/// assert_eq!(double_mod(5u64, 12289), 10);
+/// assert_eq!(<u32 as Word>::MAX_MODULUS_BITS, 30);
+/// ```
 pub trait Word:
     private::Sealed + Copy + Clone + Eq + Ord + Default + Debug + Hash + Send + Sync + 'static
 {
@@ -41,21 +53,69 @@ pub trait Word:
     type Modulus: Modulus<W = Self>;
 
     /// Truncating conversion from `u64` (keeps the low `BITS` bits).
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// assert_eq!(<u16 as Word>::from_u64(0x1_2345), 0x2345);
+    /// assert_eq!(<u64 as Word>::from_u64(u64::MAX), u64::MAX);
+    /// ```
     fn from_u64(x: u64) -> Self;
     /// Widening conversion to `u64`.
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// assert_eq!(Word::to_u64(0xffffu16), 65535);
+    /// assert_eq!(Word::to_u64(u32::MAX), 0xffff_ffff);
+    /// ```
     fn to_u64(self) -> u64;
     /// `self + rhs mod 2^BITS`.
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// assert_eq!(Word::wrapping_add(0xfffeu16, 3), 1);
+    /// ```
     fn wrapping_add(self, rhs: Self) -> Self;
     /// `self - rhs mod 2^BITS`.
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// assert_eq!(Word::wrapping_sub(1u32, 2), u32::MAX);
+    /// ```
     fn wrapping_sub(self, rhs: Self) -> Self;
     /// `self * rhs mod 2^BITS`.
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// assert_eq!(Word::wrapping_mul(0x100u16, 0x101), 0x100); // 0x10100 mod 2^16
+    /// ```
     fn wrapping_mul(self, rhs: Self) -> Self;
     /// High half of the double-width product: `floor(self * rhs / 2^BITS)`.
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// let (a, b) = (0xdead_beef_1234_5678u64, 0x0fed_cba9_8765_4321u64);
+    /// assert_eq!(a.mul_hi(b), ((a as u128 * b as u128) >> 64) as u64);
+    /// assert_eq!(0xffffu16.mul_hi(0xffff), 0xfffe);
+    /// ```
     fn mul_hi(self, rhs: Self) -> Self;
     /// `self - rhs` and the borrow (1 if `self < rhs`), computed without branches.
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// assert_eq!(3u16.sub_borrow(5), (65534, 1));
+    /// assert_eq!(5u16.sub_borrow(3), (2, 0));
+    /// ```
     fn sub_borrow(self, rhs: Self) -> (Self, Self);
 
     /// Branch-free conditional subtraction: returns `self - m` if `self >= m`, else `self`.
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// let q = 12289u16;
+    /// assert_eq!(12288u16.csub(q), 12288);
+    /// assert_eq!(12289u16.csub(q), 0);
+    /// assert_eq!(24577u16.csub(q), 12288); // one subtraction only: [0, 2q) -> [0, q)
+    /// ```
     #[inline(always)]
     fn csub(self, m: Self) -> Self {
         let (t, borrow) = self.sub_borrow(m);
@@ -68,9 +128,22 @@ pub trait Word:
 
     /// Returns `self` unchanged, but opaque to the optimiser (an empty `asm!` on the register):
     /// masks pass through it so they stay masks.
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// let borrow = 3u32.sub_borrow(5).1;
+    /// let mask = 0u32.wrapping_sub(borrow).barrier(); // all-ones, hidden from the optimiser
+    /// assert_eq!(mask, u32::MAX);
+    /// assert_eq!(Word::and(7681u32, mask), 7681);
+    /// ```
     fn barrier(self) -> Self;
 
     /// Bitwise and.
+    ///
+    /// ```
+    /// use latpoly::arith::Word;
+    /// assert_eq!(Word::and(0b1100u16, 0b1010), 0b1000);
+    /// ```
     fn and(self, rhs: Self) -> Self;
 }
 
