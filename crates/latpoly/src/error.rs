@@ -6,6 +6,27 @@
 use core::fmt;
 
 /// Everything that can go wrong when calling latpoly with bad input.
+///
+/// ```
+/// use latpoly::{Error, NttPlan};
+///
+/// let err = NttPlan::new(12, 17).unwrap_err();
+/// assert_eq!(err, Error::InvalidDegree { n: 12, reason: "must be a power of two" });
+/// assert_eq!(err.to_string(), "invalid ring degree n=12: must be a power of two");
+///
+/// let plan = NttPlan::new(8, 17)?;
+/// let err = plan.forward(&mut [0; 3]).unwrap_err();
+/// assert_eq!(err, Error::LengthMismatch { expected: 8, got: 3 });
+/// assert_eq!(err.to_string(), "length mismatch: expected 8, got 3");
+///
+/// let err = plan.forward(&mut [0, 0, 20, 0, 0, 0, 0, 0]).unwrap_err();
+/// assert_eq!(err.to_string(), "coefficient out of range at index 2: 20 is not below 17");
+///
+/// // It is a std::error::Error, so `?` converts it into a Box<dyn Error>.
+/// let boxed: Box<dyn std::error::Error> = err.into();
+/// assert!(boxed.to_string().starts_with("coefficient out of range"));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {

@@ -15,6 +15,13 @@
 use core::fmt;
 
 /// A kernel backend.
+///
+/// ```
+/// use latpoly::Isa;
+/// assert!(Isa::Scalar < Isa::Avx2 && Isa::Avx512 < Isa::Avx512Ifma); // ordered worst to best
+/// assert_eq!(Isa::Avx512Ifma.to_string(), "avx512ifma");
+/// assert_eq!(Isa::ALL.iter().max(), Some(&Isa::Avx512Ifma));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Isa {
     /// Portable Rust, no SIMD intrinsics: the reference implementation.
@@ -32,6 +39,12 @@ impl Isa {
     pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Ifma];
 
     /// The backend's short name, as accepted by `LATPOLY_ISA`.
+    ///
+    /// ```
+    /// use latpoly::Isa;
+    /// assert_eq!(Isa::Avx2.name(), "avx2");
+    /// assert!(Isa::ALL.iter().all(|&i| Isa::parse(i.name()) == Some(i)));
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Isa::Scalar => "scalar",
@@ -42,6 +55,13 @@ impl Isa {
     }
 
     /// Parses a backend name (`scalar`, `avx2`, `avx512`, `avx512ifma`; case-insensitive).
+    ///
+    /// ```
+    /// use latpoly::Isa;
+    /// assert_eq!(Isa::parse("AVX512"), Some(Isa::Avx512));
+    /// assert_eq!(Isa::parse(" scalar\n"), Some(Isa::Scalar));
+    /// assert_eq!(Isa::parse("sse2"), None);
+    /// ```
     pub fn parse(s: &str) -> Option<Isa> {
         Isa::ALL
             .into_iter()
@@ -49,6 +69,16 @@ impl Isa {
     }
 
     /// The cap set by `LATPOLY_ISA`, if any (read at every plan construction).
+    ///
+    /// ```
+    /// use latpoly::Isa;
+    /// std::env::set_var("LATPOLY_ISA", "AVX2");
+    /// assert_eq!(Isa::env_cap(), Some(Isa::Avx2));
+    /// std::env::set_var("LATPOLY_ISA", "neon"); // unrecognised: ignored
+    /// assert_eq!(Isa::env_cap(), None);
+    /// std::env::remove_var("LATPOLY_ISA");
+    /// assert_eq!(Isa::env_cap(), None);
+    /// ```
     pub fn env_cap() -> Option<Isa> {
         std::env::var("LATPOLY_ISA")
             .ok()

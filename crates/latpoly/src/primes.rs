@@ -247,6 +247,18 @@ pub fn primitive_root(order: u64, q: u64) -> Result<u64> {
 
 /// The smallest primitive `2n`-th root of unity `ψ` mod `q` (so `ψ^n ≡ -1`), used for the
 /// negacyclic NTT of size `n`.
+///
+/// ```
+/// use latpoly::arith::{Modulus, Modulus64};
+/// use latpoly::primes::min_primitive_2n_root;
+///
+/// let psi = min_primitive_2n_root(256, 12289)?;
+/// let m = Modulus64::new(12289)?;
+/// assert_eq!(m.pow(psi, 256), 12288); // ψ^n = -1
+/// assert!((2..psi).all(|x| m.pow(x, 256) != 12288)); // and no smaller root
+/// assert!(min_primitive_2n_root(4096, 12289).is_err()); // 8192 does not divide q - 1
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub fn min_primitive_2n_root(n: usize, q: u64) -> Result<u64> {
     check_pow2(n, 1)?;
     let order = (n as u64).checked_mul(2).ok_or(Error::InvalidDegree {

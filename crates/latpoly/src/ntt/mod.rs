@@ -50,6 +50,18 @@ pub const MIN_N: usize = 2;
 pub const MAX_N: usize = 1 << 17;
 
 /// An NTT plan for one `(n, q)` with residues in lanes of type `W`.
+///
+/// ```
+/// use latpoly::{NttPlan, NttPlan16};
+///
+/// // The same ring Z_17[x]/(x^8 + 1) in u64 and in u16 lanes.
+/// let (wide, narrow) = (NttPlan::new(8, 17)?, NttPlan16::new(8, 17)?);
+/// let a = [1, 2, 3, 4, 5, 6, 7, 8];
+/// let c = wide.multiply(&a, &a)?;
+/// let c16 = narrow.multiply(&a.map(|x| x as u16), &a.map(|x| x as u16))?;
+/// assert!(c.iter().zip(&c16).all(|(&x, &y)| x == y as u64));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Plan<W: Word> {
     n: usize,
@@ -73,6 +85,13 @@ pub type NttPlan32 = Plan<u32>;
 pub type NttPlan16 = Plan<u16>;
 
 /// Reverses the low `bits` bits of `x`.
+///
+/// ```
+/// use latpoly::ntt::bit_reverse;
+/// assert_eq!(bit_reverse(0b001, 3), 0b100);
+/// assert_eq!(bit_reverse(0b110, 3), 0b011);
+/// assert_eq!(bit_reverse(5, 0), 0);
+/// ```
 #[inline]
 pub fn bit_reverse(x: usize, bits: u32) -> usize {
     if bits == 0 {
@@ -83,6 +102,14 @@ pub fn bit_reverse(x: usize, bits: u32) -> usize {
 }
 
 /// Checks that `n` is a supported transform size.
+///
+/// ```
+/// use latpoly::{ntt::check_degree, Error};
+/// assert!(check_degree(1024).is_ok());
+/// assert!(matches!(check_degree(1000), Err(Error::InvalidDegree { n: 1000, .. })));
+/// assert!(check_degree(1).is_err()); // below MIN_N
+/// assert!(check_degree(1 << 18).is_err()); // above MAX_N
+/// ```
 pub fn check_degree(n: usize) -> Result<()> {
     if !n.is_power_of_two() {
         return Err(Error::InvalidDegree {
@@ -122,6 +149,17 @@ impl<W: Word> Plan<W> {
     ///
     /// The backend is the best one this CPU runs for `(n, q)`, capped by `LATPOLY_ISA`
     /// (see [`crate::isa`]).
+    ///
+    /// ```
+    /// use latpoly::{Error, NttPlan};
+    /// let plan = NttPlan::new(1024, 12289)?;
+    /// assert_eq!((plan.n(), plan.q()), (1024, 12289));
+    /// assert!(matches!(NttPlan::new(1000, 12289), Err(Error::InvalidDegree { .. })));
+    /// // 12289 - 1 = 3 * 2^12 is not divisible by 2n = 8192.
+    /// assert!(matches!(NttPlan::new(4096, 12289), Err(Error::InvalidModulus { q: 12289, .. })));
+    /// assert!(NttPlan::new(8, 289).is_err()); // 289 = 17^2 is 1 mod 16 but not prime
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn new(n: usize, q: u64) -> Result<Self> {
         let cap = Isa::env_cap().unwrap_or(Isa::Avx512Ifma);
         let isa = Self::available_isas(n, q)
@@ -133,12 +171,36 @@ impl<W: Word> Plan<W> {
 
     /// Backends usable for `(n, q)` on this CPU, best first (always ends with `Scalar`).
     /// Ignores `LATPOLY_ISA`.
+    ///
+    /// ```
+    /// use latpoly::{Isa, NttPlan};
+    /// let isas = NttPlan::available_isas(1024, 12289);
+    /// assert_eq!(isas.last(), Some(&Isa::Scalar));
+    /// assert!(isas.windows(2).all(|w| w[0] > w[1])); // best first
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn available_isas(n: usize, q: u64) -> Vec<Isa> {
         backend::available(W::BITS, q, n)
     }
 
     /// Builds the plan on a given backend (ignoring `LATPOLY_ISA`); errors if this CPU cannot run
     /// it for `(n, q)` (see [`Self::available_isas`]).
+    ///
+    /// ```
+    /// use latpoly::{Isa, NttPlan, NttPlan16};
+    /// let (n, q) = (64, 12289);
+    /// let reference = NttPlan::with_isa(n, q, Isa::Scalar)?;
+    /// let a: Vec<u64> = (0..n as u64).map(|i| i * 191 % q).collect();
+    /// let want = reference.multiply(&a, &a)?;
+    /// for isa in NttPlan::available_isas(n, q) {
+    ///     let plan = NttPlan::with_isa(n, q, isa)?;
+    ///     assert_eq!(plan.isa(), isa);
+    ///     assert_eq!(plan.multiply(&a, &a)?, want);
+    /// }
+    /// // IFMA applies to 64-bit lanes only.
+    /// assert!(NttPlan16::with_isa(n, q, Isa::Avx512Ifma).is_err());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn with_isa(n: usize, q: u64, isa: Isa) -> Result<Self> {
         let mut plan = Self::build_scalar(n, q)?;
         if !Self::available_isas(n, q).contains(&isa) {
@@ -213,26 +275,64 @@ impl<W: Word> Plan<W> {
     }
 
     /// Transform size `n`.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(256, 7681)?;
+    /// assert_eq!(plan.n(), 256);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn n(&self) -> usize {
         self.n
     }
 
     /// The modulus `q`.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan16::new(256, 7681)?;
+    /// assert_eq!(plan.q(), 7681u16); // in the lane type
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn q(&self) -> W {
         self.m.value()
     }
 
     /// The modulus with its precomputed reduction constants.
+    ///
+    /// ```
+    /// use latpoly::arith::Modulus;
+    /// let plan = latpoly::NttPlan::new(256, 7681)?;
+    /// let m = plan.modulus();
+    /// assert_eq!(m.mul(7680, 7680), 1);
+    /// assert_eq!(m.value(), plan.q());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn modulus(&self) -> &W::Modulus {
         &self.m
     }
 
     /// The primitive `2n`-th root of unity `ψ` the plan uses.
+    ///
+    /// ```
+    /// use latpoly::arith::Modulus;
+    /// let plan = latpoly::NttPlan::new(256, 12289)?;
+    /// let (psi, m) = (plan.psi(), plan.modulus());
+    /// assert_eq!(m.pow(psi, 256), 12288); // ψ^n = -1, so ψ has order 2n
+    /// assert_eq!(psi, latpoly::primes::min_primitive_2n_root(256, 12289)?);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn psi(&self) -> W {
         self.psi
     }
 
     /// The instruction set this plan's kernels run on.
+    ///
+    /// ```
+    /// use latpoly::{Isa, NttPlan};
+    /// let plan = NttPlan::new(1024, 12289)?; // the best backend allowed here
+    /// assert!(NttPlan::available_isas(1024, 12289).contains(&plan.isa()));
+    /// assert_eq!(NttPlan::with_isa(1024, 12289, Isa::Scalar)?.isa(), Isa::Scalar);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn isa(&self) -> Isa {
         self.kernels.as_ref().map_or(Isa::Scalar, |k| k.isa())
     }
@@ -278,6 +378,23 @@ impl<W: Word> Plan<W> {
     }
 
     /// Forward NTT in place: input `[0, q)` natural order, output `[0, q)` bit-reversed order.
+    ///
+    /// ```
+    /// use latpoly::{arith::Modulus, ntt::bit_reverse, NttPlan};
+    /// let plan = NttPlan::new(8, 17)?;
+    /// let a = [1, 2, 3, 4, 5, 6, 7, 8];
+    /// let mut x = a;
+    /// plan.forward(&mut x)?;
+    /// // Output i is a evaluated at ψ^(2 brv(i) + 1).
+    /// let m = plan.modulus();
+    /// for (i, &xi) in x.iter().enumerate() {
+    ///     let point = m.pow(plan.psi(), 2 * bit_reverse(i, 3) as u64 + 1);
+    ///     let value = a.iter().rev().fold(0, |acc, &c| m.add(m.mul(acc, point), c));
+    ///     assert_eq!(xi, value);
+    /// }
+    /// assert!(plan.forward(&mut [17, 0, 0, 0, 0, 0, 0, 0]).is_err()); // input must be < q
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn forward(&self, a: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         self.check_range(a, self.q())?;
@@ -286,6 +403,25 @@ impl<W: Word> Plan<W> {
     }
 
     /// Lazy forward NTT in place: input `[0, 4q)`, output `[0, 4q)`, bit-reversed order.
+    ///
+    /// ```
+    /// use latpoly::{Error, NttPlan};
+    /// let plan = NttPlan::new(8, 17)?;
+    /// let a = [67, 0, 50, 16, 33, 5, 66, 1]; // values up to 4q - 1 = 67
+    /// let mut lazy = a;
+    /// plan.forward_lazy(&mut lazy)?;
+    /// let mut strict = a.map(|x| x % 17);
+    /// plan.forward(&mut strict)?;
+    /// for (l, s) in lazy.iter().zip(&strict) {
+    ///     assert!(*l < 68 && l % 17 == *s);
+    /// }
+    /// let mut bad = [68, 0, 0, 0, 0, 0, 0, 0];
+    /// assert_eq!(
+    ///     plan.forward_lazy(&mut bad),
+    ///     Err(Error::CoefficientOutOfRange { index: 0, value: 68, bound: 68 })
+    /// );
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn forward_lazy(&self, a: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         self.check_range(a, self.bound(4))?;
@@ -294,6 +430,17 @@ impl<W: Word> Plan<W> {
     }
 
     /// Inverse NTT in place, `1/n` included: input `[0, 2q)` bit-reversed, output `[0, q)` natural.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(8, 17)?;
+    /// let a = [1, 2, 3, 4, 5, 6, 7, 8];
+    /// let mut x = a;
+    /// plan.forward(&mut x)?;
+    /// x[3] += 17; // inputs may be anywhere in [0, 2q)
+    /// plan.inverse(&mut x)?;
+    /// assert_eq!(x, a);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn inverse(&self, a: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         self.check_range(a, self.bound(2))?;
@@ -302,6 +449,16 @@ impl<W: Word> Plan<W> {
     }
 
     /// Lazy inverse NTT in place: input `[0, 2q)`, output `[0, 2q)`.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(8, 17)?;
+    /// let a = [1, 2, 3, 4, 5, 6, 7, 8];
+    /// let mut x = a;
+    /// plan.forward(&mut x)?;
+    /// plan.inverse_lazy(&mut x)?;
+    /// assert!(x.iter().zip(&a).all(|(&y, &ai)| y < 34 && y % 17 == ai));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn inverse_lazy(&self, a: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         self.check_range(a, self.bound(2))?;
@@ -353,6 +510,19 @@ impl<W: Word> Plan<W> {
     }
 
     /// Pointwise product `out[i] = a[i] b[i] mod q`; inputs and output in `[0, q)`.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(8, 17)?;
+    /// let (a, b) = ([1, 2, 3, 4, 5, 6, 7, 8], [16, 0, 3, 0, 0, 9, 0, 1]);
+    /// let (mut fa, mut fb, mut c) = (a, b, [0; 8]);
+    /// plan.forward(&mut fa)?;
+    /// plan.forward(&mut fb)?;
+    /// plan.pointwise(&fa, &fb, &mut c)?;
+    /// assert!((0..8).all(|i| c[i] == fa[i] * fb[i] % 17));
+    /// plan.inverse(&mut c)?;
+    /// assert_eq!(c.to_vec(), plan.multiply(&a, &b)?); // NTT-domain product = ring product
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn pointwise(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         self.check_len(b.len())?;
@@ -364,6 +534,15 @@ impl<W: Word> Plan<W> {
     }
 
     /// Pointwise multiply-accumulate `acc[i] += a[i] b[i] mod q`; all in `[0, q)`.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(4, 17)?;
+    /// let (a, b) = ([1, 2, 3, 16], [5, 6, 7, 16]);
+    /// let mut acc = [10, 0, 16, 1];
+    /// plan.pointwise_acc(&a, &b, &mut acc)?;
+    /// assert_eq!(acc, [15, 12, 3, 2]); // (10 + 5, 12, 16 + 21, 1 + 256) mod 17
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn pointwise_acc(&self, a: &[W], b: &[W], acc: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         self.check_len(b.len())?;
@@ -376,6 +555,15 @@ impl<W: Word> Plan<W> {
     }
 
     /// Negacyclic product `a · b mod (x^n + 1, q)`: inputs in `[0, q)`, output in `[0, q)`.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(8, 17)?;
+    /// let (mut x, mut x7) = ([0; 8], [0; 8]);
+    /// x[1] = 1;
+    /// x7[7] = 1;
+    /// assert_eq!(plan.multiply(&x, &x7)?, [16, 0, 0, 0, 0, 0, 0, 0]); // x^8 = -1
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn multiply(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         self.check_len(a.len())?;
         self.check_len(b.len())?;
@@ -392,6 +580,15 @@ impl<W: Word> Plan<W> {
     }
 
     /// `out = a + b mod q`; inputs and output in `[0, q)`.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(4, 17)?;
+    /// let mut out = [0; 4];
+    /// plan.add(&[1, 16, 9, 0], &[2, 1, 9, 0], &mut out)?;
+    /// assert_eq!(out, [3, 0, 1, 0]);
+    /// assert!(plan.add(&[1, 2], &[3, 4], &mut out).is_err()); // wrong length
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn add(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         self.check_len(b.len())?;
@@ -403,6 +600,14 @@ impl<W: Word> Plan<W> {
     }
 
     /// `out = a - b mod q`; inputs and output in `[0, q)`.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(4, 17)?;
+    /// let mut out = [0; 4];
+    /// plan.sub(&[1, 16, 9, 0], &[2, 1, 9, 5], &mut out)?;
+    /// assert_eq!(out, [16, 15, 0, 12]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     pub fn sub(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         self.check_len(b.len())?;

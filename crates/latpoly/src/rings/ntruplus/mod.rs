@@ -254,6 +254,17 @@ pub fn component_exponent(p: NtruPlusParams, j: usize) -> Result<usize> {
 /// ```
 pub trait Coeff: Copy + sealed::Sealed {
     /// The value as `i32` (range checks happen in the caller).
+    ///
+    /// ```
+    /// use latpoly::rings::ntruplus::{Coeff, Q_NTRUPLUS};
+    ///
+    /// /// The canonical residue in `[0, q)` of either coefficient type.
+    /// fn canonical<C: Coeff>(c: C) -> i32 {
+    ///     c.widen().rem_euclid(Q_NTRUPLUS as i32)
+    /// }
+    /// assert_eq!(canonical(3456u16), canonical(-1i16));
+    /// assert_eq!(canonical(-3456i16), 1);
+    /// ```
     fn widen(self) -> i32;
 }
 
