@@ -20,6 +20,19 @@ use aes::Aes256;
 use zeroize::Zeroize;
 
 /// The KAT DRBG state.
+///
+/// ```
+/// use latpoly::kem::drbg::KatDrbg;
+///
+/// // PQCgenKAT_kem.c: randombytes_init(entropy = 0, 1, ..., 47), then the first seed.
+/// let entropy: [u8; 48] = core::array::from_fn(|i| i as u8);
+/// let mut d = KatDrbg::new(&entropy);
+/// let seed: String = d.random_bytes(48).iter().map(|b| format!("{b:02X}")).collect();
+/// assert_eq!(
+///     seed,
+///     "061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1"
+/// );
+/// ```
 #[derive(Clone)]
 pub struct KatDrbg {
     key: [u8; 32],
@@ -52,6 +65,18 @@ fn increment(v: &mut [u8; 16]) {
 
 impl KatDrbg {
     /// `randombytes_init(entropy_input, NULL, 256)`.
+    ///
+    /// ```
+    /// use latpoly::kem::drbg::KatDrbg;
+    ///
+    /// // Re-seeding with the count = 0 seed of the NIST KAT files, as the generator does per record.
+    /// let seed0: [u8; 48] = latpoly::kem::kat::seeds(1)[0];
+    /// let mut d = KatDrbg::new(&seed0);
+    /// assert_eq!(d.random_bytes(4), [0x7C, 0x99, 0x35, 0xA0]);
+    /// // Same entropy, same stream; different entropy, different stream.
+    /// assert_eq!(KatDrbg::new(&[9; 48]).random_bytes(16), KatDrbg::new(&[9; 48]).random_bytes(16));
+    /// assert_ne!(KatDrbg::new(&[9; 48]).random_bytes(16), KatDrbg::new(&[8; 48]).random_bytes(16));
+    /// ```
     pub fn new(entropy: &[u8; 48]) -> KatDrbg {
         let mut d = KatDrbg {
             key: [0; 32],
@@ -88,6 +113,20 @@ impl KatDrbg {
     }
 
     /// `randombytes(out, n)`: fills `out`, then updates the state (once per call).
+    ///
+    /// ```
+    /// use latpoly::kem::drbg::KatDrbg;
+    ///
+    /// // The state update after every call means that how the output is split matters.
+    /// let (mut a, mut b) = (KatDrbg::new(&[7; 48]), KatDrbg::new(&[7; 48]));
+    /// let mut one = [0u8; 8];
+    /// a.fill(&mut one);
+    /// let (mut first, mut second) = ([0u8; 4], [0u8; 4]);
+    /// b.fill(&mut first);
+    /// b.fill(&mut second);
+    /// assert_eq!(one[..4], first);
+    /// assert_ne!(one[4..], second);
+    /// ```
     pub fn fill(&mut self, out: &mut [u8]) {
         for chunk in out.chunks_mut(16) {
             increment(&mut self.v);
@@ -99,6 +138,16 @@ impl KatDrbg {
     }
 
     /// `randombytes(n)` as a vector.
+    ///
+    /// ```
+    /// use latpoly::kem::drbg::KatDrbg;
+    ///
+    /// let entropy: [u8; 48] = core::array::from_fn(|i| i as u8);
+    /// let mut d = KatDrbg::new(&entropy);
+    /// let seeds = [d.random_bytes(48), d.random_bytes(48)]; // count = 0 and count = 1
+    /// assert_eq!(seeds[0][..4], [0x06, 0x15, 0x50, 0x23]);
+    /// assert_eq!(seeds[1][..4], [0xD8, 0x1C, 0x4D, 0x8D]);
+    /// ```
     pub fn random_bytes(&mut self, n: usize) -> Vec<u8> {
         let mut v = vec![0u8; n];
         self.fill(&mut v);

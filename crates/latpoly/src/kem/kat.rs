@@ -12,6 +12,22 @@ use crate::error::{Error, Result};
 use std::fmt::Write as _;
 
 /// One KAT record.
+///
+/// ```
+/// use latpoly::kem::kat::{parse_rsp, KatRecord};
+///
+/// let text = "# demo\n\ncount = 0\nseed = 0102AB\npk = FF\nsk = 0001\nct = 07\nss = 090909\n\n";
+/// let want = KatRecord {
+///     count: 0,
+///     seed: vec![1, 2, 0xAB],
+///     pk: vec![0xFF],
+///     sk: vec![0, 1],
+///     ct: vec![7],
+///     ss: vec![9; 3],
+/// };
+/// assert_eq!(parse_rsp(text)?, [want]);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KatRecord {
     /// Record index.
@@ -29,6 +45,18 @@ pub struct KatRecord {
 }
 
 /// The `count` seeds of the NIST generator.
+///
+/// ```
+/// use latpoly::kem::kat::seeds;
+///
+/// let s = seeds(2);
+/// let hex: String = s[0].iter().map(|b| format!("{b:02X}")).collect();
+/// assert_eq!(
+///     hex,
+///     "061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1"
+/// );
+/// assert_eq!(s[1][..4], [0xD8, 0x1C, 0x4D, 0x8D]);
+/// ```
 pub fn seeds(count: usize) -> Vec<[u8; 48]> {
     let entropy: [u8; 48] = core::array::from_fn(|i| i as u8);
     let mut d = KatDrbg::new(&entropy);
@@ -43,6 +71,18 @@ pub fn seeds(count: usize) -> Vec<[u8; 48]> {
 
 /// One record from its seed: keypair, encapsulate, decapsulate; errors if decapsulation
 /// disagrees with encapsulation.
+///
+/// ```
+/// use latpoly::kem::{by_name, kat};
+///
+/// let kem = by_name("NTRU+KEM576").unwrap();
+/// let seed = kat::seeds(1)[0];
+/// let r = kat::entry(kem, 0, &seed)?;
+/// assert_eq!((r.count, r.seed.as_slice()), (0, &seed[..]));
+/// assert_eq!((r.pk.len(), r.sk.len(), r.ct.len(), r.ss.len()), kem.sizes());
+/// assert_eq!(kat::entry(kem, 0, &seed)?, r); // fully determined by the seed
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub fn entry(kem: &dyn DynKem, count: usize, seed: &[u8; 48]) -> Result<KatRecord> {
     let mut d = KatDrbg::new(seed);
     let (pk, sk) = kem.keypair(&mut d)?;
@@ -65,6 +105,17 @@ pub fn entry(kem: &dyn DynKem, count: usize, seed: &[u8; 48]) -> Result<KatRecor
 }
 
 /// The first `count` records of the NIST KAT of `kem`.
+///
+/// ```
+/// use latpoly::kem::{by_name, kat};
+///
+/// let kem = by_name("NTRU+KEM576").unwrap();
+/// let records = kat::generate(kem, 2)?;
+/// let seeds = kat::seeds(2);
+/// assert_eq!(records.len(), 2);
+/// assert_eq!(records[1], kat::entry(kem, 1, &seeds[1])?);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub fn generate(kem: &dyn DynKem, count: usize) -> Result<Vec<KatRecord>> {
     seeds(count)
         .iter()
@@ -98,6 +149,18 @@ pub fn rsp_header(name: &str) -> String {
 }
 
 /// The `.rsp` text for `records`, with header `# <header>` (see [`rsp_header`]).
+///
+/// ```
+/// use latpoly::kem::{by_name, kat};
+///
+/// let kem = by_name("NTRU+KEM576").unwrap();
+/// let text = kat::write_rsp(&kat::rsp_header(kem.name()), &kat::generate(kem, 1)?);
+/// assert!(text.starts_with(
+///     "# NTRU+KEM576\n\ncount = 0\nseed = 061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1\npk = "
+/// ));
+/// assert!(text.ends_with("\n\n"));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub fn write_rsp(header: &str, records: &[KatRecord]) -> String {
     let mut s = format!("# {header}\n\n");
     for r in records {
@@ -127,6 +190,17 @@ fn unhex(s: &str) -> Result<Vec<u8>> {
 }
 
 /// Parses an `.rsp` file (records with all six fields).
+///
+/// ```
+/// use latpoly::kem::kat::{parse_rsp, write_rsp, KatRecord};
+/// use latpoly::Error;
+///
+/// let r = KatRecord { count: 3, seed: vec![0xAB; 48], pk: vec![1], sk: vec![2], ct: vec![3], ss: vec![4] };
+/// assert_eq!(parse_rsp(&write_rsp("demo", &[r.clone()]))?, [r]);
+/// assert!(matches!(parse_rsp("count = 0\nseed = 0G\n"), Err(Error::InvalidArgument(_))));
+/// assert!(matches!(parse_rsp("pk = 00\n"), Err(Error::InvalidArgument(_)))); // before count
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub fn parse_rsp(text: &str) -> Result<Vec<KatRecord>> {
     let mut out = Vec::new();
     let mut cur: Option<KatRecord> = None;

@@ -23,9 +23,38 @@ use core::marker::PhantomData;
 use zeroize::Zeroize;
 
 /// Where a KEM draws its randomness (`randombytes` of the reference code).
+///
+/// ```
+/// use latpoly::kem::{ntruplus::NtruPlusKem576 as K, Kem, RandomSource};
+///
+/// /// A deterministic source (for tests only): 0, 1, 2, ...
+/// struct Counter(u8);
+/// impl RandomSource for Counter {
+///     fn fill(&mut self, out: &mut [u8]) {
+///         for b in out {
+///             *b = self.0;
+///             self.0 = self.0.wrapping_add(1);
+///         }
+///     }
+/// }
+/// let (pk1, _) = K::keypair(&mut Counter(0))?;
+/// let (pk2, _) = K::keypair(&mut Counter(0))?;
+/// assert_eq!(pk1, pk2); // same randomness, same key pair
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub trait RandomSource {
     /// Fills `out` with random bytes. Schemes call this exactly as their reference code calls
     /// `randombytes`, so a [`drbg::KatDrbg`] reproduces the NIST known-answer tests.
+    ///
+    /// ```
+    /// use latpoly::kem::{drbg::KatDrbg, RandomSource};
+    ///
+    /// let entropy: [u8; 48] = core::array::from_fn(|i| i as u8);
+    /// let mut rng: Box<dyn RandomSource> = Box::new(KatDrbg::new(&entropy));
+    /// let mut seed = [0u8; 48];
+    /// rng.fill(&mut seed);
+    /// assert_eq!(seed[..4], [0x06, 0x15, 0x50, 0x23]); // count = 0 seed of every NIST KAT
+    /// ```
     fn fill(&mut self, out: &mut [u8]);
 }
 
@@ -39,6 +68,18 @@ impl RandomSource for drbg::KatDrbg {
 /// call): schemes that draw 4 bytes per coefficient, as the NTRU Prime reference does, would
 /// otherwise make hundreds of system calls per key. Bytes are wiped from the buffer as they are
 /// handed out.
+///
+/// ```
+/// use latpoly::kem::{OsRandom, RandomSource};
+///
+/// let (mut a, mut b) = ([0u8; 32], [0u8; 32]);
+/// OsRandom.fill(&mut a);
+/// OsRandom.fill(&mut b);
+/// assert_ne!(a, b); // fails with probability 2^-256
+/// let mut big = vec![0u8; 5000]; // larger requests bypass the buffer
+/// OsRandom.fill(&mut big);
+/// assert!(big.iter().any(|&x| x != 0));
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OsRandom;
 
@@ -90,6 +131,18 @@ macro_rules! byte_type {
 
         impl<K: Kem> $name<K> {
             /// Wraps bytes of exactly the scheme's length (error otherwise).
+            ///
+            /// ```
+            #[doc = concat!("use latpoly::kem::{ntruplus::NtruPlusKem576 as K, ", stringify!($name), ", Kem};")]
+            /// use latpoly::Error;
+            ///
+            #[doc = concat!("let bytes = vec![7u8; K::", stringify!($len), "];")]
+            #[doc = concat!("let x = ", stringify!($name), "::<K>::from_bytes(&bytes)?;")]
+            /// assert_eq!(x.as_bytes(), &bytes[..]);
+            #[doc = concat!("let short = ", stringify!($name), "::<K>::from_bytes(&bytes[1..]);")]
+            /// assert_eq!(short.unwrap_err(), Error::LengthMismatch { expected: bytes.len(), got: bytes.len() - 1 });
+            /// # Ok::<(), latpoly::Error>(())
+            /// ```
             pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
                 if bytes.len() != K::$len {
                     return Err(Error::LengthMismatch {
@@ -109,6 +162,16 @@ macro_rules! byte_type {
             }
 
             /// The encoded bytes.
+            ///
+            /// ```
+            #[doc = concat!("use latpoly::kem::{ntruplus::NtruPlusKem576 as K, ", stringify!($name), ", Kem};")]
+            ///
+            #[doc = concat!("let bytes: Vec<u8> = (0..K::", stringify!($len), ").map(|i| i as u8).collect();")]
+            #[doc = concat!("let x = ", stringify!($name), "::<K>::from_bytes(&bytes)?;")]
+            /// assert_eq!(x.as_bytes(), &bytes[..]);
+            #[doc = concat!("assert_eq!(x.as_bytes().len(), K::", stringify!($len), ");")]
+            /// # Ok::<(), latpoly::Error>(())
+            /// ```
             pub fn as_bytes(&self) -> &[u8] {
                 &self.bytes
             }
@@ -136,30 +199,87 @@ macro_rules! byte_type {
 
 byte_type!(
     /// A public key of scheme `K`.
+    ///
+    /// ```
+    /// use latpoly::kem::{ntruplus::NtruPlusKem576 as K, Kem, OsRandom, PublicKey};
+    ///
+    /// let (pk, _sk) = K::keypair(&mut OsRandom)?;
+    /// assert_eq!(pk.as_bytes().len(), K::PUBLIC_KEY_BYTES);
+    /// assert_eq!(PublicKey::<K>::from_bytes(pk.as_bytes())?, pk);
+    /// assert_eq!(format!("{pk:?}"), "PublicKey<NTRU+KEM576> (864 bytes)");
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     PublicKey,
     PUBLIC_KEY_BYTES,
     false
 );
 byte_type!(
     /// A secret key of scheme `K` (wiped on drop).
+    ///
+    /// ```
+    /// use latpoly::kem::{ntruplus::NtruPlusKem576 as K, Kem, OsRandom, SecretKey};
+    ///
+    /// let (_pk, sk) = K::keypair(&mut OsRandom)?;
+    /// assert_eq!(sk.as_bytes().len(), K::SECRET_KEY_BYTES);
+    /// assert_eq!(SecretKey::<K>::from_bytes(sk.as_bytes())?, sk);
+    /// assert_eq!(format!("{sk:?}"), "SecretKey<NTRU+KEM576> { .. }"); // never the bytes
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     SecretKey,
     SECRET_KEY_BYTES,
     true
 );
 byte_type!(
     /// A ciphertext of scheme `K`.
+    ///
+    /// ```
+    /// use latpoly::kem::{ntruplus::NtruPlusKem576 as K, Ciphertext, Kem, OsRandom};
+    ///
+    /// let (pk, sk) = K::keypair(&mut OsRandom)?;
+    /// let (ct, ss) = K::encapsulate(&pk, &mut OsRandom)?;
+    /// // Ciphertexts travel as bytes.
+    /// let received = Ciphertext::<K>::from_bytes(ct.as_bytes())?;
+    /// assert_eq!(K::decapsulate(&sk, &received)?, ss);
+    /// assert_eq!(format!("{ct:?}"), "Ciphertext<NTRU+KEM576> (864 bytes)");
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     Ciphertext,
     CIPHERTEXT_BYTES,
     false
 );
 byte_type!(
     /// A shared secret of scheme `K` (wiped on drop).
+    ///
+    /// ```
+    /// use latpoly::kem::{ntruplus::NtruPlusKem576 as K, Kem, OsRandom};
+    ///
+    /// let (pk, sk) = K::keypair(&mut OsRandom)?;
+    /// let (ct, ss) = K::encapsulate(&pk, &mut OsRandom)?;
+    /// assert_eq!(ss.as_bytes().len(), K::SHARED_SECRET_BYTES);
+    /// assert_eq!(K::decapsulate(&sk, &ct)?, ss);
+    /// assert_eq!(format!("{ss:?}"), "SharedSecret<NTRU+KEM576> { .. }"); // never the bytes
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     SharedSecret,
     SHARED_SECRET_BYTES,
     true
 );
 
 /// A key encapsulation mechanism.
+///
+/// ```
+/// use latpoly::kem::{ntruplus::NtruPlusKem576, Kem, OsRandom};
+///
+/// /// One key exchange with any scheme.
+/// fn agree<K: Kem>() -> latpoly::Result<bool> {
+///     let (pk, sk) = K::keypair(&mut OsRandom)?; // receiver
+///     let (ct, ss) = K::encapsulate(&pk, &mut OsRandom)?; // sender keeps ss, sends ct
+///     Ok(K::decapsulate(&sk, &ct)?.as_bytes() == ss.as_bytes()) // receiver recovers ss
+/// }
+/// assert!(agree::<NtruPlusKem576>()?);
+/// assert_eq!(NtruPlusKem576::SHARED_SECRET_BYTES, 32);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub trait Kem: Sized + 'static {
     /// The scheme's name as in its NIST submission (e.g. `ntruhps2048509`).
     const NAME: &'static str;
@@ -173,9 +293,32 @@ pub trait Kem: Sized + 'static {
     const SHARED_SECRET_BYTES: usize;
 
     /// Generates a key pair.
+    ///
+    /// ```
+    /// use latpoly::kem::{drbg::KatDrbg, ntruplus::NtruPlusKem576 as K, Kem};
+    ///
+    /// // Deterministic in the randomness: the same DRBG seed gives the same key pair.
+    /// let (pk1, sk1) = K::keypair(&mut KatDrbg::new(&[1; 48]))?;
+    /// let (pk2, sk2) = K::keypair(&mut KatDrbg::new(&[1; 48]))?;
+    /// assert!(pk1 == pk2 && sk1 == sk2);
+    /// let (pk3, _) = K::keypair(&mut KatDrbg::new(&[2; 48]))?;
+    /// assert_ne!(pk1, pk3);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn keypair(rng: &mut dyn RandomSource) -> Result<(PublicKey<Self>, SecretKey<Self>)>;
 
     /// Encapsulates a fresh shared secret to `pk`.
+    ///
+    /// ```
+    /// use latpoly::kem::{ntruplus::NtruPlusKem576 as K, Kem, OsRandom};
+    ///
+    /// let (pk, sk) = K::keypair(&mut OsRandom)?;
+    /// let (ct1, ss1) = K::encapsulate(&pk, &mut OsRandom)?;
+    /// let (ct2, ss2) = K::encapsulate(&pk, &mut OsRandom)?;
+    /// assert!(ct1 != ct2 && ss1 != ss2); // fresh every time
+    /// assert_eq!(K::decapsulate(&sk, &ct2)?, ss2);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn encapsulate(
         pk: &PublicKey<Self>,
         rng: &mut dyn RandomSource,
@@ -184,29 +327,123 @@ pub trait Kem: Sized + 'static {
     /// Recovers the shared secret. A well-formed but invalid ciphertext follows the scheme:
     /// implicit rejection (a pseudorandom key) or explicit rejection (for NTRU+: `Ok` with an
     /// all-zero key, as its reference code outputs), as documented by each scheme.
+    ///
+    /// ```
+    /// use latpoly::kem::{ntruplus::NtruPlusKem576 as K, Ciphertext, Kem, OsRandom};
+    ///
+    /// let (pk, sk) = K::keypair(&mut OsRandom)?;
+    /// let (ct, ss) = K::encapsulate(&pk, &mut OsRandom)?;
+    /// assert_eq!(K::decapsulate(&sk, &ct)?, ss);
+    /// // A tampered ciphertext does not yield the sender's secret (NTRU+: all zero).
+    /// let mut bad = ct.as_bytes().to_vec();
+    /// bad[100] ^= 0x10;
+    /// let bad = Ciphertext::<K>::from_bytes(&bad)?;
+    /// assert_eq!(K::decapsulate(&sk, &bad)?.as_bytes(), &[0u8; 32]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn decapsulate(sk: &SecretKey<Self>, ct: &Ciphertext<Self>) -> Result<SharedSecret<Self>>;
 }
 
 /// Object-safe view of a [`Kem`] on byte slices, for the Python and C fronts and the CLI.
+///
+/// ```
+/// use latpoly::kem::{all, DynKem, OsRandom};
+///
+/// // Pick a scheme at run time, e.g. from a command-line argument.
+/// let kem: &dyn DynKem = all().into_iter().find(|k| k.name() == "NTRU+KEM576").unwrap();
+/// let (pk, sk) = kem.keypair(&mut OsRandom)?;
+/// let (ct, ss) = kem.encapsulate(&pk, &mut OsRandom)?;
+/// assert_eq!(kem.decapsulate(&sk, &ct)?, ss);
+/// # Ok::<(), latpoly::Error>(())
+/// ```
 pub trait DynKem: Send + Sync {
     /// Scheme name.
+    ///
+    /// ```
+    /// use latpoly::kem::{all, by_name};
+    /// for kem in all() {
+    ///     assert_eq!(by_name(kem.name()).unwrap().name(), kem.name());
+    /// }
+    /// ```
     fn name(&self) -> &'static str;
     /// `(public key, secret key, ciphertext, shared secret)` lengths.
+    ///
+    /// ```
+    /// use latpoly::kem::{by_name, OsRandom};
+    ///
+    /// let kem = by_name("NTRU+KEM576").unwrap();
+    /// assert_eq!(kem.sizes(), (864, 1760, 864, 32));
+    /// let (pk, sk) = kem.keypair(&mut OsRandom)?;
+    /// let (ct, ss) = kem.encapsulate(&pk, &mut OsRandom)?;
+    /// assert_eq!((pk.len(), sk.len(), ct.len(), ss.len()), kem.sizes());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn sizes(&self) -> (usize, usize, usize, usize);
     /// Key pair as bytes.
+    ///
+    /// ```
+    /// use latpoly::kem::{by_name, drbg::KatDrbg};
+    ///
+    /// let kem = by_name("NTRU+KEM576").unwrap();
+    /// let (pk, sk) = kem.keypair(&mut KatDrbg::new(&[0; 48]))?;
+    /// assert_eq!((pk.len(), sk.len()), (864, 1760));
+    /// assert_eq!(kem.keypair(&mut KatDrbg::new(&[0; 48]))?, (pk, sk)); // deterministic
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn keypair(&self, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)>;
     /// `(ciphertext, shared secret)` as bytes.
+    ///
+    /// ```
+    /// use latpoly::kem::{by_name, OsRandom};
+    /// use latpoly::Error;
+    ///
+    /// let kem = by_name("NTRU+KEM576").unwrap();
+    /// let (pk, _sk) = kem.keypair(&mut OsRandom)?;
+    /// let (ct, ss) = kem.encapsulate(&pk, &mut OsRandom)?;
+    /// assert_eq!((ct.len(), ss.len()), (864, 32));
+    /// let err = kem.encapsulate(&pk[..100], &mut OsRandom).unwrap_err();
+    /// assert_eq!(err, Error::LengthMismatch { expected: 864, got: 100 });
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn encapsulate(&self, pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)>;
     /// Shared secret as bytes.
+    ///
+    /// ```
+    /// use latpoly::kem::{by_name, OsRandom};
+    ///
+    /// let kem = by_name("NTRU+KEM576").unwrap();
+    /// let (pk, sk) = kem.keypair(&mut OsRandom)?;
+    /// let (ct, ss) = kem.encapsulate(&pk, &mut OsRandom)?;
+    /// assert_eq!(kem.decapsulate(&sk, &ct)?, ss);
+    /// assert!(kem.decapsulate(&sk, &ct[1..]).is_err()); // wrong ciphertext length
+    /// assert!(kem.decapsulate(&ct, &ct).is_err()); // a ciphertext is not a secret key
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
     fn decapsulate(&self, sk: &[u8], ct: &[u8]) -> Result<Vec<u8>>;
 }
 
 /// Adapter from a [`Kem`] type to [`DynKem`].
+///
+/// ```
+/// use latpoly::kem::{ntruplus::NtruPlusKem576 as K, Dyn, DynKem, Kem};
+///
+/// static MY_KEMS: [&dyn DynKem; 1] = [&Dyn::<K>::new()];
+/// assert_eq!(MY_KEMS[0].name(), K::NAME);
+/// assert_eq!(MY_KEMS[0].sizes().0, K::PUBLIC_KEY_BYTES);
+/// ```
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Dyn<K: Kem>(PhantomData<K>);
 
 impl<K: Kem> Dyn<K> {
     /// The adapter.
+    ///
+    /// ```
+    /// use latpoly::kem::{ntruplus::NtruPlusKem864 as K, Dyn, DynKem};
+    ///
+    /// const ADAPTER: Dyn<K> = Dyn::new(); // usable in constants
+    /// assert_eq!(ADAPTER.name(), "NTRU+KEM864");
+    /// assert_eq!(ADAPTER.sizes(), (1296, 2624, 1296, 32));
+    /// ```
     pub const fn new() -> Self {
         Dyn(PhantomData)
     }
