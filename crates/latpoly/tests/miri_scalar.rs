@@ -182,7 +182,9 @@ fn scalar_ntruprime_and_ntruplus_rings() {
     let mut e = vec![0i8; 761];
     e[1] = 1;
     let centred = |v: i32| ((v + 2295).rem_euclid(4591) - 2295) as i16;
-    let mut want: Vec<i16> = (0..761).map(|i| if i == 0 { 0 } else { a[i - 1] }).collect();
+    let mut want: Vec<i16> = (0..761)
+        .map(|i| if i == 0 { 0 } else { a[i - 1] })
+        .collect();
     want[0] = a[760];
     want[1] = centred(i32::from(a[0]) + i32::from(a[760]));
     assert_eq!(m.mul_rq_small(&a, &e).unwrap(), want);
