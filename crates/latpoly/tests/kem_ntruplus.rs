@@ -7,6 +7,9 @@
 //! 3. round trips with the OS random source, wrong lengths, explicit rejection of tampered
 //!    and non-canonical ciphertexts, tampered public keys, malformed secret keys; never a panic.
 
+mod common;
+
+use common::kat::{check_wrong_lengths, compare_with_file, generate_all, hex, kat_dir, RECORDS};
 use latpoly::kem::kat::{self, KatRecord};
 use latpoly::kem::ntruplus::{
     NtruPlusKem1152, NtruPlusKem576, NtruPlusKem768, NtruPlusKem864, NTRUPLUS,
@@ -15,7 +18,6 @@ use latpoly::kem::{by_name, Ciphertext, Kem, OsRandom, PublicKey, SecretKey};
 use latpoly::rings::ntruplus::{self as ring, NtruPlusParams};
 use latpoly::Error;
 use sha2::{Digest, Sha256};
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// SHA-256 of the whole official `.rsp` files, copied from `shared/kat/MANIFEST.sha256`
@@ -44,25 +46,11 @@ const RSP_SHA256: [(&str, usize, &str); 4] = [
     ),
 ];
 
-const RECORDS: usize = 100;
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The generated records of every set, computed once per test binary (both KAT tests use
 /// them); the four sets run on separate threads.
 fn generated() -> &'static [Vec<KatRecord>] {
     static GEN: OnceLock<Vec<Vec<KatRecord>>> = OnceLock::new();
-    GEN.get_or_init(|| {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = NTRUPLUS
-                .iter()
-                .map(|&k| s.spawn(move || kat::generate(k, RECORDS).unwrap()))
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        })
-    })
+    GEN.get_or_init(|| generate_all(&NTRUPLUS))
 }
 
 #[test]
@@ -97,63 +85,15 @@ fn generated_rsp_matches_official_sha256() {
     }
 }
 
-fn kat_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kat");
-    if dir.is_dir() {
-        Some(dir.join("ntruplus/round2-final_spec-v2.2.1"))
-    } else if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("KAT directory {} missing on CI", dir.display());
-    } else {
-        eprintln!("skipped: {} not found", dir.display());
-        None
-    }
-}
-
-/// The first field where `a` and `b` differ.
-fn first_difference(a: &KatRecord, b: &KatRecord) -> Option<(&'static str, usize)> {
-    let fields: [(&str, &[u8], &[u8]); 5] = [
-        ("seed", &a.seed, &b.seed),
-        ("pk", &a.pk, &b.pk),
-        ("sk", &a.sk, &b.sk),
-        ("ct", &a.ct, &b.ct),
-        ("ss", &a.ss, &b.ss),
-    ];
-    if a.count != b.count {
-        return Some(("count", 0));
-    }
-    fields.iter().find_map(|(f, x, y)| {
-        (x != y).then(|| {
-            let at = x.iter().zip(*y).position(|(u, v)| u != v);
-            (*f, at.unwrap_or(x.len().min(y.len())))
-        })
-    })
-}
-
 /// Test 2: record by record against the official files.
 #[test]
 fn records_match_official_files() {
-    let Some(dir) = kat_dir() else { return };
+    let Some(dir) = kat_dir("ntruplus/round2-final_spec-v2.2.1") else {
+        return;
+    };
     for (recs, (name, skb, _)) in generated().iter().zip(RSP_SHA256) {
         let path = dir.join(format!("{name}/PQCkemKAT_{skb}.rsp"));
-        let text =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert_eq!(text.lines().next(), Some(format!("# {name}").as_str()));
-        let want = kat::parse_rsp(&text).unwrap();
-        assert_eq!(want.len(), RECORDS, "{}", path.display());
-        for (g, w) in recs.iter().zip(&want) {
-            if let Some((field, byte)) = first_difference(g, w) {
-                panic!(
-                    "{name}: first difference in record {} field {field} at byte {byte}",
-                    w.count
-                );
-            }
-        }
-        eprintln!("{name}: {} of {RECORDS} records match", want.len());
-        // and the official records decapsulate with this implementation
-        let kem = by_name(name).unwrap();
-        for w in want.iter().take(10) {
-            assert_eq!(kem.decapsulate(&w.sk, &w.ct).unwrap(), w.ss, "{name}");
-        }
+        compare_with_file(name, name, recs, &path);
     }
 }
 
@@ -194,36 +134,7 @@ fn exercise<K: Kem>() {
     let (ct, ss) = K::encapsulate(&pk, &mut rng).unwrap();
     let zero = vec![0u8; 32];
 
-    // wrong lengths: LengthMismatch, from the typed constructors and the byte-level adapter
-    for len in [0, K::PUBLIC_KEY_BYTES - 1, K::PUBLIC_KEY_BYTES + 1] {
-        assert!(matches!(
-            PublicKey::<K>::from_bytes(&vec![0; len]),
-            Err(Error::LengthMismatch { .. })
-        ));
-        assert!(matches!(
-            Ciphertext::<K>::from_bytes(&vec![0; len]),
-            Err(Error::LengthMismatch { .. })
-        ));
-    }
-    for len in [0, K::SECRET_KEY_BYTES - 1, K::SECRET_KEY_BYTES + 1] {
-        assert!(matches!(
-            SecretKey::<K>::from_bytes(&vec![0; len]),
-            Err(Error::LengthMismatch { .. })
-        ));
-    }
-    let dynk = by_name(K::NAME).unwrap();
-    assert!(matches!(
-        dynk.encapsulate(&pk.as_bytes()[1..], &mut rng),
-        Err(Error::LengthMismatch { .. })
-    ));
-    assert!(matches!(
-        dynk.decapsulate(sk.as_bytes(), &ct.as_bytes()[1..]),
-        Err(Error::LengthMismatch { .. })
-    ));
-    assert!(matches!(
-        dynk.decapsulate(&sk.as_bytes()[1..], ct.as_bytes()),
-        Err(Error::LengthMismatch { .. })
-    ));
+    check_wrong_lengths::<K>(pk.as_bytes(), sk.as_bytes(), ct.as_bytes());
 
     // tampered ciphertexts (every position class): explicit rejection, all-zero secret
     for (i, bit) in [(0, 1u8), (1, 0x10), (l / 2, 4), (l - 1, 0x80), (l - 2, 1)] {

@@ -6,14 +6,19 @@
 //! 2. when `shared/kat` is present, record-by-record comparison with the official files
 //!    (skipped with a message when absent, a failure when `CI=true`);
 //! 3. round trips with the OS random source, wrong lengths, implicit rejection of tampered
-//!    ciphertexts, arbitrary inputs; never a panic; the randomness call pattern.
+//!    ciphertexts, the randomness call pattern (random inputs of every KEM:
+//!    `kem_robustness.rs`).
 
+mod common;
+
+use common::kat::{
+    check_wrong_lengths, compare_with_file, entry0_sha256, generate_all, hex, kat_dir, Recording,
+    RECORDS,
+};
 use latpoly::kem::kat::{self, KatRecord};
 use latpoly::kem::ntruprime::{Ntrulpr761, Sntrup761, NTRUPRIME};
 use latpoly::kem::{by_name, Ciphertext, Kem, OsRandom, PublicKey, SecretKey};
-use latpoly::Error;
 use sha2::{Digest, Sha256};
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// SHA-256 of the whole official `.rsp` files (headers `# kem/<name>`), copied from
@@ -33,24 +38,10 @@ const RSP_SHA256: [(&str, &str, &str); 2] = [
     ),
 ];
 
-const RECORDS: usize = 100;
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The generated records of both schemes, computed once per test binary, on two threads.
 fn generated() -> &'static [Vec<KatRecord>] {
     static GEN: OnceLock<Vec<Vec<KatRecord>>> = OnceLock::new();
-    GEN.get_or_init(|| {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = NTRUPRIME
-                .iter()
-                .map(|&k| s.spawn(move || kat::generate(k, RECORDS).unwrap()))
-                .collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        })
-    })
+    GEN.get_or_init(|| generate_all(&NTRUPRIME))
 }
 
 #[test]
@@ -78,14 +69,8 @@ fn registry_and_sizes() {
 fn generated_rsp_matches_official_sha256() {
     for (recs, (name, want, want0)) in generated().iter().zip(RSP_SHA256) {
         let text = kat::write_rsp(&kat::rsp_header(name), recs);
-        let entry0: String = text
-            .lines()
-            .skip(2)
-            .take(6)
-            .map(|l| format!("{l}\n"))
-            .collect();
         assert_eq!(
-            hex(&Sha256::digest(entry0.as_bytes())),
+            entry0_sha256(&text),
             want0,
             "{name}: SHA-256 of the count-0 entry"
         );
@@ -95,63 +80,15 @@ fn generated_rsp_matches_official_sha256() {
     }
 }
 
-fn kat_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/kat");
-    if dir.is_dir() {
-        Some(dir.join("ntruprime"))
-    } else if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("KAT directory {} missing on CI", dir.display());
-    } else {
-        eprintln!("skipped: {} not found", dir.display());
-        None
-    }
-}
-
-/// The first field where `a` and `b` differ.
-fn first_difference(a: &KatRecord, b: &KatRecord) -> Option<(&'static str, usize)> {
-    let fields: [(&str, &[u8], &[u8]); 5] = [
-        ("seed", &a.seed, &b.seed),
-        ("pk", &a.pk, &b.pk),
-        ("sk", &a.sk, &b.sk),
-        ("ct", &a.ct, &b.ct),
-        ("ss", &a.ss, &b.ss),
-    ];
-    if a.count != b.count {
-        return Some(("count", 0));
-    }
-    fields.iter().find_map(|(f, x, y)| {
-        (x != y).then(|| {
-            let at = x.iter().zip(*y).position(|(u, v)| u != v);
-            (*f, at.unwrap_or(x.len().min(y.len())))
-        })
-    })
-}
-
 /// Test 2: record by record against the official files.
 #[test]
 fn records_match_official_files() {
-    let Some(dir) = kat_dir() else { return };
+    let Some(dir) = kat_dir("ntruprime") else {
+        return;
+    };
     for (recs, (name, _, _)) in generated().iter().zip(RSP_SHA256) {
         let path = dir.join(format!("{name}/{name}.rsp"));
-        let text =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert_eq!(text.lines().next(), Some(format!("# kem/{name}").as_str()));
-        let want = kat::parse_rsp(&text).unwrap();
-        assert_eq!(want.len(), RECORDS, "{}", path.display());
-        for (g, w) in recs.iter().zip(&want) {
-            if let Some((field, byte)) = first_difference(g, w) {
-                panic!(
-                    "{name}: first difference in record {} field {field} at byte {byte}",
-                    w.count
-                );
-            }
-        }
-        eprintln!("{name}: {} of {RECORDS} records match", want.len());
-        // and the official records decapsulate with this implementation
-        let kem = by_name(name).unwrap();
-        for w in want.iter().take(10) {
-            assert_eq!(kem.decapsulate(&w.sk, &w.ct).unwrap(), w.ss, "{name}");
-        }
+        compare_with_file(name, &format!("kem/{name}"), recs, &path);
     }
 }
 
@@ -171,38 +108,7 @@ fn exercise<K: Kem>() {
     let (pk, sk) = K::keypair(&mut rng).unwrap();
     let (ct, ss) = K::encapsulate(&pk, &mut rng).unwrap();
 
-    // wrong lengths: LengthMismatch, from the typed constructors and the byte-level adapter
-    for len in [0, K::PUBLIC_KEY_BYTES - 1, K::PUBLIC_KEY_BYTES + 1] {
-        assert!(matches!(
-            PublicKey::<K>::from_bytes(&vec![0; len]),
-            Err(Error::LengthMismatch { .. })
-        ));
-    }
-    for len in [0, K::CIPHERTEXT_BYTES - 1, K::CIPHERTEXT_BYTES + 1] {
-        assert!(matches!(
-            Ciphertext::<K>::from_bytes(&vec![0; len]),
-            Err(Error::LengthMismatch { .. })
-        ));
-    }
-    for len in [0, K::SECRET_KEY_BYTES - 1, K::SECRET_KEY_BYTES + 1] {
-        assert!(matches!(
-            SecretKey::<K>::from_bytes(&vec![0; len]),
-            Err(Error::LengthMismatch { .. })
-        ));
-    }
-    let dynk = by_name(K::NAME).unwrap();
-    assert!(matches!(
-        dynk.encapsulate(&pk.as_bytes()[1..], &mut rng),
-        Err(Error::LengthMismatch { .. })
-    ));
-    assert!(matches!(
-        dynk.decapsulate(sk.as_bytes(), &ct.as_bytes()[1..]),
-        Err(Error::LengthMismatch { .. })
-    ));
-    assert!(matches!(
-        dynk.decapsulate(&sk.as_bytes()[1..], ct.as_bytes()),
-        Err(Error::LengthMismatch { .. })
-    ));
+    check_wrong_lengths::<K>(pk.as_bytes(), sk.as_bytes(), ct.as_bytes());
 
     // tampered ciphertexts (rounded part, top part, confirmation): implicit rejection, a
     // pseudorandom key that is deterministic, differs per ciphertext, and differs from ss
@@ -271,45 +177,6 @@ fn round_trips_and_rejection() {
     exercise::<Ntrulpr761>();
 }
 
-/// Random byte strings as public keys, ciphertexts and secret keys: `Ok` or `Err`, never a
-/// panic; random ciphertexts are rejected implicitly (`Ok`).
-#[test]
-fn random_inputs_never_panic() {
-    use rand::{RngCore, SeedableRng};
-    let mut r = rand_chacha::ChaCha20Rng::seed_from_u64(12);
-    for k in NTRUPRIME {
-        let (pkl, skl, ctl, _) = k.sizes();
-        let (pk, sk) = k.keypair(&mut OsRandom).unwrap();
-        let (ct0, ss0) = k.encapsulate(&pk, &mut OsRandom).unwrap();
-        for _ in 0..20 {
-            let mut ct = vec![0u8; ctl];
-            r.fill_bytes(&mut ct);
-            let ss = k.decapsulate(&sk, &ct).unwrap();
-            assert_ne!(ss, ss0);
-            let mut skr = vec![0u8; skl];
-            r.fill_bytes(&mut skr);
-            k.decapsulate(&skr, &ct0).unwrap();
-            let mut pkr = vec![0u8; pkl];
-            r.fill_bytes(&mut pkr);
-            let (ct, ss) = k.encapsulate(&pkr, &mut OsRandom).unwrap();
-            assert_eq!((ct.len(), ss.len()), (ctl, 32));
-        }
-    }
-}
-
-/// Records every `randombytes` call length.
-struct Recording {
-    drbg: latpoly::kem::drbg::KatDrbg,
-    calls: Vec<usize>,
-}
-
-impl latpoly::kem::RandomSource for Recording {
-    fn fill(&mut self, out: &mut [u8]) {
-        self.calls.push(out.len());
-        self.drbg.fill(out);
-    }
-}
-
 /// The randomness call pattern of the NIST KATs (PARAMS B.5): sntrup761 key generation makes
 /// 761 `randombytes(4)` calls per `g` candidate, 761 for `f`, then `randombytes(191)`;
 /// encapsulation 761 `randombytes(4)`. ntrulpr761: `randombytes(32)`, 761 × 4, `randombytes(32)`;
@@ -318,10 +185,7 @@ impl latpoly::kem::RandomSource for Recording {
 fn randomness_call_pattern() {
     let mut retries = 0;
     for seed in kat::seeds(RECORDS) {
-        let mut r = Recording {
-            drbg: latpoly::kem::drbg::KatDrbg::new(&seed),
-            calls: vec![],
-        };
+        let mut r = Recording::new(&seed);
         let (pk, _) = Sntrup761::keypair(&mut r).unwrap();
         let n = r.calls.len();
         assert_eq!((n - 1) % 761, 0);

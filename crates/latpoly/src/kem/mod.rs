@@ -11,6 +11,61 @@
 //!
 //! Secrets (secret keys, shared secrets) are wiped on drop; wrong-length inputs are errors.
 
+/// Implements [`Kem`] for a unit struct from the scheme's byte-level functions:
+/// `keypair(rng) -> (pk, sk)`, `encapsulate(pk, rng) -> (ct, ss)` and
+/// `decapsulate(sk, ct) -> ss`, whose secret outputs are wiped buffers (`Zeroizing`); the typed
+/// values take their own copies. `$rejection` documents what an invalid ciphertext gives.
+macro_rules! kem_impl {
+    (
+        $ty:ty, $name:expr, ($pk:expr, $sk:expr, $ct:expr, $ss:expr),
+        keypair: $kp:expr,
+        encapsulate: $enc:expr,
+        decapsulate: $dec:expr,
+        rejection: $rejection:literal $(,)?
+    ) => {
+        impl $crate::kem::Kem for $ty {
+            const NAME: &'static str = $name;
+            const PUBLIC_KEY_BYTES: usize = $pk;
+            const SECRET_KEY_BYTES: usize = $sk;
+            const CIPHERTEXT_BYTES: usize = $ct;
+            const SHARED_SECRET_BYTES: usize = $ss;
+
+            fn keypair(
+                rng: &mut dyn $crate::kem::RandomSource,
+            ) -> $crate::Result<($crate::kem::PublicKey<Self>, $crate::kem::SecretKey<Self>)> {
+                let (pk, mut sk) = ($kp)(rng)?;
+                Ok((
+                    $crate::kem::PublicKey::from_vec(pk),
+                    $crate::kem::SecretKey::from_vec(core::mem::take(&mut *sk)),
+                ))
+            }
+
+            fn encapsulate(
+                pk: &$crate::kem::PublicKey<Self>,
+                rng: &mut dyn $crate::kem::RandomSource,
+            ) -> $crate::Result<(
+                $crate::kem::Ciphertext<Self>,
+                $crate::kem::SharedSecret<Self>,
+            )> {
+                let (ct, ss) = ($enc)(pk.as_bytes(), rng)?;
+                Ok((
+                    $crate::kem::Ciphertext::from_vec(ct),
+                    $crate::kem::SharedSecret::from_vec(ss[..].to_vec()),
+                ))
+            }
+
+            #[doc = $rejection]
+            fn decapsulate(
+                sk: &$crate::kem::SecretKey<Self>,
+                ct: &$crate::kem::Ciphertext<Self>,
+            ) -> $crate::Result<$crate::kem::SharedSecret<Self>> {
+                let ss = ($dec)(sk.as_bytes(), ct.as_bytes())?;
+                Ok($crate::kem::SharedSecret::from_vec(ss[..].to_vec()))
+            }
+        }
+    };
+}
+
 pub mod drbg;
 pub mod kat;
 pub mod ntru;

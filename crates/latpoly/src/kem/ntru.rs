@@ -58,7 +58,7 @@
 //! ```
 
 use super::sort::sort_i32_bits;
-use super::{Ciphertext, Dyn, DynKem, Kem, PublicKey, RandomSource, SecretKey, SharedSecret};
+use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::Result;
 use crate::rings::ntru::{self as ring, NtruParams};
@@ -390,41 +390,20 @@ macro_rules! ntru_kem {
             pub const PARAMS: NtruParams = $params;
         }
 
-        impl Kem for $name {
-            const NAME: &'static str = $params.name();
-            const PUBLIC_KEY_BYTES: usize = Sizes::of($params).sq;
-            const SECRET_KEY_BYTES: usize = Sizes::of($params).owcpa_sk() + KEY_BYTES;
-            const CIPHERTEXT_BYTES: usize = Sizes::of($params).sq;
-            const SHARED_SECRET_BYTES: usize = KEY_BYTES;
-
-            fn keypair(rng: &mut dyn RandomSource) -> Result<(PublicKey<Self>, SecretKey<Self>)> {
-                let (pk, mut sk) = keypair($params, rng)?;
-                Ok((
-                    PublicKey::from_vec(pk),
-                    SecretKey::from_vec(core::mem::take(&mut *sk)),
-                ))
-            }
-
-            fn encapsulate(
-                pk: &PublicKey<Self>,
-                rng: &mut dyn RandomSource,
-            ) -> Result<(Ciphertext<Self>, SharedSecret<Self>)> {
-                let (ct, ss) = encapsulate($params, pk.as_bytes(), rng)?;
-                Ok((
-                    Ciphertext::from_vec(ct),
-                    SharedSecret::from_vec(ss.to_vec()),
-                ))
-            }
-
-            /// Implicit rejection: an invalid ciphertext gives `Ok` with a pseudorandom key.
-            fn decapsulate(
-                sk: &SecretKey<Self>,
-                ct: &Ciphertext<Self>,
-            ) -> Result<SharedSecret<Self>> {
-                let ss = decapsulate($params, sk.as_bytes(), ct.as_bytes())?;
-                Ok(SharedSecret::from_vec(ss.to_vec()))
-            }
-        }
+        kem_impl!(
+            $name,
+            $params.name(),
+            (
+                Sizes::of($params).sq,
+                Sizes::of($params).owcpa_sk() + KEY_BYTES,
+                Sizes::of($params).sq,
+                KEY_BYTES
+            ),
+            keypair: |rng| keypair($params, rng),
+            encapsulate: |pk, rng| encapsulate($params, pk, rng),
+            decapsulate: |sk, ct| decapsulate($params, sk, ct),
+            rejection: "Implicit rejection: an invalid ciphertext gives `Ok` with a pseudorandom key.",
+        );
     };
 }
 

@@ -28,7 +28,7 @@
 //! # Explicit rejection
 //!
 //! NTRU+ rejects explicitly: the reference `crypto_kem_dec` returns 1 and an **all-zero**
-//! shared secret for an invalid ciphertext. Here [`Kem::decapsulate`] returns
+//! shared secret for an invalid ciphertext. Here [`Kem::decapsulate`](super::Kem::decapsulate) returns
 //! `Ok(SharedSecret)` holding 32 zero bytes in that case, so the KAT harness and byte-level
 //! callers see exactly the reference output; compare the secret with zero to detect a
 //! rejection (an honest shared secret is all-zero with probability `2^-256`).
@@ -69,7 +69,7 @@
 //! # Ok::<(), latpoly::Error>(())
 //! ```
 
-use super::{Ciphertext, Dyn, DynKem, Kem, PublicKey, RandomSource, SecretKey, SharedSecret};
+use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
 use crate::rings::ntruplus::{self, NtruPlusParams, NtruPlusRing};
@@ -357,41 +357,20 @@ macro_rules! ntruplus_kem {
             pub const PARAMS: NtruPlusParams = NtruPlusParams::$params;
         }
 
-        impl Kem for $name {
-            const NAME: &'static str = NtruPlusParams::$params.name();
-            const PUBLIC_KEY_BYTES: usize = pk_bytes(NtruPlusParams::$params);
-            const SECRET_KEY_BYTES: usize = sk_bytes(NtruPlusParams::$params);
-            const CIPHERTEXT_BYTES: usize = pk_bytes(NtruPlusParams::$params);
-            const SHARED_SECRET_BYTES: usize = SYMBYTES;
-
-            fn keypair(rng: &mut dyn RandomSource) -> Result<(PublicKey<Self>, SecretKey<Self>)> {
-                let (pk, mut sk) = keypair(Self::PARAMS, rng)?;
-                Ok((
-                    PublicKey::from_vec(pk),
-                    SecretKey::from_vec(core::mem::take(&mut *sk)),
-                ))
-            }
-
-            fn encapsulate(
-                pk: &PublicKey<Self>,
-                rng: &mut dyn RandomSource,
-            ) -> Result<(Ciphertext<Self>, SharedSecret<Self>)> {
-                let (ct, mut ss) = encapsulate(Self::PARAMS, pk.as_bytes(), rng)?;
-                Ok((
-                    Ciphertext::from_vec(ct),
-                    SharedSecret::from_vec(core::mem::take(&mut *ss)),
-                ))
-            }
-
-            /// Explicit rejection: an invalid ciphertext gives `Ok` with an all-zero secret.
-            fn decapsulate(
-                sk: &SecretKey<Self>,
-                ct: &Ciphertext<Self>,
-            ) -> Result<SharedSecret<Self>> {
-                let mut ss = decapsulate(Self::PARAMS, sk.as_bytes(), ct.as_bytes())?;
-                Ok(SharedSecret::from_vec(core::mem::take(&mut *ss)))
-            }
-        }
+        kem_impl!(
+            $name,
+            NtruPlusParams::$params.name(),
+            (
+                pk_bytes(NtruPlusParams::$params),
+                sk_bytes(NtruPlusParams::$params),
+                pk_bytes(NtruPlusParams::$params),
+                SYMBYTES
+            ),
+            keypair: |rng| keypair(NtruPlusParams::$params, rng),
+            encapsulate: |pk, rng| encapsulate(NtruPlusParams::$params, pk, rng),
+            decapsulate: |sk, ct| decapsulate(NtruPlusParams::$params, sk, ct),
+            rejection: "Explicit rejection: an invalid ciphertext gives `Ok` with an all-zero secret.",
+        );
     };
 }
 

@@ -69,7 +69,7 @@
 //! ```
 
 use super::sort::sort_u32;
-use super::{Ciphertext, Dyn, DynKem, Kem, PublicKey, RandomSource, SecretKey, SharedSecret};
+use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
 use crate::rings::ntruprime::{
@@ -419,38 +419,15 @@ macro_rules! ntruprime_kem {
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $name;
 
-        impl Kem for $name {
-            const NAME: &'static str = $str;
-            const PUBLIC_KEY_BYTES: usize = $m::PK;
-            const SECRET_KEY_BYTES: usize = $m::SK;
-            const CIPHERTEXT_BYTES: usize = $m::CT;
-            const SHARED_SECRET_BYTES: usize = HASH_BYTES;
-
-            fn keypair(rng: &mut dyn RandomSource) -> Result<(PublicKey<Self>, SecretKey<Self>)> {
-                let (pk, mut sk) = $kp(rng)?;
-                Ok((
-                    PublicKey::from_vec(pk),
-                    SecretKey::from_vec(core::mem::take(&mut *sk)),
-                ))
-            }
-
-            fn encapsulate(
-                pk: &PublicKey<Self>,
-                rng: &mut dyn RandomSource,
-            ) -> Result<(Ciphertext<Self>, SharedSecret<Self>)> {
-                let (ct, ss) = $enc(pk.as_bytes(), rng)?;
-                Ok((Ciphertext::from_vec(ct), SharedSecret::from_vec(ss.to_vec())))
-            }
-
-            /// Implicit rejection: an invalid ciphertext gives `Ok` with a pseudorandom key.
-            fn decapsulate(
-                sk: &SecretKey<Self>,
-                ct: &Ciphertext<Self>,
-            ) -> Result<SharedSecret<Self>> {
-                let ss = $dec(sk.as_bytes(), ct.as_bytes())?;
-                Ok(SharedSecret::from_vec(ss.to_vec()))
-            }
-        }
+        kem_impl!(
+            $name,
+            $str,
+            ($m::PK, $m::SK, $m::CT, HASH_BYTES),
+            keypair: $kp,
+            encapsulate: $enc,
+            decapsulate: $dec,
+            rejection: "Implicit rejection: an invalid ciphertext gives `Ok` with a pseudorandom key.",
+        );
     };
 }
 
