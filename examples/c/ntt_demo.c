@@ -126,6 +126,29 @@ int main(void) {
         EXPECT(latpoly_ntrulpr761_enc(NULL, ss1, npk), LATPOLY_STATUS_NULL_POINTER);
     }
 
+    /* PQC ring products: x^(n-1) * x = 1 in NTRU's x^n - 1; x^760 * x = x + 1 in NTRU Prime;
+       x^575 * x = x^288 - 1 in NTRU+576 (x^576 = x^288 - 1). */
+    {
+        static uint16_t ra[509], rb[509], rc[509];
+        ra[508] = 1; rb[1] = 1;
+        CHECK(latpoly_ntru_rq_mul(rc, ra, rb, 509));
+        if (rc[0] != 1 || rc[1] != 0) { fprintf(stderr, "ntru_rq_mul\n"); return 1; }
+        EXPECT(latpoly_ntru_rq_mul(rc, ra, rb, 512), LATPOLY_STATUS_INVALID_PARAMETER);
+        static int16_t pa[761], pb[761], pc[761];
+        pa[760] = 1; pb[1] = 1;
+        CHECK(latpoly_ntruprime_mul(pc, pa, pb, 761));
+        if (pc[0] != 1 || pc[1] != 1 || pc[2] != 0) { fprintf(stderr, "ntruprime_mul\n"); return 1; }
+        EXPECT(latpoly_ntruprime_mul(pc, pa, pb, 760), LATPOLY_STATUS_LENGTH_MISMATCH);
+        static uint16_t qa[576], qb[576], qc[576];
+        qa[575] = 1; qb[1] = 1;
+        CHECK(latpoly_ntruplus_mul(qc, qa, qb, 576));
+        if (qc[0] != 3456 || qc[288] != 1) { fprintf(stderr, "ntruplus_mul\n"); return 1; }
+        qa[0] = 3457;
+        EXPECT(latpoly_ntruplus_mul(qc, qa, qb, 576), LATPOLY_STATUS_OUT_OF_RANGE);
+        qa[0] = 0;
+        EXPECT(latpoly_ntruplus_mul(NULL, qa, qb, 576), LATPOLY_STATUS_NULL_POINTER);
+    }
+
     latpoly_rns_poly_free(x);
     latpoly_rns_poly_free(x2);
     latpoly_rns_context_free(ctx);

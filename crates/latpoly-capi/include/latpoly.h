@@ -180,6 +180,38 @@ enum latpoly_status latpoly_kem_sizes(const char *name,
                                       uintptr_t *ct_len,
                                       uintptr_t *ss_len);
 
+// NTRU `poly_Rq_mul`: `out = a · b mod (x^n - 1)` computed mod `2^16` (not reduced mod `q`,
+// as the reference), `n` ∈ {509, 677, 701, 821}; `a`, `b`, `out` have `n` entries (`out` may
+// alias an input). Runs the fastest multiplier of the CPU.
+//
+// # Safety
+// Pointers NULL or valid for `n` elements.
+enum latpoly_status latpoly_ntru_rq_mul(uint16_t *out,
+                                        const uint16_t *a,
+                                        const uint16_t *b,
+                                        uintptr_t n);
+
+// NTRU Prime product in `Z_4591[x]/(x^761 - x - 1)`: `out = a · b`, centred coefficients in
+// `[-2295, 2295]`; `len` must be 761 (inputs may be any `int16_t`, `out` may alias an input).
+//
+// # Safety
+// Pointers NULL or valid for `len` elements.
+enum latpoly_status latpoly_ntruprime_mul(int16_t *out,
+                                          const int16_t *a,
+                                          const int16_t *b,
+                                          uintptr_t len);
+
+// NTRU+ product `out = a · b mod (x^n - x^(n/2) + 1, 3457)`, coefficients in `[0, 3457)`,
+// `n` ∈ {576, 768, 864, 1152} (`out` may alias an input; an input `>= 3457` is
+// `LATPOLY_STATUS_OUT_OF_RANGE`).
+//
+// # Safety
+// Pointers NULL or valid for `n` elements.
+enum latpoly_status latpoly_ntruplus_mul(uint16_t *out,
+                                         const uint16_t *a,
+                                         const uint16_t *b,
+                                         uintptr_t n);
+
 // Key pair of the KEM `name` into `pk` (`pk_len` bytes) and `sk` (`sk_len` bytes); lengths
 // must equal the scheme's (see [`latpoly_kem_sizes`]). Randomness from the OS.
 //

@@ -582,6 +582,88 @@ fn copy_out(dst: &mut [u8], src: &[u8]) -> CResult {
     Ok(())
 }
 
+/// Copies `len` elements from `p` (NULL-checked), so the output buffer may alias the inputs.
+///
+/// # Safety
+/// `p` must be NULL or valid for reads of `len` elements.
+unsafe fn copied<T: Copy>(p: *const T, len: usize) -> Result<Vec<T>, latpoly_status> {
+    // SAFETY: forwarded contract; the borrow ends before any output slice is created.
+    Ok(unsafe { slice(p, len) }?.to_vec())
+}
+
+/// NTRU `poly_Rq_mul`: `out = a · b mod (x^n - 1)` computed mod `2^16` (not reduced mod `q`,
+/// as the reference), `n` ∈ {509, 677, 701, 821}; `a`, `b`, `out` have `n` entries (`out` may
+/// alias an input). Runs the fastest multiplier of the CPU.
+///
+/// # Safety
+/// Pointers NULL or valid for `n` elements.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntru_rq_mul(
+    out: *mut u16,
+    a: *const u16,
+    b: *const u16,
+    n: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (a, b) = unsafe { (copied(a, n)?, copied(b, n)?) };
+        // SAFETY: contract of this function; the input copies do not borrow `out`.
+        let out = unsafe { slice_mut(out, n)? };
+        lift(latpoly::rings::ntru::poly_rq_mul(&a, &b, out))
+    })
+}
+
+/// NTRU Prime product in `Z_4591[x]/(x^761 - x - 1)`: `out = a · b`, centred coefficients in
+/// `[-2295, 2295]`; `len` must be 761 (inputs may be any `int16_t`, `out` may alias an input).
+///
+/// # Safety
+/// Pointers NULL or valid for `len` elements.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruprime_mul(
+    out: *mut i16,
+    a: *const i16,
+    b: *const i16,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (a, b) = unsafe { (copied(a, len)?, copied(b, len)?) };
+        let c = lift(latpoly::rings::ntruprime::mul_rq(&a, &b))?;
+        // SAFETY: contract of this function.
+        let out = unsafe { slice_mut(out, len)? };
+        out.copy_from_slice(&c);
+        Ok(())
+    })
+}
+
+/// NTRU+ product `out = a · b mod (x^n - x^(n/2) + 1, 3457)`, coefficients in `[0, 3457)`,
+/// `n` ∈ {576, 768, 864, 1152} (`out` may alias an input; an input `>= 3457` is
+/// `LATPOLY_STATUS_OUT_OF_RANGE`).
+///
+/// # Safety
+/// Pointers NULL or valid for `n` elements.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntruplus_mul(
+    out: *mut u16,
+    a: *const u16,
+    b: *const u16,
+    n: usize,
+) -> latpoly_status {
+    guard(|| {
+        let p = lift(latpoly::rings::ntruplus::NtruPlusParams::from_n(n))?;
+        // SAFETY: contract of this function.
+        let (a, b) = unsafe { (copied(a, n)?, copied(b, n)?) };
+        if a.iter().chain(&b).any(|&v| v >= 3457) {
+            return Err(latpoly_status::OutOfRange);
+        }
+        let c = lift(latpoly::rings::ntruplus::mul(&a, &b, p))?;
+        // SAFETY: contract of this function.
+        let out = unsafe { slice_mut(out, n)? };
+        out.copy_from_slice(&c);
+        Ok(())
+    })
+}
+
 /// Key pair of the KEM `name` into `pk` (`pk_len` bytes) and `sk` (`sk_len` bytes); lengths
 /// must equal the scheme's (see [`latpoly_kem_sizes`]). Randomness from the OS.
 ///
