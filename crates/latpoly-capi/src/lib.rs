@@ -605,6 +605,8 @@ pub unsafe extern "C" fn latpoly_ntru_rq_mul(
     n: usize,
 ) -> latpoly_status {
     guard(|| {
+        // the degree first: no memory is touched for an unsupported `n`
+        lift(latpoly::rings::ntru::NtruParams::from_n(n))?;
         // SAFETY: contract of this function.
         let (a, b) = unsafe { (copied(a, n)?, copied(b, n)?) };
         // SAFETY: contract of this function; the input copies do not borrow `out`.
@@ -626,6 +628,10 @@ pub unsafe extern "C" fn latpoly_ntruprime_mul(
     len: usize,
 ) -> latpoly_status {
     guard(|| {
+        let p = latpoly::rings::ntruprime::P;
+        if len != p {
+            return Err(latpoly_status::LengthMismatch);
+        }
         // SAFETY: contract of this function.
         let (a, b) = unsafe { (copied(a, len)?, copied(b, len)?) };
         let c = lift(latpoly::rings::ntruprime::mul_rq(&a, &b))?;
