@@ -148,4 +148,13 @@ fn bad_input() {
     assert!(lpr
         .decrypt_into(&sk, &ct, &mut out, &mut lpr.scratch())
         .is_err());
+    // scratch space of another parameter set: the error names its size
+    let mut out = vec![0u8; 32];
+    assert!(matches!(
+        lpr.decrypt_into(&sk, &ct, &mut out, &mut lpr512.scratch()),
+        Err(Error::LengthMismatch {
+            expected: 256,
+            got: 512
+        })
+    ));
 }

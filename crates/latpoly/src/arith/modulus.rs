@@ -285,8 +285,10 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
         acc
     }
 
-    /// Multiplicative inverse modulo a **prime** `q` (Fermat), or `None` if `a ≡ 0` or `q` is
-    /// not prime (detected by checking the result).
+    /// Multiplicative inverse modulo a **prime** `q` (Fermat: `a^(q-2)`), or `None` if `a ≡ 0`.
+    /// Every returned value is checked (`a · r ≡ 1`), so a result is always a true inverse; for
+    /// a composite `q` the Fermat candidate is usually wrong and the answer is then `None`
+    /// (but may be `Some` when it happens to be an inverse, e.g. `4^13 ≡ 4 = 4^-1 mod 15`).
     ///
     /// ```
     /// use latpoly::arith::{Modulus, Modulus64};
@@ -296,6 +298,7 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
     /// assert_eq!(m.mul(a, m.inv(a).unwrap()), 1);
     /// assert_eq!(m.inv(0), None);
     /// assert_eq!(Modulus64::new(15)?.inv(2), None); // 15 is not prime
+    /// assert_eq!(Modulus64::new(15)?.inv(4), Some(4)); // ... but 4 · 4 ≡ 1 mod 15
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     fn inv(&self, a: Self::W) -> Option<Self::W> {

@@ -574,16 +574,16 @@ impl Lpr {
         scratch: &mut LprScratch,
     ) -> Result<()> {
         let n = self.params.n;
-        if ct.u.len() != n
-            || ct.v.len() != n
-            || sk.s.len() != n
-            || scratch.t.len() != n
-            || scratch.w.len() != n
-        {
-            return Err(Error::LengthMismatch {
-                expected: n,
-                got: ct.u.len().min(ct.v.len()).min(sk.s.len()),
-            });
+        // the first operand of the wrong size is the one reported
+        let lens = [
+            ct.u.len(),
+            ct.v.len(),
+            sk.s.len(),
+            scratch.t.len(),
+            scratch.w.len(),
+        ];
+        if let Some(&got) = lens.iter().find(|&&l| l != n) {
+            return Err(Error::LengthMismatch { expected: n, got });
         }
         if out.len() != self.message_len() {
             return Err(Error::LengthMismatch {
