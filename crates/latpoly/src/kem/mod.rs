@@ -178,11 +178,24 @@ impl RandomSource for OsRandom {
 macro_rules! byte_type {
     ($(#[$doc:meta])* $name:ident, $len:ident, $secret:expr) => {
         $(#[$doc])*
-        #[derive(Clone, PartialEq, Eq)]
+        #[derive(Clone)]
         pub struct $name<K: Kem> {
             bytes: Vec<u8>,
             _k: PhantomData<K>,
         }
+
+        /// Byte equality; for secret keys and shared secrets in constant time (no early exit).
+        impl<K: Kem> PartialEq for $name<K> {
+            fn eq(&self, other: &Self) -> bool {
+                if $secret {
+                    bool::from(crate::arith::ct::bytes_equal(&self.bytes, &other.bytes))
+                } else {
+                    self.bytes == other.bytes
+                }
+            }
+        }
+
+        impl<K: Kem> Eq for $name<K> {}
 
         impl<K: Kem> $name<K> {
             /// Wraps bytes of exactly the scheme's length (error otherwise).
@@ -561,4 +574,28 @@ pub fn all() -> Vec<&'static dyn DynKem> {
 /// ```
 pub fn by_name(name: &str) -> Option<&'static dyn DynKem> {
     all().into_iter().find(|k| k.name() == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Generic code compares typed values without a `K: PartialEq` bound; secrets compare in
+    /// constant time and still by value.
+    fn same<K: Kem>(a: &SharedSecret<K>, b: &SharedSecret<K>) -> bool {
+        a == b
+    }
+
+    #[test]
+    fn typed_values_compare_by_bytes() {
+        use ntruplus::NtruPlusKem576 as K;
+        let a = SharedSecret::<K>::from_bytes(&[7; 32]).unwrap();
+        let mut other = [7u8; 32];
+        assert!(same(&a, &SharedSecret::<K>::from_bytes(&other).unwrap()));
+        other[31] ^= 0x80;
+        assert!(!same(&a, &SharedSecret::<K>::from_bytes(&other).unwrap()));
+        let p = PublicKey::<K>::from_bytes(&[1; 864]).unwrap();
+        assert_eq!(p.clone(), p);
+        assert_ne!(p, PublicKey::<K>::from_bytes(&[2; 864]).unwrap());
+    }
 }
