@@ -13,8 +13,8 @@
 mod common;
 
 use common::kat::{
-    check_wrong_lengths, compare_with_file, entry0_sha256, generate_all, hex, kat_dir, Recording,
-    RECORDS,
+    check_registry, check_wrong_lengths, compare_with_file, entry0_sha256, generate_all, hex,
+    kat_dir, Recording, RECORDS,
 };
 use latpoly::kem::kat::{self, KatRecord};
 use latpoly::kem::ntru::{NtruHps2048509, NtruHps2048677, NtruHps4096821, NtruHrss701, NTRU};
@@ -67,11 +67,7 @@ fn registry_and_sizes() {
         ("ntruhps4096821", (1230, 1590, 1230, 32)),
         ("ntruhrss701", (1138, 1450, 1138, 32)),
     ];
-    for (k, (name, sizes)) in NTRU.iter().zip(expect) {
-        assert_eq!(k.name(), name);
-        assert_eq!(k.sizes(), sizes);
-        assert_eq!(by_name(name).unwrap().name(), name);
-    }
+    check_registry(&NTRU, &expect);
     assert_eq!(NtruHps2048509::NAME, "ntruhps2048509");
     assert_eq!(NtruHrss701::SECRET_KEY_BYTES, 1450);
     assert_eq!(NtruHps4096821::CIPHERTEXT_BYTES, 1230);

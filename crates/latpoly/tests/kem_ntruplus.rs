@@ -9,7 +9,9 @@
 
 mod common;
 
-use common::kat::{check_wrong_lengths, compare_with_file, generate_all, hex, kat_dir, RECORDS};
+use common::kat::{
+    check_registry, check_wrong_lengths, compare_with_file, generate_all, hex, kat_dir, RECORDS,
+};
 use latpoly::kem::kat::{self, KatRecord};
 use latpoly::kem::ntruplus::{
     NtruPlusKem1152, NtruPlusKem576, NtruPlusKem768, NtruPlusKem864, NTRUPLUS,
@@ -61,11 +63,7 @@ fn registry_and_sizes() {
         ("NTRU+KEM864", (1296, 2624, 1296, 32)),
         ("NTRU+KEM1152", (1728, 3488, 1728, 32)),
     ];
-    for (k, (name, sizes)) in NTRUPLUS.iter().zip(expect) {
-        assert_eq!(k.name(), name);
-        assert_eq!(k.sizes(), sizes);
-        assert_eq!(by_name(name).unwrap().name(), name);
-    }
+    check_registry(&NTRUPLUS, &expect);
     assert_eq!(NtruPlusKem576::NAME, "NTRU+KEM576");
     assert_eq!(NtruPlusKem768::SECRET_KEY_BYTES, 2336);
     assert_eq!(NtruPlusKem864::CIPHERTEXT_BYTES, 1296);

@@ -12,8 +12,8 @@
 mod common;
 
 use common::kat::{
-    check_wrong_lengths, compare_with_file, entry0_sha256, generate_all, hex, kat_dir, Recording,
-    RECORDS,
+    check_registry, check_wrong_lengths, compare_with_file, entry0_sha256, generate_all, hex,
+    kat_dir, Recording, RECORDS,
 };
 use latpoly::kem::kat::{self, KatRecord};
 use latpoly::kem::ntruprime::{Ntrulpr761, Sntrup761, NTRUPRIME};
@@ -50,11 +50,7 @@ fn registry_and_sizes() {
         ("sntrup761", (1158, 1763, 1039, 32)),
         ("ntrulpr761", (1039, 1294, 1167, 32)),
     ];
-    for (k, (name, sizes)) in NTRUPRIME.iter().zip(expect) {
-        assert_eq!(k.name(), name);
-        assert_eq!(k.sizes(), sizes);
-        assert_eq!(by_name(name).unwrap().name(), name);
-    }
+    check_registry(&NTRUPRIME, &expect);
     assert_eq!(Sntrup761::NAME, "sntrup761");
     assert_eq!(Ntrulpr761::NAME, "ntrulpr761");
     assert_eq!(Sntrup761::SECRET_KEY_BYTES, 1763);

@@ -17,6 +17,20 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// `(public key, secret key, ciphertext, shared secret)` lengths of a KEM.
+pub type Sizes = (usize, usize, usize, usize);
+
+/// `kems` are registered under the expected names, in order, with the expected
+/// `(pk, sk, ct, ss)` sizes, and [`by_name`] finds each of them.
+pub fn check_registry(kems: &[&'static dyn DynKem], expect: &[(&str, Sizes)]) {
+    assert_eq!(kems.len(), expect.len());
+    for (k, &(name, sizes)) in kems.iter().zip(expect) {
+        assert_eq!(k.name(), name);
+        assert_eq!(k.sizes(), sizes, "{name}");
+        assert_eq!(by_name(name).unwrap().name(), name);
+    }
+}
+
 /// SHA-256 (lower-case hex) of the count-0 entry of an `.rsp` text: its six lines after the
 /// header, as PQClean's `nistkat-sha256`.
 pub fn entry0_sha256(rsp: &str) -> String {
