@@ -10,7 +10,8 @@
 mod common;
 
 use common::kat::{
-    check_registry, check_wrong_lengths, compare_with_file, generate_all, hex, kat_dir, RECORDS,
+    check_registry, check_wrong_lengths, compare_with_file, generate_all, hex, kat_dir,
+    round_trips, RECORDS,
 };
 use latpoly::kem::kat::{self, KatRecord};
 use latpoly::kem::ntruplus::{
@@ -117,19 +118,8 @@ fn exercise<K: Kem>() {
     let p = NtruPlusParams::from_n(K::PUBLIC_KEY_BYTES * 2 / 3).unwrap();
     let l = p.encoded_bytes();
     let mut rng = OsRandom;
-    for _ in 0..20 {
-        let (pk, sk) = K::keypair(&mut rng).unwrap();
-        let (ct, ss) = K::encapsulate(&pk, &mut rng).unwrap();
-        assert_eq!(
-            K::decapsulate(&sk, &ct).unwrap().as_bytes(),
-            ss.as_bytes(),
-            "{}",
-            K::NAME
-        );
-        assert_ne!(ss.as_bytes(), &[0u8; 32]);
-    }
-    let (pk, sk) = K::keypair(&mut rng).unwrap();
-    let (ct, ss) = K::encapsulate(&pk, &mut rng).unwrap();
+    let (pk, sk, ct, ss) = round_trips::<K>(20);
+    assert_ne!(ss.as_bytes(), &[0u8; 32]);
     let zero = vec![0u8; 32];
 
     check_wrong_lengths::<K>(pk.as_bytes(), sk.as_bytes(), ct.as_bytes());

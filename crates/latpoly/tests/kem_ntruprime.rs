@@ -13,7 +13,7 @@ mod common;
 
 use common::kat::{
     check_registry, check_wrong_lengths, compare_with_file, entry0_sha256, generate_all, hex,
-    kat_dir, Recording, RECORDS,
+    kat_dir, round_trips, Recording, RECORDS,
 };
 use latpoly::kem::kat::{self, KatRecord};
 use latpoly::kem::ntruprime::{Ntrulpr761, Sntrup761, NTRUPRIME};
@@ -91,18 +91,7 @@ fn records_match_official_files() {
 /// Round trips, lengths and implicit rejection for one scheme.
 fn exercise<K: Kem>() {
     let mut rng = OsRandom;
-    for _ in 0..10 {
-        let (pk, sk) = K::keypair(&mut rng).unwrap();
-        let (ct, ss) = K::encapsulate(&pk, &mut rng).unwrap();
-        assert_eq!(
-            K::decapsulate(&sk, &ct).unwrap().as_bytes(),
-            ss.as_bytes(),
-            "{}",
-            K::NAME
-        );
-    }
-    let (pk, sk) = K::keypair(&mut rng).unwrap();
-    let (ct, ss) = K::encapsulate(&pk, &mut rng).unwrap();
+    let (pk, sk, ct, ss) = round_trips::<K>(10);
 
     check_wrong_lengths::<K>(pk.as_bytes(), sk.as_bytes(), ct.as_bytes());
 

@@ -5,7 +5,9 @@
 
 use latpoly::kem::drbg::KatDrbg;
 use latpoly::kem::kat::{self, KatRecord};
-use latpoly::kem::{by_name, Ciphertext, DynKem, Kem, PublicKey, RandomSource, SecretKey};
+use latpoly::kem::{
+    by_name, Ciphertext, DynKem, Kem, PublicKey, RandomSource, SecretKey, SharedSecret,
+};
 use latpoly::Error;
 use std::path::PathBuf;
 
@@ -139,6 +141,22 @@ pub fn check_wrong_lengths<K: Kem>(pk: &[u8], sk: &[u8], ct: &[u8]) {
     assert!(is_len(dynk.encapsulate(&pk[1..], &mut rng).map(drop)));
     assert!(is_len(dynk.decapsulate(sk, &ct[1..]).map(drop)));
     assert!(is_len(dynk.decapsulate(&sk[1..], ct).map(drop)));
+}
+
+/// `count` round trips with the OS random source (decapsulation recovers the secret), then a
+/// fresh key pair, ciphertext and secret for further checks.
+pub fn round_trips<K: Kem>(
+    count: usize,
+) -> (PublicKey<K>, SecretKey<K>, Ciphertext<K>, SharedSecret<K>) {
+    let mut rng = latpoly::kem::OsRandom;
+    for _ in 0..count {
+        let (pk, sk) = K::keypair(&mut rng).unwrap();
+        let (ct, ss) = K::encapsulate(&pk, &mut rng).unwrap();
+        assert_eq!(K::decapsulate(&sk, &ct).unwrap(), ss, "{}", K::NAME);
+    }
+    let (pk, sk) = K::keypair(&mut rng).unwrap();
+    let (ct, ss) = K::encapsulate(&pk, &mut rng).unwrap();
+    (pk, sk, ct, ss)
 }
 
 /// A KAT DRBG that records the length of every `randombytes` call.
