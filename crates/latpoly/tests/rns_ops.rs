@@ -168,6 +168,13 @@ fn base_extension_exact_and_fast() {
         (64, 60, 4, 61, 5),
         (16, 30, 1, 62, 3),
         (32, 62, 8, 50, 8),
+        // Below 2^32 targets after 62-bit sources: several final subtractions per REDC.
+        (32, 62, 8, 30, 2),
+        // More source primes than the unrolled kernels (L <= 8) and than one reduction chunk
+        // (12 products).
+        (8, 62, 10, 61, 2),
+        (16, 40, 13, 50, 3),
+        (8, 31, 25, 62, 2),
     ] {
         let from = RnsContext::with_prime_bits(n, qb, ql).unwrap();
         let to = RnsContext::with_prime_bits(n, pb, pl).unwrap();

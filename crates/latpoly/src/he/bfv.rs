@@ -44,7 +44,7 @@
 use crate::arith::Modulus;
 use crate::error::{Error, Result};
 use crate::primes::ntt_primes;
-use crate::rns::{BaseExtender, Representation, RnsContext, RnsPoly};
+use crate::rns::{scratch, BaseExtender, Representation, RnsContext, RnsPoly};
 use crate::sampling::Sampler;
 use num_bigint::{BigInt, BigUint};
 use num_traits::{Signed, Zero};
@@ -618,16 +618,18 @@ impl Bfv {
     fn phase(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<RnsPoly> {
         self.check_ct(c)?;
         self.check_key_ctx(&sk.s)?;
-        let mut acc = c.c[0].clone();
-        acc.to_ntt();
-        let mut spow = sk.s.clone();
-        for ci in &c.c[1..] {
-            let mut x = ci.clone();
+        // c_0 stays in coefficient form: only c_1 (and c_2) go through the NTT.
+        let mut x = c.c[1].clone();
+        x.to_ntt();
+        let mut acc = x.mul(&sk.s)?;
+        if let Some(c2) = c.c.get(2) {
+            x.clone_from(c2);
             x.to_ntt();
-            acc.mul_acc(&x, &spow)?;
-            spow = spow.mul(&sk.s)?;
+            acc.mul_acc(&x, &sk.s.mul(&sk.s)?)?;
         }
+        x.wipe();
         acc.to_coeff();
+        acc.add_assign(&c.c[0])?;
         Ok(acc)
     }
 
@@ -645,30 +647,86 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn decrypt(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<Vec<u64>> {
-        let x = self.phase(sk, c)?;
+        let mut x = self.phase(sk, c)?;
+        let out = self.scale_and_round(&x);
+        x.wipe();
+        Ok(out)
+    }
+
+    /// `round(t x / Q) mod t` for `x` in basis `Q` (coefficient form), branch-free in `x`.
+    ///
+    /// With `y_i = [x_i (Q/q_i)^-1]_{q_i}`, `t x / Q ≡ Σ y_i t / q_i (mod t)`; `y_i t` splits into
+    /// `α_i q_i + β_i` (Shoup's quotient estimate when `t < q_i`, a 128-bit Barrett division
+    /// otherwise): the `α_i` are summed as integers, the `β_i / q_i` in floating point (absolute
+    /// error below `L 2^-52`), and the sum, below `(L + 1) t`, is reduced mod `t` by `⌈log2(L+1)⌉`
+    /// masked subtractions.
+    fn scale_and_round(&self, x: &RnsPoly) -> Vec<u64> {
+        use crate::arith::ct::barrier;
         let n = self.params.n;
         let t = self.params.t;
-        let l = self.q.len();
         let moduli = self.q.crt().moduli();
-        let mut int_part = vec![0u128; n];
-        let mut frac = vec![0.0f64; n];
-        for (i, m) in moduli.iter().enumerate().take(l) {
-            let (h, hp) = (self.qhat_inv[i], m.shoup(self.qhat_inv[i]));
-            let inv = 1.0 / m.value() as f64;
-            for ((ip, f), &x) in int_part.iter_mut().zip(frac.iter_mut()).zip(x.limb(i)) {
-                // y t = alpha q_i + beta: alpha sums mod t, beta / q_i in floating point.
-                let y = m.mul_shoup(x, h, hp);
-                let (alpha, beta) = m.div_rem_u128(y as u128 * t as u128);
-                *ip += alpha;
-                *f += beta as f64 * inv;
+        // v < (L + 1) t <= 2^steps t: subtract t 2^j where it fits, j = steps - 1, ..., 0.
+        let steps = usize::BITS - moduli.len().leading_zeros();
+        let finish = |a: u128, f: f64| -> u64 {
+            // f >= 0, so adding 0.5 and truncating rounds to nearest.
+            let mut v = a + (f + 0.5) as u64 as u128;
+            for j in (0..steps).rev() {
+                let (d, borrow) = v.overflowing_sub((t as u128) << j);
+                let keep = barrier(0u64.wrapping_sub(borrow as u64)) as u128;
+                let keep = keep | keep << 64;
+                v = (v & keep) | (d & !keep);
+            }
+            v as u64
+        };
+        let mut out = vec![0u64; n];
+        if moduli.iter().all(|m| t < m.value()) {
+            // Coefficient by coefficient, all limbs in registers.
+            let consts: Vec<(u64, u64, u64, u64, f64)> = moduli
+                .iter()
+                .zip(&self.qhat_inv)
+                .map(|(m, &h)| (m.value(), h, m.shoup(h), m.shoup(t), 1.0 / m.value() as f64))
+                .collect();
+            let data = x.residues();
+            for (j, o) in out.iter_mut().enumerate() {
+                let (mut a, mut f) = (0u128, 0.0f64);
+                for (i, &(q, h, hp, tp, inv)) in consts.iter().enumerate() {
+                    let xi = data[i * n + j];
+                    // y = x_i (Q/q_i)^-1 mod q_i (Shoup, then one masked subtraction).
+                    let y = xi
+                        .wrapping_mul(h)
+                        .wrapping_sub((((xi as u128 * hp as u128) >> 64) as u64).wrapping_mul(q));
+                    let (y2, borrow) = y.overflowing_sub(q);
+                    let keep = barrier(0u64.wrapping_sub(borrow as u64));
+                    let y = (y & keep) | (y2 & !keep);
+                    // alpha = floor(y t / q) or one less; beta = y t - alpha q < 2q.
+                    let alpha = ((y as u128 * tp as u128) >> 64) as u64;
+                    let beta = y.wrapping_mul(t).wrapping_sub(alpha.wrapping_mul(q));
+                    let (b2, borrow) = beta.overflowing_sub(q);
+                    let keep = barrier(0u64.wrapping_sub(borrow as u64)); // all-ones iff beta < q
+                    a += (alpha + (1 ^ (keep & 1))) as u128;
+                    // beta < q < 2^62: the signed conversion is one instruction.
+                    f += ((beta & keep) | (b2 & !keep)) as i64 as f64 * inv;
+                }
+                *o = finish(a, f);
+            }
+        } else {
+            let mut int_part = vec![0u128; n];
+            let mut frac = vec![0.0f64; n];
+            for (i, m) in moduli.iter().enumerate() {
+                let (h, hp) = (self.qhat_inv[i], m.shoup(self.qhat_inv[i]));
+                let inv = 1.0 / m.value() as f64;
+                for ((ip, f), &xi) in int_part.iter_mut().zip(frac.iter_mut()).zip(x.limb(i)) {
+                    let y = m.mul_shoup(xi, h, hp);
+                    let (alpha, beta) = m.div_rem_u128(y as u128 * t as u128);
+                    *ip += alpha;
+                    *f += beta as i64 as f64 * inv;
+                }
+            }
+            for ((o, &a), &f) in out.iter_mut().zip(&int_part).zip(&frac) {
+                *o = finish(a, f);
             }
         }
-        let out = int_part
-            .iter()
-            .zip(&frac)
-            .map(|(&a, &f)| ((a + f.round() as u128) % t as u128) as u64)
-            .collect();
-        Ok(out)
+        out
     }
 
     /// Invariant noise budget in bits: `log2(Q) - log2(2 ||[t (c_0 + c_1 s)]_Q||_∞) - 1` (0 when
@@ -784,52 +842,51 @@ impl Bfv {
     }
 
     /// Exact centred lift of a basis-`Q` polynomial to `Q·P`, NTT form.
-    fn lift(&self, c: &RnsPoly) -> Result<RnsPoly> {
-        let ext = self.q_to_p.extend_exact(c, true)?;
-        let mut data = c.residues().to_vec();
-        data.extend_from_slice(ext.residues());
-        let mut p = RnsPoly::from_residues_unchecked(&self.qp, data, Representation::Coefficient);
-        p.to_ntt();
-        Ok(p)
+    /// The coefficient-form residues of a ciphertext polynomial (ciphertexts are kept in
+    /// coefficient form; anything else is converted).
+    fn coeff_residues(c: &RnsPoly) -> std::borrow::Cow<'_, [u64]> {
+        if c.representation() == Representation::Coefficient {
+            std::borrow::Cow::Borrowed(c.residues())
+        } else {
+            let mut x = c.clone();
+            x.to_coeff();
+            std::borrow::Cow::Owned(x.residues().to_vec())
+        }
     }
 
-    /// `round(t e / Q)` for `e` in basis `Q·P` (coefficient form), result in basis `Q`.
-    fn scale_down(&self, e: &RnsPoly) -> Result<RnsPoly> {
-        let n = self.params.n;
-        let lq = self.q.len();
-        let t = self.params.t;
-        let q_part = &e.residues()[..lq * n];
-        let p_part = &e.residues()[lq * n..];
-        // [t e]_Q in basis Q.
-        let mut te = vec![0u64; lq * n];
-        for (i, m) in self.q.crt().moduli().iter().enumerate() {
-            let tm = m.reduce_u64(t);
-            let tp = m.shoup(tm);
-            for (o, &x) in te[i * n..(i + 1) * n]
-                .iter_mut()
-                .zip(&q_part[i * n..(i + 1) * n])
-            {
-                *o = m.mul_shoup(x, tm, tp);
-            }
+    /// Lifts `c` exactly (centred) from `Q` to `Q·P` into `buf`, in NTT form.
+    fn lift_into(&self, c: &RnsPoly, buf: &mut [u64]) {
+        let nq = self.params.n * self.q.len();
+        let src = Self::coeff_residues(c);
+        buf[..nq].copy_from_slice(&src);
+        self.q_to_p.extend_exact_into(&src, true, &mut buf[nq..]);
+        for (limb, plan) in buf.chunks_exact_mut(self.params.n).zip(self.qp.plans()) {
+            plan.forward_unchecked(limb);
         }
-        let te = RnsPoly::from_residues_unchecked(&self.q, te, Representation::Coefficient);
-        let r = self.q_to_p.extend_exact(&te, true)?;
-        // (t e - [t e]_Q) / Q in basis P.
-        let mut out = vec![0u64; self.p.len() * n];
+    }
+
+    /// `round(t e / Q)` in basis `Q`, for `e` in basis `Q·P` (coefficient form), into `out`:
+    /// `(t e - [t e]_Q) / Q` exactly in basis `P` (with `[t e]_Q` extended from `Q`, the
+    /// factor `t` folded into the extension), then brought back to `Q` by exact extension.
+    fn scale_down_into(&self, e: &[u64], out: &mut [u64]) {
+        let n = self.params.n;
+        let t = self.params.t;
+        let (q_part, p_part) = e.split_at(self.q.len() * n);
+        let mut r = scratch::take(self.p.len() * n);
+        self.q_to_p
+            .extend_exact_scaled_into(q_part, t, true, &mut r);
         for (k, m) in self.p.crt().moduli().iter().enumerate() {
             let (tk, qinv) = (self.t_mod_p[k], self.q_inv_mod_p[k]);
-            let qinvp = m.shoup(qinv);
-            let rs = &r.residues()[k * n..(k + 1) * n];
-            for ((o, &x), &ri) in out[k * n..(k + 1) * n]
+            let (tkp, qinvp) = (m.shoup(tk), m.shoup(qinv));
+            for (o, &x) in r[k * n..(k + 1) * n]
                 .iter_mut()
                 .zip(&p_part[k * n..(k + 1) * n])
-                .zip(rs)
             {
-                *o = m.mul_shoup(m.sub(m.mul(x, tk), ri), qinv, qinvp);
+                *o = m.mul_shoup(m.sub(m.mul_shoup(x, tk, tkp), *o), qinv, qinvp);
             }
         }
-        let res = RnsPoly::from_residues_unchecked(&self.p, out, Representation::Coefficient);
-        self.p_to_q.extend_exact(&res, true)
+        self.p_to_q.extend_exact_into(&r, true, out);
+        scratch::give(r);
     }
 
     /// Homomorphic product without relinearization (a 3-polynomial ciphertext).
@@ -862,22 +919,44 @@ impl Bfv {
                 "multiply takes 2-polynomial ciphertexts: relinearize first".into(),
             ));
         }
-        let (a0, a1) = (self.lift(&a.c[0])?, self.lift(&a.c[1])?);
-        let (b0, b1) = (self.lift(&b.c[0])?, self.lift(&b.c[1])?);
-        let mut e0 = a0.mul(&b0)?;
-        let mut e1 = a0.mul(&b1)?;
-        e1.mul_acc(&a1, &b0)?;
-        let mut e2 = a1.mul(&b1)?;
-        e0.to_coeff();
-        e1.to_coeff();
-        e2.to_coeff();
-        Ok(BfvCiphertext {
-            c: vec![
-                self.scale_down(&e0)?,
-                self.scale_down(&e1)?,
-                self.scale_down(&e2)?,
-            ],
-        })
+        let n = self.params.n;
+        let len = self.qp.len() * n;
+        // The four operands lifted to Q·P (NTT form); temporaries come from the scratch pool
+        // (ciphertexts are public).
+        let lifted: Vec<Vec<u64>> = [&a.c[0], &a.c[1], &b.c[0], &b.c[1]]
+            .iter()
+            .map(|c| {
+                let mut buf = scratch::take(len);
+                self.lift_into(c, &mut buf);
+                buf
+            })
+            .collect();
+        let (mut e0, mut e1, mut e2) = (scratch::take(len), scratch::take(len), scratch::take(len));
+        for (i, plan) in self.qp.plans().iter().enumerate() {
+            let r = i * n..(i + 1) * n;
+            let (a0, a1) = (&lifted[0][r.clone()], &lifted[1][r.clone()]);
+            let (b0, b1) = (&lifted[2][r.clone()], &lifted[3][r.clone()]);
+            plan.pointwise_unchecked(a0, b0, &mut e0[r.clone()]);
+            plan.pointwise_unchecked(a0, b1, &mut e1[r.clone()]);
+            plan.pointwise_acc_unchecked(a1, b0, &mut e1[r.clone()]);
+            plan.pointwise_unchecked(a1, b1, &mut e2[r.clone()]);
+            for e in [&mut e0, &mut e1, &mut e2] {
+                plan.inverse_unchecked(&mut e[r.clone()]);
+            }
+        }
+        lifted.into_iter().for_each(scratch::give);
+        let mut c = Vec::with_capacity(3);
+        for e in [e0, e1, e2] {
+            let mut out = vec![0u64; self.q.len() * n];
+            self.scale_down_into(&e, &mut out);
+            scratch::give(e);
+            c.push(RnsPoly::from_residues_unchecked(
+                &self.q,
+                out,
+                Representation::Coefficient,
+            ));
+        }
+        Ok(BfvCiphertext { c })
     }
 
     /// Relinearizes a 3-polynomial ciphertext back to 2 polynomials.
@@ -901,7 +980,14 @@ impl Bfv {
         if c.c.len() == 2 {
             return Ok(c.clone());
         }
-        if rlk.b.len() != self.q.len() || rlk.a.len() != self.q.len() {
+        if rlk.b.len() != self.q.len()
+            || rlk.a.len() != self.q.len()
+            || rlk
+                .b
+                .iter()
+                .chain(&rlk.a)
+                .any(|k| !k.context().same_as(&self.q) || k.representation() != Representation::Ntt)
+        {
             return Err(Error::InvalidArgument(
                 "relinearization key of another parameter set".into(),
             ));
@@ -909,33 +995,64 @@ impl Bfv {
         let n = self.params.n;
         let l = self.q.len();
         let moduli = self.q.crt().moduli();
-        let c2 = &c.c[2];
-        let mut acc0 = c.c[0].clone();
-        acc0.to_ntt();
-        let mut acc1 = c.c[1].clone();
-        acc1.to_ntt();
+        let plans = self.q.plans();
+        let c2 = Self::coeff_residues(&c.c[2]);
+        // Key switching accumulates Σ D_i rlk_i in NTT form; c_0 and c_1 are added afterwards
+        // in coefficient form (no transforms for them).
+        let mut acc0 = vec![0u64; l * n];
+        let mut acc1 = vec![0u64; l * n];
+        let mut d = scratch::take(l * n);
+        let mut digit = scratch::take(n);
         for i in 0..l {
             let mi = &moduli[i];
             let h = self.qhat_inv[i];
             let hp = mi.shoup(h);
-            let digit: Vec<u64> = c2.limb(i).iter().map(|&x| mi.mul_shoup(x, h, hp)).collect();
-            let mut data = vec![0u64; n * l];
+            // Digit D_i = [c_2 (Q/q_i)^-1]_{q_i}, reduced into every limb (one conditional
+            // subtraction when q_i <= 2 q_j; the data are public).
+            for (o, &x) in digit.iter_mut().zip(&c2[i * n..(i + 1) * n]) {
+                *o = mi.mul_shoup(x, h, hp);
+            }
             for (j, mj) in moduli.iter().enumerate() {
-                for (o, &d) in data[j * n..(j + 1) * n].iter_mut().zip(&digit) {
-                    *o = mj.reduce_u64(d);
+                let dj = &mut d[j * n..(j + 1) * n];
+                let qj = mj.value();
+                if mi.value() <= 2 * qj {
+                    for (o, &x) in dj.iter_mut().zip(&digit) {
+                        *o = x.min(x.wrapping_sub(qj));
+                    }
+                } else {
+                    for (o, &x) in dj.iter_mut().zip(&digit) {
+                        *o = mj.reduce_u64(x);
+                    }
+                }
+                plans[j].forward_unchecked(dj);
+                let r = j * n..(j + 1) * n;
+                let (b, a) = (
+                    &rlk.b[i].residues()[r.clone()],
+                    &rlk.a[i].residues()[r.clone()],
+                );
+                plans[j].pointwise_acc_unchecked(dj, b, &mut acc0[r.clone()]);
+                plans[j].pointwise_acc_unchecked(dj, a, &mut acc1[r]);
+            }
+        }
+        scratch::give(d);
+        scratch::give(digit);
+        let mut out = Vec::with_capacity(2);
+        for (mut acc, ci) in [(acc0, &c.c[0]), (acc1, &c.c[1])] {
+            let ci = Self::coeff_residues(ci);
+            for (j, (mj, plan)) in moduli.iter().zip(plans).enumerate() {
+                let r = j * n..(j + 1) * n;
+                plan.inverse_unchecked(&mut acc[r.clone()]);
+                for (o, &x) in acc[r.clone()].iter_mut().zip(&ci[r]) {
+                    *o = mj.add(*o, x);
                 }
             }
-            let mut d =
-                RnsPoly::from_residues_unchecked(&self.q, data, Representation::Coefficient);
-            d.to_ntt();
-            acc0.mul_acc(&d, &rlk.b[i])?;
-            acc1.mul_acc(&d, &rlk.a[i])?;
+            out.push(RnsPoly::from_residues_unchecked(
+                &self.q,
+                acc,
+                Representation::Coefficient,
+            ));
         }
-        acc0.to_coeff();
-        acc1.to_coeff();
-        Ok(BfvCiphertext {
-            c: vec![acc0, acc1],
-        })
+        Ok(BfvCiphertext { c: out })
     }
 
     /// Product followed by relinearization.

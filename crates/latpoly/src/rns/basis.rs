@@ -19,6 +19,7 @@ use super::{Representation, RnsContext, RnsPoly};
 use crate::arith::{Modulus, Modulus64};
 use crate::error::{Error, Result};
 use num_bigint::{BigInt, Sign};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 impl RnsPoly {
@@ -126,11 +127,31 @@ pub struct BaseExtender {
     to: Arc<RnsContext>,
     /// `(Q/q_i)^-1 mod q_i` with Shoup quotients.
     qhat_inv: Vec<(u64, u64)>,
-    /// `[j][i] = (Q/q_i) mod p_j`.
-    qhat_mod_p: Vec<Vec<u64>>,
-    /// `Q mod p_j`.
-    q_mod_p: Vec<u64>,
+    /// `1 / q_i` for the floating-point estimate of `u`.
     inv_q: Vec<f64>,
+    /// `[j][i] = (Q/q_i) 2^64 mod p_j` (Montgomery form), then `[j][L] = -Q 2^64 mod p_j`.
+    mont: Vec<Vec<u64>>,
+    /// `p_j^-1 mod 2^64`.
+    p_inv: Vec<u64>,
+    /// Per target prime: how many conditional subtractions of `p_j` bring the single-REDC
+    /// output (`L <= MONT_CHUNK`) below `p_j`.
+    csubs: Vec<u32>,
+}
+
+/// Products summed before one Montgomery reduction: each is below `2^124` (primes below `2^62`),
+/// so 12 of them plus the `u Q` term stay below `2^128`, and the reduction's output below
+/// `12 · 2^60 + 2^62 < 2^64`.
+const MONT_CHUNK: usize = 12;
+
+/// `T 2^-64 mod p` up to multiples of `p`: the result is below `T / 2^64 + p` (Montgomery's
+/// REDC with `p_inv = p^-1 mod 2^64`: `T - m p` is divisible by `2^64` for `m = T p_inv`).
+#[inline(always)]
+fn redc_lazy(t: u128, p: u64, p_inv: u64) -> u64 {
+    let m = (t as u64).wrapping_mul(p_inv);
+    let mp = m as u128 * p as u128;
+    // The low halves of t and m p are equal, so the difference lives in the high halves.
+    let (d, borrow) = ((t >> 64) as u64).overflowing_sub((mp >> 64) as u64);
+    d.wrapping_add(p & 0u64.wrapping_sub(borrow as u64))
 }
 
 impl BaseExtender {
@@ -166,79 +187,285 @@ impl BaseExtender {
         let low = |x: &num_bigint::BigUint, p: u64| -> u64 {
             (x % p).to_u64_digits().first().copied().unwrap_or(0)
         };
-        let qhat_mod_p = to
+        let r64 = num_bigint::BigUint::from(1u8) << 64u32;
+        let mont = to
             .moduli()
             .iter()
-            .map(|&p| qhats.iter().map(|h| low(h, p)).collect())
+            .map(|&p| {
+                let mut row: Vec<u64> = qhats.iter().map(|h| low(&(h * &r64), p)).collect();
+                row.push((p - low(&(big_q * &r64), p)) % p);
+                row
+            })
             .collect();
-        let q_mod_p = to.moduli().iter().map(|&p| low(big_q, p)).collect();
+        let p_inv = to
+            .moduli()
+            .iter()
+            .map(|&p| crate::arith::modulus::inv_mod_2_64(p))
+            .collect();
+        // Largest accumulated T: sum of (q_i - 1)(p - 1) plus L (p - 1) for the u Q term; the
+        // REDC output is below T / 2^64 + p.
+        let csubs = to
+            .moduli()
+            .iter()
+            .map(|&p| {
+                let pb = num_bigint::BigUint::from(p - 1);
+                let t_max: num_bigint::BigUint = from
+                    .moduli()
+                    .iter()
+                    .map(|&q| num_bigint::BigUint::from(q - 1) * &pb)
+                    .sum::<num_bigint::BigUint>()
+                    + &pb * from.len();
+                let bound = (t_max >> 64u32) + p; // exclusive
+                let c = (bound + (p - 1)) / p - 1u32;
+                u32::try_from(&c).unwrap_or(u32::MAX)
+            })
+            .collect();
         Ok(Self {
+            mont,
+            p_inv,
+            csubs,
             inv_q: from.moduli().iter().map(|&q| 1.0 / q as f64).collect(),
             from: Arc::clone(from),
             to: Arc::clone(to),
             qhat_inv,
-            qhat_mod_p,
-            q_mod_p,
         })
     }
 
-    fn coeff_form(&self, a: &RnsPoly) -> Result<RnsPoly> {
+    /// The residues of `a` in coefficient form (borrowed when `a` already is).
+    fn coeff_residues<'a>(&self, a: &'a RnsPoly) -> Result<Cow<'a, [u64]>> {
         if !self.from.same_as(a.context()) {
             return Err(Error::ContextMismatch);
         }
-        let mut c = a.clone();
-        c.to_coeff();
-        Ok(c)
+        Ok(match a.representation() {
+            Representation::Coefficient => Cow::Borrowed(a.residues()),
+            Representation::Ntt => {
+                let mut c = a.clone();
+                c.to_coeff();
+                Cow::Owned(c.residues().to_vec())
+            }
+        })
     }
 
-    /// `Y[i][j] = x_ij (Q/q_i)^-1 mod q_i`, limb by limb, and the estimates `Σ_i Y[i][j] / q_i`.
-    fn ys(&self, a: &RnsPoly) -> (Vec<u64>, Vec<f64>) {
+    /// The conversion kernel, coefficient by coefficient: `y_i = [x_i (Q/q_i)^-1]_{q_i}`, then
+    /// for every target prime `Σ_i y_i (Q/q_i) - u Q mod p`, summed as 128-bit products of
+    /// Montgomery-form constants and reduced once per [`MONT_CHUNK`] terms. `u` is 0 (`lift`
+    /// = `None`: fast conversion) or the floating-point estimate of `floor(Σ y_i / q_i)`
+    /// (canonical lift) or its rounding (centred lift); returns the coefficients whose estimate
+    /// was within rounding error of a boundary (the caller fixes them by exact CRT).
+    ///
+    /// `w` holds `(Q/q_i)^-1 mod q_i` with Shoup quotients, or those constants times a scalar
+    /// `c` (then the source is read as `c x`).
+    fn convert(
+        &self,
+        w: &[(u64, u64)],
+        src: &[u64],
+        out: &mut [u64],
+        lift: Option<bool>,
+    ) -> Vec<usize> {
+        match self.from.len() {
+            1 => self.convert_l::<1>(w, src, out, lift),
+            2 => self.convert_l::<2>(w, src, out, lift),
+            3 => self.convert_l::<3>(w, src, out, lift),
+            4 => self.convert_l::<4>(w, src, out, lift),
+            5 => self.convert_l::<5>(w, src, out, lift),
+            6 => self.convert_l::<6>(w, src, out, lift),
+            7 => self.convert_l::<7>(w, src, out, lift),
+            8 => self.convert_l::<8>(w, src, out, lift),
+            _ => self.convert_any(w, src, out, lift),
+        }
+    }
+
+    /// `u` from the float estimate `s` of `Σ y_i / q_i`: `floor(s)` (canonical lift, ambiguous
+    /// near integers) or `round(s)` (centred lift, ambiguous near half-integers, i.e. values
+    /// near `±Q/2`). Rounds with the `1.5 · 2^52` trick (adding it leaves the rounded value in
+    /// the low mantissa bits): no saturating float-to-int conversion, no libm call.
+    #[inline(always)]
+    fn lift_estimate(s: f64, centered: bool, eps: f64, j: usize, fallback: &mut Vec<usize>) -> u64 {
+        const MAGIC: f64 = 6755399441055744.0; // 1.5 * 2^52
+                                               // floor(s) = round(s - 1/2) away from ties; ties are ambiguous either way.
+        let s = if centered { s } else { s - 0.5 };
+        let t = s + MAGIC;
+        let v = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
+        if (s - (t - MAGIC)).abs() > 0.5 - eps {
+            fallback.push(j);
+        }
+        // s >= -1/2 rounds to -1 only at an (ambiguous) tie; its residues are recomputed.
+        v.max(0) as u64
+    }
+
+    /// [`convert`](Self::convert) for `L` source primes known at compile time (`L <= 8`): the
+    /// `y_i` stay in registers and the sums are unrolled; one REDC per target prime followed by
+    /// the precomputed number of subtractions.
+    fn convert_l<const L: usize>(
+        &self,
+        wq: &[(u64, u64)],
+        src: &[u64],
+        out: &mut [u64],
+        lift: Option<bool>,
+    ) -> Vec<usize> {
         let n = self.from.n();
-        let mut y = vec![0u64; a.residues().len()];
-        let mut frac = vec![0.0f64; n];
-        for (i, (m, &(w, wp))) in self
+        let moduli = self.from.crt().moduli();
+        let eps = (L as f64) * 2f64.powi(-40);
+        let (mut qs, mut w, mut wp) = ([0u64; L], [0u64; L], [0u64; L]);
+        for i in 0..L {
+            qs[i] = moduli[i].value();
+            (w[i], wp[i]) = wq[i];
+        }
+        let inv: [f64; L] = core::array::from_fn(|i| self.inv_q[i]);
+        let targets: Vec<(u64, u64, u32, [u64; L], u64)> = self
+            .to
+            .moduli()
+            .iter()
+            .enumerate()
+            .map(|(k, &p)| {
+                let row = &self.mont[k];
+                (
+                    p,
+                    self.p_inv[k],
+                    self.csubs[k],
+                    core::array::from_fn(|i| row[i]),
+                    row[L],
+                )
+            })
+            .collect();
+        let mut fallback = Vec::new();
+        for j in 0..n {
+            let mut y = [0u64; L];
+            let mut s = 0.0f64;
+            for i in 0..L {
+                // Shoup: x w - floor(x w' / 2^64) q is in [0, 2q).
+                let x = src[i * n + j];
+                let r = x
+                    .wrapping_mul(w[i])
+                    .wrapping_sub((((x as u128 * wp[i] as u128) >> 64) as u64).wrapping_mul(qs[i]));
+                y[i] = r.min(r.wrapping_sub(qs[i]));
+                // y_i < 2^62: the signed conversion is one instruction.
+                s += y[i] as i64 as f64 * inv[i];
+            }
+            let u = match lift {
+                None => 0,
+                Some(centered) => Self::lift_estimate(s, centered, eps, j, &mut fallback),
+            };
+            for (k, &(p, p_inv, csubs, ref row, neg_q)) in targets.iter().enumerate() {
+                let mut acc = u as u128 * neg_q as u128;
+                for i in 0..L {
+                    acc += y[i] as u128 * row[i] as u128;
+                }
+                let mut r = redc_lazy(acc, p, p_inv);
+                for _ in 0..csubs {
+                    r = r.min(r.wrapping_sub(p));
+                }
+                out[k * n + j] = r;
+            }
+        }
+        fallback
+    }
+
+    /// [`convert`](Self::convert) for any number of source primes: the sums are reduced every
+    /// [`MONT_CHUNK`] terms.
+    fn convert_any(
+        &self,
+        wq: &[(u64, u64)],
+        src: &[u64],
+        out: &mut [u64],
+        lift: Option<bool>,
+    ) -> Vec<usize> {
+        let n = self.from.n();
+        let l = self.from.len();
+        let moduli = self.from.crt().moduli();
+        let targets = self.to.crt().moduli();
+        let eps = (l as f64) * 2f64.powi(-40);
+        let mut y = vec![0u64; l];
+        let mut fallback = Vec::new();
+        for j in 0..n {
+            let mut s = 0.0f64;
+            for (i, ((m, &(w, wp)), yi)) in moduli.iter().zip(wq).zip(&mut y).enumerate() {
+                *yi = m.mul_shoup(src[i * n + j], w, wp);
+                // y_i < 2^62: the signed conversion is one instruction.
+                s += *yi as i64 as f64 * self.inv_q[i];
+            }
+            let u = match lift {
+                None => 0,
+                Some(centered) => Self::lift_estimate(s, centered, eps, j, &mut fallback),
+            };
+            for (k, p) in targets.iter().enumerate() {
+                let (row, p_inv, pv) = (&self.mont[k], self.p_inv[k], p.value());
+                let mut acc = u as u128 * row[l] as u128;
+                let mut r = 0u64;
+                for (c, ys) in y.chunks(MONT_CHUNK).enumerate() {
+                    for (&yi, &h) in ys.iter().zip(&row[c * MONT_CHUNK..]) {
+                        acc += yi as u128 * h as u128;
+                    }
+                    r = p.add(r, p.reduce_u64(redc_lazy(acc, pv, p_inv)));
+                    acc = 0;
+                }
+                out[k * n + j] = r;
+            }
+        }
+        fallback
+    }
+
+    /// Exact extension of the coefficient-form residues `src` (basis `Q`) into `out` (basis `P`).
+    pub(crate) fn extend_exact_into(&self, src: &[u64], centered: bool, out: &mut [u64]) {
+        let fallback = self.convert(&self.qhat_inv, src, out, Some(centered));
+        self.fix_fallback(src, None, fallback, centered, out);
+    }
+
+    /// Exact extension of `c x` for the coefficient-form residues `src` of `x` and a scalar `c`
+    /// (the multiplication by `c` is folded into the conversion's first constants).
+    pub(crate) fn extend_exact_scaled_into(
+        &self,
+        src: &[u64],
+        c: u64,
+        centered: bool,
+        out: &mut [u64],
+    ) {
+        let scaled: Vec<(u64, u64)> = self
             .from
             .crt()
             .moduli()
             .iter()
             .zip(&self.qhat_inv)
-            .enumerate()
-        {
-            let inv = self.inv_q[i];
-            let (src, dst) = (
-                &a.residues()[i * n..(i + 1) * n],
-                &mut y[i * n..(i + 1) * n],
-            );
-            for ((d, &x), f) in dst.iter_mut().zip(src).zip(frac.iter_mut()) {
-                *d = m.mul_shoup(x, w, wp);
-                *f += *d as f64 * inv;
-            }
-        }
-        (y, frac)
+            .map(|(m, &(w, _))| {
+                let v = m.mul(w, m.reduce_u64(c));
+                (v, m.shoup(v))
+            })
+            .collect();
+        let fallback = self.convert(&scaled, src, out, Some(centered));
+        self.fix_fallback(src, Some(c), fallback, centered, out);
     }
 
-    /// `out[k][j] = Σ_i Y[i][j] (Q/q_i) - u_j Q mod p_k` for every target prime `k`.
-    /// Products are accumulated exactly in `u128` (at most 16 terms of `< 2^124` between
-    /// reductions) and reduced once.
-    fn combine(&self, y: &[u64], u: &[u64], out: &mut [u64]) {
+    /// Recomputes by exact big-integer CRT the coefficients whose float estimate was within
+    /// rounding error of a boundary (the source value is `c x`, or `x` when `c` is `None`).
+    fn fix_fallback(
+        &self,
+        src: &[u64],
+        c: Option<u64>,
+        fallback: Vec<usize>,
+        centered: bool,
+        out: &mut [u64],
+    ) {
         let n = self.from.n();
         let l = self.from.len();
-        for (k, p) in self.to.crt().moduli().iter().enumerate() {
-            let h = &self.qhat_mod_p[k];
-            let qk = self.q_mod_p[k];
-            let dst = &mut out[k * n..(k + 1) * n];
-            for (j, d) in dst.iter_mut().enumerate() {
-                let mut acc: u128 = 0;
-                let mut r = 0u64;
-                for (i, &hi) in h.iter().enumerate() {
-                    acc += y[i * n + j] as u128 * hi as u128;
-                    if i % 16 == 15 && i + 1 < l {
-                        r = p.add(r, p.reduce_u128(acc));
-                        acc = 0;
-                    }
-                }
-                let sum = p.add(r, p.reduce_u128(acc));
-                *d = p.sub(sum, p.reduce_u128(u[j] as u128 * qk as u128));
+        let moduli = self.from.crt().moduli();
+        let mut res = vec![0u64; l];
+        let mut big = vec![0u64; self.to.len()];
+        for j in fallback {
+            for (i, r) in res.iter_mut().enumerate() {
+                let x = src[i * n + j];
+                *r = match c {
+                    Some(c) => moduli[i].mul(x, moduli[i].reduce_u64(c)),
+                    None => x,
+                };
+            }
+            let x = if centered {
+                self.from.crt().reconstruct_centered(&res)
+            } else {
+                BigInt::from_biguint(Sign::Plus, self.from.crt().reconstruct(&res))
+            };
+            self.to.crt().decompose_bigint(&x, &mut big);
+            for (k, &b) in big.iter().enumerate() {
+                out[k * n + j] = b;
             }
         }
     }
@@ -261,10 +488,9 @@ impl BaseExtender {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn extend_fast(&self, a: &RnsPoly) -> Result<RnsPoly> {
-        let a = self.coeff_form(a)?;
-        let (y, _) = self.ys(&a);
+        let src = self.coeff_residues(a)?;
         let mut out = RnsPoly::zero(&self.to, Representation::Coefficient);
-        self.combine(&y, &vec![0u64; self.from.n()], out.residues_mut());
+        self.convert(&self.qhat_inv, &src, out.residues_mut(), None);
         Ok(out)
     }
 
@@ -287,50 +513,9 @@ impl BaseExtender {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn extend_exact(&self, a: &RnsPoly, centered: bool) -> Result<RnsPoly> {
-        let a = self.coeff_form(a)?;
-        let n = self.from.n();
-        let l = self.from.len();
-        // The float sum has absolute error below L · 2^-52; stay well clear of it.
-        let eps = (l as f64) * 2f64.powi(-40);
-        let (y, frac) = self.ys(&a);
-        let mut u = vec![0u64; n];
-        let mut fallback = Vec::new();
-        for (j, (&s, uj)) in frac.iter().zip(u.iter_mut()).enumerate() {
-            // Canonical lift: u = floor(s), ambiguous near integers. Centred lift: u = round(s),
-            // ambiguous only near half-integers (values near +-Q/2).
-            let (v, ambiguous) = if centered {
-                let r = s.round();
-                (r, ((s - r).abs() - 0.5).abs() < eps)
-            } else {
-                let f = s.floor();
-                let fr = s - f;
-                (f, fr < eps || fr > 1.0 - eps)
-            };
-            if ambiguous {
-                fallback.push(j);
-            }
-            *uj = v as u64;
-        }
+        let src = self.coeff_residues(a)?;
         let mut out = RnsPoly::zero(&self.to, Representation::Coefficient);
-        self.combine(&y, &u, out.residues_mut());
-        // Coefficients whose estimate was within rounding error of a boundary: exact CRT.
-        let mut res = vec![0u64; l];
-        let mut big = vec![0u64; self.to.len()];
-        let data = out.residues_mut();
-        for j in fallback {
-            for (i, r) in res.iter_mut().enumerate() {
-                *r = a.residues()[i * n + j];
-            }
-            let x = if centered {
-                self.from.crt().reconstruct_centered(&res)
-            } else {
-                BigInt::from_biguint(Sign::Plus, self.from.crt().reconstruct(&res))
-            };
-            self.to.crt().decompose_bigint(&x, &mut big);
-            for (k, &b) in big.iter().enumerate() {
-                data[k * n + j] = b;
-            }
-        }
+        self.extend_exact_into(&src, centered, out.residues_mut());
         Ok(out)
     }
 

@@ -12,6 +12,7 @@ pub mod context;
 pub mod crt;
 pub mod galois;
 pub mod poly;
+pub(crate) mod scratch;
 
 pub use basis::BaseExtender;
 pub use context::RnsContext;

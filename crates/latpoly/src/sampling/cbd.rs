@@ -69,6 +69,6 @@ impl Sampler {
     /// ```
     pub fn cbd_poly(&mut self, ctx: &Arc<RnsContext>, eta: u32) -> Result<RnsPoly> {
         let v = Zeroizing::new(self.cbd(ctx.n(), eta)?);
-        Ok(small_poly(ctx, v))
+        Ok(small_poly(ctx, v, eta as u64))
     }
 }

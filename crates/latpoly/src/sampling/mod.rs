@@ -227,18 +227,36 @@ pub(crate) fn try_zeroed<T: Copy + Default>(n: usize) -> Result<Vec<T>> {
     Ok(v)
 }
 
-/// Builds a coefficient-form polynomial from secret coefficients `|c| <= 2^62`, then wipes them.
+/// Builds a coefficient-form polynomial from secret coefficients `|c| <= bound <= 2^62` (`bound`
+/// is the sampler's public bound), then wipes them.
 ///
-/// The reduction into each limb is [`Modulus64::reduce_i64`](crate::arith::Modulus64), which
-/// is branch-free (checked by the Valgrind test); the residues go in without a range check.
-pub(crate) fn small_poly(ctx: &Arc<RnsContext>, coeffs: Zeroizing<Vec<i64>>) -> RnsPoly {
+/// When `bound` is below every prime of `ctx` (always, for ternary and error distributions), a
+/// residue is `c + (q & sign mask)`: the mask is computed once per coefficient and passed through
+/// [`ct::barrier`], so no limb's residue depends on a branch. Otherwise each residue is
+/// [`Modulus64::reduce_i64`](crate::arith::Modulus64), also branch-free. The Valgrind test
+/// checks the compiled code; the residues go in without a range check.
+pub(crate) fn small_poly(
+    ctx: &Arc<RnsContext>,
+    coeffs: Zeroizing<Vec<i64>>,
+    bound: u64,
+) -> RnsPoly {
     use crate::arith::Modulus;
     let n = ctx.n();
     debug_assert_eq!(coeffs.len(), n);
     let mut data = vec![0u64; n * ctx.len()];
-    for (limb, m) in data.chunks_exact_mut(n).zip(ctx.crt().moduli()) {
-        for (r, &c) in limb.iter_mut().zip(coeffs.iter()) {
-            *r = m.reduce_i64(c);
+    if ctx.moduli().iter().all(|&q| bound < q) {
+        let qs = ctx.moduli();
+        for (j, &c) in coeffs.iter().enumerate() {
+            let mask = ct::barrier((c >> 63) as u64);
+            for (l, &q) in qs.iter().enumerate() {
+                data[l * n + j] = (c as u64).wrapping_add(q & mask);
+            }
+        }
+    } else {
+        for (limb, m) in data.chunks_exact_mut(n).zip(ctx.crt().moduli()) {
+            for (r, &c) in limb.iter_mut().zip(coeffs.iter()) {
+                *r = m.reduce_i64(c);
+            }
         }
     }
     RnsPoly::from_residues_unchecked(ctx, data, Representation::Coefficient)

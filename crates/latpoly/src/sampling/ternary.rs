@@ -122,7 +122,7 @@ impl Sampler {
     /// ```
     pub fn ternary_poly(&mut self, ctx: &Arc<RnsContext>) -> RnsPoly {
         let v = Zeroizing::new(self.ternary(ctx.n()));
-        small_poly(ctx, v)
+        small_poly(ctx, v, 1)
     }
 
     /// A polynomial with a fixed-weight ternary coefficient vector (see
@@ -138,7 +138,7 @@ impl Sampler {
     /// ```
     pub fn ternary_fixed_poly(&mut self, ctx: &Arc<RnsContext>, weight: usize) -> Result<RnsPoly> {
         let v = Zeroizing::new(self.ternary_fixed(ctx.n(), weight)?);
-        Ok(small_poly(ctx, v))
+        Ok(small_poly(ctx, v, 1))
     }
 }
 

@@ -137,7 +137,7 @@ impl Sampler {
     /// ```
     pub fn bounded_poly(&mut self, ctx: &Arc<RnsContext>, bound: u64) -> Result<RnsPoly> {
         let v = Zeroizing::new(self.bounded(ctx.n(), bound)?);
-        Ok(small_poly(ctx, v))
+        Ok(small_poly(ctx, v, bound))
     }
 
     /// A polynomial uniform in `Z_Q[x]/(x^n + 1)`, in coefficient representation.

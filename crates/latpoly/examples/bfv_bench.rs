@@ -1,0 +1,99 @@
+//! Timing of the BFV operations (workload A2) and of their building blocks, for profiling.
+//!
+//! ```sh
+//! cargo run --release -p latpoly --example bfv_bench            # n = 4096 and n = 8192
+//! cargo run --release -p latpoly --example bfv_bench -- 8192 mul # one n, one operation
+//! ```
+//!
+//! Prints the median and best time per call over `REPS` batches (after a warm-up). The bench
+//! harness (`latpoly bench --only A2`) is the reference for comparisons with peers; this example
+//! exists to time one operation in a loop (e.g. under `perf record`).
+
+use latpoly::he::bfv::{Bfv, BfvParams};
+use latpoly::sampling::Sampler;
+use std::hint::black_box;
+use std::time::Instant;
+
+const REPS: usize = 11;
+
+/// (median, best) microseconds per call of `f` over `REPS` batches of `iters` calls.
+fn time_us(iters: usize, mut f: impl FnMut()) -> (f64, f64) {
+    f();
+    let mut samples: Vec<f64> = (0..REPS)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            t.elapsed().as_secs_f64() * 1e6 / iters as f64
+        })
+        .collect();
+    samples.sort_by(|a, b| a.total_cmp(b));
+    (samples[REPS / 2], samples[0])
+}
+
+fn main() -> latpoly::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let ns: Vec<usize> = match args.first() {
+        Some(a) => vec![a.parse().expect("n is 4096 or 8192")],
+        None => vec![4096, 8192],
+    };
+    let only = args.get(1).cloned();
+    let want = |op: &str| only.as_deref().is_none_or(|o| o == op);
+    for n in ns {
+        let params = match n {
+            4096 => BfvParams::n4096_q124(65537)?,
+            8192 => BfvParams::n8192_q218(65537)?,
+            _ => panic!("n is 4096 or 8192"),
+        };
+        let bfv = Bfv::new(params)?;
+        let mut rng = Sampler::from_seed([7; 32]);
+        let keys = bfv.keygen(&mut rng)?;
+        let m: Vec<u64> = (0..n as u64).map(|i| i * 31 % 65537).collect();
+        let c1 = bfv.encrypt(&keys.public, &m, &mut rng)?;
+        let c2 = bfv.encrypt(&keys.public, &m, &mut rng)?;
+        let c3 = bfv.multiply(&c1, &c2)?;
+        // BFV_ITERS=100 makes the timed loop dominate a `perf record` of the example.
+        let iters = std::env::var("BFV_ITERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(if n == 4096 { 4 } else { 2 });
+        let row = |op: &str, f: &mut dyn FnMut()| {
+            if want(op) {
+                let (med, best) = time_us(iters, f);
+                println!("n={n:5} {op:8} median {med:10.1} us  best {best:10.1} us");
+            }
+        };
+        row("encrypt", &mut || {
+            black_box(bfv.encrypt(&keys.public, &m, &mut rng).unwrap());
+        });
+        row("decrypt", &mut || {
+            black_box(bfv.decrypt(&keys.secret, &c1).unwrap());
+        });
+        row("add", &mut || {
+            black_box(bfv.add(&c1, &c2).unwrap());
+        });
+        row("tensor", &mut || {
+            black_box(bfv.multiply(&c1, &c2).unwrap());
+        });
+        row("relin", &mut || {
+            black_box(bfv.relinearize(&c3, &keys.relin).unwrap());
+        });
+        // The base extensions multiplication runs (4 lifts Q -> P, 3 x (Q -> P, P -> Q)).
+        let (q, aux) = (bfv.context(), bfv.aux_context());
+        let q_to_p = latpoly::rns::BaseExtender::new(q, aux)?;
+        let p_to_q = latpoly::rns::BaseExtender::new(aux, q)?;
+        let xq = c1.parts()[0].clone();
+        let xp = q_to_p.extend_exact(&xq, true)?;
+        row("ext_q2p", &mut || {
+            black_box(q_to_p.extend_exact(&xq, true).unwrap());
+        });
+        row("ext_p2q", &mut || {
+            black_box(p_to_q.extend_exact(&xp, true).unwrap());
+        });
+        row("mul", &mut || {
+            black_box(bfv.multiply_relin(&c1, &c2, &keys.relin).unwrap());
+        });
+    }
+    Ok(())
+}
