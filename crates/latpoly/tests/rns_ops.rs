@@ -178,53 +178,57 @@ fn base_extension_exact_and_fast() {
     ] {
         let from = RnsContext::with_prime_bits(n, qb, ql).unwrap();
         let to = RnsContext::with_prime_bits(n, pb, pl).unwrap();
-        let ext = BaseExtender::new(&from, &to).unwrap();
-        let q = BigInt::from(from.modulus().clone());
-        let p = to.modulus().clone();
-        // Random values plus the edges 0, 1, Q-1, (Q-1)/2, (Q+1)/2.
-        let (_, mut av) = random_poly(&from, &mut rng);
-        let edges = [
-            BigInt::zero(),
-            BigInt::one(),
-            &q - 1,
-            (&q - 1) / 2,
-            (&q + 1) / 2,
-        ];
-        for (i, e) in edges.iter().enumerate() {
-            av[i] = e.clone();
+        // Every backend of the conversion kernel (SIMD twins and the scalar reference).
+        for isa in BaseExtender::available_isas(&from) {
+            let ext = BaseExtender::with_isa(&from, &to, isa).unwrap();
+            assert_eq!(ext.isa(), isa);
+            let q = BigInt::from(from.modulus().clone());
+            let p = to.modulus().clone();
+            // Random values plus the edges 0, 1, Q-1, (Q-1)/2, (Q+1)/2.
+            let (_, mut av) = random_poly(&from, &mut rng);
+            let edges = [
+                BigInt::zero(),
+                BigInt::one(),
+                &q - 1,
+                (&q - 1) / 2,
+                (&q + 1) / 2,
+            ];
+            for (i, e) in edges.iter().enumerate() {
+                av[i] = e.clone();
+            }
+            let a = RnsPoly::from_bigints(&from, &av).unwrap();
+            let exact = ext.extend_exact(&a, false).unwrap();
+            assert_eq!(
+                exact.to_biguints(),
+                av.iter().map(|x| modq(x, &p)).collect::<Vec<_>>()
+            );
+            let centered = ext.extend_exact(&a, true).unwrap();
+            let cv: Vec<BigUint> = av
+                .iter()
+                .map(|x| {
+                    let c = if BigInt::from(2) * x > q {
+                        x - &q
+                    } else {
+                        x.clone()
+                    };
+                    modq(&c, &p)
+                })
+                .collect();
+            assert_eq!(centered.to_biguints(), cv);
+            // Fast: x + u Q for some 0 <= u < L.
+            let fast = ext.extend_fast(&a).unwrap().to_biguints();
+            for (f, x) in fast.iter().zip(&av) {
+                let ok = (0..ql).any(|u| modq(&(x + &q * u), &p) == *f);
+                assert!(ok, "fast conversion outside x + [0, L) Q");
+            }
+            // NTT-form input is accepted (converted internally).
+            let mut an = a.clone();
+            an.to_ntt();
+            assert_eq!(
+                ext.extend_exact(&an, false).unwrap().to_biguints(),
+                exact.to_biguints()
+            );
         }
-        let a = RnsPoly::from_bigints(&from, &av).unwrap();
-        let exact = ext.extend_exact(&a, false).unwrap();
-        assert_eq!(
-            exact.to_biguints(),
-            av.iter().map(|x| modq(x, &p)).collect::<Vec<_>>()
-        );
-        let centered = ext.extend_exact(&a, true).unwrap();
-        let cv: Vec<BigUint> = av
-            .iter()
-            .map(|x| {
-                let c = if BigInt::from(2) * x > q {
-                    x - &q
-                } else {
-                    x.clone()
-                };
-                modq(&c, &p)
-            })
-            .collect();
-        assert_eq!(centered.to_biguints(), cv);
-        // Fast: x + u Q for some 0 <= u < L.
-        let fast = ext.extend_fast(&a).unwrap().to_biguints();
-        for (f, x) in fast.iter().zip(&av) {
-            let ok = (0..ql).any(|u| modq(&(x + &q * u), &p) == *f);
-            assert!(ok, "fast conversion outside x + [0, L) Q");
-        }
-        // NTT-form input is accepted (converted internally).
-        let mut an = a.clone();
-        an.to_ntt();
-        assert_eq!(
-            ext.extend_exact(&an, false).unwrap().to_biguints(),
-            exact.to_biguints()
-        );
     }
     let a = RnsContext::with_prime_bits(8, 40, 2).unwrap();
     let b = RnsContext::with_prime_bits(16, 40, 2).unwrap();
@@ -242,22 +246,38 @@ fn base_extension_exact_and_fast() {
 /// Values whose float estimate sits right at a boundary take the exact fallback.
 #[test]
 fn base_extension_boundary_values() {
-    let from = RnsContext::with_prime_bits(4, 62, 3).unwrap();
-    let to = RnsContext::with_prime_bits(4, 50, 2).unwrap();
-    let ext = BaseExtender::new(&from, &to).unwrap();
+    let from = RnsContext::with_prime_bits(8, 62, 3).unwrap();
+    let to = RnsContext::with_prime_bits(8, 50, 2).unwrap();
     let q = BigInt::from(from.modulus().clone());
     let p = to.modulus().clone();
-    let v = vec![&q - 1, &q - 2, (&q - 1) / 2, (&q + 1) / 2];
+    let v = vec![
+        &q - 1,
+        &q - 2,
+        (&q - 1) / 2,
+        (&q + 1) / 2,
+        (&q - 3) / 2,
+        (&q + 3) / 2,
+        BigInt::zero(),
+        BigInt::one(),
+    ];
     let a = RnsPoly::from_bigints(&from, &v).unwrap();
-    let got = ext.extend_exact(&a, true).unwrap().to_biguints();
-    for (g, x) in got.iter().zip(&v) {
-        let c = if BigInt::from(2) * x > q {
-            x - &q
-        } else {
-            x.clone()
-        };
-        assert_eq!(*g, modq(&c, &p));
-        assert!(c.abs() * 2 < q);
+    for isa in BaseExtender::available_isas(&from) {
+        let ext = BaseExtender::with_isa(&from, &to, isa).unwrap();
+        let got = ext.extend_exact(&a, true).unwrap().to_biguints();
+        for (g, x) in got.iter().zip(&v) {
+            let c = if BigInt::from(2) * x > q {
+                x - &q
+            } else {
+                x.clone()
+            };
+            assert_eq!(*g, modq(&c, &p), "{isa}");
+            assert!(c.abs() * 2 < q);
+        }
+        // Canonical lift at the boundaries too.
+        let got = ext.extend_exact(&a, false).unwrap().to_biguints();
+        for (g, x) in got.iter().zip(&v) {
+            assert_eq!(*g, modq(x, &p), "{isa}");
+        }
     }
 }
 

@@ -335,6 +335,17 @@ pub struct Bfv {
     q_inv_mod_p: Vec<u64>,
     /// `Q/q_i mod q_i` (the gadget).
     qhat_mod_qi: Vec<u64>,
+    /// Decryption constants when `t < 2^32` (see [`Bfv::scale_and_round`]).
+    dec: Option<DecTables>,
+}
+
+/// Decryption constants for `t < 2^32`: per prime `t (Q/q_i)^-1 / q_i = ω_i + θ_i` with
+/// `ω_i = floor(..) mod t` and `θ_i` a 128-bit binary fraction, and `floor(2^128 / t)`.
+#[derive(Debug, Clone)]
+struct DecTables {
+    omega: Vec<u64>,
+    theta: Vec<(u64, u64)>,
+    t_inv: u128,
 }
 
 fn low_u64(x: &BigUint, m: u64) -> u64 {
@@ -417,7 +428,28 @@ impl Bfv {
             .zip(&pm)
             .map(|(m, &x)| m.inv(low_u64(&big_q, x)).unwrap_or(0))
             .collect();
+        let dec = (params.t < 1 << 32).then(|| {
+            let t = params.t as u128;
+            let (omega, theta) = params
+                .moduli
+                .iter()
+                .zip(&qhat_inv)
+                .map(|(&qi, &h)| {
+                    let r = t * h as u128; // < 2^94
+                    let omega = ((r / qi as u128) % t) as u64;
+                    let frac = (BigUint::from(r % qi as u128) << 128u32) / qi;
+                    let frac = u128::try_from(&frac).unwrap_or(u128::MAX);
+                    (omega, ((frac >> 64) as u64, frac as u64))
+                })
+                .unzip();
+            DecTables {
+                omega,
+                theta,
+                t_inv: u128::MAX / t, // floor(2^128 / t) for t >= 2 not a power of two, else 1 less
+            }
+        });
         Ok(Bfv {
+            dec,
             q_to_p: BaseExtender::new(&q, &p)?,
             p_to_q: BaseExtender::new(&p, &q)?,
             params,
@@ -647,10 +679,94 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn decrypt(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<Vec<u64>> {
-        let mut x = self.phase(sk, c)?;
-        let out = self.scale_and_round(&x);
-        x.wipe();
+        self.check_ct(c)?;
+        self.check_key_ctx(&sk.s)?;
+        // The phase in pooled buffers (wiped when given back): fresh 100s-of-kB allocations
+        // cost more in page faults than the arithmetic.
+        let (n, l) = (self.params.n, self.q.len());
+        let plans = self.q.plans();
+        let s_res = sk.s.residues();
+        let mut x = scratch::take(l * n);
+        let mut acc = scratch::take(l * n);
+        let c1 = Self::coeff_residues(&c.c[1]);
+        let c2 = c.c.get(2).map(|p| Self::coeff_residues(p));
+        let s2 = if c2.is_some() {
+            Some(sk.s.mul(&sk.s)?)
+        } else {
+            None
+        };
+        for (j, plan) in plans.iter().enumerate() {
+            let r = j * n..(j + 1) * n;
+            x[r.clone()].copy_from_slice(&c1[r.clone()]);
+            plan.forward_unchecked(&mut x[r.clone()]);
+            plan.pointwise_unchecked(&x[r.clone()], &s_res[r.clone()], &mut acc[r.clone()]);
+            if let (Some(c2), Some(s2)) = (&c2, &s2) {
+                x[r.clone()].copy_from_slice(&c2[r.clone()]);
+                plan.forward_unchecked(&mut x[r.clone()]);
+                plan.pointwise_acc_unchecked(
+                    &x[r.clone()],
+                    &s2.residues()[r.clone()],
+                    &mut acc[r.clone()],
+                );
+            }
+            plan.inverse_unchecked(&mut acc[r.clone()]);
+        }
+        let c0 = Self::coeff_residues(&c.c[0]);
+        for (j, m) in self.q.crt().moduli().iter().enumerate() {
+            for (a, &b) in acc[j * n..(j + 1) * n]
+                .iter_mut()
+                .zip(&c0[j * n..(j + 1) * n])
+            {
+                *a = m.add(*a, b);
+            }
+        }
+        let out = self.scale_and_round(&acc);
+        scratch::give_wiped(x);
+        scratch::give_wiped(acc);
+        if let Some(mut s2) = s2 {
+            s2.wipe();
+        }
         Ok(out)
+    }
+
+    /// [`Self::scale_and_round`] for `t < 2^32` (the HPS formula on the residues themselves):
+    /// `t x / Q ≡ Σ x_i (ω_i + θ_i) (mod t)`. Per prime three 64 x 64 products: `x_i ω_i`
+    /// (integer, below `2^94`) and `x_i θ_i` from the two halves of the 128-bit fraction (its
+    /// integer and fractional parts summed separately; truncation error below `L 2^-64`). The
+    /// total, below `2^100`, is rounded (top fraction bit) and reduced mod `t` by a 128-bit
+    /// Barrett step and two masked subtractions. Branch-free in `x`.
+    fn scale_and_round_small_t(&self, dec: &DecTables, data: &[u64]) -> Vec<u64> {
+        use crate::arith::ct::barrier;
+        let n = self.params.n;
+        let t = self.params.t;
+        let (m0, m1) = (dec.t_inv as u64 as u128, dec.t_inv >> 64);
+        let csub = |r: u64| -> u64 {
+            let (d, borrow) = r.overflowing_sub(t);
+            let keep = barrier(0u64.wrapping_sub(borrow as u64)); // all-ones iff r < t
+            (r & keep) | (d & !keep)
+        };
+        let mut out = vec![0u64; n];
+        for (j, o) in out.iter_mut().enumerate() {
+            let (mut a, mut int, mut frac) = (0u128, 0u64, 0u128);
+            for (i, (&w, &(th, tl))) in dec.omega.iter().zip(&dec.theta).enumerate() {
+                let xi = data[i * n + j] as u128;
+                a += xi * w as u128;
+                let s = xi * th as u128 + ((xi * tl as u128) >> 64);
+                int += (s >> 64) as u64;
+                frac += s as u64 as u128;
+            }
+            // Integer part plus the carry out of the fractions, rounded by the top fraction bit.
+            let v = a + int as u128 + (frac >> 64) + ((frac >> 63) & 1);
+            // v mod t: the quotient estimate floor(v floor(2^128/t) / 2^128) is at most 2 short.
+            const M: u128 = u64::MAX as u128;
+            let (v0, v1) = (v & M, v >> 64);
+            let (p00, p01, p10, p11) = (v0 * m0, v0 * m1, v1 * m0, v1 * m1);
+            let mid = (p00 >> 64) + (p01 & M) + (p10 & M);
+            let qhat = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+            let r = v.wrapping_sub(qhat.wrapping_mul(t as u128)) as u64;
+            *o = csub(csub(r));
+        }
+        out
     }
 
     /// `round(t x / Q) mod t` for `x` in basis `Q` (coefficient form), branch-free in `x`.
@@ -660,7 +776,10 @@ impl Bfv {
     /// otherwise): the `α_i` are summed as integers, the `β_i / q_i` in floating point (absolute
     /// error below `L 2^-52`), and the sum, below `(L + 1) t`, is reduced mod `t` by `⌈log2(L+1)⌉`
     /// masked subtractions.
-    fn scale_and_round(&self, x: &RnsPoly) -> Vec<u64> {
+    fn scale_and_round(&self, x: &[u64]) -> Vec<u64> {
+        if let Some(dec) = &self.dec {
+            return self.scale_and_round_small_t(dec, x);
+        }
         use crate::arith::ct::barrier;
         let n = self.params.n;
         let t = self.params.t;
@@ -686,7 +805,7 @@ impl Bfv {
                 .zip(&self.qhat_inv)
                 .map(|(m, &h)| (m.value(), h, m.shoup(h), m.shoup(t), 1.0 / m.value() as f64))
                 .collect();
-            let data = x.residues();
+            let data = x;
             for (j, o) in out.iter_mut().enumerate() {
                 let (mut a, mut f) = (0u128, 0.0f64);
                 for (i, &(q, h, hp, tp, inv)) in consts.iter().enumerate() {
@@ -715,7 +834,11 @@ impl Bfv {
             for (i, m) in moduli.iter().enumerate() {
                 let (h, hp) = (self.qhat_inv[i], m.shoup(self.qhat_inv[i]));
                 let inv = 1.0 / m.value() as f64;
-                for ((ip, f), &xi) in int_part.iter_mut().zip(frac.iter_mut()).zip(x.limb(i)) {
+                for ((ip, f), &xi) in int_part
+                    .iter_mut()
+                    .zip(frac.iter_mut())
+                    .zip(&x[i * n..(i + 1) * n])
+                {
                     let y = m.mul_shoup(xi, h, hp);
                     let (alpha, beta) = m.div_rem_u128(y as u128 * t as u128);
                     *ip += alpha;

@@ -35,7 +35,7 @@ pub(crate) mod backend;
 pub(crate) mod scalar;
 pub(crate) mod simd;
 #[cfg(target_arch = "x86_64")]
-mod x86;
+pub(crate) mod x86;
 
 use crate::arith::{Modulus, Word};
 use crate::error::{Error, Result};

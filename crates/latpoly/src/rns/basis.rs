@@ -15,9 +15,11 @@
 //! Rescaling is branch-free in the data. Base extension's fallback decision depends on the data,
 //! so it is not constant time (it is meant for ciphertexts, which are public).
 
+use super::convert_simd::{self, ConvTables};
 use super::{Representation, RnsContext, RnsPoly};
 use crate::arith::{Modulus, Modulus64};
 use crate::error::{Error, Result};
+use crate::isa::Isa;
 use num_bigint::{BigInt, Sign};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -136,6 +138,10 @@ pub struct BaseExtender {
     /// Per target prime: how many conditional subtractions of `p_j` bring the single-REDC
     /// output (`L <= MONT_CHUNK`) below `p_j`.
     csubs: Vec<u32>,
+    /// Backend of the conversion kernel (scalar, or the SIMD twin in `convert_simd`).
+    isa: Isa,
+    /// Shoup-form constants of the SIMD kernel.
+    simd: ConvTables,
 }
 
 /// Products summed before one Montgomery reduction: each is below `2^124` (primes below `2^62`),
@@ -152,6 +158,30 @@ fn redc_lazy(t: u128, p: u64, p_inv: u64) -> u64 {
     // The low halves of t and m p are equal, so the difference lives in the high halves.
     let (d, borrow) = ((t >> 64) as u64).overflowing_sub((mp >> 64) as u64);
     d.wrapping_add(p & 0u64.wrapping_sub(borrow as u64))
+}
+
+/// `u` from the float estimate `s` of `Σ y_i / q_i`: `floor(s)` (canonical lift, ambiguous
+/// near integers) or `round(s)` (centred lift, ambiguous near half-integers, i.e. values
+/// near `±Q/2`). Rounds with the `1.5 · 2^52` trick (adding it leaves the rounded value in
+/// the low mantissa bits): no saturating float-to-int conversion, no libm call.
+#[inline(always)]
+pub(crate) fn lift_estimate(
+    s: f64,
+    centered: bool,
+    eps: f64,
+    j: usize,
+    fallback: &mut Vec<usize>,
+) -> u64 {
+    const MAGIC: f64 = 6755399441055744.0; // 1.5 * 2^52
+                                           // floor(s) = round(s - 1/2) away from ties; ties are ambiguous either way.
+    let s = if centered { s } else { s - 0.5 };
+    let t = s + MAGIC;
+    let v = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
+    if (s - (t - MAGIC)).abs() > 0.5 - eps {
+        fallback.push(j);
+    }
+    // s >= -1/2 rounds to -1 only at an (ambiguous) tie; its residues are recomputed.
+    v.max(0) as u64
 }
 
 impl BaseExtender {
@@ -220,10 +250,40 @@ impl BaseExtender {
                 u32::try_from(&c).unwrap_or(u32::MAX)
             })
             .collect();
+        let simd = ConvTables {
+            q: from.moduli().to_vec(),
+            inv_q: from.moduli().iter().map(|&q| 1.0 / q as f64).collect(),
+            p: to.moduli().to_vec(),
+            rows: to
+                .crt()
+                .moduli()
+                .iter()
+                .map(|m| {
+                    let p = m.value();
+                    let mut row: Vec<(u64, u64)> = qhats
+                        .iter()
+                        .map(|h| {
+                            let v = low(h, p);
+                            (v, m.shoup(v))
+                        })
+                        .collect();
+                    let neg_q = (p - low(big_q, p)) % p;
+                    row.push((neg_q, m.shoup(neg_q)));
+                    row
+                })
+                .collect(),
+        };
+        let cap = Isa::env_cap().unwrap_or(Isa::Avx512Ifma);
+        let isa = [Isa::Avx512, Isa::Avx2]
+            .into_iter()
+            .find(|&i| i <= cap && convert_simd::supported(i, from.len(), from.n()))
+            .unwrap_or(Isa::Scalar);
         Ok(Self {
             mont,
             p_inv,
             csubs,
+            isa,
+            simd,
             inv_q: from.moduli().iter().map(|&q| 1.0 / q as f64).collect(),
             from: Arc::clone(from),
             to: Arc::clone(to),
@@ -262,6 +322,13 @@ impl BaseExtender {
         out: &mut [u64],
         lift: Option<bool>,
     ) -> Vec<usize> {
+        if self.isa != Isa::Scalar {
+            let eps = (self.from.len() as f64) * 2f64.powi(-40);
+            let mut fallback = Vec::new();
+            if convert_simd::run(self.isa, &self.simd, w, src, out, lift, eps, &mut fallback) {
+                return fallback;
+            }
+        }
         match self.from.len() {
             1 => self.convert_l::<1>(w, src, out, lift),
             2 => self.convert_l::<2>(w, src, out, lift),
@@ -273,24 +340,6 @@ impl BaseExtender {
             8 => self.convert_l::<8>(w, src, out, lift),
             _ => self.convert_any(w, src, out, lift),
         }
-    }
-
-    /// `u` from the float estimate `s` of `Σ y_i / q_i`: `floor(s)` (canonical lift, ambiguous
-    /// near integers) or `round(s)` (centred lift, ambiguous near half-integers, i.e. values
-    /// near `±Q/2`). Rounds with the `1.5 · 2^52` trick (adding it leaves the rounded value in
-    /// the low mantissa bits): no saturating float-to-int conversion, no libm call.
-    #[inline(always)]
-    fn lift_estimate(s: f64, centered: bool, eps: f64, j: usize, fallback: &mut Vec<usize>) -> u64 {
-        const MAGIC: f64 = 6755399441055744.0; // 1.5 * 2^52
-                                               // floor(s) = round(s - 1/2) away from ties; ties are ambiguous either way.
-        let s = if centered { s } else { s - 0.5 };
-        let t = s + MAGIC;
-        let v = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
-        if (s - (t - MAGIC)).abs() > 0.5 - eps {
-            fallback.push(j);
-        }
-        // s >= -1/2 rounds to -1 only at an (ambiguous) tie; its residues are recomputed.
-        v.max(0) as u64
     }
 
     /// [`convert`](Self::convert) for `L` source primes known at compile time (`L <= 8`): the
@@ -344,7 +393,7 @@ impl BaseExtender {
             }
             let u = match lift {
                 None => 0,
-                Some(centered) => Self::lift_estimate(s, centered, eps, j, &mut fallback),
+                Some(centered) => lift_estimate(s, centered, eps, j, &mut fallback),
             };
             for (k, &(p, p_inv, csubs, ref row, neg_q)) in targets.iter().enumerate() {
                 let mut acc = u as u128 * neg_q as u128;
@@ -386,7 +435,7 @@ impl BaseExtender {
             }
             let u = match lift {
                 None => 0,
-                Some(centered) => Self::lift_estimate(s, centered, eps, j, &mut fallback),
+                Some(centered) => lift_estimate(s, centered, eps, j, &mut fallback),
             };
             for (k, p) in targets.iter().enumerate() {
                 let (row, p_inv, pv) = (&self.mont[k], self.p_inv[k], p.value());
@@ -517,6 +566,71 @@ impl BaseExtender {
         let mut out = RnsPoly::zero(&self.to, Representation::Coefficient);
         self.extend_exact_into(&src, centered, out.residues_mut());
         Ok(out)
+    }
+
+    /// The backend of the conversion kernel: the best SIMD backend this CPU runs for this
+    /// basis (within the `LATPOLY_ISA` cap), or [`Isa::Scalar`]. The SIMD kernels (u64 lanes:
+    /// AVX-512, AVX2) give the same residues as the scalar one and are tested against it.
+    ///
+    /// ```
+    /// use latpoly::{rns::{BaseExtender, RnsContext}, Isa};
+    /// let q = RnsContext::with_prime_bits(64, 50, 3)?;
+    /// let p = RnsContext::with_prime_bits(64, 61, 4)?;
+    /// let ext = BaseExtender::new(&q, &p)?;
+    /// assert!(matches!(ext.isa(), Isa::Scalar | Isa::Avx2 | Isa::Avx512));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// The backends this CPU can run for a conversion from `from` (best first, always ending
+    /// with [`Isa::Scalar`]); ignores `LATPOLY_ISA`.
+    ///
+    /// ```
+    /// use latpoly::{rns::{BaseExtender, RnsContext}, Isa};
+    /// let q = RnsContext::with_prime_bits(64, 50, 3)?;
+    /// assert_eq!(BaseExtender::available_isas(&q).last(), Some(&Isa::Scalar));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn available_isas(from: &Arc<RnsContext>) -> Vec<Isa> {
+        let mut v: Vec<Isa> = [Isa::Avx512, Isa::Avx2]
+            .into_iter()
+            .filter(|&i| convert_simd::supported(i, from.len(), from.n()))
+            .collect();
+        v.push(Isa::Scalar);
+        v
+    }
+
+    /// As [`Self::new`] on a given backend (ignoring `LATPOLY_ISA`); errors if this CPU cannot
+    /// run it for this basis (see [`Self::available_isas`]).
+    ///
+    /// ```
+    /// use latpoly::{rns::{BaseExtender, RnsContext, RnsPoly}, Isa};
+    /// let q = RnsContext::with_prime_bits(64, 50, 3)?;
+    /// let p = RnsContext::with_prime_bits(64, 61, 4)?;
+    /// let a = RnsPoly::from_i64s(&q, &(-32..32).collect::<Vec<i64>>())?;
+    /// let want = BaseExtender::with_isa(&q, &p, Isa::Scalar)?.extend_exact(&a, true)?;
+    /// for isa in BaseExtender::available_isas(&q) {
+    ///     let ext = BaseExtender::with_isa(&q, &p, isa)?;
+    ///     assert_eq!(ext.isa(), isa);
+    ///     assert_eq!(ext.extend_exact(&a, true)?.residues(), want.residues());
+    /// }
+    /// assert!(BaseExtender::with_isa(&q, &p, Isa::Avx512Ifma).is_err()); // no IFMA kernel
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn with_isa(from: &Arc<RnsContext>, to: &Arc<RnsContext>, isa: Isa) -> Result<Self> {
+        if !Self::available_isas(from).contains(&isa) {
+            return Err(Error::InvalidArgument(format!(
+                "backend {isa} is not available for base conversion from {} primes at n={} on \
+                 this CPU",
+                from.len(),
+                from.n()
+            )));
+        }
+        let mut e = Self::new(from, to)?;
+        e.isa = isa;
+        Ok(e)
     }
 
     /// The source context.

@@ -9,6 +9,7 @@
 
 pub mod basis;
 pub mod context;
+pub(crate) mod convert_simd;
 pub mod crt;
 pub mod galois;
 pub mod poly;

@@ -5,9 +5,9 @@
 //! time, buffers of that size come from `mmap` and every page faults on first touch: a quarter of
 //! the run time went to the kernel. Taking the temporaries from this pool and giving them back
 //! keeps the pages mapped between calls. The pool keeps at most [`MAX_BUFFERS`] buffers per
-//! thread; contents of a taken buffer are unspecified (callers overwrite them). Only public data
-//! (ciphertexts and what is computed from them alone) goes through the pool: buffers are not
-//! wiped when given back, so secrets must never be stored in them.
+//! thread; contents of a taken buffer are unspecified (callers overwrite them). Buffers that held
+//! public data only (ciphertexts and what is computed from them alone) go back with [`give`];
+//! buffers that held anything secret go back with [`give_wiped`], which zeroes them first.
 
 use std::cell::RefCell;
 
@@ -42,6 +42,14 @@ pub(crate) fn take(len: usize) -> Vec<u64> {
     v
 }
 
+/// Zeroes a buffer (through `zeroize`, so the stores are not optimised away), then returns it
+/// to the pool. For buffers that held secret-dependent data.
+pub(crate) fn give_wiped(mut v: Vec<u64>) {
+    use zeroize::Zeroize;
+    v.as_mut_slice().zeroize();
+    give(v);
+}
+
 /// Returns a buffer to the pool (dropped if the pool is full). Public data only.
 pub(crate) fn give(v: Vec<u64>) {
     POOL.with(|p| {
@@ -65,7 +73,13 @@ mod tests {
         let b = take(800); // fits in the returned buffer
         assert_eq!(b.len(), 800);
         assert_eq!(b.as_ptr(), ptr);
-        let c = take(5000); // larger than anything pooled
+        let mut c = take(5000); // larger than anything pooled
+        c.fill(7);
+        let ptr = c.as_ptr();
+        give_wiped(c);
+        let c = take(5000);
+        assert_eq!(c.as_ptr(), ptr);
+        assert!(c.iter().all(|&x| x == 0)); // wiped when given back
         assert_eq!(c.len(), 5000);
         give(b);
         give(c);

@@ -3,7 +3,7 @@
 //! AVX2 has neither 64-bit multiplies nor unsigned 64-bit compares: products are built from
 //! `vpmuludq` (32 x 32 -> 64) and unsigned compares flip the sign bit before `vpcmpgtq`.
 
-use super::entry_points;
+use super::{convert_entry, entry_points};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, Simd, SimdTables};
@@ -155,3 +155,4 @@ impl Simd for Avx2U64 {
 }
 
 entry_points!(Avx2U64, u64, Isa::Avx2, "avx2");
+convert_entry!(Avx2U64, "avx2");

@@ -3,7 +3,7 @@
 //! The 64 x 64 -> high-64 product of the Shoup and Montgomery reductions is emulated with four
 //! `vpmuludq`; low products use `vpmullq` (AVX-512DQ).
 
-use super::{entry_points, perm_tables, step_tables};
+use super::{convert_entry, entry_points, perm_tables, step_tables};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, Simd, SimdTables};
@@ -211,3 +211,4 @@ impl Simd for Avx512U64 {
 }
 
 entry_points!(Avx512U64, u64, Isa::Avx512, "avx512f,avx512dq");
+convert_entry!(Avx512U64, "avx512f,avx512dq");

@@ -117,6 +117,43 @@ pub(crate) const fn step_tables<const L: usize, const K: usize, const UP: bool>(
     out
 }
 
+/// Generates the `#[target_feature]` entry point of the SIMD base-conversion kernel for a u64
+/// token (see `rns::convert_simd`).
+macro_rules! convert_entry {
+    ($tok:ty, $feat:literal) => {
+        impl crate::rns::convert_simd::ConvertEntry for $tok {
+            fn convert_entry(
+                self,
+                tb: &crate::rns::convert_simd::ConvTables,
+                w: &[(u64, u64)],
+                src: &[u64],
+                out: &mut [u64],
+                lift: Option<bool>,
+                eps: f64,
+                fallback: &mut Vec<usize>,
+            ) {
+                #[target_feature(enable = $feat)]
+                #[allow(clippy::too_many_arguments)]
+                fn inner(
+                    s: $tok,
+                    tb: &crate::rns::convert_simd::ConvTables,
+                    w: &[(u64, u64)],
+                    src: &[u64],
+                    out: &mut [u64],
+                    lift: Option<bool>,
+                    eps: f64,
+                    fallback: &mut Vec<usize>,
+                ) {
+                    crate::rns::convert_simd::convert(s, tb, w, src, out, lift, eps, fallback)
+                }
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { inner(self, tb, w, src, out, lift, eps, fallback) }
+            }
+        }
+    };
+}
+pub(crate) use convert_entry;
+
 /// Generates the `#[target_feature]` entry points of a token (see `backend::Entry`).
 macro_rules! entry_points {
     ($tok:ty, $w:ty, $isa:expr, $feat:literal) => {
