@@ -45,10 +45,11 @@ use crate::arith::Modulus;
 use crate::error::{Error, Result};
 use crate::primes::ntt_primes;
 use crate::rns::{scratch, BaseExtender, Representation, RnsContext, RnsPoly};
-use crate::sampling::Sampler;
+use crate::sampling::{Sampler, GAUSSIAN_TAIL_CUT};
 use num_bigint::{BigInt, BigUint};
 use num_traits::{Signed, Zero};
 use std::sync::Arc;
+use zeroize::Zeroizing;
 
 /// BFV parameters: ring degree, ciphertext primes, plaintext modulus, noise width.
 ///
@@ -613,17 +614,54 @@ impl Bfv {
         rng: &mut Sampler,
     ) -> Result<BfvCiphertext> {
         self.check_plain(m)?;
-        self.check_key_ctx(&pk.p0)?;
-        let u = Self::ntt(rng.ternary_poly(&self.q));
-        let e1 = rng.gaussian_poly(&self.q, self.params.sigma)?;
-        let e2 = rng.gaussian_poly(&self.q, self.params.sigma)?;
-        let mut c0 = pk.p0.mul(&u)?;
-        c0.to_coeff();
-        let c0 = c0.add(&e1)?.add(&self.scaled_plain(m))?;
-        let mut c1 = pk.p1.mul(&u)?;
-        c1.to_coeff();
-        let c1 = c1.add(&e2)?;
-        Ok(BfvCiphertext { c: vec![c0, c1] })
+        for k in [&pk.p0, &pk.p1] {
+            self.check_key_ctx(k)?;
+            if k.representation() != Representation::Ntt {
+                return Err(Error::InvalidArgument("public key not in NTT form".into()));
+            }
+        }
+        // Same draws, in the same order, as ternary_poly and gaussian_poly.
+        let n = self.params.n;
+        let u = Zeroizing::new(rng.ternary(n));
+        let e1 = Zeroizing::new(rng.gaussian(n, self.params.sigma)?);
+        let e2 = Zeroizing::new(rng.gaussian(n, self.params.sigma)?);
+        let bound = ((GAUSSIAN_TAIL_CUT * self.params.sigma).ceil() as u64).max(1);
+        // Limb by limb: u in NTT form (a pooled buffer, wiped afterwards), the two products,
+        // their inverse transforms, then + e1 + Δ m and + e2 in coefficient form.
+        let l = self.q.len();
+        let (mut c0, mut c1) = (vec![0u64; l * n], vec![0u64; l * n]);
+        let mut un = scratch::take(n);
+        let moduli = self.q.crt().moduli();
+        for (j, (md, plan)) in moduli.iter().zip(self.q.plans()).enumerate() {
+            let r = j * n..(j + 1) * n;
+            for (o, &c) in un.iter_mut().zip(u.iter()) {
+                *o = small_residue(md, c, 1);
+            }
+            plan.forward_unchecked(&mut un);
+            plan.pointwise_unchecked(&pk.p0.residues()[r.clone()], &un, &mut c0[r.clone()]);
+            plan.pointwise_unchecked(&pk.p1.residues()[r.clone()], &un, &mut c1[r.clone()]);
+            plan.inverse_unchecked(&mut c0[r.clone()]);
+            plan.inverse_unchecked(&mut c1[r.clone()]);
+            let (d, dp) = (self.delta[j], md.shoup(self.delta[j]));
+            for ((((o0, o1), &x), &a), &b) in c0[r.clone()]
+                .iter_mut()
+                .zip(&mut c1[r.clone()])
+                .zip(m)
+                .zip(e1.iter())
+                .zip(e2.iter())
+            {
+                let dm = md.mul_shoup(md.reduce_u64(x), d, dp);
+                *o0 = md.add(md.add(*o0, small_residue(md, a, bound)), dm);
+                *o1 = md.add(*o1, small_residue(md, b, bound));
+            }
+        }
+        scratch::give_wiped(un);
+        Ok(BfvCiphertext {
+            c: vec![
+                RnsPoly::from_residues_unchecked(&self.q, c0, Representation::Coefficient),
+                RnsPoly::from_residues_unchecked(&self.q, c1, Representation::Coefficient),
+            ],
+        })
     }
 
     fn check_key_ctx(&self, p: &RnsPoly) -> Result<()> {
@@ -1245,6 +1283,19 @@ impl Bfv {
 }
 
 /// Zero polynomial (the `add` arm that cannot be reached with validated ciphertexts).
+/// `c mod q` for a secret `c` with `|c| <= bound` (public), branch-free: one masked addition of
+/// `q` when `bound < q`, else the general reduction.
+#[inline(always)]
+fn small_residue(m: &crate::arith::Modulus64, c: i64, bound: u64) -> u64 {
+    let q = m.value();
+    if bound < q {
+        let mask = crate::arith::ct::barrier((c >> 63) as u64);
+        (c as u64).wrapping_add(q & mask)
+    } else {
+        m.reduce_i64(c)
+    }
+}
+
 fn unreachable_zero(ctx: &Arc<RnsContext>) -> RnsPoly {
     RnsPoly::zero(ctx, Representation::Coefficient)
 }
