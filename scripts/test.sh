@@ -16,7 +16,7 @@ cargo test --workspace --exclude latpoly-py
 # best level this CPU has below the cap; tests/backends.rs compares every available backend).
 for isa in scalar avx2 avx512; do
   echo "== cargo test, LATPOLY_ISA=$isa"
-  LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns --test rns_ops --test lpr \
+  LATPOLY_ISA=$isa cargo test -p latpoly --test ntt --test rns --test rns_ops --test lpr --test bfv \
     --test ring_ntru --test ring_ntruprime --test ring_ntruplus --test kem_ntru --test kem_ntruplus --test kem_ntruprime
 done
 echo "== Miri: the scalar paths (tests/miri_scalar.rs)"

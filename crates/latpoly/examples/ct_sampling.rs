@@ -17,6 +17,11 @@
 //! Modes (first argument):
 //!
 //! * `all` (default): every sampler of `latpoly::sampling` on the poisoned seed;
+//! * `he`: LPR and BFV key generation, encryption and decryption, every secret (keys, noise,
+//!   ciphertext contents) derived from the poisoned seed, and the LPR message poisoned too. The
+//!   BFV plaintext is not poisoned: encryption checks that its coefficients are below `t` and
+//!   returns an error otherwise, a branch on the aggregate validity of the plaintext (the one
+//!   deliberate declassification; the check itself folds all coefficients without a branch);
 //! * `leaky`: a deliberately leaky control (a rejection-sampling loop whose exit depends on the
 //!   samples), which memcheck must flag, proving the poisoning reaches the samples;
 //! * `leaky-index`: a control that uses a sample as a table index, which memcheck must flag.
@@ -119,6 +124,40 @@ fn run_all() -> usize {
     calls
 }
 
+/// LPR and BFV: key generation, encryption and decryption, with the sampler poisoned (so the
+/// secret keys, the noise and the ciphertexts are too) and the LPR message poisoned.
+fn run_he() {
+    use latpoly::he::bfv::{Bfv, BfvParams};
+    use latpoly::he::lpr::{Lpr, LprParams};
+    let mut s = poisoned_sampler();
+    for (bits, t) in [(40u32, 257u64), (30, (1 << 35) - 31)] {
+        // t < 2^32 and t above the primes take the two scale-and-round paths of decryption.
+        let bfv = Bfv::new(BfvParams::new(1024, bits, 5, t).unwrap()).unwrap();
+        let keys = bfv.keygen(&mut s).unwrap();
+        let m: Vec<u64> = (0..1024u64).map(|i| i * 7919 % t).collect();
+        let c = bfv.encrypt(&keys.public, &m, &mut s).unwrap();
+        for p in c.parts() {
+            valgrind::unpoison(p.residues()); // ciphertexts are public
+        }
+        sink(bfv.decrypt(&keys.secret, &c).unwrap());
+    }
+    for params in [LprParams::n256(), LprParams::n512()] {
+        let lpr = Lpr::new(params).unwrap();
+        let (pk, sk) = lpr.keygen(&mut s).unwrap();
+        // Public keys and ciphertexts are public: encryption and decryption check their range.
+        let (a, b) = pk.parts();
+        valgrind::unpoison(a);
+        valgrind::unpoison(b);
+        let msg = vec![0xa5u8; lpr.message_len()];
+        valgrind::poison(&msg[..]);
+        let ct = lpr.encrypt(&pk, &msg, &mut s).unwrap();
+        let (u, v) = ct.parts();
+        valgrind::unpoison(u);
+        valgrind::unpoison(v);
+        sink(lpr.decrypt(&sk, &ct).unwrap());
+    }
+}
+
 /// Negative control: a naive rejection sampler (uniform mod 200 from bytes, redrawing bytes
 /// `>= 200`), whose loop exit branches on the secret; memcheck must report it.
 fn run_leaky() {
@@ -167,6 +206,10 @@ fn main() {
         "all" => {
             let calls = run_all();
             println!("ct_sampling: {calls} sampler calls on a poisoned seed done");
+        }
+        "he" => {
+            run_he();
+            println!("LPR and BFV on a poisoned seed done");
         }
         "leaky" => run_leaky(),
         "leaky-index" => run_leaky_index(),

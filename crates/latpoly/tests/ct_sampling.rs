@@ -30,6 +30,19 @@ fn samplers_have_no_secret_dependent_branches_or_indices() {
     }
 }
 
+/// LPR and BFV key generation, encryption and decryption (secret-key products, noise, message).
+#[test]
+fn lpr_and_bfv_have_no_secret_dependent_branches_or_indices() {
+    if valgrind_available() {
+        assert_clean(
+            "ct_sampling",
+            "he",
+            "avx2",
+            "LPR and BFV on a poisoned seed done",
+        );
+    }
+}
+
 #[test]
 fn valgrind_flags_a_secret_dependent_branch() {
     if valgrind_available() {

@@ -544,7 +544,8 @@ impl Bfv {
             for (d, &x) in data[i * n..(i + 1) * n].iter_mut().zip(s2.limb(i)) {
                 *d = m.add(*d, m.mul(x, h));
             }
-            bi = RnsPoly::from_residues(&self.q, data, Representation::Ntt)?;
+            // Canonical residues by construction; no range check on secret-derived data.
+            bi = RnsPoly::from_residues_unchecked(&self.q, data, Representation::Ntt);
             b.push(bi);
             av.push(ai);
         }
@@ -561,6 +562,15 @@ impl Bfv {
                 expected: self.params.n,
                 got: m.len(),
             });
+        }
+        // The plaintext is secret: fold the range test over all coefficients without a branch,
+        // then branch once on the aggregate (a rejected plaintext may be located).
+        let t = self.params.t;
+        let bad = m
+            .iter()
+            .fold(0u64, |acc, &x| acc | (1 ^ x.overflowing_sub(t).1 as u64));
+        if crate::arith::ct::barrier(bad) == 0 {
+            return Ok(());
         }
         if let Some(index) = m.iter().position(|&x| x >= self.params.t) {
             return Err(Error::CoefficientOutOfRange {

@@ -154,6 +154,24 @@ pub struct LprPublicKey {
     b: Vec<u16>,
 }
 
+impl LprPublicKey {
+    /// The NTT-form components `(a, b)` (inverse of [`Lpr::public_key_from_parts`]).
+    ///
+    /// ```
+    /// use latpoly::he::lpr::{Lpr, LprParams};
+    /// use latpoly::sampling::Sampler;
+    /// let lpr = Lpr::new(LprParams::n256())?;
+    /// let (pk, _) = lpr.keygen(&mut Sampler::from_seed([1; 32]))?;
+    /// let (a, b) = pk.parts();
+    /// assert_eq!((a.len(), b.len()), (256, 256));
+    /// assert_eq!(lpr.public_key_from_parts(a.to_vec(), b.to_vec())?, pk);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn parts(&self) -> (&[u16], &[u16]) {
+        (&self.a, &self.b)
+    }
+}
+
 /// Secret key `s` in NTT form; wiped on drop.
 ///
 /// ```
