@@ -1,8 +1,9 @@
 //! Times the KEMs of `latpoly::kem` (keypair, encapsulate, decapsulate) in µs per call, the
 //! fastest of several batches (robust on a shared machine), randomness from ChaCha20 (so the OS random source is not timed).
 //!
-//! `cargo run --release -p latpoly --example kem_bench [-- NAME]`; `LATPOLY_ISA=scalar` times the
-//! scalar ring arithmetic instead of the best backend.
+//! `cargo run --release -p latpoly --example kem_bench [-- NAME [OP]]`; `LATPOLY_ISA=scalar` times
+//! the scalar ring arithmetic instead of the best backend. With `OP` (`keypair`, `encaps` or
+//! `decaps`) only that operation runs, in a loop of a few seconds (for `perf record`).
 
 use latpoly::kem::{all, DynKem, RandomSource};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
@@ -63,9 +64,34 @@ fn bench(kem: &dyn DynKem, rng: &mut ChaCha) -> (f64, f64, f64) {
     (keypair, enc, dec)
 }
 
+/// Runs one operation of `kem` in a loop (about 20,000 calls), for a profiler.
+fn profile(kem: &dyn DynKem, op: &str, rng: &mut ChaCha) {
+    let (pk, sk) = kem.keypair(rng).unwrap();
+    let (ct, _) = kem.encapsulate(&pk, rng).unwrap();
+    for _ in 0..20_000 {
+        match op {
+            "keypair" => drop(black_box(kem.keypair(rng).unwrap())),
+            "encaps" => drop(black_box(kem.encapsulate(black_box(&pk), rng).unwrap())),
+            "decaps" => drop(black_box(
+                kem.decapsulate(black_box(&sk), black_box(&ct)).unwrap(),
+            )),
+            other => panic!("unknown operation {other}: keypair, encaps or decaps"),
+        }
+    }
+}
+
 fn main() {
     let only = std::env::args().nth(1);
+    let op = std::env::args().nth(2);
     let mut rng = ChaCha(ChaCha20Rng::seed_from_u64(1));
+    if let (Some(name), Some(op)) = (&only, &op) {
+        let kem = all()
+            .into_iter()
+            .find(|k| k.name() == name)
+            .expect("unknown KEM name");
+        profile(kem, op, &mut rng);
+        return;
+    }
     println!(
         "# µs per call, fastest of 11 batches; NTRU+ ring backend: {}, NTRU Prime ring backend: {}",
         latpoly::rings::ntruplus::isa(),

@@ -106,8 +106,81 @@ pub fn encode(r: &[u16], m: &[u16]) -> Result<Vec<u8>> {
         )));
     }
     let mut out = Vec::with_capacity(encoded_len_unchecked(m));
-    encode_into(&mut out, r, m);
+    match m.first() {
+        Some(&m0) if m.iter().all(|&x| x == m0) => encode_uniform(&mut out, r, m0),
+        _ => encode_into(&mut out, r, m),
+    }
     Ok(out)
+}
+
+/// [`encode_into`] when every bound equals `m0`: every level has one bound for all values but
+/// the last, so the number of bytes each merged pair emits is fixed per level and the pairs are
+/// merged in place (value `k` of the next level overwrites slot `k`, after slots `2k`, `2k+1`
+/// were read). Same bytes as `encode_into` (checked by the tests); branch-free in the values.
+pub(crate) fn encode_uniform(out: &mut Vec<u8>, r: &[u16], m0: u16) {
+    let n = r.len();
+    if n == 0 {
+        return;
+    }
+    let mut buf: Vec<u32> = r.iter().map(|&x| u32::from(x)).collect();
+    let (mut len, mut reg, mut last) = (n, u32::from(m0), u32::from(m0));
+    // Appends the low `bytes` bytes of x (least significant first); returns the rest.
+    let emit = |out: &mut Vec<u8>, mut x: u32, bytes: usize| -> u32 {
+        for _ in 0..bytes {
+            out.push(x as u8);
+            x >>= 8;
+        }
+        x
+    };
+    while len > 1 {
+        let half = len / 2;
+        let even = len % 2 == 0;
+        let regular = if even { half - 1 } else { half };
+        let (reg_bytes, reg_next) = merge(reg * reg);
+        match reg_bytes {
+            0 => {
+                for k in 0..regular {
+                    buf[k] = buf[2 * k] + buf[2 * k + 1] * reg;
+                }
+            }
+            1 => {
+                for k in 0..regular {
+                    let x = buf[2 * k] + buf[2 * k + 1] * reg;
+                    out.push(x as u8);
+                    buf[k] = x >> 8;
+                }
+            }
+            _ => {
+                for k in 0..regular {
+                    let x = buf[2 * k] + buf[2 * k + 1] * reg;
+                    out.extend_from_slice(&[x as u8, (x >> 8) as u8]);
+                    buf[k] = x >> 16;
+                }
+            }
+        }
+        let last_next = if even {
+            let k = half - 1;
+            let (last_bytes, next) = merge(reg * last);
+            buf[k] = emit(out, buf[2 * k] + buf[2 * k + 1] * reg, last_bytes);
+            next
+        } else {
+            buf[half] = buf[len - 1];
+            last
+        };
+        let next_len = len.div_ceil(2);
+        (reg, last) = if next_len == 1 {
+            (last_next, last_next)
+        } else {
+            (reg_next, last_next)
+        };
+        len = next_len;
+    }
+    let (mut x, mut m) = (buf[0], last);
+    while m > 1 {
+        out.push(x as u8);
+        x >>= 8;
+        m = (m + 255) >> 8;
+    }
 }
 
 /// The reference's recursion, level by level: each level merges neighbours pairwise, emitting
@@ -171,7 +244,181 @@ pub fn decode(s: &[u8], m: &[u16]) -> Result<Vec<u16>> {
             got: s.len(),
         });
     }
-    Ok(decode_levels(s, m))
+    Ok(match m.first() {
+        Some(&m0) if m.iter().all(|&x| x == m0) => decode_uniform(s, m0, m.len()),
+        _ => decode_levels(s, m),
+    })
+}
+
+/// One level of [`decode_uniform`]'s schedule: `len` values whose bounds are `reg`, except the
+/// last (`last`); pairs of the level take `reg_bytes` bytes each (the last pair `last_bytes`),
+/// starting at byte `pos`.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    len: usize,
+    reg: u32,
+    last: u32,
+    reg_bytes: usize,
+    last_bytes: usize,
+    pos: usize,
+}
+
+/// Bytes a merged pair of bound product `b` leaves at its level (0, 1 or 2) and the bound of
+/// the merged value at the next level, as in the reference.
+#[inline(always)]
+fn merge(b: u32) -> (usize, u32) {
+    if b > 256 * 16383 {
+        (2, (((b + 255) >> 8) + 255) >> 8)
+    } else if b >= LIMIT {
+        (1, (b + 255) >> 8)
+    } else {
+        (0, b)
+    }
+}
+
+/// `(x / m, x mod m)` for `x < 2^32`, `1 <= m < 2^14`, with `c = ceil(2^64 / m)` (`m >= 2`;
+/// for `m = 1` the caller passes `c = 0` and gets `(x, 0)`): exact since `64 >= 32 + 14`.
+#[inline(always)]
+fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
+    let q = if c == 0 {
+        x
+    } else {
+        ((u128::from(x) * u128::from(c)) >> 64) as u32
+    };
+    (q, x - q * m)
+}
+
+#[inline(always)]
+fn recip(m: u32) -> u64 {
+    if m <= 1 {
+        0
+    } else {
+        u64::MAX / u64::from(m) + 1
+    }
+}
+
+/// [`decode_levels`] when every bound equals `m0` (the NTRU Prime ring elements and rounded
+/// ciphertexts): then every level has one bound for all values but the last, so the schedule
+/// (bounds, byte counts, byte offsets) takes O(log n) work, the low bytes are read in place, and
+/// the values are split level by level in one buffer, top down, with a reciprocal per level.
+/// Same output as `decode_levels` for every input (checked by the tests). Branch-free in the
+/// data; the loop structure depends only on the public `m0` and `n`.
+pub(crate) fn decode_uniform(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
+    if n == 0 {
+        return Vec::new();
+    }
+    // The schedule, bottom up.
+    let mut levels: Vec<Level> = Vec::with_capacity(16);
+    let (mut len, mut reg, mut last, mut pos) = (n, u32::from(m0), u32::from(m0), 0usize);
+    while len > 1 {
+        let half = len / 2;
+        let (reg_bytes, reg_next) = merge(reg * reg);
+        // The last pair is (reg, last) when len is even; when len is odd, `last` is carried.
+        let (last_bytes, last_next) = if len % 2 == 0 {
+            merge(reg * last)
+        } else {
+            (0, last)
+        };
+        let pair_bytes = if len % 2 == 0 {
+            (half - 1) * reg_bytes + last_bytes
+        } else {
+            half * reg_bytes
+        };
+        levels.push(Level {
+            len,
+            reg,
+            last,
+            reg_bytes,
+            last_bytes,
+            pos,
+        });
+        pos += pair_bytes;
+        // Next level: ceil(len / 2) values, all `reg_next` but the last.
+        let next_len = len.div_ceil(2);
+        (reg, last) = if next_len == 1 {
+            (last_next, last_next)
+        } else {
+            (reg_next, last_next)
+        };
+        len = next_len;
+    }
+    let top = last;
+    // Two buffers, levels alternating between them (no store-to-load aliasing in the loops).
+    let mut upper = vec![0u32; n];
+    let mut cur = vec![0u32; n];
+    upper[0] = if top == 1 {
+        0
+    } else if top <= 256 {
+        u32::from(mod_u14(u32::from(s[pos]), top as u16))
+    } else {
+        u32::from(mod_u14(
+            u32::from(s[pos]) + (u32::from(s[pos + 1]) << 8),
+            top as u16,
+        ))
+    };
+    debug_assert_eq!(pos + usize::from(top > 1) + usize::from(top > 256), s.len());
+    for lv in levels.iter().rev() {
+        let half = lv.len / 2;
+        let even = lv.len % 2 == 0;
+        // The last pair of an even level has bounds (reg, last); an odd level carries its last
+        // value.
+        let regular = if even { half - 1 } else { half };
+        let (m, c) = (lv.reg, recip(lv.reg));
+        let bytes = &s[lv.pos..];
+        let up = &upper[..half + 1];
+        let out = &mut cur[..lv.len];
+        match lv.reg_bytes {
+            0 => split_pairs(out, up, regular, m, c, |_| (0, 1)),
+            1 => split_pairs(out, up, regular, m, c, |k| (u32::from(bytes[k]), 256)),
+            _ => split_pairs(out, up, regular, m, c, |k| {
+                (
+                    u32::from(bytes[2 * k]) | u32::from(bytes[2 * k + 1]) << 8,
+                    65536,
+                )
+            }),
+        }
+        if even {
+            let k = half - 1;
+            let at = regular * lv.reg_bytes;
+            let (r, t) = match lv.last_bytes {
+                0 => (0, 1),
+                1 => (u32::from(bytes[at]), 256),
+                _ => (u32::from(bytes[at]) | u32::from(bytes[at + 1]) << 8, 65536),
+            };
+            let (q, r0) = divmod_c(r + t * up[k], lv.reg, recip(lv.reg));
+            out[2 * k] = r0;
+            out[2 * k + 1] = divmod_c(q, lv.last, recip(lv.last)).1;
+        } else {
+            out[lv.len - 1] = up[half];
+        }
+        std::mem::swap(&mut upper, &mut cur);
+    }
+    upper.truncate(n);
+    upper.into_iter().map(|x| x as u16).collect()
+}
+
+/// Splits the first `regular` values of `up` into pairs of `out` (bound `m` for both, `c` its
+/// reciprocal), the low part `(r, t)` of pair `k` given by `low(k)`.
+#[inline(always)]
+fn split_pairs(
+    out: &mut [u32],
+    up: &[u32],
+    regular: usize,
+    m: u32,
+    c: u64,
+    low: impl Fn(usize) -> (u32, u32),
+) {
+    for (k, (pair, &u)) in out[..2 * regular]
+        .chunks_exact_mut(2)
+        .zip(&up[..regular])
+        .enumerate()
+    {
+        let (r, t) = low(k);
+        let (q, r0) = divmod_c(r + t * u, m, c);
+        pair[0] = r0;
+        // q mod m: only needed for invalid inputs (as in the reference).
+        pair[1] = divmod_c(q, m, c).1;
+    }
 }
 
 /// Constant-time division of 32-bit values by a public `1 <= m < 2^14` with a cached
@@ -287,4 +534,57 @@ pub(crate) fn decode_levels(s: &[u8], m: &[u16]) -> Vec<u16> {
         upper = cur;
     }
     upper
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift bytes: arbitrary (mostly invalid) encodings.
+    fn bytes(seed: u64, len: usize) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    /// The uniform-bound fast paths equal the reference recursion (decoding: on every input,
+    /// valid or not; encoding: byte for byte): all lengths up to 300 and the NTRU Prime sizes,
+    /// bounds at the edges of the byte thresholds.
+    #[test]
+    fn uniform_decode_matches_reference_recursion() {
+        let bounds = [
+            1u16, 2, 3, 255, 256, 257, 1531, 4591, 16383, 127, 128, 129, 4095, 4096, 8191,
+        ];
+        let lens: Vec<usize> = (1..=300).chain([511, 512, 761, 1013, 1024]).collect();
+        for &m0 in &bounds {
+            for &n in &lens {
+                let m = vec![m0; n];
+                let len = encoded_len_unchecked(&m);
+                for seed in 0..3u64 {
+                    let s = bytes(seed * 7919 + n as u64 * 31 + u64::from(m0), len);
+                    assert_eq!(
+                        decode_uniform(&s, m0, n),
+                        decode_levels(&s, &m),
+                        "m0={m0} n={n} seed={seed}"
+                    );
+                }
+                // Valid encodings round-trip.
+                let v: Vec<u16> = (0..n)
+                    .map(|i| ((i * 2654435761) % usize::from(m0)) as u16)
+                    .collect();
+                let mut out = Vec::new();
+                encode_into(&mut out, &v, &m);
+                assert_eq!(decode_uniform(&out, m0, n), v, "m0={m0} n={n}");
+                let mut fast = Vec::new();
+                encode_uniform(&mut fast, &v, m0);
+                assert_eq!(fast, out, "encode m0={m0} n={n}");
+            }
+        }
+    }
 }

@@ -438,7 +438,7 @@ pub(crate) mod unchecked {
             .map(|&x| ((i32::from(x + Q12) * 10923) >> 15) as u16)
             .collect();
         let mut out = Vec::with_capacity(ROUNDED_BYTES);
-        encode::encode_into(&mut out, &rr, &[ROUNDED_M; P]);
+        encode::encode_uniform(&mut out, &rr, ROUNDED_M);
         out
     }
 
@@ -595,7 +595,7 @@ pub fn rq_encode(r: &[i16]) -> Result<Vec<u8>> {
     check_centred(r)?;
     let rr: Vec<u16> = r.iter().map(|&x| (x + Q12) as u16).collect();
     let mut out = Vec::with_capacity(RQ_BYTES);
-    encode::encode_into(&mut out, &rr, &[Q; P]);
+    encode::encode_uniform(&mut out, &rr, Q);
     debug_assert_eq!(out.len(), RQ_BYTES);
     Ok(out)
 }
@@ -613,7 +613,7 @@ pub fn rq_encode(r: &[i16]) -> Result<Vec<u8>> {
 /// ```
 pub fn rq_decode(s: &[u8]) -> Result<Vec<i16>> {
     check_len(s.len(), RQ_BYTES)?;
-    let r = encode::decode_levels(s, &[Q; P]);
+    let r = encode::decode_uniform(s, Q, P);
     Ok(r.iter().map(|&x| x as i16 - Q12).collect())
 }
 
@@ -637,7 +637,7 @@ pub fn rounded_encode(r: &[i16]) -> Result<Vec<u8>> {
         .map(|&x| ((i32::from(x + Q12) * 10923) >> 15) as u16)
         .collect();
     let mut out = Vec::with_capacity(ROUNDED_BYTES);
-    encode::encode_into(&mut out, &rr, &[ROUNDED_M; P]);
+    encode::encode_uniform(&mut out, &rr, ROUNDED_M);
     debug_assert_eq!(out.len(), ROUNDED_BYTES);
     Ok(out)
 }
@@ -654,7 +654,7 @@ pub fn rounded_encode(r: &[i16]) -> Result<Vec<u8>> {
 /// ```
 pub fn rounded_decode(s: &[u8]) -> Result<Vec<i16>> {
     check_len(s.len(), ROUNDED_BYTES)?;
-    let r = encode::decode_levels(s, &[ROUNDED_M; P]);
+    let r = encode::decode_uniform(s, ROUNDED_M, P);
     Ok(r.iter().map(|&x| 3 * x as i16 - Q12).collect())
 }
 
