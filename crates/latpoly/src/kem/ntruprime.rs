@@ -146,11 +146,21 @@ fn small_random(rng: &mut dyn RandomSource) -> Zeroizing<Vec<i8>> {
 fn expand(k: &[u8; 32]) -> Zeroizing<[u32; P]> {
     let cipher = Aes256::new(k.into());
     let mut stream = Zeroizing::new([0u8; 4 * P + 12]);
+    // All counter blocks at once: the AES-NI backend pipelines several blocks per call.
     for (ctr, chunk) in stream.chunks_mut(16).enumerate() {
-        let mut block = (ctr as u128).to_be_bytes().into();
-        cipher.encrypt_block(&mut block);
-        chunk.copy_from_slice(&block[..chunk.len()]);
-        block.as_mut_slice().zeroize();
+        chunk.copy_from_slice(&(ctr as u128).to_be_bytes()[..chunk.len()]);
+    }
+    let blocks = stream.len() / 16;
+    let mut buf: Vec<aes::Block> = stream
+        .chunks_exact(16)
+        .map(|c| *aes::Block::from_slice(c))
+        .collect();
+    // The last partial block: 4p + 12 = 3056 = 16 * 191, so there is none.
+    debug_assert_eq!(blocks * 16, stream.len());
+    cipher.encrypt_blocks(&mut buf);
+    for (chunk, b) in stream.chunks_exact_mut(16).zip(buf.iter_mut()) {
+        chunk.copy_from_slice(b);
+        b.as_mut_slice().zeroize();
     }
     let mut l = Zeroizing::new([0u32; P]);
     for (x, b) in l.iter_mut().zip(stream.chunks_exact(4)) {
