@@ -1,10 +1,13 @@
 //! AVX2 twin of the scalar sorting network: a bitonic network on 8-lane `u32` vectors.
 //!
-//! The input is padded with `u32::MAX` to a power of two `N >= 16`, sorted by the bitonic
-//! network (`log2(N)(log2(N)+1)/2` stages of `N/2` compare-exchanges), and the first `n`
-//! words are copied back (the padding sorts to the end). Every stage is a fixed sequence of
-//! vector `min`/`max`, lane permutations and blends whose order and addresses depend only on
-//! the length, so no branch and no memory index depends on the values.
+//! The input is padded with `u32::MAX` to a power of two `N >= 16` and laid out lane-major
+//! (element `i` in lane `i / (N/8)` of vector `i mod (N/8)`), sorted by the bitonic network
+//! (`log2(N)(log2(N)+1)/2` stages of `N/2` compare-exchanges), and the first `n` words are read
+//! back (the padding sorts to the end). In this layout all stages of distance below `N/8` are
+//! plain vector `min`/`max` between vectors; only the (at most three per merge) stages of larger
+//! distance permute lanes. Every stage is a fixed sequence of vector `min`/`max`, lane
+//! permutations and blends whose order and addresses depend only on the length, so no branch
+//! and no memory index depends on the values.
 //!
 //! A [`Avx2Sort`] token can only be built by `try_new`, which checks the CPU at run time;
 //! holding one is the proof the `unsafe` intrinsic calls below rely on.
@@ -12,6 +15,7 @@
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
+use zeroize::Zeroize;
 
 /// Proof that the CPU runs AVX2.
 #[derive(Clone, Copy, Debug)]
@@ -36,66 +40,72 @@ impl Avx2Sort {
         }
         let big = n.next_power_of_two().max(16);
         let vecs = big / 8;
-        let mut v: Vec<__m256i> = Vec::with_capacity(vecs);
-        for k in 0..vecs {
-            let mut lane = [u32::MAX; 8];
-            let lo = (8 * k).min(n);
-            let hi = (8 * k + 8).min(n);
-            lane[..hi - lo].copy_from_slice(&x[lo..hi]);
-            // SAFETY: AVX2 (token); `lane` has 8 readable u32.
-            v.push(unsafe { _mm256_loadu_si256(lane.as_ptr().cast()) });
+        // Lane-major layout: element i lives in lane i / vecs of vector i % vecs, so partners at
+        // distance j < vecs are in different vectors (plain min/max) and only the stages with
+        // j >= vecs (at most three per merge) permute lanes. Positions depend only on i.
+        let mut tmp = vec![u32::MAX; big];
+        for (i, &xi) in x.iter().enumerate() {
+            tmp[(i % vecs) * 8 + i / vecs] = xi;
         }
-        // lane index vector and per-lane helpers for the in-vector stages
-        // SAFETY: AVX2 (token) for every intrinsic of this function; no memory access.
+        let mut v: Vec<__m256i> = tmp
+            .chunks_exact(8)
+            // SAFETY: AVX2 (token); each chunk has 8 readable u32.
+            .map(|c| unsafe { _mm256_loadu_si256(c.as_ptr().cast()) })
+            .collect();
+        // SAFETY: AVX2 (token) for every intrinsic below; no memory access.
         let lane_idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let zero = _mm256_setzero_si256();
+        // All-ones in the lanes l with l & bit == 0.
+        let clear = |bit: usize| {
+            _mm256_cmpeq_epi32(
+                _mm256_and_si256(lane_idx, _mm256_set1_epi32(bit as i32)),
+                zero,
+            )
+        };
         let mut k = 2;
         while k <= big {
             let mut j = k / 2;
             while j > 0 {
-                if j >= 8 {
-                    // partners in different vectors, same lane; direction constant per vector
-                    let (jv, kv) = (j / 8, k / 8);
-                    for a in 0..vecs {
-                        let b = a ^ jv;
-                        if b > a {
-                            let (mn, mx) =
-                                (_mm256_min_epu32(v[a], v[b]), _mm256_max_epu32(v[a], v[b]));
-                            if a & kv == 0 {
-                                (v[a], v[b]) = (mn, mx);
-                            } else {
-                                (v[a], v[b]) = (mx, mn);
+                if j < vecs {
+                    // Partners in vectors a and a ^ j, same lane. The pair sorts ascending iff
+                    // bit k of the lower element's index a + vecs l is clear.
+                    if k < vecs {
+                        for a in 0..vecs {
+                            let b = a ^ j;
+                            if b > a {
+                                let (mn, mx) =
+                                    (_mm256_min_epu32(v[a], v[b]), _mm256_max_epu32(v[a], v[b]));
+                                (v[a], v[b]) = if a & k == 0 { (mn, mx) } else { (mx, mn) };
+                            }
+                        }
+                    } else {
+                        let asc = clear(k / vecs);
+                        for a in 0..vecs {
+                            let b = a ^ j;
+                            if b > a {
+                                let (mn, mx) =
+                                    (_mm256_min_epu32(v[a], v[b]), _mm256_max_epu32(v[a], v[b]));
+                                v[a] = _mm256_blendv_epi8(mx, mn, asc);
+                                v[b] = _mm256_blendv_epi8(mn, mx, asc);
                             }
                         }
                     }
                 } else {
-                    // partners inside a vector: lane l with lane l ^ j
-                    let jj = _mm256_set1_epi32(j as i32);
-                    let lower =
-                        _mm256_cmpeq_epi32(_mm256_and_si256(lane_idx, jj), _mm256_setzero_si256());
-                    for (a, va) in v.iter_mut().enumerate() {
-                        let w = match j {
+                    // Partners in lanes l and l ^ (j / vecs) of the same vector; k > j, so the
+                    // direction also depends on the lane only.
+                    let jl = j / vecs;
+                    let lower = clear(jl);
+                    let asc = clear(k / vecs);
+                    // the minimum goes where "lower" equals "ascending"
+                    let take_min =
+                        _mm256_xor_si256(_mm256_xor_si256(lower, asc), _mm256_set1_epi32(-1));
+                    for va in v.iter_mut() {
+                        let w = match jl {
                             4 => _mm256_permute2x128_si256::<0x01>(*va, *va),
                             2 => _mm256_shuffle_epi32::<0b01_00_11_10>(*va),
                             _ => _mm256_shuffle_epi32::<0b10_11_00_01>(*va),
                         };
                         let (mn, mx) = (_mm256_min_epu32(*va, w), _mm256_max_epu32(*va, w));
-                        // ascending lanes: bit k of the element index is 0
-                        let asc = if k >= 8 {
-                            if (8 * a) & k == 0 {
-                                _mm256_set1_epi32(-1)
-                            } else {
-                                _mm256_setzero_si256()
-                            }
-                        } else {
-                            let kk = _mm256_set1_epi32(k as i32);
-                            _mm256_cmpeq_epi32(
-                                _mm256_and_si256(lane_idx, kk),
-                                _mm256_setzero_si256(),
-                            )
-                        };
-                        // the minimum goes where "lower" equals "ascending"
-                        let take_min =
-                            _mm256_xor_si256(_mm256_xor_si256(lower, asc), _mm256_set1_epi32(-1));
                         *va = _mm256_blendv_epi8(mx, mn, take_min);
                     }
                 }
@@ -103,18 +113,15 @@ impl Avx2Sort {
             }
             k *= 2;
         }
-        for (k, va) in v.iter().enumerate() {
-            let mut lane = [0u32; 8];
-            // SAFETY: AVX2 (token); `lane` has 8 writable u32.
-            unsafe { _mm256_storeu_si256(lane.as_mut_ptr().cast(), *va) };
-            let lo = (8 * k).min(n);
-            let hi = (8 * k + 8).min(n);
-            x[lo..hi].copy_from_slice(&lane[..hi - lo]);
+        for (c, va) in tmp.chunks_exact_mut(8).zip(v.iter_mut()) {
+            // SAFETY: AVX2 (token); each chunk has 8 writable u32.
+            unsafe { _mm256_storeu_si256(c.as_mut_ptr().cast(), *va) };
+            *va = zero; // wipe the copies (the values may be secret)
         }
-        // wipe the copies (the values may be secret)
-        for va in v.iter_mut() {
-            *va = _mm256_setzero_si256();
+        for (i, xi) in x.iter_mut().enumerate() {
+            *xi = tmp[(i % vecs) * 8 + i / vecs];
         }
+        tmp.zeroize();
         core::hint::black_box(&v);
     }
 }

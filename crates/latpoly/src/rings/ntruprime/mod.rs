@@ -74,10 +74,10 @@ mod scalar;
 mod x86;
 
 pub use encode::{decode, encode, encoded_len};
-/// `Fq_freeze` / `F3_freeze` of the reference, for the KEMs built on this ring.
-pub(crate) use scalar::fq_freeze;
 #[cfg(test)]
 pub(crate) use scalar::f3_freeze;
+/// `Fq_freeze` / `F3_freeze` of the reference, for the KEMs built on this ring.
+pub(crate) use scalar::fq_freeze;
 
 use crate::error::{Error, Result};
 use crate::isa::Isa;
