@@ -251,6 +251,17 @@ impl Backend {
         }
     }
 
+    /// `poly_R2_inv`, compiled for this backend's instruction set (same result everywhere).
+    fn r2_inv(self, a: &[u16], out: &mut [u16]) {
+        match self {
+            Backend::Scalar => reference::r2_inv(a, out),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.r2_inv(a, out),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.r2_inv(a, out),
+        }
+    }
+
     fn isa(self) -> Isa {
         match self {
             Backend::Scalar => Isa::Scalar,
@@ -417,7 +428,7 @@ fn check_n(p: NtruParams, lens: &[usize]) -> Result<()> {
 /// ```
 pub fn poly_r2_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
     check_n(params, &[a.len(), out.len()])?;
-    reference::r2_inv(a, out);
+    default_backend().r2_inv(a, out);
     Ok(())
 }
 
@@ -445,8 +456,8 @@ pub fn poly_r2_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()>
 pub fn poly_rq_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
     check_n(params, &[a.len(), out.len()])?;
     let mut ai = vec![0u16; params.n()];
-    reference::r2_inv(a, &mut ai);
     let backend = default_backend();
+    backend.r2_inv(a, &mut ai);
     reference::r2_inv_to_rq_inv(&ai, a, out, &|x, y, z| backend.mul(params, x, y, z));
     Ok(())
 }

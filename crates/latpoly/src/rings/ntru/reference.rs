@@ -12,6 +12,7 @@
 //! (or unswitch a loop on them).
 
 use crate::arith::ct::barrier;
+use zeroize::Zeroize;
 
 /// `a mod 3` for any `u16`. The reference `mod3(uint16_t)` folds `a` and ends with a mask
 /// select; it returns the exact residue (checked exhaustively in the tests), so this computes the
@@ -162,7 +163,85 @@ pub(crate) fn lift_hrss(a: &[u16], r: &mut [u16], q: u16) {
 ///
 /// Bit-sliced: every polynomial is a little-endian array of 64-bit words (bit `i` = coefficient
 /// `i`), which runs the reference's exact step sequence on whole words.
+#[inline(always)]
 pub(crate) fn r2_inv(a: &[u16], r: &mut [u16]) {
+    // one monomorphised copy per word count of the NTRU degrees (and of the tests' degrees)
+    match a.len().div_ceil(64) {
+        1 => r2_inv_words::<1>(a, r),
+        2 => r2_inv_words::<2>(a, r),
+        8 => r2_inv_words::<8>(a, r),
+        11 => r2_inv_words::<11>(a, r),
+        13 => r2_inv_words::<13>(a, r),
+        _ => r2_inv_any(a, r),
+    }
+}
+
+/// [`r2_inv`] for `n` of `W` words: fixed-size arrays, so every word loop is unrolled (and
+/// vectorised where the backend's instruction set allows).
+#[inline(always)]
+fn r2_inv_words<const W: usize>(a: &[u16], r: &mut [u16]) {
+    let n = a.len();
+    debug_assert_eq!(n.div_ceil(64), W);
+    let top_mask = if n.is_multiple_of(64) {
+        u64::MAX
+    } else {
+        (1u64 << (n % 64)) - 1
+    };
+    let mut f = [u64::MAX; W];
+    f[W - 1] = top_mask;
+    let mut g = [0u64; W];
+    let mut v = [0u64; W];
+    let mut w = [0u64; W];
+    w[0] = 1;
+    let last = a[n - 1];
+    for (i, &ai) in a[..n - 1].iter().enumerate() {
+        let bit = u64::from((ai ^ last) & 1);
+        let pos = n - 2 - i;
+        g[pos / 64] |= bit << (pos % 64);
+    }
+    let mut delta: i32 = 1;
+    for _ in 0..2 * (n - 1) - 1 {
+        // v = x · v (drop the coefficient that leaves degree n - 1)
+        for k in (1..W).rev() {
+            v[k] = (v[k] << 1) | (v[k - 1] >> 63);
+        }
+        v[0] <<= 1;
+        v[W - 1] &= top_mask;
+
+        let g0 = (g[0] & 1) as i32;
+        let sign = barrier((g[0] & f[0] & 1).wrapping_neg());
+        // swap = -1 iff delta > 0 and g[0] != 0
+        let swap = barrier(((((-delta) & (-g0)) >> 31) as i64) as u64);
+        delta ^= (swap as i32) & (delta ^ -delta);
+        delta += 1;
+
+        for k in 0..W {
+            let t = swap & (f[k] ^ g[k]);
+            f[k] ^= t;
+            g[k] ^= t ^ (sign & f[k]);
+            let t = swap & (v[k] ^ w[k]);
+            v[k] ^= t;
+            w[k] ^= t ^ (sign & v[k]);
+        }
+        // g = g / x (the constant term is zero by now)
+        for k in 0..W - 1 {
+            g[k] = (g[k] >> 1) | (g[k + 1] << 63);
+        }
+        g[W - 1] >>= 1;
+    }
+    for (i, ri) in r[..n - 1].iter_mut().enumerate() {
+        let pos = n - 2 - i;
+        *ri = ((v[pos / 64] >> (pos % 64)) & 1) as u16;
+    }
+    r[n - 1] = 0;
+    f.zeroize();
+    g.zeroize();
+    v.zeroize();
+    w.zeroize();
+}
+
+/// [`r2_inv`] for any word count (heap-allocated words): the fallback and the test oracle.
+fn r2_inv_any(a: &[u16], r: &mut [u16]) {
     let n = a.len();
     let words = n.div_ceil(64);
     let top_mask = if n.is_multiple_of(64) {
@@ -561,6 +640,24 @@ mod tests {
         }
         for a in 0..=9u8 {
             assert_eq!(mod3_small(a), mod3_small_reference(a));
+        }
+    }
+
+    #[test]
+    fn fixed_width_r2_inv_matches_any_width() {
+        for n in [5usize, 63, 64, 65, 127, 128, 200, 509, 677, 701, 821] {
+            for seed in 0..12u32 {
+                let a: Vec<u16> = (0..n as u32)
+                    .map(|i| {
+                        let x = i.wrapping_mul(0x9e37_79b9) ^ seed.wrapping_mul(0x85eb_ca6b);
+                        (x ^ (x >> 13)) as u16
+                    })
+                    .collect();
+                let (mut r1, mut r2) = (vec![0u16; n], vec![0u16; n]);
+                r2_inv(&a, &mut r1);
+                r2_inv_any(&a, &mut r2);
+                assert_eq!(r1, r2, "n = {n}, seed = {seed}");
+            }
         }
     }
 

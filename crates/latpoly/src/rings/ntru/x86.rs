@@ -46,6 +46,17 @@ impl Avx2Lanes {
         // SAFETY: the token proves AVX2.
         unsafe { self.tf_s3_inv(a, r) }
     }
+
+    #[target_feature(enable = "avx2")]
+    fn tf_r2_inv(self, a: &[u16], r: &mut [u16]) {
+        super::reference::r2_inv(a, r)
+    }
+
+    /// The bit-sliced `poly_R2_inv` compiled for AVX2 (its word loops vectorise).
+    pub(crate) fn r2_inv(self, a: &[u16], r: &mut [u16]) {
+        // SAFETY: the token proves AVX2.
+        unsafe { self.tf_r2_inv(a, r) }
+    }
 }
 
 impl Lanes for Avx2Lanes {
@@ -162,6 +173,17 @@ impl Avx512Lanes {
     pub(crate) fn s3_inv(self, a: &[u16], r: &mut [u16]) {
         // SAFETY: the token proves AVX-512F and AVX-512BW.
         unsafe { self.tf_s3_inv(a, r) }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn tf_r2_inv(self, a: &[u16], r: &mut [u16]) {
+        super::reference::r2_inv(a, r)
+    }
+
+    /// The bit-sliced `poly_R2_inv` compiled for AVX-512 (its word loops vectorise).
+    pub(crate) fn r2_inv(self, a: &[u16], r: &mut [u16]) {
+        // SAFETY: the token proves AVX-512F and AVX-512BW.
+        unsafe { self.tf_r2_inv(a, r) }
     }
 }
 
