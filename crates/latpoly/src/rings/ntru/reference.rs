@@ -176,10 +176,79 @@ pub(crate) fn r2_inv(a: &[u16], r: &mut [u16]) {
     }
 }
 
+/// A GF(2) polynomial bit-sliced into `W` 64-bit words (bit `i` = coefficient `i`).
+#[derive(Clone, Copy)]
+pub(super) struct Bits<const W: usize>(pub(super) [u64; W]);
+
+/// The operations of the `poly_R2_inv` step sequence on a bit-sliced GF(2) polynomial:
+/// implemented on words ([`Bits`]) and, in `x86.rs`, on AVX-512 registers; the driver
+/// [`r2_inv_with`] runs the same steps on either.
+pub(super) trait BitOps: Copy {
+    /// Coefficient 0 (0 or 1).
+    fn c0(&self) -> u64;
+    /// Swaps `self` and `o` where `mask` is all-ones (branch-free).
+    fn cswap(&mut self, o: &mut Self, mask: u64);
+    /// `self ^= mask & o`.
+    fn xor_masked(&mut self, o: &Self, mask: u64);
+    /// Multiplies by `x`, dropping the coefficient that leaves the `n` low bits.
+    fn shl1(&mut self, top_mask: u64);
+    /// Divides by `x` (the constant term is dropped).
+    fn shr1(&mut self);
+}
+
+impl<const W: usize> BitOps for Bits<W> {
+    #[inline(always)]
+    fn c0(&self) -> u64 {
+        self.0[0] & 1
+    }
+    #[inline(always)]
+    fn cswap(&mut self, o: &mut Self, mask: u64) {
+        for k in 0..W {
+            let t = mask & (self.0[k] ^ o.0[k]);
+            self.0[k] ^= t;
+            o.0[k] ^= t;
+        }
+    }
+    #[inline(always)]
+    fn xor_masked(&mut self, o: &Self, mask: u64) {
+        for k in 0..W {
+            self.0[k] ^= mask & o.0[k];
+        }
+    }
+    #[inline(always)]
+    fn shl1(&mut self, top_mask: u64) {
+        for k in (1..W).rev() {
+            self.0[k] = (self.0[k] << 1) | (self.0[k - 1] >> 63);
+        }
+        self.0[0] <<= 1;
+        self.0[W - 1] &= top_mask;
+    }
+    #[inline(always)]
+    fn shr1(&mut self) {
+        for k in 0..W - 1 {
+            self.0[k] = (self.0[k] >> 1) | (self.0[k + 1] << 63);
+        }
+        self.0[W - 1] >>= 1;
+    }
+}
+
 /// [`r2_inv`] for `n` of `W` words: fixed-size arrays, so every word loop is unrolled (and
 /// vectorised where the backend's instruction set allows).
 #[inline(always)]
 fn r2_inv_words<const W: usize>(a: &[u16], r: &mut [u16]) {
+    r2_inv_with::<W, Bits<W>>(a, r, |b| *b, |b| *b);
+}
+
+/// The `poly_R2_inv` step sequence on any [`BitOps`] representation `T`: the polynomials are
+/// set up as [`Bits`], converted with `to`, run through the `2(n - 1) - 1` divsteps, and read
+/// back with `from`.
+#[inline(always)]
+pub(super) fn r2_inv_with<const W: usize, T: BitOps>(
+    a: &[u16],
+    r: &mut [u16],
+    to: impl Fn(&Bits<W>) -> T,
+    from: impl Fn(&T) -> Bits<W>,
+) {
     let n = a.len();
     debug_assert_eq!(n.div_ceil(64), W);
     let top_mask = if n.is_multiple_of(64) {
@@ -187,57 +256,42 @@ fn r2_inv_words<const W: usize>(a: &[u16], r: &mut [u16]) {
     } else {
         (1u64 << (n % 64)) - 1
     };
-    let mut f = [u64::MAX; W];
-    f[W - 1] = top_mask;
-    let mut g = [0u64; W];
-    let mut v = [0u64; W];
-    let mut w = [0u64; W];
-    w[0] = 1;
+    let mut f0 = Bits([u64::MAX; W]);
+    f0.0[W - 1] = top_mask;
+    let mut g0 = Bits([0u64; W]);
+    let mut w0 = Bits([0u64; W]);
+    w0.0[0] = 1;
     let last = a[n - 1];
     for (i, &ai) in a[..n - 1].iter().enumerate() {
         let bit = u64::from((ai ^ last) & 1);
         let pos = n - 2 - i;
-        g[pos / 64] |= bit << (pos % 64);
+        g0.0[pos / 64] |= bit << (pos % 64);
     }
+    let (mut f, mut g, mut v, mut w) = (to(&f0), to(&g0), to(&Bits([0u64; W])), to(&w0));
+    g0.0.zeroize();
     let mut delta: i32 = 1;
     for _ in 0..2 * (n - 1) - 1 {
-        // v = x · v (drop the coefficient that leaves degree n - 1)
-        for k in (1..W).rev() {
-            v[k] = (v[k] << 1) | (v[k - 1] >> 63);
-        }
-        v[0] <<= 1;
-        v[W - 1] &= top_mask;
-
-        let g0 = (g[0] & 1) as i32;
-        let sign = barrier((g[0] & f[0] & 1).wrapping_neg());
+        v.shl1(top_mask);
+        let gc = g.c0();
+        let sign = barrier((gc & f.c0()).wrapping_neg());
         // swap = -1 iff delta > 0 and g[0] != 0
-        let swap = barrier(((((-delta) & (-g0)) >> 31) as i64) as u64);
+        let swap = barrier(((((-delta) & (-(gc as i32))) >> 31) as i64) as u64);
         delta ^= (swap as i32) & (delta ^ -delta);
         delta += 1;
-
-        for k in 0..W {
-            let t = swap & (f[k] ^ g[k]);
-            f[k] ^= t;
-            g[k] ^= t ^ (sign & f[k]);
-            let t = swap & (v[k] ^ w[k]);
-            v[k] ^= t;
-            w[k] ^= t ^ (sign & v[k]);
-        }
+        f.cswap(&mut g, swap);
+        v.cswap(&mut w, swap);
+        g.xor_masked(&f, sign);
+        w.xor_masked(&v, sign);
         // g = g / x (the constant term is zero by now)
-        for k in 0..W - 1 {
-            g[k] = (g[k] >> 1) | (g[k + 1] << 63);
-        }
-        g[W - 1] >>= 1;
+        g.shr1();
     }
+    let mut v = from(&v);
     for (i, ri) in r[..n - 1].iter_mut().enumerate() {
         let pos = n - 2 - i;
-        *ri = ((v[pos / 64] >> (pos % 64)) & 1) as u16;
+        *ri = ((v.0[pos / 64] >> (pos % 64)) & 1) as u16;
     }
     r[n - 1] = 0;
-    f.zeroize();
-    g.zeroize();
-    v.zeroize();
-    w.zeroize();
+    v.0.zeroize();
 }
 
 /// [`r2_inv`] for any word count (heap-allocated words): the fallback and the test oracle.
@@ -326,13 +380,53 @@ pub(crate) fn r2_inv_to_rq_inv(ai: &[u16], a: &[u16], r: &mut [u16], mul: MulFn<
 /// A GF(3) polynomial bit-sliced into two planes of `W` 64-bit words: bit `i` of `p` is set
 /// iff coefficient `i` is 1, bit `i` of `m` iff it is 2.
 #[derive(Clone, Copy)]
-struct Trits<const W: usize> {
-    p: [u64; W],
-    m: [u64; W],
+pub(super) struct Trits<const W: usize> {
+    pub(super) p: [u64; W],
+    pub(super) m: [u64; W],
+}
+
+/// The operations of the `poly_S3_inv` step sequence on a bit-sliced GF(3) polynomial:
+/// implemented on words ([`Trits`]) and, in `x86.rs`, on AVX-512 registers; the driver
+/// [`s3_inv_with`] runs the same steps on either.
+pub(super) trait TritOps: Copy {
+    /// Coefficient 0 as a value in `{0, 1, 2}`.
+    fn c0(&self) -> u8;
+    /// Swaps `self` and `o` where `mask` is all-ones (branch-free).
+    fn cswap(&mut self, o: &mut Self, mask: u64);
+    /// `self += s · o` for the scalar masks of [`scalar_masks`].
+    fn add_scaled(&mut self, o: &Self, s1: u64, s2: u64);
+    /// Multiplies by `x`, dropping the coefficient that leaves the `n` low bits (`top_mask`
+    /// masks the last word).
+    fn shl1(&mut self, top_mask: u64);
+    /// Divides by `x` (the constant term is dropped).
+    fn shr1(&mut self);
+}
+
+impl<const W: usize> TritOps for Trits<W> {
+    #[inline(always)]
+    fn c0(&self) -> u8 {
+        Trits::c0(self)
+    }
+    #[inline(always)]
+    fn cswap(&mut self, o: &mut Self, mask: u64) {
+        Trits::cswap(self, o, mask)
+    }
+    #[inline(always)]
+    fn add_scaled(&mut self, o: &Self, s1: u64, s2: u64) {
+        Trits::add_scaled(self, o, s1, s2)
+    }
+    #[inline(always)]
+    fn shl1(&mut self, top_mask: u64) {
+        Trits::shl1(self, top_mask)
+    }
+    #[inline(always)]
+    fn shr1(&mut self) {
+        Trits::shr1(self)
+    }
 }
 
 impl<const W: usize> Trits<W> {
-    const ZERO: Trits<W> = Trits {
+    pub(super) const ZERO: Trits<W> = Trits {
         p: [0; W],
         m: [0; W],
     };
@@ -406,7 +500,7 @@ impl<const W: usize> Trits<W> {
 
 /// Masks `(s == 1, s == 2)` for `s` in `{0, 1, 2}`.
 #[inline(always)]
-fn scalar_masks(s: u8) -> (u64, u64) {
+pub(super) fn scalar_masks(s: u8) -> (u64, u64) {
     let s = barrier(u64::from(s));
     ((s & 1).wrapping_neg(), (s >> 1).wrapping_neg())
 }
@@ -433,6 +527,19 @@ pub(crate) fn s3_inv(a: &[u16], r: &mut [u16]) {
 /// [`s3_inv`] for `n` of `W` words.
 #[inline(always)]
 fn s3_inv_words<const W: usize>(a: &[u16], r: &mut [u16]) {
+    s3_inv_with::<W, Trits<W>>(a, r, |t| *t, |t| *t);
+}
+
+/// The `poly_S3_inv` step sequence on any [`TritOps`] representation `T`: the polynomials are
+/// set up as [`Trits`], converted with `to`, run through the `2(n - 1) - 1` divsteps, and read
+/// back with `from`.
+#[inline(always)]
+pub(super) fn s3_inv_with<const W: usize, T: TritOps>(
+    a: &[u16],
+    r: &mut [u16],
+    to: impl Fn(&Trits<W>) -> T,
+    from: impl Fn(&T) -> Trits<W>,
+) {
     let n = a.len();
     debug_assert_eq!(n.div_ceil(64), W);
     let top_mask = if n.is_multiple_of(64) {
@@ -440,17 +547,19 @@ fn s3_inv_words<const W: usize>(a: &[u16], r: &mut [u16]) {
     } else {
         (1u64 << (n % 64)) - 1
     };
-    let mut f = Trits::<W>::ZERO;
-    f.p = [u64::MAX; W];
-    f.p[W - 1] = top_mask;
-    let mut g = Trits::<W>::ZERO;
-    let mut v = Trits::<W>::ZERO;
-    let mut w = Trits::<W>::ZERO;
-    w.p[0] = 1;
+    let mut f0 = Trits::<W>::ZERO;
+    f0.p = [u64::MAX; W];
+    f0.p[W - 1] = top_mask;
+    let mut g0 = Trits::<W>::ZERO;
+    let mut w0 = Trits::<W>::ZERO;
+    w0.p[0] = 1;
     let last = (a[n - 1] & 3) as u8;
     for (i, &ai) in a[..n - 1].iter().enumerate() {
-        g.set(n - 2 - i, mod3_small((ai & 3) as u8 + 2 * last));
+        g0.set(n - 2 - i, mod3_small((ai & 3) as u8 + 2 * last));
     }
+    let (mut f, mut g, mut v, mut w) = (to(&f0), to(&g0), to(&Trits::ZERO), to(&w0));
+    g0 = Trits::ZERO;
+    core::hint::black_box(&g0);
     let mut delta: i32 = 1;
     for _ in 0..2 * (n - 1) - 1 {
         v.shl1(top_mask);
@@ -468,6 +577,7 @@ fn s3_inv_words<const W: usize>(a: &[u16], r: &mut [u16]) {
         g.shr1();
     }
     let (s1, s2) = scalar_masks(f.c0());
+    let v = from(&v);
     for (i, ri) in r[..n - 1].iter_mut().enumerate() {
         let x = u64::from(v.get(n - 2 - i));
         let (xp, xm) = (x & 1, x >> 1);
