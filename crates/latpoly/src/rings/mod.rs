@@ -4,6 +4,7 @@
 //! Each family has a scalar reference (the specification, bit-exact with the reference C and its
 //! test vectors) and fast paths chosen at run time, all constant time.
 
+pub(crate) mod bitslice;
 pub mod ntru;
 pub mod ntruplus;
 pub mod ntruprime;

@@ -12,6 +12,9 @@
 //! (or unswitch a loop on them).
 
 use crate::arith::ct::barrier;
+pub(super) use crate::rings::bitslice::{
+    divsteps2, divsteps3, mod3_small, scalar_masks, BitOps, Bits, TritOps, Trits,
+};
 use zeroize::Zeroize;
 
 /// `a mod 3` for any `u16`. The reference `mod3(uint16_t)` folds `a` and ends with a mask
@@ -20,14 +23,6 @@ use zeroize::Zeroize;
 /// select could become.
 #[inline(always)]
 pub(crate) fn mod3_u16(a: u16) -> u16 {
-    a % 3
-}
-
-/// `a mod 3` for `a <= 9`, as the `uint8_t mod3` of `poly_s3_inv.c` (exact residue, computed
-/// without a select, see [`mod3_u16`]).
-#[inline(always)]
-fn mod3_small(a: u8) -> u8 {
-    debug_assert!(a <= 9);
     a % 3
 }
 
@@ -176,62 +171,6 @@ pub(crate) fn r2_inv(a: &[u16], r: &mut [u16]) {
     }
 }
 
-/// A GF(2) polynomial bit-sliced into `W` 64-bit words (bit `i` = coefficient `i`).
-#[derive(Clone, Copy)]
-pub(super) struct Bits<const W: usize>(pub(super) [u64; W]);
-
-/// The operations of the `poly_R2_inv` step sequence on a bit-sliced GF(2) polynomial:
-/// implemented on words ([`Bits`]) and, in `x86.rs`, on AVX-512 registers; the driver
-/// [`r2_inv_with`] runs the same steps on either.
-pub(super) trait BitOps: Copy {
-    /// Coefficient 0 (0 or 1).
-    fn c0(&self) -> u64;
-    /// Swaps `self` and `o` where `mask` is all-ones (branch-free).
-    fn cswap(&mut self, o: &mut Self, mask: u64);
-    /// `self ^= mask & o`.
-    fn xor_masked(&mut self, o: &Self, mask: u64);
-    /// Multiplies by `x`, dropping the coefficient that leaves the `n` low bits.
-    fn shl1(&mut self, top_mask: u64);
-    /// Divides by `x` (the constant term is dropped).
-    fn shr1(&mut self);
-}
-
-impl<const W: usize> BitOps for Bits<W> {
-    #[inline(always)]
-    fn c0(&self) -> u64 {
-        self.0[0] & 1
-    }
-    #[inline(always)]
-    fn cswap(&mut self, o: &mut Self, mask: u64) {
-        for k in 0..W {
-            let t = mask & (self.0[k] ^ o.0[k]);
-            self.0[k] ^= t;
-            o.0[k] ^= t;
-        }
-    }
-    #[inline(always)]
-    fn xor_masked(&mut self, o: &Self, mask: u64) {
-        for k in 0..W {
-            self.0[k] ^= mask & o.0[k];
-        }
-    }
-    #[inline(always)]
-    fn shl1(&mut self, top_mask: u64) {
-        for k in (1..W).rev() {
-            self.0[k] = (self.0[k] << 1) | (self.0[k - 1] >> 63);
-        }
-        self.0[0] <<= 1;
-        self.0[W - 1] &= top_mask;
-    }
-    #[inline(always)]
-    fn shr1(&mut self) {
-        for k in 0..W - 1 {
-            self.0[k] = (self.0[k] >> 1) | (self.0[k + 1] << 63);
-        }
-        self.0[W - 1] >>= 1;
-    }
-}
-
 /// [`r2_inv`] for `n` of `W` words: fixed-size arrays, so every word loop is unrolled (and
 /// vectorised where the backend's instruction set allows).
 #[inline(always)]
@@ -269,22 +208,7 @@ pub(super) fn r2_inv_with<const W: usize, T: BitOps>(
     }
     let (mut f, mut g, mut v, mut w) = (to(&f0), to(&g0), to(&Bits([0u64; W])), to(&w0));
     g0.0.zeroize();
-    let mut delta: i32 = 1;
-    for _ in 0..2 * (n - 1) - 1 {
-        v.shl1(top_mask);
-        let gc = g.c0();
-        let sign = barrier((gc & f.c0()).wrapping_neg());
-        // swap = -1 iff delta > 0 and g[0] != 0
-        let swap = barrier(((((-delta) & (-(gc as i32))) >> 31) as i64) as u64);
-        delta ^= (swap as i32) & (delta ^ -delta);
-        delta += 1;
-        f.cswap(&mut g, swap);
-        v.cswap(&mut w, swap);
-        g.xor_masked(&f, sign);
-        w.xor_masked(&v, sign);
-        // g = g / x (the constant term is zero by now)
-        g.shr1();
-    }
+    divsteps2(&mut f, &mut g, &mut v, &mut w, 2 * (n - 1) - 1, top_mask);
     let mut v = from(&v);
     for (i, ri) in r[..n - 1].iter_mut().enumerate() {
         let pos = n - 2 - i;
@@ -377,134 +301,6 @@ pub(crate) fn r2_inv_to_rq_inv(ai: &[u16], a: &[u16], r: &mut [u16], mul: MulFn<
     }
 }
 
-/// A GF(3) polynomial bit-sliced into two planes of `W` 64-bit words: bit `i` of `p` is set
-/// iff coefficient `i` is 1, bit `i` of `m` iff it is 2.
-#[derive(Clone, Copy)]
-pub(super) struct Trits<const W: usize> {
-    pub(super) p: [u64; W],
-    pub(super) m: [u64; W],
-}
-
-/// The operations of the `poly_S3_inv` step sequence on a bit-sliced GF(3) polynomial:
-/// implemented on words ([`Trits`]) and, in `x86.rs`, on AVX-512 registers; the driver
-/// [`s3_inv_with`] runs the same steps on either.
-pub(super) trait TritOps: Copy {
-    /// Coefficient 0 as a value in `{0, 1, 2}`.
-    fn c0(&self) -> u8;
-    /// Swaps `self` and `o` where `mask` is all-ones (branch-free).
-    fn cswap(&mut self, o: &mut Self, mask: u64);
-    /// `self += s · o` for the scalar masks of [`scalar_masks`].
-    fn add_scaled(&mut self, o: &Self, s1: u64, s2: u64);
-    /// Multiplies by `x`, dropping the coefficient that leaves the `n` low bits (`top_mask`
-    /// masks the last word).
-    fn shl1(&mut self, top_mask: u64);
-    /// Divides by `x` (the constant term is dropped).
-    fn shr1(&mut self);
-}
-
-impl<const W: usize> TritOps for Trits<W> {
-    #[inline(always)]
-    fn c0(&self) -> u8 {
-        Trits::c0(self)
-    }
-    #[inline(always)]
-    fn cswap(&mut self, o: &mut Self, mask: u64) {
-        Trits::cswap(self, o, mask)
-    }
-    #[inline(always)]
-    fn add_scaled(&mut self, o: &Self, s1: u64, s2: u64) {
-        Trits::add_scaled(self, o, s1, s2)
-    }
-    #[inline(always)]
-    fn shl1(&mut self, top_mask: u64) {
-        Trits::shl1(self, top_mask)
-    }
-    #[inline(always)]
-    fn shr1(&mut self) {
-        Trits::shr1(self)
-    }
-}
-
-impl<const W: usize> Trits<W> {
-    pub(super) const ZERO: Trits<W> = Trits {
-        p: [0; W],
-        m: [0; W],
-    };
-
-    /// Coefficient 0 as a value in `{0, 1, 2}`.
-    #[inline(always)]
-    fn c0(&self) -> u8 {
-        ((self.p[0] & 1) | ((self.m[0] & 1) << 1)) as u8
-    }
-
-    /// Swaps `self` and `o` where `mask` is all-ones (branch-free).
-    #[inline(always)]
-    fn cswap(&mut self, o: &mut Trits<W>, mask: u64) {
-        for k in 0..W {
-            let t = mask & (self.p[k] ^ o.p[k]);
-            self.p[k] ^= t;
-            o.p[k] ^= t;
-            let t = mask & (self.m[k] ^ o.m[k]);
-            self.m[k] ^= t;
-            o.m[k] ^= t;
-        }
-    }
-
-    /// `self += s · o` in GF(3) for the scalar given by masks `s1` (all-ones iff `s = 1`) and
-    /// `s2` (iff `s = 2`): branch-free bit-sliced arithmetic.
-    #[inline(always)]
-    fn add_scaled(&mut self, o: &Trits<W>, s1: u64, s2: u64) {
-        for k in 0..W {
-            let (yp, ym) = ((s1 & o.p[k]) | (s2 & o.m[k]), (s1 & o.m[k]) | (s2 & o.p[k]));
-            let (xp, xm) = (self.p[k], self.m[k]);
-            let (x0, y0) = (!(xp | xm), !(yp | ym));
-            self.p[k] = (xp & y0) | (yp & x0) | (xm & ym);
-            self.m[k] = (xm & y0) | (ym & x0) | (xp & yp);
-        }
-    }
-
-    /// Multiplies by `x`, dropping the coefficient that leaves the `n` low bits (`top_mask`
-    /// masks the last word).
-    #[inline(always)]
-    fn shl1(&mut self, top_mask: u64) {
-        for k in (1..W).rev() {
-            self.p[k] = (self.p[k] << 1) | (self.p[k - 1] >> 63);
-            self.m[k] = (self.m[k] << 1) | (self.m[k - 1] >> 63);
-        }
-        self.p[0] <<= 1;
-        self.m[0] <<= 1;
-        self.p[W - 1] &= top_mask;
-        self.m[W - 1] &= top_mask;
-    }
-
-    /// Divides by `x` (the constant term is dropped).
-    #[inline(always)]
-    fn shr1(&mut self) {
-        for k in 0..W - 1 {
-            self.p[k] = (self.p[k] >> 1) | (self.p[k + 1] << 63);
-            self.m[k] = (self.m[k] >> 1) | (self.m[k + 1] << 63);
-        }
-        self.p[W - 1] >>= 1;
-        self.m[W - 1] >>= 1;
-    }
-
-    fn set(&mut self, i: usize, v: u8) {
-        self.p[i / 64] |= u64::from(v & 1) << (i % 64);
-        self.m[i / 64] |= u64::from(v >> 1) << (i % 64);
-    }
-
-    fn get(&self, i: usize) -> u8 {
-        (((self.p[i / 64] >> (i % 64)) & 1) | (((self.m[i / 64] >> (i % 64)) & 1) << 1)) as u8
-    }
-}
-
-/// Masks `(s == 1, s == 2)` for `s` in `{0, 1, 2}`.
-#[inline(always)]
-pub(super) fn scalar_masks(s: u8) -> (u64, u64) {
-    let s = barrier(u64::from(s));
-    ((s & 1).wrapping_neg(), (s >> 1).wrapping_neg())
-}
-
 /// `poly_S3_inv` (divstep over GF(3)): the inverse of `a` mod `(3, Phi_n)`, input read as
 /// `mod3((a[i] & 3) + 2 (a[n-1] & 3))` (so a coefficient `3` counts as `0`).
 ///
@@ -560,22 +356,7 @@ pub(super) fn s3_inv_with<const W: usize, T: TritOps>(
     let (mut f, mut g, mut v, mut w) = (to(&f0), to(&g0), to(&Trits::ZERO), to(&w0));
     g0 = Trits::ZERO;
     core::hint::black_box(&g0);
-    let mut delta: i32 = 1;
-    for _ in 0..2 * (n - 1) - 1 {
-        v.shl1(top_mask);
-        let (g0, f0) = (g.c0(), f.c0());
-        let sign = mod3_small(2 * g0 * f0);
-        let swap32 = ((-delta) & (-i32::from(g0))) >> 31;
-        let swap = barrier(i64::from(swap32) as u64);
-        delta ^= swap32 & (delta ^ -delta);
-        delta += 1;
-        f.cswap(&mut g, swap);
-        v.cswap(&mut w, swap);
-        let (s1, s2) = scalar_masks(sign);
-        g.add_scaled(&f, s1, s2);
-        w.add_scaled(&v, s1, s2);
-        g.shr1();
-    }
+    divsteps3(&mut f, &mut g, &mut v, &mut w, 2 * (n - 1) - 1, top_mask);
     let (s1, s2) = scalar_masks(f.c0());
     let v = from(&v);
     for (i, ri) in r[..n - 1].iter_mut().enumerate() {

@@ -15,6 +15,7 @@ use super::fast::{self, Input, Lanes, Tables};
 use super::fast_recip;
 use super::{recip, scalar, P};
 use crate::isa::Isa;
+use crate::rings::bitslice::x86::{Avx512Bits, VTrits};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -530,6 +531,12 @@ pub(crate) fn mul_r3(isa: Isa, a: &[i8], b: &[i8]) -> Vec<i8> {
 
 /// `R3_recip` on `isa` (see [`mul_rq`] for the fallback).
 pub(crate) fn r3_recip(isa: Isa, a: &[i8]) -> (Vec<i8>, bool) {
+    if isa == Isa::Avx512 {
+        if let Some(t) = Avx512Bits::try_new() {
+            // SAFETY: the token proves AVX-512F, the feature the entry point enables.
+            return unsafe { tf_r3_recip_bits(t, a) };
+        }
+    }
     match (isa, Avx512::try_new(), Avx2::try_new()) {
         // SAFETY: the token proves the features the entry point enables.
         (Isa::Avx512, Some(s), _) => unsafe { s.tf_r3_recip(a) },
@@ -537,6 +544,12 @@ pub(crate) fn r3_recip(isa: Isa, a: &[i8]) -> (Vec<i8>, bool) {
         (Isa::Avx2, _, Some(s)) => unsafe { s.tf_r3_recip(a) },
         _ => recip::r3_recip(a),
     }
+}
+
+/// `R3_recip` bit-sliced in AVX-512 registers (two per plane for the 762 coefficients).
+#[target_feature(enable = "avx512f")]
+fn tf_r3_recip_bits(t: Avx512Bits, a: &[i8]) -> (Vec<i8>, bool) {
+    recip::r3_recip_bitsliced(a, |x| VTrits::<2>::load(t, x), VTrits::store)
 }
 
 /// `Rq_recip3` on `isa` (see [`mul_rq`] for the fallback).
