@@ -1,9 +1,11 @@
-//! AVX-512 twins of [`super::Trits`] and [`super::Bits`]: the planes in zmm registers, 8 words
-//! per register (word `k` in lane `k % 8` of register `k / 8`).
+//! SIMD twins of [`super::Trits`] and [`super::Bits`]: the planes in AVX-512 (8 words per
+//! register) or AVX2 (4 words per register) registers, word `k` in lane `k % WORDS` of register
+//! `k / WORDS`, written once over the [`Reg`] trait.
 //!
-//! A [`Avx512Bits`] token can only be built by `try_new`, which checks the CPU at run time;
-//! polynomials are loaded with one, and that proof covers every `unsafe` intrinsic call of their
-//! methods.
+//! A token ([`Avx512Bits`], [`Avx2Bits`]) can only be built by `try_new`, which checks the CPU at
+//! run time. Register values exist only after a polynomial was loaded with a token
+//! ([`VTrits::load`], [`VBits::load`]), so the token's proof covers every `unsafe` intrinsic
+//! call of the [`Reg`] methods, which are called on such values only.
 
 #![allow(unsafe_code)]
 
@@ -20,278 +22,428 @@ impl Avx512Bits {
     }
 }
 
-/// A bit-sliced GF(3) polynomial (as [`Trits`]) in AVX-512 registers: word `k` of a plane in lane
-/// `k % 8` of register `k / 8`; words past the polynomial's stay zero. The token it was loaded
-/// with proves AVX-512F for the intrinsics of its methods.
-#[derive(Clone, Copy)]
-pub(crate) struct VTrits<const K: usize> {
-    p: [__m512i; K],
-    m: [__m512i; K],
-    /// All-ones for the words of the polynomial (`top` on the last one), zero past it.
-    keep: [__m512i; K],
+/// Proof that the CPU runs AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2Bits(());
+
+impl Avx2Bits {
+    pub(crate) fn try_new() -> Option<Self> {
+        is_x86_feature_detected!("avx2").then_some(Self(()))
+    }
 }
 
-impl<const K: usize> VTrits<K> {
+/// A token and its register type.
+pub(crate) trait Token: Copy {
+    type R: Reg;
+}
+
+impl Token for Avx512Bits {
+    type R = __m512i;
+}
+
+impl Token for Avx2Bits {
+    type R = __m256i;
+}
+
+/// One SIMD register of 64-bit words, with the operations the divsteps need.
+pub(crate) trait Reg: Copy {
+    /// 64-bit words per register.
+    const WORDS: usize;
+    fn zero() -> Self;
+    fn splat(x: u64) -> Self;
+    /// Loads `WORDS` words from the start of `s`.
+    fn load(s: &[u64]) -> Self;
+    /// Stores `WORDS` words at the start of `s`.
+    fn store(self, s: &mut [u64]);
+    fn and(self, o: Self) -> Self;
+    fn or(self, o: Self) -> Self;
+    fn xor(self, o: Self) -> Self;
+    /// `!self & o`.
+    fn andnot(self, o: Self) -> Self;
+    /// Each word shifted left by one bit.
+    fn shl1(self) -> Self;
+    /// Each word shifted right by one bit.
+    fn shr1(self) -> Self;
+    /// Each word's top bit moved to bit 0.
+    fn shr63(self) -> Self;
+    /// Each word's bit 0 moved to the top.
+    fn shl63(self) -> Self;
+    /// Word `i` becomes word `i - 1`; word 0 becomes the last word of `lower`.
+    fn prev(self, lower: Self) -> Self;
+    /// Word `i` becomes word `i + 1`; the last word becomes word 0 of `upper`.
+    fn next(self, upper: Self) -> Self;
+    /// Word 0.
+    fn word0(self) -> u64;
+}
+
+impl Reg for __m512i {
+    const WORDS: usize = 8;
     #[inline(always)]
-    pub(crate) fn load<const W: usize>(_t: Avx512Bits, x: &Trits<W>) -> Self {
-        debug_assert!(W <= 8 * K);
-        let (mut p, mut m) = ([0u64; 16], [0u64; 16]);
-        p[..W].copy_from_slice(&x.p);
-        m[..W].copy_from_slice(&x.m);
-        let mut keep = [0u64; 16];
-        keep[..W].fill(u64::MAX);
-        // SAFETY: the token proves AVX-512F; every load reads 8 u64 inside a 16-word array.
+    fn zero() -> Self {
+        // SAFETY: AVX-512F (module invariant: register values come from a token's load).
+        unsafe { _mm512_setzero_si512() }
+    }
+    #[inline(always)]
+    fn splat(x: u64) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm512_set1_epi64(x as i64) }
+    }
+    #[inline(always)]
+    fn load(s: &[u64]) -> Self {
+        assert!(s.len() >= 8);
+        // SAFETY: AVX-512F (called by `load` with a token); `s` has 8 readable words.
+        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [u64]) {
+        assert!(s.len() >= 8);
+        // SAFETY: AVX-512F (module invariant); `s` has 8 writable words.
+        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), self) }
+    }
+    #[inline(always)]
+    fn and(self, o: Self) -> Self {
+        // SAFETY: AVX-512F (module invariant).
+        unsafe { _mm512_and_si512(self, o) }
+    }
+    #[inline(always)]
+    fn or(self, o: Self) -> Self {
+        // SAFETY: AVX-512F (module invariant).
+        unsafe { _mm512_or_si512(self, o) }
+    }
+    #[inline(always)]
+    fn xor(self, o: Self) -> Self {
+        // SAFETY: AVX-512F (module invariant).
+        unsafe { _mm512_xor_si512(self, o) }
+    }
+    #[inline(always)]
+    fn andnot(self, o: Self) -> Self {
+        // SAFETY: AVX-512F (module invariant).
+        unsafe { _mm512_andnot_si512(self, o) }
+    }
+    #[inline(always)]
+    fn shl1(self) -> Self {
+        // SAFETY: AVX-512F (module invariant).
+        unsafe { _mm512_slli_epi64::<1>(self) }
+    }
+    #[inline(always)]
+    fn shr1(self) -> Self {
+        // SAFETY: AVX-512F (module invariant).
+        unsafe { _mm512_srli_epi64::<1>(self) }
+    }
+    #[inline(always)]
+    fn shr63(self) -> Self {
+        // SAFETY: AVX-512F (module invariant).
+        unsafe { _mm512_srli_epi64::<63>(self) }
+    }
+    #[inline(always)]
+    fn shl63(self) -> Self {
+        // SAFETY: AVX-512F (module invariant).
+        unsafe { _mm512_slli_epi64::<63>(self) }
+    }
+    #[inline(always)]
+    fn prev(self, lower: Self) -> Self {
+        // SAFETY: AVX-512F (module invariant). Lane i of (self:lower) >> 7 lanes is word i - 1.
+        unsafe { _mm512_alignr_epi64::<7>(self, lower) }
+    }
+    #[inline(always)]
+    fn next(self, upper: Self) -> Self {
+        // SAFETY: AVX-512F (module invariant). Lane i of (upper:self) >> 1 lane is word i + 1.
+        unsafe { _mm512_alignr_epi64::<1>(upper, self) }
+    }
+    #[inline(always)]
+    fn word0(self) -> u64 {
+        // SAFETY: AVX-512F (module invariant).
+        unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(self)) as u64 }
+    }
+}
+
+impl Reg for __m256i {
+    const WORDS: usize = 4;
+    #[inline(always)]
+    fn zero() -> Self {
+        // SAFETY: AVX2 (module invariant: register values come from a token's load).
+        unsafe { _mm256_setzero_si256() }
+    }
+    #[inline(always)]
+    fn splat(x: u64) -> Self {
+        // SAFETY: as above.
+        unsafe { _mm256_set1_epi64x(x as i64) }
+    }
+    #[inline(always)]
+    fn load(s: &[u64]) -> Self {
+        assert!(s.len() >= 4);
+        // SAFETY: AVX2 (called by `load` with a token); `s` has 4 readable words.
+        unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [u64]) {
+        assert!(s.len() >= 4);
+        // SAFETY: AVX2 (module invariant); `s` has 4 writable words.
+        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), self) }
+    }
+    #[inline(always)]
+    fn and(self, o: Self) -> Self {
+        // SAFETY: AVX2 (module invariant).
+        unsafe { _mm256_and_si256(self, o) }
+    }
+    #[inline(always)]
+    fn or(self, o: Self) -> Self {
+        // SAFETY: AVX2 (module invariant).
+        unsafe { _mm256_or_si256(self, o) }
+    }
+    #[inline(always)]
+    fn xor(self, o: Self) -> Self {
+        // SAFETY: AVX2 (module invariant).
+        unsafe { _mm256_xor_si256(self, o) }
+    }
+    #[inline(always)]
+    fn andnot(self, o: Self) -> Self {
+        // SAFETY: AVX2 (module invariant).
+        unsafe { _mm256_andnot_si256(self, o) }
+    }
+    #[inline(always)]
+    fn shl1(self) -> Self {
+        // SAFETY: AVX2 (module invariant).
+        unsafe { _mm256_slli_epi64::<1>(self) }
+    }
+    #[inline(always)]
+    fn shr1(self) -> Self {
+        // SAFETY: AVX2 (module invariant).
+        unsafe { _mm256_srli_epi64::<1>(self) }
+    }
+    #[inline(always)]
+    fn shr63(self) -> Self {
+        // SAFETY: AVX2 (module invariant).
+        unsafe { _mm256_srli_epi64::<63>(self) }
+    }
+    #[inline(always)]
+    fn shl63(self) -> Self {
+        // SAFETY: AVX2 (module invariant).
+        unsafe { _mm256_slli_epi64::<63>(self) }
+    }
+    #[inline(always)]
+    fn prev(self, lower: Self) -> Self {
+        // SAFETY: AVX2 (module invariant). [x3 x0 x1 x2], then word 0 from lower's word 3.
         unsafe {
-            let ld = |a: &[u64; 16], j: usize| _mm512_loadu_si512(a[8 * j..].as_ptr().cast());
-            Self {
-                p: core::array::from_fn(|j| ld(&p, j)),
-                m: core::array::from_fn(|j| ld(&m, j)),
-                keep: core::array::from_fn(|j| ld(&keep, j)),
-            }
+            let rot = _mm256_permute4x64_epi64::<0b10_01_00_11>(self);
+            let low = _mm256_permute4x64_epi64::<0b11_11_11_11>(lower);
+            _mm256_blend_epi32::<0b0000_0011>(rot, low)
+        }
+    }
+    #[inline(always)]
+    fn next(self, upper: Self) -> Self {
+        // SAFETY: AVX2 (module invariant). [x1 x2 x3 x0], then word 3 from upper's word 0.
+        unsafe {
+            let rot = _mm256_permute4x64_epi64::<0b00_11_10_01>(self);
+            let up = _mm256_permute4x64_epi64::<0b00_00_00_00>(upper);
+            _mm256_blend_epi32::<0b1100_0000>(rot, up)
+        }
+    }
+    #[inline(always)]
+    fn word0(self) -> u64 {
+        // SAFETY: AVX2 (module invariant).
+        unsafe { _mm_cvtsi128_si64(_mm256_castsi256_si128(self)) as u64 }
+    }
+}
+
+/// Loads `W <= 16` words into `K` registers (zero past `W`).
+#[inline(always)]
+fn load_plane<R: Reg, const K: usize>(words: &[u64]) -> [R; K] {
+    debug_assert!(words.len() <= K * R::WORDS && K * R::WORDS <= 16);
+    let mut buf = [0u64; 16];
+    buf[..words.len()].copy_from_slice(words);
+    // Plain loops, no closures: everything here must inline into the `#[target_feature]`
+    // caller (a closure would be compiled without the features, its intrinsics out of line).
+    let mut out = [R::zero(); K];
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = R::load(&buf[j * R::WORDS..]);
+    }
+    out
+}
+
+/// Stores `K` registers into the first `out.len()` words.
+#[inline(always)]
+fn store_plane<R: Reg, const K: usize>(regs: &[R; K], out: &mut [u64]) {
+    let mut buf = [0u64; 16];
+    for (j, r) in regs.iter().enumerate() {
+        r.store(&mut buf[j * R::WORDS..]);
+    }
+    let n = out.len();
+    out.copy_from_slice(&buf[..n]);
+}
+
+/// `x = x · X` on a plane: shift up by one bit across words (masking happens in the caller).
+#[inline(always)]
+fn plane_shl1<R: Reg, const K: usize>(x: &mut [R; K]) {
+    for j in (0..K).rev() {
+        let lower = if j > 0 { x[j - 1] } else { R::zero() };
+        x[j] = x[j].shl1().or(x[j].prev(lower).shr63());
+    }
+}
+
+/// `x = x / X` on a plane: shift down by one bit across words (zero comes in at the top).
+#[inline(always)]
+fn plane_shr1<R: Reg, const K: usize>(x: &mut [R; K]) {
+    for j in 0..K {
+        let upper = if j + 1 < K { x[j + 1] } else { R::zero() };
+        x[j] = x[j].shr1().or(x[j].next(upper).shl63());
+    }
+}
+
+/// Per-register masks keeping the polynomial's `n` low bits: all-ones on its words, `top_mask`
+/// on its last word, zero past it.
+#[inline(always)]
+fn top_masks<R: Reg, const K: usize>(keep: &[R; K], top_mask: u64) -> [R; K] {
+    let top = R::splat(top_mask);
+    let mut out = [R::zero(); K];
+    for (j, o) in out.iter_mut().enumerate() {
+        let next_keep = if j + 1 < K { keep[j + 1] } else { R::zero() };
+        // the last word: kept, and the word after it is not
+        let last = keep[j].next(next_keep).andnot(keep[j]);
+        *o = last.andnot(keep[j]).or(last.and(top));
+    }
+    out
+}
+
+/// Conditional swap of two planes where `mk` is all-ones.
+#[inline(always)]
+fn plane_cswap<R: Reg, const K: usize>(x: &mut [R; K], y: &mut [R; K], mk: R) {
+    for j in 0..K {
+        let t = mk.and(x[j].xor(y[j]));
+        x[j] = x[j].xor(t);
+        y[j] = y[j].xor(t);
+    }
+}
+
+/// A bit-sliced GF(3) polynomial (as [`Trits`]) in registers of type `R`.
+#[derive(Clone, Copy)]
+pub(crate) struct VTrits<R: Reg, const K: usize> {
+    p: [R; K],
+    m: [R; K],
+    /// All-ones for the words of the polynomial, zero past it.
+    keep: [R; K],
+}
+
+impl<R: Reg, const K: usize> VTrits<R, K> {
+    #[inline(always)]
+    pub(crate) fn load<T: Token<R = R>, const W: usize>(_t: T, x: &Trits<W>) -> Self {
+        Self {
+            p: load_plane(&x.p),
+            m: load_plane(&x.m),
+            keep: load_plane(&[u64::MAX; W]),
         }
     }
 
     #[inline(always)]
     pub(crate) fn store<const W: usize>(&self) -> Trits<W> {
-        let (mut p, mut m) = ([0u64; 16], [0u64; 16]);
-        // SAFETY: AVX-512F (proved when `self` was loaded); every store writes 8 u64 inside a
-        // 16-word array.
-        unsafe {
-            for j in 0..K {
-                _mm512_storeu_si512(p[8 * j..].as_mut_ptr().cast(), self.p[j]);
-                _mm512_storeu_si512(m[8 * j..].as_mut_ptr().cast(), self.m[j]);
-            }
-        }
         let mut out = Trits::<W>::ZERO;
-        out.p.copy_from_slice(&p[..W]);
-        out.m.copy_from_slice(&m[..W]);
+        store_plane(&self.p, &mut out.p);
+        store_plane(&self.m, &mut out.m);
         out
     }
 }
 
-impl<const K: usize> TritOps for VTrits<K> {
+impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
     #[inline(always)]
     fn c0(&self) -> u8 {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        let (p, m) = unsafe {
-            (
-                _mm_cvtsi128_si64(_mm512_castsi512_si128(self.p[0])),
-                _mm_cvtsi128_si64(_mm512_castsi512_si128(self.m[0])),
-            )
-        };
-        ((p & 1) | ((m & 1) << 1)) as u8
+        ((self.p[0].word0() & 1) | ((self.m[0].word0() & 1) << 1)) as u8
     }
 
     #[inline(always)]
     fn cswap(&mut self, o: &mut Self, mask: u64) {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        unsafe {
-            let mk = _mm512_set1_epi64(mask as i64);
-            for j in 0..K {
-                let t = _mm512_and_si512(mk, _mm512_xor_si512(self.p[j], o.p[j]));
-                self.p[j] = _mm512_xor_si512(self.p[j], t);
-                o.p[j] = _mm512_xor_si512(o.p[j], t);
-                let t = _mm512_and_si512(mk, _mm512_xor_si512(self.m[j], o.m[j]));
-                self.m[j] = _mm512_xor_si512(self.m[j], t);
-                o.m[j] = _mm512_xor_si512(o.m[j], t);
-            }
-        }
+        let mk = R::splat(mask);
+        plane_cswap(&mut self.p, &mut o.p, mk);
+        plane_cswap(&mut self.m, &mut o.m, mk);
     }
 
     #[inline(always)]
     fn add_scaled(&mut self, o: &Self, s1: u64, s2: u64) {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        unsafe {
-            let (m1, m2) = (_mm512_set1_epi64(s1 as i64), _mm512_set1_epi64(s2 as i64));
-            let or = |a, b| _mm512_or_si512(a, b);
-            let and = |a, b| _mm512_and_si512(a, b);
-            for j in 0..K {
-                let yp = or(and(m1, o.p[j]), and(m2, o.m[j]));
-                let ym = or(and(m1, o.m[j]), and(m2, o.p[j]));
-                let (xp, xm) = (self.p[j], self.m[j]);
-                // x0 = !(xp | xm), y0 = !(yp | ym), via andnot against all-ones
-                let ones = _mm512_set1_epi64(-1);
-                let x0 = _mm512_andnot_si512(or(xp, xm), ones);
-                let y0 = _mm512_andnot_si512(or(yp, ym), ones);
-                self.p[j] = or(or(and(xp, y0), and(yp, x0)), and(xm, ym));
-                self.m[j] = or(or(and(xm, y0), and(ym, x0)), and(xp, yp));
-            }
+        let (m1, m2) = (R::splat(s1), R::splat(s2));
+        let ones = R::splat(u64::MAX);
+        for j in 0..K {
+            let yp = m1.and(o.p[j]).or(m2.and(o.m[j]));
+            let ym = m1.and(o.m[j]).or(m2.and(o.p[j]));
+            let (xp, xm) = (self.p[j], self.m[j]);
+            let x0 = xp.or(xm).andnot(ones);
+            let y0 = yp.or(ym).andnot(ones);
+            self.p[j] = xp.and(y0).or(yp.and(x0)).or(xm.and(ym));
+            self.m[j] = xm.and(y0).or(ym.and(x0)).or(xp.and(yp));
         }
     }
 
     #[inline(always)]
     fn shl1(&mut self, top_mask: u64) {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        unsafe {
-            // The last word of the polynomial keeps `top_mask` bits (`keep` has all-ones there).
-            let top = _mm512_set1_epi64(top_mask as i64);
-            let zero = _mm512_setzero_si512();
-            for plane in [&mut self.p, &mut self.m] {
-                for j in (0..K).rev() {
-                    let lower = if j > 0 { plane[j - 1] } else { zero };
-                    // lane i: word i - 1 (lane 0: the last word of the register below)
-                    let prev = _mm512_alignr_epi64::<7>(plane[j], lower);
-                    plane[j] = _mm512_or_si512(
-                        _mm512_slli_epi64::<1>(plane[j]),
-                        _mm512_srli_epi64::<63>(prev),
-                    );
-                }
-            }
-            for j in 0..K {
-                // keep & (top where the next word is past the polynomial, else all-ones)
-                let last = _mm512_andnot_si512(
-                    _mm512_alignr_epi64::<1>(
-                        if j + 1 < K { self.keep[j + 1] } else { zero },
-                        self.keep[j],
-                    ),
-                    self.keep[j],
-                );
-                let mask = _mm512_or_si512(
-                    _mm512_andnot_si512(last, self.keep[j]),
-                    _mm512_and_si512(last, top),
-                );
-                self.p[j] = _mm512_and_si512(self.p[j], mask);
-                self.m[j] = _mm512_and_si512(self.m[j], mask);
-            }
+        plane_shl1(&mut self.p);
+        plane_shl1(&mut self.m);
+        let mask = top_masks(&self.keep, top_mask);
+        for ((p, m), k) in self.p.iter_mut().zip(self.m.iter_mut()).zip(mask) {
+            *p = p.and(k);
+            *m = m.and(k);
         }
     }
 
     #[inline(always)]
     fn shr1(&mut self) {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        unsafe {
-            let zero = _mm512_setzero_si512();
-            for plane in [&mut self.p, &mut self.m] {
-                for j in 0..K {
-                    let upper = if j + 1 < K { plane[j + 1] } else { zero };
-                    // lane i: word i + 1 (lane 7: the first word of the register above)
-                    let next = _mm512_alignr_epi64::<1>(upper, plane[j]);
-                    plane[j] = _mm512_or_si512(
-                        _mm512_srli_epi64::<1>(plane[j]),
-                        _mm512_slli_epi64::<63>(next),
-                    );
-                }
-            }
-        }
+        plane_shr1(&mut self.p);
+        plane_shr1(&mut self.m);
     }
 }
 
-/// A bit-sliced GF(2) polynomial (as [`Bits`]) in AVX-512 registers, laid out as [`VTrits`]'s
-/// planes; the token it was loaded with proves AVX-512F for the intrinsics of its methods.
+/// A bit-sliced GF(2) polynomial (as [`Bits`]) in registers of type `R`.
 #[derive(Clone, Copy)]
-pub(crate) struct VBits<const K: usize> {
-    b: [__m512i; K],
+pub(crate) struct VBits<R: Reg, const K: usize> {
+    b: [R; K],
     /// All-ones for the words of the polynomial, zero past it.
-    keep: [__m512i; K],
+    keep: [R; K],
 }
 
-impl<const K: usize> VBits<K> {
+impl<R: Reg, const K: usize> VBits<R, K> {
     #[inline(always)]
-    pub(crate) fn load<const W: usize>(_t: Avx512Bits, x: &Bits<W>) -> Self {
-        debug_assert!(W <= 8 * K);
-        let mut b = [0u64; 16];
-        b[..W].copy_from_slice(&x.0);
-        let mut keep = [0u64; 16];
-        keep[..W].fill(u64::MAX);
-        // SAFETY: the token proves AVX-512F; every load reads 8 u64 inside a 16-word array.
-        unsafe {
-            let ld = |a: &[u64; 16], j: usize| _mm512_loadu_si512(a[8 * j..].as_ptr().cast());
-            Self {
-                b: core::array::from_fn(|j| ld(&b, j)),
-                keep: core::array::from_fn(|j| ld(&keep, j)),
-            }
+    pub(crate) fn load<T: Token<R = R>, const W: usize>(_t: T, x: &Bits<W>) -> Self {
+        Self {
+            b: load_plane(&x.0),
+            keep: load_plane(&[u64::MAX; W]),
         }
     }
 
     #[inline(always)]
     pub(crate) fn store<const W: usize>(&self) -> Bits<W> {
-        let mut b = [0u64; 16];
-        // SAFETY: AVX-512F (proved when `self` was loaded); every store writes 8 u64 inside a
-        // 16-word array.
-        unsafe {
-            for j in 0..K {
-                _mm512_storeu_si512(b[8 * j..].as_mut_ptr().cast(), self.b[j]);
-            }
-        }
         let mut out = Bits([0u64; W]);
-        out.0.copy_from_slice(&b[..W]);
+        store_plane(&self.b, &mut out.0);
         out
     }
 }
 
-impl<const K: usize> BitOps for VBits<K> {
+impl<R: Reg, const K: usize> BitOps for VBits<R, K> {
     #[inline(always)]
     fn c0(&self) -> u64 {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        (unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(self.b[0])) } & 1) as u64
+        self.b[0].word0() & 1
     }
 
     #[inline(always)]
     fn cswap(&mut self, o: &mut Self, mask: u64) {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        unsafe {
-            let mk = _mm512_set1_epi64(mask as i64);
-            for j in 0..K {
-                let t = _mm512_and_si512(mk, _mm512_xor_si512(self.b[j], o.b[j]));
-                self.b[j] = _mm512_xor_si512(self.b[j], t);
-                o.b[j] = _mm512_xor_si512(o.b[j], t);
-            }
-        }
+        plane_cswap(&mut self.b, &mut o.b, R::splat(mask));
     }
 
     #[inline(always)]
     fn xor_masked(&mut self, o: &Self, mask: u64) {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        unsafe {
-            let mk = _mm512_set1_epi64(mask as i64);
-            for j in 0..K {
-                self.b[j] = _mm512_xor_si512(self.b[j], _mm512_and_si512(mk, o.b[j]));
-            }
+        let mk = R::splat(mask);
+        for j in 0..K {
+            self.b[j] = self.b[j].xor(mk.and(o.b[j]));
         }
     }
 
     #[inline(always)]
     fn shl1(&mut self, top_mask: u64) {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        unsafe {
-            let zero = _mm512_setzero_si512();
-            for j in (0..K).rev() {
-                let lower = if j > 0 { self.b[j - 1] } else { zero };
-                let prev = _mm512_alignr_epi64::<7>(self.b[j], lower);
-                self.b[j] = _mm512_or_si512(
-                    _mm512_slli_epi64::<1>(self.b[j]),
-                    _mm512_srli_epi64::<63>(prev),
-                );
-            }
-            let top = _mm512_set1_epi64(top_mask as i64);
-            for j in 0..K {
-                let next_keep = if j + 1 < K { self.keep[j + 1] } else { zero };
-                let last = _mm512_andnot_si512(
-                    _mm512_alignr_epi64::<1>(next_keep, self.keep[j]),
-                    self.keep[j],
-                );
-                let mask = _mm512_or_si512(
-                    _mm512_andnot_si512(last, self.keep[j]),
-                    _mm512_and_si512(last, top),
-                );
-                self.b[j] = _mm512_and_si512(self.b[j], mask);
-            }
+        plane_shl1(&mut self.b);
+        let mask = top_masks(&self.keep, top_mask);
+        for (b, k) in self.b.iter_mut().zip(mask) {
+            *b = b.and(k);
         }
     }
 
     #[inline(always)]
     fn shr1(&mut self) {
-        // SAFETY: AVX-512F (proved when `self` was loaded); register-only.
-        unsafe {
-            let zero = _mm512_setzero_si512();
-            for j in 0..K {
-                let upper = if j + 1 < K { self.b[j + 1] } else { zero };
-                let next = _mm512_alignr_epi64::<1>(upper, self.b[j]);
-                self.b[j] = _mm512_or_si512(
-                    _mm512_srli_epi64::<1>(self.b[j]),
-                    _mm512_slli_epi64::<63>(next),
-                );
-            }
-        }
+        plane_shr1(&mut self.b);
     }
 }

@@ -10,7 +10,7 @@
 
 use super::fast::{kmul16_body, rq_mul_body, unroll, Lanes, Plan, RowIo};
 use super::reference::{r2_inv_with, s3_inv_with};
-use crate::rings::bitslice::x86::{Avx512Bits, VBits, VTrits};
+use crate::rings::bitslice::x86::{Avx2Bits, Avx512Bits, VBits, VTrits};
 use core::arch::x86_64::*;
 
 /// Output position of transposition row `r`: the in-lane unpack stages leave the three low
@@ -40,10 +40,23 @@ impl Avx2Lanes {
 
     #[target_feature(enable = "avx2")]
     fn tf_s3_inv(self, a: &[u16], r: &mut [u16]) {
-        super::reference::s3_inv(a, r)
+        // The NTRU degrees in registers (4 words per register); other degrees on words.
+        let Some(t) = Avx2Bits::try_new() else {
+            return super::reference::s3_inv(a, r);
+        };
+        match a.len().div_ceil(64) {
+            8 => s3_inv_with::<8, VTrits<__m256i, 2>>(a, r, |x| VTrits::load(t, x), VTrits::store),
+            11 => {
+                s3_inv_with::<11, VTrits<__m256i, 3>>(a, r, |x| VTrits::load(t, x), VTrits::store)
+            }
+            13 => {
+                s3_inv_with::<13, VTrits<__m256i, 4>>(a, r, |x| VTrits::load(t, x), VTrits::store)
+            }
+            _ => super::reference::s3_inv(a, r),
+        }
     }
 
-    /// The bit-sliced `poly_S3_inv` compiled for AVX2 (its word loops vectorise).
+    /// The bit-sliced `poly_S3_inv` on AVX2 registers (the NTRU degrees) or compiled for AVX2.
     pub(crate) fn s3_inv(self, a: &[u16], r: &mut [u16]) {
         // SAFETY: the token proves AVX2.
         unsafe { self.tf_s3_inv(a, r) }
@@ -51,10 +64,18 @@ impl Avx2Lanes {
 
     #[target_feature(enable = "avx2")]
     fn tf_r2_inv(self, a: &[u16], r: &mut [u16]) {
-        super::reference::r2_inv(a, r)
+        let Some(t) = Avx2Bits::try_new() else {
+            return super::reference::r2_inv(a, r);
+        };
+        match a.len().div_ceil(64) {
+            8 => r2_inv_with::<8, VBits<__m256i, 2>>(a, r, |b| VBits::load(t, b), VBits::store),
+            11 => r2_inv_with::<11, VBits<__m256i, 3>>(a, r, |b| VBits::load(t, b), VBits::store),
+            13 => r2_inv_with::<13, VBits<__m256i, 4>>(a, r, |b| VBits::load(t, b), VBits::store),
+            _ => super::reference::r2_inv(a, r),
+        }
     }
 
-    /// The bit-sliced `poly_R2_inv` compiled for AVX2 (its word loops vectorise).
+    /// The bit-sliced `poly_R2_inv` on AVX2 registers (the NTRU degrees) or compiled for AVX2.
     pub(crate) fn r2_inv(self, a: &[u16], r: &mut [u16]) {
         // SAFETY: the token proves AVX2.
         unsafe { self.tf_r2_inv(a, r) }
@@ -174,9 +195,13 @@ impl Avx512Lanes {
             return super::reference::s3_inv(a, r);
         };
         match a.len().div_ceil(64) {
-            8 => s3_inv_with::<8, VTrits<1>>(a, r, |x| VTrits::load(t, x), VTrits::store),
-            11 => s3_inv_with::<11, VTrits<2>>(a, r, |x| VTrits::load(t, x), VTrits::store),
-            13 => s3_inv_with::<13, VTrits<2>>(a, r, |x| VTrits::load(t, x), VTrits::store),
+            8 => s3_inv_with::<8, VTrits<__m512i, 1>>(a, r, |x| VTrits::load(t, x), VTrits::store),
+            11 => {
+                s3_inv_with::<11, VTrits<__m512i, 2>>(a, r, |x| VTrits::load(t, x), VTrits::store)
+            }
+            13 => {
+                s3_inv_with::<13, VTrits<__m512i, 2>>(a, r, |x| VTrits::load(t, x), VTrits::store)
+            }
             _ => super::reference::s3_inv(a, r),
         }
     }
@@ -195,9 +220,9 @@ impl Avx512Lanes {
             return super::reference::r2_inv(a, r);
         };
         match a.len().div_ceil(64) {
-            8 => r2_inv_with::<8, VBits<1>>(a, r, |b| VBits::load(t, b), VBits::store),
-            11 => r2_inv_with::<11, VBits<2>>(a, r, |b| VBits::load(t, b), VBits::store),
-            13 => r2_inv_with::<13, VBits<2>>(a, r, |b| VBits::load(t, b), VBits::store),
+            8 => r2_inv_with::<8, VBits<__m512i, 1>>(a, r, |b| VBits::load(t, b), VBits::store),
+            11 => r2_inv_with::<11, VBits<__m512i, 2>>(a, r, |b| VBits::load(t, b), VBits::store),
+            13 => r2_inv_with::<13, VBits<__m512i, 2>>(a, r, |b| VBits::load(t, b), VBits::store),
             _ => super::reference::r2_inv(a, r),
         }
     }

@@ -1,6 +1,6 @@
-//! Vectorised `R3_recip` / `Rq_recip3`: the reference divstep loops of `recip.rs` (same
-//! iterations, same swaps, same outputs bit for bit), each iteration one pass over the arrays in
-//! 16-bit lanes ([`Lanes`]).
+//! Vectorised `Rq_recip3`: the reference divstep loop of `recip.rs` (same iterations, same
+//! swaps, same outputs bit for bit), each iteration one pass over the arrays in 16-bit lanes
+//! ([`Lanes`]). (`R3_recip` runs bit-sliced, see `rings::bitslice`.)
 //!
 //! Per iteration of the reference: shift `v` up, swap `(f, g)` and `(v, r)` under a mask,
 //! `g = f0·g - g0·f`, `r = f0·r - g0·v`, shift `g` down. Here the shifts are free (unaligned
@@ -11,8 +11,7 @@
 //! residues: `fqmul` accepts any `i16` and returns less than `0.75 q` in absolute value, so
 //! `f0·g - g0·f` never overflows and nothing grows. Only the scalars that steer the loop
 //! (`g[0] != 0`, and `f[0]` at the end) are frozen exactly, so the control flow (all masks) and
-//! the final centred output are those of the reference. In `R/3` the entries stay in
-//! `{-1, 0, 1}` (two masked corrections per update).
+//! the final centred output are those of the reference.
 
 use super::fast::{Buf, Lanes};
 use super::recip::{fq_freeze_small, fq_recip, swap_mask};
@@ -122,56 +121,6 @@ pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
     let scale = i32::from(fq_recip(fq_freeze_small(i32::from(f.0[OFF]))));
     let out = (0..P)
         .map(|i| fq_freeze_small(scale * i32::from(v.0[OFF + P - 1 - i])))
-        .collect();
-    (out, nonzero_mask_i32(delta) == 0)
-}
-
-/// `R3_recip` (see `recip::r3_recip`), vectorised; entries stay in `{-1, 0, 1}`.
-#[inline(always)]
-pub(crate) fn r3_recip<S: Lanes>(s: S, a: &[i8]) -> (Vec<i8>, bool) {
-    let l = S::L;
-    let (mut f, mut g, mut r) = (RBuf::zeroed(), RBuf::zeroed(), RBuf::zeroed());
-    let (mut va, mut vb) = (RBuf::zeroed(), RBuf::zeroed());
-    init(a, &mut f, &mut g);
-    r.0[OFF] = 1;
-    let (three, one, minus_one) = (s.splat(3), s.splat(1), s.splat(-1));
-    let mut delta: i32 = 1;
-    for it in 0..2 * P - 1 {
-        let (vo, vn) = if it % 2 == 0 {
-            (&va, &mut vb)
-        } else {
-            (&vb, &mut va)
-        };
-        let (f0, g0) = (i32::from(f.0[OFF]), i32::from(g.0[OFF]));
-        let sign = -g0 * f0;
-        let swap = swap_mask(delta, g0);
-        delta ^= swap & (delta ^ -delta);
-        delta += 1;
-        let mask = s.splat(swap as i16);
-        let sign = s.splat(sign as i16);
-        for i in (0..RP).step_by(l) {
-            let (fs, gs) = cswap(s, mask, s.load(&f.0[OFF + i..]), s.load(&g.0[OFF + i..]));
-            let (vs, rs) = cswap(
-                s,
-                mask,
-                s.load(&vo.0[OFF + i - 1..]),
-                s.load(&r.0[OFF + i..]),
-            );
-            // x + sign·y in [-2, 2], then F3_freeze: 2 -> -1, -2 -> 1.
-            let f3 = |x: S::V| s.lt_add(s.gt_sub(x, one, three), minus_one, three);
-            let ng = f3(s.add(gs, s.mullo(fs, sign)));
-            let nr = f3(s.add(rs, s.mullo(vs, sign)));
-            s.store(&mut f.0[OFF + i..], fs);
-            s.store(&mut g.0[OFF + i - 1..], ng);
-            s.store(&mut vn.0[OFF + i..], vs);
-            s.store(&mut r.0[OFF + i..], nr);
-        }
-        g.0[OFF + P] = 0;
-    }
-    let v = &vb;
-    let sign = f.0[OFF];
-    let out = (0..P)
-        .map(|i| (sign * v.0[OFF + P - 1 - i]) as i8)
         .collect();
     (out, nonzero_mask_i32(delta) == 0)
 }

@@ -15,7 +15,7 @@ use super::fast::{self, Input, Lanes, Tables};
 use super::fast_recip;
 use super::{recip, scalar, P};
 use crate::isa::Isa;
-use crate::rings::bitslice::x86::{Avx512Bits, VTrits};
+use crate::rings::bitslice::x86::{Avx2Bits, Avx512Bits, VTrits};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -455,14 +455,6 @@ macro_rules! entry_points {
                 fast::mul_r3(self, tb, &ia, &ib, out)
             }
             #[target_feature(enable = $feat)]
-            fn tf_r3_recip(self, a: &[i8]) -> (Vec<i8>, bool) {
-                self.w_r3_recip(self.splat(0), a)
-            }
-            #[target_feature(enable = $feat)]
-            fn w_r3_recip(self, _width: <$tok as Lanes>::V, a: &[i8]) -> (Vec<i8>, bool) {
-                fast_recip::r3_recip(self, a)
-            }
-            #[target_feature(enable = $feat)]
             fn tf_rq_recip3(self, a: &[i8]) -> (Vec<i16>, bool) {
                 self.w_rq_recip3(self.splat(0), a)
             }
@@ -529,19 +521,14 @@ pub(crate) fn mul_r3(isa: Isa, a: &[i8], b: &[i8]) -> Vec<i8> {
     out[..P].iter().map(|&x| x as i8).collect()
 }
 
-/// `R3_recip` on `isa` (see [`mul_rq`] for the fallback).
+/// `R3_recip` on `isa`: the bit-sliced divsteps of `rings::bitslice` on AVX-512 or AVX2
+/// registers (the reference loop otherwise).
 pub(crate) fn r3_recip(isa: Isa, a: &[i8]) -> (Vec<i8>, bool) {
-    if isa == Isa::Avx512 {
-        if let Some(t) = Avx512Bits::try_new() {
-            // SAFETY: the token proves AVX-512F, the feature the entry point enables.
-            return unsafe { tf_r3_recip_bits(t, a) };
-        }
-    }
-    match (isa, Avx512::try_new(), Avx2::try_new()) {
-        // SAFETY: the token proves the features the entry point enables.
-        (Isa::Avx512, Some(s), _) => unsafe { s.tf_r3_recip(a) },
-        // SAFETY: as above.
-        (Isa::Avx2, _, Some(s)) => unsafe { s.tf_r3_recip(a) },
+    match (isa, Avx512Bits::try_new(), Avx2Bits::try_new()) {
+        // SAFETY: the token proves AVX-512F, the feature the entry point enables.
+        (Isa::Avx512, Some(t), _) => unsafe { tf_r3_recip_bits(t, a) },
+        // SAFETY: the token proves AVX2, the feature the entry point enables.
+        (Isa::Avx2, _, Some(t)) => unsafe { tf_r3_recip_bits_avx2(t, a) },
         _ => recip::r3_recip(a),
     }
 }
@@ -549,7 +536,13 @@ pub(crate) fn r3_recip(isa: Isa, a: &[i8]) -> (Vec<i8>, bool) {
 /// `R3_recip` bit-sliced in AVX-512 registers (two per plane for the 762 coefficients).
 #[target_feature(enable = "avx512f")]
 fn tf_r3_recip_bits(t: Avx512Bits, a: &[i8]) -> (Vec<i8>, bool) {
-    recip::r3_recip_bitsliced(a, |x| VTrits::<2>::load(t, x), VTrits::store)
+    recip::r3_recip_bitsliced(a, |x| VTrits::<__m512i, 2>::load(t, x), VTrits::store)
+}
+
+/// `R3_recip` bit-sliced in AVX2 registers (three per plane for the 762 coefficients).
+#[target_feature(enable = "avx2")]
+fn tf_r3_recip_bits_avx2(t: Avx2Bits, a: &[i8]) -> (Vec<i8>, bool) {
+    recip::r3_recip_bitsliced(a, |x| VTrits::<__m256i, 3>::load(t, x), VTrits::store)
 }
 
 /// `Rq_recip3` on `isa` (see [`mul_rq`] for the fallback).
