@@ -119,6 +119,7 @@ def test_base_extension():
     a_int = rand_ints(n, Q, 5)
     a_int[:3] = [0, Q - 1, (Q - 1) // 2]
     ext = BaseExtender(q, p)
+    assert ext.isa in ("scalar", "avx2", "avx512")
     a = q.poly(a_int)
     assert ext.extend_exact(a).to_ints() == [x % P for x in a_int]
     centred = [x - Q if 2 * x > Q else x for x in a_int]
@@ -131,6 +132,23 @@ def test_base_extension():
         BaseExtender(q, ring(32, 45, 2))
     with pytest.raises(ValueError):
         BaseExtender(q, "ring")
+
+
+def test_base_extension_backends_agree(monkeypatch):
+    """The conversion kernel capped at each level (LATPOLY_ISA is read when an extender is
+    built) gives the same residues as the scalar one."""
+    n = 64
+    q, p = ring(n, 55, 4), ring(n, 61, 5)
+    a = q.poly(rand_ints(n, q.modulus, 9))
+    monkeypatch.setenv("LATPOLY_ISA", "scalar")
+    ref = BaseExtender(q, p)
+    assert ref.isa == "scalar"
+    want = (ref.extend_exact(a).to_ints(), ref.extend_exact(a, centered=True).to_ints())
+    for cap in ("avx2", "avx512"):
+        monkeypatch.setenv("LATPOLY_ISA", cap)
+        ext = BaseExtender(q, p)
+        got = (ext.extend_exact(a).to_ints(), ext.extend_exact(a, centered=True).to_ints())
+        assert got == want, ext.isa
 
 
 def test_serialization_round_trip_and_errors():

@@ -207,6 +207,12 @@ impl BaseExtender {
             .map_err(value_error)
     }
 
+    /// The backend of the conversion kernel ("scalar", "avx2" or "avx512").
+    #[getter]
+    fn isa(&self) -> &'static str {
+        self.inner.isa().name()
+    }
+
     /// Fast: x + u Q mod p_j for some 0 <= u < L.
     fn extend_fast(&self, py: Python<'_>, poly: PyRef<'_, RnsPoly>) -> PyResult<RnsPoly> {
         let p = &poly.inner;

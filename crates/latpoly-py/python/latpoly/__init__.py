@@ -539,6 +539,12 @@ class BaseExtender:
             raise ValueError("source and target must be RnsRing objects")
         self._inner = _latpoly.BaseExtender(source._inner, target._inner)
 
+    @property
+    def isa(self) -> str:
+        """Backend of the conversion kernel: "avx512", "avx2" or "scalar" (chosen when the
+        extender is built, capped by LATPOLY_ISA; every backend gives the same residues)."""
+        return self._inner.isa
+
     def extend_exact(self, poly: RnsPoly, centered: bool = False) -> RnsPoly:
         """x mod P, for x the representative in [0, Q) (or (-Q/2, Q/2) if centered)."""
         if not isinstance(poly, RnsPoly):
