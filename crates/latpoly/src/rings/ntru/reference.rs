@@ -370,14 +370,24 @@ pub(super) fn s3_inv_with<const W: usize, T: TritOps>(
 }
 
 /// `poly_Sq_tobytes`: the first `n - 1` coefficients, each reduced mod `q`, as `log q`-bit
-/// little-endian bit fields.
+/// little-endian bit fields. Eight fields fill exactly `log q` bytes, so whole groups of eight go
+/// through one 128-bit word; the remaining fields are packed bit by bit.
 pub(crate) fn sq_tobytes(a: &[u16], out: &mut [u8], log_q: u32) {
+    // one copy per NTRU field width, so the shifts of a group are constants
+    let groups = match log_q {
+        11 => sq_tobytes_groups::<11>(a, out),
+        12 => sq_tobytes_groups::<12>(a, out),
+        13 => sq_tobytes_groups::<13>(a, out),
+        _ => {
+            out.fill(0);
+            0
+        }
+    };
     let mask = (1u32 << log_q) - 1;
-    out.fill(0);
     let mut acc: u32 = 0;
     let mut bits = 0u32;
-    let mut pos = 0;
-    for &c in &a[..a.len() - 1] {
+    let mut pos = groups * log_q as usize;
+    for &c in &a[groups * 8..a.len() - 1] {
         acc |= (u32::from(c) & mask) << bits;
         bits += log_q;
         while bits >= 8 {
@@ -392,14 +402,41 @@ pub(crate) fn sq_tobytes(a: &[u16], out: &mut [u8], log_q: u32) {
     }
 }
 
-/// `poly_Sq_frombytes`: `n - 1` fields of `log q` bits, `r[n-1] = 0`.
+/// The whole groups of eight fields of [`sq_tobytes`] for `LQ`-bit fields (clears the rest of
+/// `out`); returns the number of groups.
+#[inline(always)]
+fn sq_tobytes_groups<const LQ: usize>(a: &[u16], out: &mut [u8]) -> usize {
+    let mask = (1u64 << LQ) - 1;
+    let coeffs = &a[..a.len() - 1];
+    let groups = coeffs.len() / 8;
+    for (chunk, o) in coeffs.chunks_exact(8).zip(out.chunks_exact_mut(LQ)) {
+        // fields 0..4 in the low word (<= 52 bits), 4..8 in the high word
+        let lo = (0..4).fold(0u64, |x, j| x | ((u64::from(chunk[j]) & mask) << (LQ * j)));
+        let hi = (0..4).fold(0u64, |x, j| {
+            x | ((u64::from(chunk[4 + j]) & mask) << (LQ * j))
+        });
+        let x = u128::from(lo) | (u128::from(hi) << (4 * LQ));
+        o.copy_from_slice(&x.to_le_bytes()[..LQ]);
+    }
+    out[groups * LQ..].fill(0);
+    groups
+}
+
+/// `poly_Sq_frombytes`: `n - 1` fields of `log q` bits, `r[n-1] = 0` (groups of eight fields
+/// from one 128-bit word, as in [`sq_tobytes`]).
 pub(crate) fn sq_frombytes(bytes: &[u8], r: &mut [u16], log_q: u32) {
     let n = r.len();
+    let groups = match log_q {
+        11 => sq_frombytes_groups::<11>(bytes, r),
+        12 => sq_frombytes_groups::<12>(bytes, r),
+        13 => sq_frombytes_groups::<13>(bytes, r),
+        _ => 0,
+    };
     let mask = (1u32 << log_q) - 1;
     let mut acc: u32 = 0;
     let mut bits = 0u32;
-    let mut pos = 0;
-    for c in r[..n - 1].iter_mut() {
+    let mut pos = groups * log_q as usize;
+    for c in r[groups * 8..n - 1].iter_mut() {
         while bits < log_q {
             acc |= u32::from(bytes[pos]) << bits;
             pos += 1;
@@ -410,6 +447,28 @@ pub(crate) fn sq_frombytes(bytes: &[u8], r: &mut [u16], log_q: u32) {
         bits -= log_q;
     }
     r[n - 1] = 0;
+}
+
+/// The whole groups of eight fields of [`sq_frombytes`] for `LQ`-bit fields; returns the number
+/// of groups.
+#[inline(always)]
+fn sq_frombytes_groups<const LQ: usize>(bytes: &[u8], r: &mut [u16]) -> usize {
+    let mask = (1u64 << LQ) - 1;
+    let groups = (r.len() - 1) / 8;
+    for (chunk, b) in r[..groups * 8]
+        .chunks_exact_mut(8)
+        .zip(bytes.chunks_exact(LQ))
+    {
+        let mut le = [0u8; 16];
+        le[..LQ].copy_from_slice(b);
+        let x = u128::from_le_bytes(le);
+        let (lo, hi) = (x as u64, (x >> (4 * LQ)) as u64);
+        for j in 0..4 {
+            chunk[j] = ((lo >> (LQ * j)) & mask) as u16;
+            chunk[4 + j] = ((hi >> (LQ * j)) & mask) as u16;
+        }
+    }
+    groups
 }
 
 /// `poly_Rq_sum_zero_frombytes`: `poly_Sq_frombytes`, then `r[n-1] = -(r[0] + ... + r[n-2])`
@@ -428,7 +487,18 @@ pub(crate) fn rq_sum_zero_frombytes(bytes: &[u8], r: &mut [u16], log_q: u32) {
 /// (the coefficients are used as they are, not reduced mod 3).
 pub(crate) fn s3_tobytes(a: &[u16], out: &mut [u8]) {
     let deg = a.len() - 1;
-    for (i, o) in out.iter_mut().enumerate() {
+    // Whole bytes: the Horner steps mod 256 equal one sum mod 256 (reduction mod 256 commutes
+    // with + and ·), which the compiler vectorises.
+    let full = (deg / 5).min(out.len());
+    for (o, c) in out[..full].iter_mut().zip(a.chunks_exact(5)) {
+        let v = c[0]
+            .wrapping_add(c[1].wrapping_mul(3))
+            .wrapping_add(c[2].wrapping_mul(9))
+            .wrapping_add(c[3].wrapping_mul(27))
+            .wrapping_add(c[4].wrapping_mul(81));
+        *o = v as u8;
+    }
+    for (i, o) in out.iter_mut().enumerate().skip(full) {
         let lo = 5 * i;
         let hi = (lo + 5).min(deg);
         let mut c: u16 = 0;
