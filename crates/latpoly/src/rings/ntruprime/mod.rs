@@ -462,14 +462,22 @@ pub(crate) mod unchecked {
     /// bits are ignored, as in the reference.
     pub(crate) fn small_decode_mod3(s: &[u8]) -> Vec<i8> {
         debug_assert_eq!(s.len(), SMALL_BYTES);
-        let mut out = Vec::with_capacity(P);
-        for (i, &x) in s.iter().enumerate() {
-            let count = if i + 1 == SMALL_BYTES { P % 4 } else { 4 };
-            for k in 0..count {
-                let v = (x >> (2 * k)) & 3; // 0..=3
-                let v = v - 3 * (v >> 1 & v & 1); // 3 -> 0
-                out.push(v as i8 - 1);
+        let decode = |x: u8, k: usize| -> i8 {
+            let v = (x >> (2 * k)) & 3; // 0..=3
+            let v = v - 3 * (v >> 1 & v & 1); // 3 -> 0
+            v as i8 - 1
+        };
+        let mut out = vec![0i8; P];
+        // Four coefficients per byte (a fixed-size loop the compiler vectorises), then the
+        // last byte's P % 4.
+        for (o, &x) in out.chunks_exact_mut(4).zip(s) {
+            for (k, ok) in o.iter_mut().enumerate() {
+                *ok = decode(x, k);
             }
+        }
+        let last = s[SMALL_BYTES - 1];
+        for (k, ok) in out[P - P % 4..].iter_mut().enumerate() {
+            *ok = decode(last, k);
         }
         out
     }
