@@ -45,7 +45,7 @@ use crate::arith::Modulus;
 use crate::error::{Error, Result};
 use crate::primes::ntt_primes;
 use crate::rns::{scratch, BaseExtender, Representation, RnsContext, RnsPoly};
-use crate::sampling::{Sampler, GAUSSIAN_TAIL_CUT};
+use crate::sampling::{small_residue, Sampler, GAUSSIAN_TAIL_CUT};
 use num_bigint::{BigInt, BigUint};
 use num_traits::{Signed, Zero};
 use std::sync::Arc;
@@ -1293,19 +1293,6 @@ impl Bfv {
 }
 
 /// Zero polynomial (the `add` arm that cannot be reached with validated ciphertexts).
-/// `c mod q` for a secret `c` with `|c| <= bound` (public), branch-free: one masked addition of
-/// `q` when `bound < q`, else the general reduction.
-#[inline(always)]
-fn small_residue(m: &crate::arith::Modulus64, c: i64, bound: u64) -> u64 {
-    let q = m.value();
-    if bound < q {
-        let mask = crate::arith::ct::barrier((c >> 63) as u64);
-        (c as u64).wrapping_add(q & mask)
-    } else {
-        m.reduce_i64(c)
-    }
-}
-
 fn unreachable_zero(ctx: &Arc<RnsContext>) -> RnsPoly {
     RnsPoly::zero(ctx, Representation::Coefficient)
 }

@@ -227,36 +227,36 @@ pub(crate) fn try_zeroed<T: Copy + Default>(n: usize) -> Result<Vec<T>> {
     Ok(v)
 }
 
+/// `c mod q` for a secret `c` with `|c| <= bound` (`bound` public), branch-free: when
+/// `bound < q` (always, for ternary and error distributions) one addition of `q` under the
+/// sign mask (passed through [`ct::barrier`]), else
+/// [`Modulus64::reduce_i64`](crate::arith::Modulus64). The Valgrind tests check the compiled code.
+#[inline(always)]
+pub(crate) fn small_residue(m: &crate::arith::Modulus64, c: i64, bound: u64) -> u64 {
+    use crate::arith::Modulus;
+    let q = m.value();
+    if bound < q {
+        let mask = ct::barrier((c >> 63) as u64);
+        (c as u64).wrapping_add(q & mask)
+    } else {
+        m.reduce_i64(c)
+    }
+}
+
 /// Builds a coefficient-form polynomial from secret coefficients `|c| <= bound <= 2^62` (`bound`
-/// is the sampler's public bound), then wipes them.
-///
-/// When `bound` is below every prime of `ctx` (always, for ternary and error distributions), a
-/// residue is `c + (q & sign mask)`: the mask is computed once per coefficient and passed through
-/// [`ct::barrier`], so no limb's residue depends on a branch. Otherwise each residue is
-/// [`Modulus64::reduce_i64`](crate::arith::Modulus64), also branch-free. The Valgrind test
-/// checks the compiled code; the residues go in without a range check.
+/// is the sampler's public bound, see [`small_residue`]), then wipes them. The residues go in
+/// without a range check.
 pub(crate) fn small_poly(
     ctx: &Arc<RnsContext>,
     coeffs: Zeroizing<Vec<i64>>,
     bound: u64,
 ) -> RnsPoly {
-    use crate::arith::Modulus;
     let n = ctx.n();
     debug_assert_eq!(coeffs.len(), n);
     let mut data = vec![0u64; n * ctx.len()];
-    if ctx.moduli().iter().all(|&q| bound < q) {
-        let qs = ctx.moduli();
-        for (j, &c) in coeffs.iter().enumerate() {
-            let mask = ct::barrier((c >> 63) as u64);
-            for (l, &q) in qs.iter().enumerate() {
-                data[l * n + j] = (c as u64).wrapping_add(q & mask);
-            }
-        }
-    } else {
-        for (limb, m) in data.chunks_exact_mut(n).zip(ctx.crt().moduli()) {
-            for (r, &c) in limb.iter_mut().zip(coeffs.iter()) {
-                *r = m.reduce_i64(c);
-            }
+    for (limb, m) in data.chunks_exact_mut(n).zip(ctx.crt().moduli()) {
+        for (r, &c) in limb.iter_mut().zip(coeffs.iter()) {
+            *r = small_residue(m, c, bound);
         }
     }
     RnsPoly::from_residues_unchecked(ctx, data, Representation::Coefficient)
