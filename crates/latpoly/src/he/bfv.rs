@@ -695,42 +695,12 @@ impl Bfv {
     }
 
     /// `c_0 + c_1 s (+ c_2 s^2)` in coefficient form.
-    fn phase(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<RnsPoly> {
+    fn phase(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<Vec<u64>> {
         self.check_ct(c)?;
         self.check_key_ctx(&sk.s)?;
-        // c_0 stays in coefficient form: only c_1 (and c_2) go through the NTT.
-        let mut x = c.c[1].clone();
-        x.to_ntt();
-        let mut acc = x.mul(&sk.s)?;
-        if let Some(c2) = c.c.get(2) {
-            x.clone_from(c2);
-            x.to_ntt();
-            acc.mul_acc(&x, &sk.s.mul(&sk.s)?)?;
-        }
-        x.wipe();
-        acc.to_coeff();
-        acc.add_assign(&c.c[0])?;
-        Ok(acc)
-    }
-
-    /// Decrypts to the plaintext polynomial (`n` coefficients in `[0, t)`).
-    ///
-    /// ```
-    /// use latpoly::he::bfv::{Bfv, BfvParams};
-    /// use latpoly::sampling::Sampler;
-    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
-    /// let mut rng = Sampler::from_seed([1; 32]);
-    /// let keys = bfv.keygen(&mut rng)?;
-    /// let m: Vec<u64> = (0..16).map(|i| (i * i) % 257).collect();
-    /// let c = bfv.encrypt(&keys.public, &m, &mut rng)?;
-    /// assert_eq!(bfv.decrypt(&keys.secret, &c)?, m);
-    /// # Ok::<(), latpoly::Error>(())
-    /// ```
-    pub fn decrypt(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<Vec<u64>> {
-        self.check_ct(c)?;
-        self.check_key_ctx(&sk.s)?;
-        // The phase in pooled buffers (wiped when given back): fresh 100s-of-kB allocations
-        // cost more in page faults than the arithmetic.
+        // Pooled buffers (the result too; callers give it back with `give_wiped`): fresh
+        // 100s-of-kB allocations cost more in page faults than the arithmetic. c_0 stays in
+        // coefficient form: only c_1 (and c_2) go through the NTT.
         let (n, l) = (self.params.n, self.q.len());
         let plans = self.q.plans();
         let s_res = sk.s.residues();
@@ -768,12 +738,30 @@ impl Bfv {
                 *a = m.add(*a, b);
             }
         }
-        let out = self.scale_and_round(&acc);
         scratch::give_wiped(x);
-        scratch::give_wiped(acc);
         if let Some(mut s2) = s2 {
             s2.wipe();
         }
+        Ok(acc)
+    }
+
+    /// Decrypts to the plaintext polynomial (`n` coefficients in `[0, t)`).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let m: Vec<u64> = (0..16).map(|i| (i * i) % 257).collect();
+    /// let c = bfv.encrypt(&keys.public, &m, &mut rng)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &c)?, m);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn decrypt(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<Vec<u64>> {
+        let x = self.phase(sk, c)?;
+        let out = self.scale_and_round(&x);
+        scratch::give_wiped(x);
         Ok(out)
     }
 
@@ -918,8 +906,12 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn noise_budget(&self, sk: &BfvSecretKey, c: &BfvCiphertext) -> Result<u32> {
-        let x = self.phase(sk, c)?;
+        let ph = self.phase(sk, c)?;
+        let mut x =
+            RnsPoly::from_residues_unchecked(&self.q, ph.clone(), Representation::Coefficient);
+        scratch::give_wiped(ph);
         let tx = x.scalar_mul_i64(self.params.t as i64);
+        x.wipe();
         let worst = tx
             .to_centered_bigints()
             .into_iter()
