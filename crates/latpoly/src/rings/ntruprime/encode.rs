@@ -113,17 +113,16 @@ pub fn encode(r: &[u16], m: &[u16]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// [`encode_into`] when every bound equals `m0`: every level has one bound for all values but
-/// the last, so the number of bytes each merged pair emits is fixed per level and the pairs are
-/// merged in place (value `k` of the next level overwrites slot `k`, after slots `2k`, `2k+1`
+/// [`encode_into`] when every bound equals `m0`: with the level [`schedule`] the number of bytes
+/// each merged pair emits is fixed per level and the pairs are merged in place (value `k` of the next level overwrites slot `k`, after slots `2k`, `2k+1`
 /// were read). Same bytes as `encode_into` (checked by the tests); branch-free in the values.
 pub(crate) fn encode_uniform(out: &mut Vec<u8>, r: &[u16], m0: u16) {
     let n = r.len();
     if n == 0 {
         return;
     }
+    let (levels, top, _) = schedule(m0, n);
     let mut buf: Vec<u32> = r.iter().map(|&x| u32::from(x)).collect();
-    let (mut len, mut reg, mut last) = (n, u32::from(m0), u32::from(m0));
     // Appends the low `bytes` bytes of x (least significant first); returns the rest.
     let emit = |out: &mut Vec<u8>, mut x: u32, bytes: usize| -> u32 {
         for _ in 0..bytes {
@@ -132,12 +131,12 @@ pub(crate) fn encode_uniform(out: &mut Vec<u8>, r: &[u16], m0: u16) {
         }
         x
     };
-    while len > 1 {
+    for lv in &levels {
+        let (len, reg) = (lv.len, lv.reg);
         let half = len / 2;
         let even = len % 2 == 0;
         let regular = if even { half - 1 } else { half };
-        let (reg_bytes, reg_next) = merge(reg * reg);
-        match reg_bytes {
+        match lv.reg_bytes {
             0 => {
                 for k in 0..regular {
                     buf[k] = buf[2 * k] + buf[2 * k + 1] * reg;
@@ -158,24 +157,14 @@ pub(crate) fn encode_uniform(out: &mut Vec<u8>, r: &[u16], m0: u16) {
                 }
             }
         }
-        let last_next = if even {
+        if even {
             let k = half - 1;
-            let (last_bytes, next) = merge(reg * last);
-            buf[k] = emit(out, buf[2 * k] + buf[2 * k + 1] * reg, last_bytes);
-            next
+            buf[k] = emit(out, buf[2 * k] + buf[2 * k + 1] * reg, lv.last_bytes);
         } else {
             buf[half] = buf[len - 1];
-            last
-        };
-        let next_len = len.div_ceil(2);
-        (reg, last) = if next_len == 1 {
-            (last_next, last_next)
-        } else {
-            (reg_next, last_next)
-        };
-        len = next_len;
+        }
     }
-    let (mut x, mut m) = (buf[0], last);
+    let (mut x, mut m) = (buf[0], top);
     while m > 1 {
         out.push(x as u8);
         x >>= 8;
@@ -276,38 +265,11 @@ fn merge(b: u32) -> (usize, u32) {
     }
 }
 
-/// `(x / m, x mod m)` for `x < 2^32`, `1 <= m < 2^14`, with `c = ceil(2^64 / m)` (`m >= 2`;
-/// for `m = 1` the caller passes `c = 0` and gets `(x, 0)`): exact since `64 >= 32 + 14`.
-#[inline(always)]
-fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
-    let q = if c == 0 {
-        x
-    } else {
-        ((u128::from(x) * u128::from(c)) >> 64) as u32
-    };
-    (q, x - q * m)
-}
-
-#[inline(always)]
-fn recip(m: u32) -> u64 {
-    if m <= 1 {
-        0
-    } else {
-        u64::MAX / u64::from(m) + 1
-    }
-}
-
-/// [`decode_levels`] when every bound equals `m0` (the NTRU Prime ring elements and rounded
-/// ciphertexts): then every level has one bound for all values but the last, so the schedule
-/// (bounds, byte counts, byte offsets) takes O(log n) work, the low bytes are read in place, and
-/// the values are split level by level in one buffer, top down, with a reciprocal per level.
-/// Same output as `decode_levels` for every input (checked by the tests). Branch-free in the
-/// data; the loop structure depends only on the public `m0` and `n`.
-pub(crate) fn decode_uniform(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
-    if n == 0 {
-        return Vec::new();
-    }
-    // The schedule, bottom up.
+/// The level schedule of a uniform-bound encoding of `n >= 1` values below `m0`, bottom up:
+/// per level its length, bounds, bytes per pair and first byte; then the bound of the top value
+/// and the position of its bytes. O(log n) work: every level has one bound for all values but
+/// the last.
+fn schedule(m0: u16, n: usize) -> (Vec<Level>, u32, usize) {
     let mut levels: Vec<Level> = Vec::with_capacity(16);
     let (mut len, mut reg, mut last, mut pos) = (n, u32::from(m0), u32::from(m0), 0usize);
     while len > 1 {
@@ -342,7 +304,41 @@ pub(crate) fn decode_uniform(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
         };
         len = next_len;
     }
-    let top = last;
+    (levels, last, pos)
+}
+
+/// `(x / m, x mod m)` for `x < 2^32`, `1 <= m < 2^14`, with `c = ceil(2^64 / m)` (`m >= 2`;
+/// for `m = 1` the caller passes `c = 0` and gets `(x, 0)`): exact since `64 >= 32 + 14`.
+#[inline(always)]
+fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
+    let q = if c == 0 {
+        x
+    } else {
+        ((u128::from(x) * u128::from(c)) >> 64) as u32
+    };
+    (q, x - q * m)
+}
+
+#[inline(always)]
+fn recip(m: u32) -> u64 {
+    if m <= 1 {
+        0
+    } else {
+        u64::MAX / u64::from(m) + 1
+    }
+}
+
+/// [`decode_levels`] when every bound equals `m0` (the NTRU Prime ring elements and rounded
+/// ciphertexts): then every level has one bound for all values but the last, so the schedule
+/// (bounds, byte counts, byte offsets) takes O(log n) work, the low bytes are read in place, and
+/// the values are split level by level in one buffer, top down, with a reciprocal per level.
+/// Same output as `decode_levels` for every input (checked by the tests). Branch-free in the
+/// data; the loop structure depends only on the public `m0` and `n`.
+pub(crate) fn decode_uniform(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let (levels, top, pos) = schedule(m0, n);
     // Two buffers, levels alternating between them (no store-to-load aliasing in the loops).
     let mut upper = vec![0u32; n];
     let mut cur = vec![0u32; n];
