@@ -13,6 +13,16 @@ use crate::arith::ct::barrier;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
 
+/// The mask of the polynomial's bits in its last 64-bit word (`n` coefficients).
+#[inline(always)]
+pub(crate) fn top_mask(n: usize) -> u64 {
+    if n.is_multiple_of(64) {
+        u64::MAX
+    } else {
+        (1u64 << (n % 64)) - 1
+    }
+}
+
 /// `a mod 3` for `a <= 9` (exact residue; the compiler turns the constant division into a
 /// multiplication, no branch).
 #[inline(always)]

@@ -13,7 +13,7 @@
 
 use crate::arith::ct::barrier;
 pub(super) use crate::rings::bitslice::{
-    divsteps2, divsteps3, mod3_small, scalar_masks, BitOps, Bits, TritOps, Trits,
+    divsteps2, divsteps3, mod3_small, scalar_masks, top_mask, BitOps, Bits, TritOps, Trits,
 };
 use zeroize::Zeroize;
 
@@ -190,11 +190,7 @@ pub(super) fn r2_inv_with<const W: usize, T: BitOps>(
 ) {
     let n = a.len();
     debug_assert_eq!(n.div_ceil(64), W);
-    let top_mask = if n.is_multiple_of(64) {
-        u64::MAX
-    } else {
-        (1u64 << (n % 64)) - 1
-    };
+    let top_mask = top_mask(n);
     let mut f0 = Bits([u64::MAX; W]);
     f0.0[W - 1] = top_mask;
     let mut g0 = Bits([0u64; W]);
@@ -222,11 +218,7 @@ pub(super) fn r2_inv_with<const W: usize, T: BitOps>(
 fn r2_inv_any(a: &[u16], r: &mut [u16]) {
     let n = a.len();
     let words = n.div_ceil(64);
-    let top_mask = if n.is_multiple_of(64) {
-        u64::MAX
-    } else {
-        (1u64 << (n % 64)) - 1
-    };
+    let top_mask = top_mask(n);
     let mut f = vec![u64::MAX; words];
     f[words - 1] = top_mask;
     let mut g = vec![0u64; words];
@@ -338,11 +330,7 @@ pub(super) fn s3_inv_with<const W: usize, T: TritOps>(
 ) {
     let n = a.len();
     debug_assert_eq!(n.div_ceil(64), W);
-    let top_mask = if n.is_multiple_of(64) {
-        u64::MAX
-    } else {
-        (1u64 << (n % 64)) - 1
-    };
+    let top_mask = top_mask(n);
     let mut f0 = Trits::<W>::ZERO;
     f0.p = [u64::MAX; W];
     f0.p[W - 1] = top_mask;

@@ -11,7 +11,7 @@
 
 use super::scalar::{f3_freeze, fq_freeze, neg_mask_i32, nonzero_mask_i32};
 use super::{P, Q};
-use crate::rings::bitslice::{divsteps3, scalar_masks, TritOps, Trits};
+use crate::rings::bitslice::{divsteps3, scalar_masks, top_mask, TritOps, Trits};
 
 /// `x^(q-2) mod q` (the reference `Fq_recip`, which multiplies `q - 3` times; the result is the
 /// same canonical residue), by square-and-multiply over the public exponent: constant time.
@@ -93,7 +93,7 @@ pub(crate) fn r3_recip_bitsliced<T: TritOps>(
 ) -> (Vec<i8>, bool) {
     debug_assert_eq!(a.len(), P);
     const W: usize = (P + 1).div_ceil(64);
-    let top_mask = (1u64 << ((P + 1) % 64)) - 1;
+    let top_mask = top_mask(P + 1);
     // {-1, 0, 1} -> {2, 0, 1} (a constant division, no branch)
     let trit = |x: i8| ((x + 3) as u8) % 3;
     let mut f0 = Trits::<W>::ZERO;
