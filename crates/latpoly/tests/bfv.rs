@@ -22,8 +22,14 @@ fn small_parameters_full_cycle() {
         (40, 3, 65537),
         (50, 2, 3),
         (60, 2, 2),
+        // t above the primes: decryption's general scale-and-round path (128-bit division
+        // instead of the t < 2^32 formula)
+        (30, 5, (1 << 35) - 31),
     ] {
         let bfv = Bfv::new(BfvParams::new(1024, bits, count, t).unwrap()).unwrap();
+        if t >= 1 << 32 {
+            assert!(bfv.context().moduli().iter().all(|&q| q < t));
+        }
         let mut rng = Sampler::from_seed([bits as u8; 32]);
         let mut prng = ChaCha20Rng::seed_from_u64(bits as u64);
         let keys = bfv.keygen(&mut rng).unwrap();
@@ -175,34 +181,4 @@ fn bad_input() {
     let c3 = bfv.multiply(&c, &c).unwrap();
     assert!(bfv.multiply(&c3, &c).is_err());
     assert!(bfv.relinearize(&c3, &okeys.relin).is_err());
-}
-
-/// A plaintext modulus above the ciphertext primes takes decryption's general scale-and-round
-/// path (128-bit division instead of Shoup's quotient).
-#[test]
-fn plaintext_modulus_above_the_primes() {
-    let t = (1u64 << 35) - 31;
-    let bfv = Bfv::new(BfvParams::new(1024, 30, 5, t).unwrap()).unwrap();
-    assert!(bfv.context().moduli().iter().all(|&q| q < t));
-    let mut rng = Sampler::from_seed([35; 32]);
-    let mut prng = ChaCha20Rng::seed_from_u64(35);
-    let keys = bfv.keygen(&mut rng).unwrap();
-    let (m1, m2) = (
-        random_plain(&mut prng, 1024, t),
-        random_plain(&mut prng, 1024, t),
-    );
-    let c1 = bfv.encrypt(&keys.public, &m1, &mut rng).unwrap();
-    let c2 = bfv.encrypt(&keys.public, &m2, &mut rng).unwrap();
-    assert_eq!(bfv.decrypt(&keys.secret, &c1).unwrap(), m1);
-    assert_eq!(
-        bfv.decrypt(&keys.secret, &bfv.add(&c1, &c2).unwrap())
-            .unwrap(),
-        add_plain(&m1, &m2, t)
-    );
-    let prod = bfv.multiply_relin(&c1, &c2, &keys.relin).unwrap();
-    assert!(bfv.noise_budget(&keys.secret, &prod).unwrap() > 0);
-    assert_eq!(
-        bfv.decrypt(&keys.secret, &prod).unwrap(),
-        bfv.plain_mul(&m1, &m2).unwrap()
-    );
 }

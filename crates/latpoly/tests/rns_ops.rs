@@ -5,6 +5,7 @@ use latpoly::parallel::{to_coeff_batch, to_ntt_batch, Threads};
 use latpoly::rns::galois::ntt_permutation;
 use latpoly::rns::{BaseExtender, Representation, RnsContext, RnsPoly};
 use latpoly::Error;
+use latpoly::Isa;
 use num_bigint::{BigInt, BigUint, RandBigInt};
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
@@ -236,6 +237,11 @@ fn base_extension_exact_and_fast() {
         BaseExtender::new(&a, &b).unwrap_err(),
         Error::ContextMismatch
     );
+    assert_eq!(
+        BaseExtender::with_isa(&a, &b, Isa::Scalar).unwrap_err(),
+        Error::ContextMismatch
+    );
+    assert!(BaseExtender::with_isa(&a, &a, Isa::Avx512Ifma).is_err()); // no IFMA kernel
     let c = RnsContext::with_prime_bits(8, 41, 2).unwrap();
     let ext = BaseExtender::new(&a, &c).unwrap();
     let wrong = RnsPoly::zero(&c, Representation::Coefficient);
