@@ -290,19 +290,13 @@ fn plane_shr1<R: Reg, const K: usize>(x: &mut [R; K]) {
     }
 }
 
-/// Per-register masks keeping the polynomial's `n` low bits: all-ones on its words, `top_mask`
-/// on its last word, zero past it.
+/// The registers of the mask keeping a polynomial's `n` low bits (in `W` words).
 #[inline(always)]
-fn top_masks<R: Reg, const K: usize>(keep: &[R; K], top_mask: u64) -> [R; K] {
-    let top = R::splat(top_mask);
-    let mut out = [R::zero(); K];
-    for (j, o) in out.iter_mut().enumerate() {
-        let next_keep = if j + 1 < K { keep[j + 1] } else { R::zero() };
-        // the last word: kept, and the word after it is not
-        let last = keep[j].next(next_keep).andnot(keep[j]);
-        *o = last.andnot(keep[j]).or(last.and(top));
-    }
-    out
+fn bit_mask<R: Reg, const K: usize, const W: usize>(n: usize) -> [R; K] {
+    debug_assert_eq!(n.div_ceil(64), W);
+    let mut words = [u64::MAX; W];
+    words[W - 1] = super::top_mask(n);
+    load_plane(&words)
 }
 
 /// Conditional swap of two planes where `mk` is all-ones.
@@ -320,17 +314,18 @@ fn plane_cswap<R: Reg, const K: usize>(x: &mut [R; K], y: &mut [R; K], mk: R) {
 pub(crate) struct VTrits<R: Reg, const K: usize> {
     p: [R; K],
     m: [R; K],
-    /// All-ones for the words of the polynomial, zero past it.
-    keep: [R; K],
+    /// The mask of the polynomial's `n` bits (fixed at load; `shl1` applies it).
+    mask: [R; K],
 }
 
 impl<R: Reg, const K: usize> VTrits<R, K> {
+    /// Loads `x`, a polynomial of `n` coefficients.
     #[inline(always)]
-    pub(crate) fn load<T: Token<R = R>, const W: usize>(_t: T, x: &Trits<W>) -> Self {
+    pub(crate) fn load<T: Token<R = R>, const W: usize>(_t: T, x: &Trits<W>, n: usize) -> Self {
         Self {
             p: load_plane(&x.p),
             m: load_plane(&x.m),
-            keep: load_plane(&[u64::MAX; W]),
+            mask: bit_mask::<R, K, W>(n),
         }
     }
 
@@ -372,11 +367,11 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
     }
 
     #[inline(always)]
-    fn shl1(&mut self, top_mask: u64) {
+    fn shl1(&mut self, _top_mask: u64) {
+        // the same mask, fixed at load
         plane_shl1(&mut self.p);
         plane_shl1(&mut self.m);
-        let mask = top_masks(&self.keep, top_mask);
-        for ((p, m), k) in self.p.iter_mut().zip(self.m.iter_mut()).zip(mask) {
+        for ((p, m), &k) in self.p.iter_mut().zip(self.m.iter_mut()).zip(&self.mask) {
             *p = p.and(k);
             *m = m.and(k);
         }
@@ -393,16 +388,17 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
 #[derive(Clone, Copy)]
 pub(crate) struct VBits<R: Reg, const K: usize> {
     b: [R; K],
-    /// All-ones for the words of the polynomial, zero past it.
-    keep: [R; K],
+    /// The mask of the polynomial's `n` bits (fixed at load; `shl1` applies it).
+    mask: [R; K],
 }
 
 impl<R: Reg, const K: usize> VBits<R, K> {
+    /// Loads `x`, a polynomial of `n` coefficients.
     #[inline(always)]
-    pub(crate) fn load<T: Token<R = R>, const W: usize>(_t: T, x: &Bits<W>) -> Self {
+    pub(crate) fn load<T: Token<R = R>, const W: usize>(_t: T, x: &Bits<W>, n: usize) -> Self {
         Self {
             b: load_plane(&x.0),
-            keep: load_plane(&[u64::MAX; W]),
+            mask: bit_mask::<R, K, W>(n),
         }
     }
 
@@ -434,10 +430,10 @@ impl<R: Reg, const K: usize> BitOps for VBits<R, K> {
     }
 
     #[inline(always)]
-    fn shl1(&mut self, top_mask: u64) {
+    fn shl1(&mut self, _top_mask: u64) {
+        // the same mask, fixed at load
         plane_shl1(&mut self.b);
-        let mask = top_masks(&self.keep, top_mask);
-        for (b, k) in self.b.iter_mut().zip(mask) {
+        for (b, &k) in self.b.iter_mut().zip(&self.mask) {
             *b = b.and(k);
         }
     }

@@ -45,13 +45,24 @@ impl Avx2Lanes {
             return super::reference::s3_inv(a, r);
         };
         match a.len().div_ceil(64) {
-            8 => s3_inv_with::<8, VTrits<__m256i, 2>>(a, r, |x| VTrits::load(t, x), VTrits::store),
-            11 => {
-                s3_inv_with::<11, VTrits<__m256i, 3>>(a, r, |x| VTrits::load(t, x), VTrits::store)
-            }
-            13 => {
-                s3_inv_with::<13, VTrits<__m256i, 4>>(a, r, |x| VTrits::load(t, x), VTrits::store)
-            }
+            8 => s3_inv_with::<8, VTrits<__m256i, 2>>(
+                a,
+                r,
+                |x| VTrits::load(t, x, a.len()),
+                VTrits::store,
+            ),
+            11 => s3_inv_with::<11, VTrits<__m256i, 3>>(
+                a,
+                r,
+                |x| VTrits::load(t, x, a.len()),
+                VTrits::store,
+            ),
+            13 => s3_inv_with::<13, VTrits<__m256i, 4>>(
+                a,
+                r,
+                |x| VTrits::load(t, x, a.len()),
+                VTrits::store,
+            ),
             _ => super::reference::s3_inv(a, r),
         }
     }
@@ -68,9 +79,24 @@ impl Avx2Lanes {
             return super::reference::r2_inv(a, r);
         };
         match a.len().div_ceil(64) {
-            8 => r2_inv_with::<8, VBits<__m256i, 2>>(a, r, |b| VBits::load(t, b), VBits::store),
-            11 => r2_inv_with::<11, VBits<__m256i, 3>>(a, r, |b| VBits::load(t, b), VBits::store),
-            13 => r2_inv_with::<13, VBits<__m256i, 4>>(a, r, |b| VBits::load(t, b), VBits::store),
+            8 => r2_inv_with::<8, VBits<__m256i, 2>>(
+                a,
+                r,
+                |b| VBits::load(t, b, a.len()),
+                VBits::store,
+            ),
+            11 => r2_inv_with::<11, VBits<__m256i, 3>>(
+                a,
+                r,
+                |b| VBits::load(t, b, a.len()),
+                VBits::store,
+            ),
+            13 => r2_inv_with::<13, VBits<__m256i, 4>>(
+                a,
+                r,
+                |b| VBits::load(t, b, a.len()),
+                VBits::store,
+            ),
             _ => super::reference::r2_inv(a, r),
         }
     }
@@ -195,13 +221,24 @@ impl Avx512Lanes {
             return super::reference::s3_inv(a, r);
         };
         match a.len().div_ceil(64) {
-            8 => s3_inv_with::<8, VTrits<__m512i, 1>>(a, r, |x| VTrits::load(t, x), VTrits::store),
-            11 => {
-                s3_inv_with::<11, VTrits<__m512i, 2>>(a, r, |x| VTrits::load(t, x), VTrits::store)
-            }
-            13 => {
-                s3_inv_with::<13, VTrits<__m512i, 2>>(a, r, |x| VTrits::load(t, x), VTrits::store)
-            }
+            8 => s3_inv_with::<8, VTrits<__m512i, 1>>(
+                a,
+                r,
+                |x| VTrits::load(t, x, a.len()),
+                VTrits::store,
+            ),
+            11 => s3_inv_with::<11, VTrits<__m512i, 2>>(
+                a,
+                r,
+                |x| VTrits::load(t, x, a.len()),
+                VTrits::store,
+            ),
+            13 => s3_inv_with::<13, VTrits<__m512i, 2>>(
+                a,
+                r,
+                |x| VTrits::load(t, x, a.len()),
+                VTrits::store,
+            ),
             _ => super::reference::s3_inv(a, r),
         }
     }
@@ -220,9 +257,24 @@ impl Avx512Lanes {
             return super::reference::r2_inv(a, r);
         };
         match a.len().div_ceil(64) {
-            8 => r2_inv_with::<8, VBits<__m512i, 1>>(a, r, |b| VBits::load(t, b), VBits::store),
-            11 => r2_inv_with::<11, VBits<__m512i, 2>>(a, r, |b| VBits::load(t, b), VBits::store),
-            13 => r2_inv_with::<13, VBits<__m512i, 2>>(a, r, |b| VBits::load(t, b), VBits::store),
+            8 => r2_inv_with::<8, VBits<__m512i, 1>>(
+                a,
+                r,
+                |b| VBits::load(t, b, a.len()),
+                VBits::store,
+            ),
+            11 => r2_inv_with::<11, VBits<__m512i, 2>>(
+                a,
+                r,
+                |b| VBits::load(t, b, a.len()),
+                VBits::store,
+            ),
+            13 => r2_inv_with::<13, VBits<__m512i, 2>>(
+                a,
+                r,
+                |b| VBits::load(t, b, a.len()),
+                VBits::store,
+            ),
             _ => super::reference::r2_inv(a, r),
         }
     }

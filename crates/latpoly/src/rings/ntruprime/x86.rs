@@ -536,13 +536,21 @@ pub(crate) fn r3_recip(isa: Isa, a: &[i8]) -> (Vec<i8>, bool) {
 /// `R3_recip` bit-sliced in AVX-512 registers (two per plane for the 762 coefficients).
 #[target_feature(enable = "avx512f")]
 fn tf_r3_recip_bits(t: Avx512Bits, a: &[i8]) -> (Vec<i8>, bool) {
-    recip::r3_recip_bitsliced(a, |x| VTrits::<__m512i, 2>::load(t, x), VTrits::store)
+    recip::r3_recip_bitsliced(
+        a,
+        |x| VTrits::<__m512i, 2>::load(t, x, P + 1),
+        VTrits::store,
+    )
 }
 
 /// `R3_recip` bit-sliced in AVX2 registers (three per plane for the 762 coefficients).
 #[target_feature(enable = "avx2")]
 fn tf_r3_recip_bits_avx2(t: Avx2Bits, a: &[i8]) -> (Vec<i8>, bool) {
-    recip::r3_recip_bitsliced(a, |x| VTrits::<__m256i, 3>::load(t, x), VTrits::store)
+    recip::r3_recip_bitsliced(
+        a,
+        |x| VTrits::<__m256i, 3>::load(t, x, P + 1),
+        VTrits::store,
+    )
 }
 
 /// `Rq_recip3` on `isa` (see [`mul_rq`] for the fallback).
