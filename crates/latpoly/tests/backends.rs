@@ -16,6 +16,10 @@ fn first_diff<W: Word>(a: &[W], b: &[W]) -> Option<(usize, u64, u64)> {
         .map(|i| (i, a[i].to_u64(), b[i].to_u64()))
 }
 
+fn to_w<W: Word>(v: &[u64]) -> Vec<W> {
+    v.iter().map(|&x| W::from_u64(x)).collect()
+}
+
 fn inputs(n: usize, q: u64, rng: &mut ChaCha20Rng) -> Vec<Vec<u64>> {
     vec![
         vec![0; n],
@@ -61,6 +65,28 @@ fn differential<W: Word>(n: usize, q: u64, rng: &mut ChaCha20Rng) -> Vec<Isa> {
                 assert!(
                     zl < 4 * q && zl % q == xs.to_u64(),
                     "lazy forward {isa} n={n} q={q} index {i}"
+                );
+            }
+            // Lazy forward on inputs anywhere in [0, 4q), its top value included (the largest
+            // operands of the Shoup products).
+            let wide: Vec<u64> = a
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| match i % 3 {
+                    0 => 4 * q - 1,
+                    1 => v.to_u64() + 3 * q,
+                    _ => rng.gen_range(0..4 * q),
+                })
+                .collect();
+            let mut z = to_w::<W>(&wide);
+            plan.forward_lazy(&mut z).unwrap();
+            let mut expect = to_w::<W>(&wide.iter().map(|&v| v % q).collect::<Vec<_>>());
+            reference.forward(&mut expect).unwrap();
+            for (i, (&zl, &xs)) in z.iter().zip(&expect).enumerate() {
+                let zl = zl.to_u64();
+                assert!(
+                    zl < 4 * q && zl % q == xs.to_u64(),
+                    "lazy forward, inputs up to 4q - 1, {isa} n={n} q={q} index {i}"
                 );
             }
             // Lazy inverse: input up to 2q - 1, output in [0, 2q) and congruent.

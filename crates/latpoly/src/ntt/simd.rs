@@ -7,10 +7,13 @@
 //!
 //! Algorithms (same arithmetic contract as `scalar.rs`, which is the specification):
 //! * layers whose butterfly distance `t` is at least the lane count run over broadcast twiddles,
-//!   two layers per memory pass (radix-4) where possible;
+//!   two layers per memory pass (radix-4) on backends where that pays ([`Simd::RADIX4`]), one
+//!   layer per pass otherwise;
 //! * the last `log2(LANES)` forward layers (first inverse layers) run in registers on pairs of
 //!   vectors: a backend-specific `deinterleave` gathers the `X` and `Y` halves of every butterfly,
-//!   with per-lane twiddles taken from tables expanded for that backend's lane order.
+//!   with per-lane twiddles taken from tables expanded for that backend's lane order. Four pairs
+//!   go through these layers side by side ([`SMALL_K`]): one pair alone is a chain of dependent
+//!   products and permutations whose latency, not the vector units, would set the pace.
 //!
 //! Ranges: forward input `[0, 4q)` -> output `[0, 4q)`; inverse input `[0, 2q)` -> `[0, 2q)`.
 
@@ -32,6 +35,11 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     const SHOUP_BITS: u32;
     /// Montgomery radix exponent of [`Simd::mont_mul`].
     const MONT_BITS: u32;
+    /// Whether layers of distance `>= LANES` run two at a time (radix 4: half the loads and
+    /// stores, but chains of two dependent butterflies) or one at a time (radix 2: independent
+    /// butterflies only). Backends whose products are long dependency chains (the emulated
+    /// 64 x 64 products) run faster in radix 2.
+    const RADIX4: bool = true;
 
     fn splat(self, x: Self::W) -> Self::V;
     /// Loads `LANES` values from the start of `s` (`s.len() >= LANES`).
@@ -303,7 +311,7 @@ fn fwd_big_layers<S: Simd>(
     let mut t = t_hi;
     while t >= t_lo {
         let groups = n >> (2 * t).trailing_zeros();
-        if t / 2 >= t_lo {
+        if S::RADIX4 && t / 2 >= t_lo {
             fwd_radix4(
                 s,
                 tb,
@@ -321,6 +329,21 @@ fn fwd_big_layers<S: Simd>(
     }
 }
 
+/// Twiddle vector and quotients of in-register layer `k` for pair `p` of the block whose
+/// records start at `tw`.
+#[inline(always)]
+fn small_twiddles<S: Simd>(s: S, tw: &[S::W], p: usize, k: usize) -> (S::V, S::V) {
+    let l = S::LANES;
+    let rec = 2 * l.trailing_zeros() as usize * l;
+    let r = &tw[p * rec + 2 * l * k..];
+    (s.load(r), s.load(&r[l..]))
+}
+
+/// Pairs of vectors that go through the in-register layers side by side: each pair is a chain
+/// of dependent butterflies and permutations, and independent chains in lockstep keep the vector
+/// units busy where one chain would wait on latencies.
+const SMALL_K: usize = 4;
+
 /// The in-register forward layers (distances `LANES/2 .. 1`) on `blk` (starting at element
 /// `off`), with the optional final reduction to `[0, q)`.
 #[inline(always)]
@@ -332,28 +355,58 @@ fn fwd_small_layers<S: Simd, const STRICT: bool>(
     off: usize,
 ) {
     let l = S::LANES;
-    let small = l.trailing_zeros() as usize;
-    let rec = 2 * small * l;
+    let rec = 2 * l.trailing_zeros() as usize * l;
     let tw = &tb.small_fwd[off / (2 * l) * rec..];
-    for (pair, t_rec) in blk.chunks_exact_mut(2 * l).zip(tw.chunks_exact(rec)) {
-        let (c0, c1) = pair.split_at_mut(l);
-        let mut t = l / 2;
-        let (mut x, mut y) = s.deinterleave(s.load(c0), s.load(c1), t);
-        for (k, r) in t_rec.chunks_exact(2 * l).enumerate() {
-            let (w, wp) = r.split_at(l);
-            (x, y) = ct_butterfly(s, x, y, s.load(w), s.load(wp), c.q, c.two_q);
-            if k + 1 < small {
-                (x, y) = s.step_down(x, y, t);
-                t /= 2;
-            }
+    let split = blk.len() / (2 * l * SMALL_K) * (2 * l * SMALL_K);
+    let (body, tail) = blk.split_at_mut(split);
+    for (g, group) in body.chunks_exact_mut(2 * l * SMALL_K).enumerate() {
+        fwd_small_group::<S, STRICT, SMALL_K>(s, c, group, tw, g * SMALL_K);
+    }
+    for (i, pair) in tail.chunks_exact_mut(2 * l).enumerate() {
+        fwd_small_group::<S, STRICT, 1>(s, c, pair, tw, split / (2 * l) + i);
+    }
+}
+
+/// [`fwd_small_layers`] on `K` consecutive pairs of vectors (`grp`: `2 LANES K` values, the
+/// first pair being pair `p0` of the block whose twiddle records start at `tw`).
+#[inline(always)]
+fn fwd_small_group<S: Simd, const STRICT: bool, const K: usize>(
+    s: S,
+    c: Consts<S::V>,
+    grp: &mut [S::W],
+    tw: &[S::W],
+    p0: usize,
+) {
+    let l = S::LANES;
+    let small = l.trailing_zeros() as usize;
+    let mut x = [c.q; K];
+    let mut y = [c.q; K];
+    for j in 0..K {
+        let p = &grp[2 * l * j..];
+        (x[j], y[j]) = s.deinterleave(s.load(p), s.load(&p[l..]), l / 2);
+    }
+    let mut t = l / 2;
+    for k in 0..small {
+        for j in 0..K {
+            let (w, wp) = small_twiddles(s, tw, p0 + j, k);
+            (x[j], y[j]) = ct_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q);
         }
-        let (mut v0, mut v1) = s.interleave(x, y, 1);
+        if k + 1 < small {
+            for j in 0..K {
+                (x[j], y[j]) = s.step_down(x[j], y[j], t);
+            }
+            t /= 2;
+        }
+    }
+    for j in 0..K {
+        let (mut v0, mut v1) = s.interleave(x[j], y[j], 1);
         if STRICT {
             v0 = s.csub(s.csub(v0, c.two_q), c.q);
             v1 = s.csub(s.csub(v1, c.two_q), c.q);
         }
-        s.store(c0, v0);
-        s.store(c1, v1);
+        let p = &mut grp[2 * l * j..];
+        s.store(p, v0);
+        s.store(&mut p[l..], v1);
     }
 }
 
@@ -467,7 +520,7 @@ fn inv_big_layers<S: Simd>(
     let mut t = t_lo;
     while t < t_end {
         let groups = n >> (2 * t).trailing_zeros();
-        if 2 * t < t_end {
+        if S::RADIX4 && 2 * t < t_end {
             inv_radix4(
                 s,
                 tb,
@@ -495,24 +548,53 @@ fn inv_small_layers<S: Simd>(
     off: usize,
 ) {
     let l = S::LANES;
-    let small = l.trailing_zeros() as usize;
-    let rec = 2 * small * l;
+    let rec = 2 * l.trailing_zeros() as usize * l;
     let tw = &tb.small_inv[off / (2 * l) * rec..];
-    for (pair, t_rec) in blk.chunks_exact_mut(2 * l).zip(tw.chunks_exact(rec)) {
-        let (c0, c1) = pair.split_at_mut(l);
-        let mut t = 1;
-        let (mut x, mut y) = s.deinterleave(s.load(c0), s.load(c1), 1);
-        for (k, r) in t_rec.chunks_exact(2 * l).enumerate() {
-            let (w, wp) = r.split_at(l);
-            (x, y) = gs_butterfly(s, x, y, s.load(w), s.load(wp), c.q, c.two_q);
-            if k + 1 < small {
-                (x, y) = s.step_up(x, y, t);
-                t *= 2;
-            }
+    let split = blk.len() / (2 * l * SMALL_K) * (2 * l * SMALL_K);
+    let (body, tail) = blk.split_at_mut(split);
+    for (g, group) in body.chunks_exact_mut(2 * l * SMALL_K).enumerate() {
+        inv_small_group::<S, SMALL_K>(s, c, group, tw, g * SMALL_K);
+    }
+    for (i, pair) in tail.chunks_exact_mut(2 * l).enumerate() {
+        inv_small_group::<S, 1>(s, c, pair, tw, split / (2 * l) + i);
+    }
+}
+
+/// [`inv_small_layers`] on `K` consecutive pairs of vectors.
+#[inline(always)]
+fn inv_small_group<S: Simd, const K: usize>(
+    s: S,
+    c: Consts<S::V>,
+    grp: &mut [S::W],
+    tw: &[S::W],
+    p0: usize,
+) {
+    let l = S::LANES;
+    let small = l.trailing_zeros() as usize;
+    let mut x = [c.q; K];
+    let mut y = [c.q; K];
+    for j in 0..K {
+        let p = &grp[2 * l * j..];
+        (x[j], y[j]) = s.deinterleave(s.load(p), s.load(&p[l..]), 1);
+    }
+    let mut t = 1;
+    for k in 0..small {
+        for j in 0..K {
+            let (w, wp) = small_twiddles(s, tw, p0 + j, k);
+            (x[j], y[j]) = gs_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q);
         }
-        let (v0, v1) = s.interleave(x, y, l / 2);
-        s.store(c0, v0);
-        s.store(c1, v1);
+        if k + 1 < small {
+            for j in 0..K {
+                (x[j], y[j]) = s.step_up(x[j], y[j], t);
+            }
+            t *= 2;
+        }
+    }
+    for j in 0..K {
+        let (v0, v1) = s.interleave(x[j], y[j], l / 2);
+        let p = &mut grp[2 * l * j..];
+        s.store(p, v0);
+        s.store(&mut p[l..], v1);
     }
 }
 

@@ -69,6 +69,9 @@ impl Simd for Avx2U64 {
     const LANES: usize = 4;
     const SHOUP_BITS: u32 = 64;
     const MONT_BITS: u32 = 64;
+    // Emulated 64-bit products make each butterfly a long dependency chain: independent
+    // radix-2 butterflies measured faster than radix-4 pairs of dependent ones.
+    const RADIX4: bool = false;
 
     #[inline(always)]
     fn splat(self, x: u64) -> __m256i {

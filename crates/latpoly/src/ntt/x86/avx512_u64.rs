@@ -1,7 +1,9 @@
 //! AVX-512F/DQ backend, 8 x u64 lanes, any `q < 2^62`.
 //!
-//! The 64 x 64 -> high-64 product of the Shoup and Montgomery reductions is emulated with four
-//! `vpmuludq`; low products use `vpmullq` (AVX-512DQ).
+//! The 64 x 64 -> high-64 product of the Montgomery reduction is emulated with four `vpmuludq`;
+//! the Shoup quotient of the twiddle products only needs three (an estimate at most 2 below the
+//! exact quotient, corrected by one conditional subtraction, see [`mulhi64_approx`]); low
+//! products use `vpmullq` (AVX-512DQ).
 
 use super::{convert_entry, entry_points, perm_tables, step_tables};
 use crate::isa::Isa;
@@ -68,6 +70,25 @@ pub(super) unsafe fn mulhi64(a: __m512i, b: __m512i) -> __m512i {
         _mm512_add_epi64(
             _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(t)),
             _mm512_srli_epi64::<32>(u),
+        )
+    }
+}
+
+/// `floor(x · wp / 2^64) - e` with `e` in `{0, 1, 2}`, from three of the four 32 x 32 partial
+/// products: the low-by-low product and the carries of the two cross products are dropped,
+/// each worth less than one unit. Caller must hold an AVX-512F token.
+#[inline(always)]
+pub(super) unsafe fn mulhi64_approx(x: __m512i, wp: __m512i) -> __m512i {
+    // SAFETY: the caller guarantees AVX-512F (token proof).
+    unsafe {
+        let x_hi = _mm512_srli_epi64::<32>(x);
+        let wp_hi = _mm512_srli_epi64::<32>(wp);
+        let hh = mul_epu32(x_hi, wp_hi);
+        let hl = mul_epu32(x_hi, wp);
+        let lh = mul_epu32(x, wp_hi);
+        _mm512_add_epi64(
+            hh,
+            _mm512_add_epi64(_mm512_srli_epi64::<32>(hl), _mm512_srli_epi64::<32>(lh)),
         )
     }
 }
@@ -184,6 +205,9 @@ impl Simd for Avx512U64 {
     const LANES: usize = 8;
     const SHOUP_BITS: u32 = 64;
     const MONT_BITS: u32 = 64;
+    // Emulated 64-bit products make each butterfly a long dependency chain: independent
+    // radix-2 butterflies measured faster than radix-4 pairs of dependent ones.
+    const RADIX4: bool = false;
 
     avx512_u64_lanes!();
 
@@ -191,8 +215,13 @@ impl Simd for Avx512U64 {
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512F and AVX-512DQ (vpmullq).
         unsafe {
-            let qhat = mulhi64(x, wp);
-            _mm512_sub_epi64(_mm512_mullo_epi64(x, w), _mm512_mullo_epi64(qhat, q))
+            // qhat = Q - e with Q the exact Shoup quotient and e <= 2, so x w - qhat q =
+            // (x w - Q q) + e q lies in [0, 4q) (below 2^64 as q < 2^62): exact in wrapping
+            // arithmetic, and one conditional subtraction of 2q brings it to [0, 2q).
+            let qhat = mulhi64_approx(x, wp);
+            let r = _mm512_sub_epi64(_mm512_mullo_epi64(x, w), _mm512_mullo_epi64(qhat, q));
+            let two_q = _mm512_add_epi64(q, q);
+            _mm512_min_epu64(r, _mm512_sub_epi64(r, two_q))
         }
     }
     #[inline(always)]
