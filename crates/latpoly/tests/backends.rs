@@ -225,3 +225,42 @@ fn forced_backend_errors_when_unavailable() {
     assert_eq!(Isa::parse("AVX512IFMA"), Some(Isa::Avx512Ifma));
     assert_eq!(Isa::parse("neon"), None);
 }
+
+/// The vectorised range checks (a vertical maximum, then a horizontal one in registers on the
+/// AVX-512 backends) must see an out-of-range value in every lane of every vector.
+fn range_check_every_position<W: Word>(n: usize, q: u64) {
+    for isa in Plan::<W>::available_isas(n, q) {
+        let plan = Plan::<W>::with_isa(n, q, isa).unwrap();
+        for i in 0..n {
+            for (bound, lazy) in [(q, false), (4 * q, true)] {
+                let mut a = vec![W::from_u64(bound - 1); n];
+                a[i] = W::from_u64(bound);
+                let r = if lazy {
+                    plan.forward_lazy(&mut a)
+                } else {
+                    plan.forward(&mut a)
+                };
+                assert!(
+                    r.is_err(),
+                    "{isa} n={n} q={q}: value {bound} at {i} accepted"
+                );
+            }
+            let mut a = vec![W::ZERO; n];
+            a[i] = W::from_u64(2 * q);
+            assert!(
+                plan.inverse(&mut a).is_err(),
+                "{isa} inverse n={n} index {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn range_checks_see_every_position() {
+    for n in [64usize, 256, 1024] {
+        range_check_every_position::<u16>(n, 12289);
+        range_check_every_position::<u32>(n, ntt_primes(30, n, 1).unwrap()[0]);
+        range_check_every_position::<u64>(n, ntt_primes(62, n, 1).unwrap()[0]);
+        range_check_every_position::<u64>(n, ntt_primes(50, n, 1).unwrap()[0]);
+    }
+}

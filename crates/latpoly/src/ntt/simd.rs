@@ -77,6 +77,17 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
                 acc | (((x.to_u64() & 1) ^ above) << i)
             })
     }
+    /// Largest lane of `v` (default: through memory).
+    #[inline(always)]
+    fn hmax(self, v: Self::V) -> Self::W {
+        let mut lanes = [Self::W::ZERO; 64];
+        self.store(&mut lanes[..Self::LANES], v);
+        lanes[..Self::LANES]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(Self::W::ZERO)
+    }
     /// From the butterfly layout of distance `t` to that of `t / 2` (backends may fuse the two
     /// permutations).
     #[inline(always)]
@@ -738,11 +749,33 @@ pub(crate) fn parity_decode<S: Simd>(s: S, half: S::W, w: &[S::W], out: &mut [u8
 #[inline(always)]
 pub(crate) fn max_value<S: Simd>(s: S, a: &[S::W]) -> S::W {
     let l = S::LANES;
-    let mut acc = s.splat(S::W::ZERO);
-    for x in a.chunks_exact(l) {
+    // Two accumulators: independent chains of `max`.
+    let (mut acc, mut acc2) = (s.splat(S::W::ZERO), s.splat(S::W::ZERO));
+    let mut chunks = a.chunks_exact(2 * l);
+    for x in &mut chunks {
         acc = s.max(acc, s.load(x));
+        acc2 = s.max(acc2, s.load(&x[l..]));
+    }
+    if !chunks.remainder().is_empty() {
+        acc = s.max(acc, s.load(chunks.remainder()));
+    }
+    s.hmax(s.max(acc, acc2))
+}
+
+/// Horizontal maximum of `v` for backends whose `deinterleave` is the canonical layout of
+/// [`crate::ntt::x86`]'s index tables (lane `l` of `X` is element `(l / t) 2t + l % t`):
+/// deinterleaving `v` with itself at distance `t` puts lanes `i` and `i + t` of every 2t-block
+/// side by side, and log2(LANES) folds leave the maximum in lane 0.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn hmax_canonical<S: Simd>(s: S, mut v: S::V) -> S::W {
+    let mut t = S::LANES / 2;
+    while t >= 1 {
+        let (x, y) = s.deinterleave(v, v, t);
+        v = s.max(x, y);
+        t /= 2;
     }
     let mut lanes = [S::W::ZERO; 64];
-    s.store(&mut lanes[..l], acc);
-    lanes[..l].iter().copied().max().unwrap_or(S::W::ZERO)
+    s.store(&mut lanes[..S::LANES], v);
+    lanes[0]
 }

@@ -92,6 +92,11 @@ impl Simd for Avx512U16 {
         unsafe { _mm512_max_epu16(a, b) }
     }
     #[inline(always)]
+    fn hmax(self, v: __m512i) -> u16 {
+        // The permutex2var layouts of this backend are the canonical ones.
+        simd::hmax_canonical(self, v)
+    }
+    #[inline(always)]
     fn parity_mask(self, v: __m512i, half: u16) -> u64 {
         // SAFETY: token proves AVX-512BW.
         unsafe {

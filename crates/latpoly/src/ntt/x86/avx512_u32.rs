@@ -101,6 +101,11 @@ impl Simd for Avx512U32 {
         unsafe { _mm512_max_epu32(a, b) }
     }
     #[inline(always)]
+    fn hmax(self, v: __m512i) -> u32 {
+        // The permutex2var layouts of this backend are the canonical ones.
+        simd::hmax_canonical(self, v)
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512F.
         unsafe {

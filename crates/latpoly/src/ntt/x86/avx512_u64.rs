@@ -176,6 +176,11 @@ macro_rules! avx512_u64_lanes {
             unsafe { _mm512_max_epu64(a, b) }
         }
         #[inline(always)]
+        fn hmax(self, v: __m512i) -> u64 {
+            // The permutex2var layouts of this backend are the canonical ones.
+            simd::hmax_canonical(self, v)
+        }
+        #[inline(always)]
         fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
             // SAFETY: token proves AVX-512F.
             unsafe { deinterleave8(a, b, t) }
