@@ -192,6 +192,18 @@ fn every_backend_matches_scalar() {
             .unwrap_or(above[2]);
         differential::<u64>(n, smallest51, &mut rng);
     }
+    // The bottom of each bit length (q just above 2^(k-1)): the loosest case of the Barrett
+    // quotient estimate of the u64 pointwise products.
+    for k in [62u32, 61, 52, 33, 20] {
+        let n = 1024usize;
+        let step = 2 * n as u64;
+        let q = (0..)
+            .map(|j| (1u64 << (k - 1)) + 1 + j * step)
+            .find(|&q| latpoly::primes::is_prime(q))
+            .unwrap();
+        differential::<u64>(n, q, &mut rng);
+        cases += 1;
+    }
     let all: Vec<(u32, Isa)> = [64u32, 32, 16]
         .iter()
         .flat_map(|&l| [Isa::Avx2, Isa::Avx512, Isa::Avx512Ifma].map(|i| (l, i)))

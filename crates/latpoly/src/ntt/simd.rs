@@ -58,6 +58,13 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn mul_shoup_lazy(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V;
     /// `a · b · 2^-MONT_BITS mod q` in `[0, q)` for `a, b < q`; `qinv = q^-1 mod 2^MONT_BITS`.
     fn mont_mul(self, a: Self::V, b: Self::V, q: Self::V, qinv: Self::V) -> Self::V;
+    /// `a · b mod q` in `[0, q)` for `a, b < q`. Default: the Montgomery product, then its factor
+    /// `2^-MONT_BITS` undone by a Shoup product with `2^MONT_BITS mod q`.
+    #[inline(always)]
+    fn mul_mod(self, a: Self::V, b: Self::V, c: &MulConsts<Self::V>) -> Self::V {
+        let m = self.mont_mul(a, b, c.q, c.qinv);
+        self.csub(self.mul_shoup_lazy(m, c.fix, c.fix_shoup, c.q), c.q)
+    }
     /// Splits two vectors holding `2·LANES` consecutive values into the `X` and `Y` inputs of the
     /// butterflies at distance `t < LANES`.
     fn deinterleave(self, a: Self::V, b: Self::V, t: usize) -> (Self::V, Self::V);
@@ -123,6 +130,36 @@ pub(crate) struct SimdTables<W: Word> {
     pub mont_fix: (W, W),
     /// `q^-1 mod 2^MONT_BITS`.
     pub qinv: W,
+    /// Barrett constants for `u64` lanes: `k` = bit length of `q` and `floor(2^(k+63) / q)`
+    /// (0 for narrower lanes).
+    pub barrett: (u32, u64),
+}
+
+/// The loop-invariant vectors of [`Simd::mul_mod`].
+#[derive(Clone, Copy)]
+pub(crate) struct MulConsts<V> {
+    pub q: V,
+    pub qinv: V,
+    pub fix: V,
+    pub fix_shoup: V,
+    /// `floor(2^(k+63) / q)` (u64 lanes).
+    pub mu: V,
+    /// `k`, the bit length of `q`.
+    pub k: u32,
+}
+
+impl<V: Copy> MulConsts<V> {
+    #[inline(always)]
+    pub(crate) fn new<S: Simd<V = V>>(s: S, tb: &SimdTables<S::W>, q: S::W) -> Self {
+        Self {
+            q: s.splat(q),
+            qinv: s.splat(tb.qinv),
+            fix: s.splat(tb.mont_fix.0),
+            fix_shoup: s.splat(tb.mont_fix.1),
+            mu: s.splat(S::W::from_u64(tb.barrett.1)),
+            k: tb.barrett.0,
+        }
+    }
 }
 
 /// `floor(w · 2^bits / q)`.
@@ -186,6 +223,12 @@ impl<W: Word> SimdTables<W> {
             n_inv_w: (niw, sh(niw)),
             mont_fix: (r, sh(r)),
             qinv,
+            barrett: if W::BITS == 64 {
+                let k = 64 - q.leading_zeros();
+                (k, ((1u128 << (k + 63)) / q as u128) as u64)
+            } else {
+                (0, 0)
+            },
         }
     }
 }
@@ -668,16 +711,13 @@ pub(crate) fn pointwise<S: Simd>(
     out: &mut [S::W],
 ) {
     let l = S::LANES;
-    let qv = s.splat(q);
-    let qinv = s.splat(tb.qinv);
-    let (f, fp) = (s.splat(tb.mont_fix.0), s.splat(tb.mont_fix.1));
+    let c = MulConsts::new(s, tb, q);
     for ((o, x), y) in out
         .chunks_exact_mut(l)
         .zip(a.chunks_exact(l))
         .zip(b.chunks_exact(l))
     {
-        let m = s.mont_mul(s.load(x), s.load(y), qv, qinv);
-        s.store(o, s.csub(s.mul_shoup_lazy(m, f, fp, qv), qv));
+        s.store(o, s.mul_mod(s.load(x), s.load(y), &c));
     }
 }
 
@@ -692,17 +732,14 @@ pub(crate) fn pointwise_acc<S: Simd>(
     acc: &mut [S::W],
 ) {
     let l = S::LANES;
-    let qv = s.splat(q);
-    let qinv = s.splat(tb.qinv);
-    let (f, fp) = (s.splat(tb.mont_fix.0), s.splat(tb.mont_fix.1));
+    let c = MulConsts::new(s, tb, q);
     for ((o, x), y) in acc
         .chunks_exact_mut(l)
         .zip(a.chunks_exact(l))
         .zip(b.chunks_exact(l))
     {
-        let m = s.mont_mul(s.load(x), s.load(y), qv, qinv);
-        let r = s.csub(s.mul_shoup_lazy(m, f, fp, qv), qv);
-        s.store(o, s.csub(s.add(r, s.load(o)), qv));
+        let r = s.mul_mod(s.load(x), s.load(y), &c);
+        s.store(o, s.csub(s.add(r, s.load(o)), c.q));
     }
 }
 
