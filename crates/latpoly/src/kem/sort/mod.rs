@@ -3,9 +3,9 @@
 //! The sequence of compare-exchanges depends only on the length, and each compare-exchange is
 //! branch-free, so neither branches nor memory indices depend on the values.
 //!
-//! [`sort_u32`] runs the AVX2 bitonic network of [`x86`] when the CPU has AVX2 (capped by
-//! `LATPOLY_ISA`, read once), else the scalar djbsort network [`sort_u32_scalar`]; both sort,
-//! so their outputs are identical.
+//! [`sort_u32`] runs the bitonic network of [`x86`] on AVX-512 (16 lanes, up to 1024 words) or
+//! AVX2 (8 lanes) when the CPU has it (capped by `LATPOLY_ISA`, read once), else the scalar
+//! djbsort network [`sort_u32_scalar`]; all of them sort, so their outputs are identical.
 
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -64,14 +64,20 @@ pub(crate) fn sort_u32_scalar(x: &mut [u32]) {
     }
 }
 
-/// The sorting backend of this process: AVX2 unless the CPU lacks it or `LATPOLY_ISA=scalar`.
+/// The sorting backend of this process: the widest of AVX-512 / AVX2 the CPU runs, capped by
+/// `LATPOLY_ISA`; scalar otherwise.
 fn backend() -> Isa {
     static ISA: OnceLock<Isa> = OnceLock::new();
     *ISA.get_or_init(|| {
         let cap = Isa::env_cap().unwrap_or(Isa::Avx512Ifma);
         #[cfg(target_arch = "x86_64")]
-        if cap >= Isa::Avx2 && x86::Avx2Sort::try_new().is_some() {
-            return Isa::Avx2;
+        {
+            if cap >= Isa::Avx512 && x86::Avx512Sort::try_new().is_some() {
+                return Isa::Avx512;
+            }
+            if cap >= Isa::Avx2 && x86::Avx2Sort::try_new().is_some() {
+                return Isa::Avx2;
+            }
         }
         let _ = cap;
         Isa::Scalar
@@ -85,6 +91,13 @@ pub(crate) fn sort_u32(x: &mut [u32]) {
 
 /// [`sort_u32`] on the given backend (scalar when the CPU cannot run it).
 fn sort_u32_isa(isa: Isa, x: &mut [u32]) {
+    #[cfg(target_arch = "x86_64")]
+    if isa >= Isa::Avx512 && x.len() <= x86::AVX512_MAX {
+        if let Some(t) = x86::Avx512Sort::try_new() {
+            t.sort_u32(x);
+            return;
+        }
+    }
     #[cfg(target_arch = "x86_64")]
     if isa >= Isa::Avx2 {
         if let Some(t) = x86::Avx2Sort::try_new() {
@@ -131,7 +144,7 @@ mod tests {
     /// inputs with many repeats and extreme values (0, u32::MAX).
     #[test]
     fn backends_sort_every_length() {
-        for isa in [Isa::Scalar, Isa::Avx2] {
+        for isa in [Isa::Scalar, Isa::Avx2, Isa::Avx512] {
             for n in 0..1100u32 {
                 let mut x: Vec<u32> = (0..n)
                     .map(|i| {

@@ -125,3 +125,104 @@ impl Avx2Sort {
         core::hint::black_box(&v);
     }
 }
+
+/// Proof that the CPU runs AVX-512F.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512Sort(());
+
+/// Largest padded length the AVX-512 network sorts in registers-sized stack storage (every KEM
+/// sorts at most 820 words); longer inputs go to the AVX2 network.
+pub(crate) const AVX512_MAX: usize = 1024;
+
+impl Avx512Sort {
+    pub(crate) fn try_new() -> Option<Self> {
+        is_x86_feature_detected!("avx512f").then_some(Self(()))
+    }
+
+    /// Sorts `x` ascending (unsigned); `x.len() <= AVX512_MAX`.
+    pub(crate) fn sort_u32(self, x: &mut [u32]) {
+        assert!(x.len() <= AVX512_MAX, "AVX-512 sort: length above {AVX512_MAX}");
+        // SAFETY: the token proves AVX-512F.
+        unsafe { self.tf_sort_u32(x) }
+    }
+
+    /// The network of [`Avx2Sort`] on 16-lane vectors, same lane-major layout (element `i` in
+    /// lane `i / vecs` of vector `i % vecs`), with mask-register blends: the stages of distance
+    /// below `vecs` are vector `min`/`max` between vectors, the (at most four per merge) larger
+    /// ones exchange lanes within a vector.
+    #[target_feature(enable = "avx512f")]
+    fn tf_sort_u32(self, x: &mut [u32]) {
+        let n = x.len();
+        if n < 2 {
+            return;
+        }
+        let big = n.next_power_of_two().max(32);
+        let vecs = big / 16;
+        let mut tmp = [u32::MAX; AVX512_MAX];
+        for (i, &xi) in x.iter().enumerate() {
+            tmp[(i % vecs) * 16 + i / vecs] = xi;
+        }
+        let mut v = [_mm512_setzero_si512(); AVX512_MAX / 16];
+        let v = &mut v[..vecs];
+        for (va, c) in v.iter_mut().zip(tmp.chunks_exact(16)) {
+            // SAFETY: AVX-512F (token); each chunk has 16 readable u32.
+            *va = unsafe { _mm512_loadu_si512(c.as_ptr().cast()) };
+        }
+        // Lanes l with l & bit == 0.
+        let clear = |bit: usize| -> __mmask16 {
+            (0..16u16).filter(|l| *l as usize & bit == 0).fold(0, |m, l| m | 1 << l)
+        };
+        let mut k = 2;
+        while k <= big {
+            let mut j = k / 2;
+            while j > 0 {
+                if j < vecs {
+                    // Partners in vectors a and a ^ j, same lane; ascending iff bit k of the
+                    // lower element's index a + vecs l is clear.
+                    let asc = if k < vecs { 0 } else { clear(k / vecs) };
+                    let mut a = 0;
+                    while a < vecs {
+                        // a runs over the indices with bit j clear, b = a + j.
+                        let b = a + j;
+                        let (mn, mx) = (_mm512_min_epu32(v[a], v[b]), _mm512_max_epu32(v[a], v[b]));
+                        if k < vecs {
+                            (v[a], v[b]) = if a & k == 0 { (mn, mx) } else { (mx, mn) };
+                        } else {
+                            v[a] = _mm512_mask_blend_epi32(asc, mx, mn);
+                            v[b] = _mm512_mask_blend_epi32(asc, mn, mx);
+                        }
+                        a += 1;
+                        a += a & j; // skip the block whose bit j is set
+                    }
+                } else {
+                    // Partners in lanes l and l ^ (j / vecs) of the same vector; the minimum goes
+                    // where "lower lane of the pair" equals "ascending".
+                    let jl = j / vecs;
+                    let take_min = !(clear(jl) ^ clear(k / vecs));
+                    for va in v.iter_mut() {
+                        let w = match jl {
+                            8 => _mm512_shuffle_i64x2::<0b01_00_11_10>(*va, *va),
+                            4 => _mm512_shuffle_i64x2::<0b10_11_00_01>(*va, *va),
+                            2 => _mm512_shuffle_epi32::<0b01_00_11_10>(*va),
+                            _ => _mm512_shuffle_epi32::<0b10_11_00_01>(*va),
+                        };
+                        let (mn, mx) = (_mm512_min_epu32(*va, w), _mm512_max_epu32(*va, w));
+                        *va = _mm512_mask_blend_epi32(take_min, mx, mn);
+                    }
+                }
+                j /= 2;
+            }
+            k *= 2;
+        }
+        for (c, va) in tmp.chunks_exact_mut(16).zip(v.iter_mut()) {
+            // SAFETY: AVX-512F (token); each chunk has 16 writable u32.
+            unsafe { _mm512_storeu_si512(c.as_mut_ptr().cast(), *va) };
+            *va = _mm512_setzero_si512(); // wipe the copies (the values may be secret)
+        }
+        for (i, xi) in x.iter_mut().enumerate() {
+            *xi = tmp[(i % vecs) * 16 + i / vecs];
+        }
+        tmp.zeroize();
+        core::hint::black_box(&v);
+    }
+}
