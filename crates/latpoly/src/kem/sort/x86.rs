@@ -141,7 +141,10 @@ impl Avx512Sort {
 
     /// Sorts `x` ascending (unsigned); `x.len() <= AVX512_MAX`.
     pub(crate) fn sort_u32(self, x: &mut [u32]) {
-        assert!(x.len() <= AVX512_MAX, "AVX-512 sort: length above {AVX512_MAX}");
+        assert!(
+            x.len() <= AVX512_MAX,
+            "AVX-512 sort: length above {AVX512_MAX}"
+        );
         // SAFETY: the token proves AVX-512F.
         unsafe { self.tf_sort_u32(x) }
     }
@@ -168,49 +171,37 @@ impl Avx512Sort {
             // SAFETY: AVX-512F (token); each chunk has 16 readable u32.
             *va = unsafe { _mm512_loadu_si512(c.as_ptr().cast()) };
         }
-        // Lanes l with l & bit == 0.
-        let clear = |bit: usize| -> __mmask16 {
-            (0..16u16).filter(|l| *l as usize & bit == 0).fold(0, |m, l| m | 1 << l)
-        };
         let mut k = 2;
         while k <= big {
-            let mut j = k / 2;
-            while j > 0 {
-                if j < vecs {
-                    // Partners in vectors a and a ^ j, same lane; ascending iff bit k of the
-                    // lower element's index a + vecs l is clear.
-                    let asc = if k < vecs { 0 } else { clear(k / vecs) };
-                    let mut a = 0;
-                    while a < vecs {
-                        // a runs over the indices with bit j clear, b = a + j.
-                        let b = a + j;
-                        let (mn, mx) = (_mm512_min_epu32(v[a], v[b]), _mm512_max_epu32(v[a], v[b]));
-                        if k < vecs {
-                            (v[a], v[b]) = if a & k == 0 { (mn, mx) } else { (mx, mn) };
-                        } else {
-                            v[a] = _mm512_mask_blend_epi32(asc, mx, mn);
-                            v[b] = _mm512_mask_blend_epi32(asc, mn, mx);
-                        }
-                        a += 1;
-                        a += a & j; // skip the block whose bit j is set
-                    }
-                } else {
-                    // Partners in lanes l and l ^ (j / vecs) of the same vector; the minimum goes
-                    // where "lower lane of the pair" equals "ascending".
-                    let jl = j / vecs;
-                    let take_min = !(clear(jl) ^ clear(k / vecs));
-                    for va in v.iter_mut() {
-                        let w = match jl {
-                            8 => _mm512_shuffle_i64x2::<0b01_00_11_10>(*va, *va),
-                            4 => _mm512_shuffle_i64x2::<0b10_11_00_01>(*va, *va),
-                            2 => _mm512_shuffle_epi32::<0b01_00_11_10>(*va),
-                            _ => _mm512_shuffle_epi32::<0b10_11_00_01>(*va),
-                        };
-                        let (mn, mx) = (_mm512_min_epu32(*va, w), _mm512_max_epu32(*va, w));
-                        *va = _mm512_mask_blend_epi32(take_min, mx, mn);
+            // Lane stages (distances k/2 .. vecs): partners in lanes l and l ^ (j / vecs) of
+            // the same vector; all of them applied to one vector while it sits in a register.
+            if k / 2 >= vecs {
+                let asc = clear_lanes(k / vecs);
+                for va in v.iter_mut() {
+                    let mut jl = k / 2 / vecs;
+                    while jl > 0 {
+                        // SAFETY: AVX-512F (token).
+                        *va = unsafe { lane_stage(*va, jl, asc) };
+                        jl /= 2;
                     }
                 }
-                j /= 2;
+            }
+            // Vector stages (distances below vecs), up to three per pass over the vectors.
+            let mut j = (k / 2).min(vecs / 2);
+            while j > 0 {
+                if j >= 4 {
+                    // SAFETY: AVX-512F (token).
+                    unsafe { vector_stages::<3>(v, j, k, vecs) };
+                    j /= 8;
+                } else if j == 2 {
+                    // SAFETY: AVX-512F (token).
+                    unsafe { vector_stages::<2>(v, j, k, vecs) };
+                    j /= 4;
+                } else {
+                    // SAFETY: AVX-512F (token).
+                    unsafe { vector_stages::<1>(v, j, k, vecs) };
+                    j /= 2;
+                }
             }
             k *= 2;
         }
@@ -222,7 +213,98 @@ impl Avx512Sort {
         for (i, xi) in x.iter_mut().enumerate() {
             *xi = tmp[(i % vecs) * 16 + i / vecs];
         }
-        tmp.zeroize();
+        tmp[..big].zeroize(); // beyond `big`: untouched padding
         core::hint::black_box(&v);
+    }
+}
+
+/// `[log2 bit]`: the lanes `l < 16` with `l & bit == 0` (all of them from `bit = 16` on).
+const CLEAR: [__mmask16; 5] = [0x5555, 0x3333, 0x0f0f, 0x00ff, 0xffff];
+
+/// The lanes `l < 16` with `l & bit == 0` (`bit` a power of two).
+#[inline(always)]
+fn clear_lanes(bit: usize) -> __mmask16 {
+    CLEAR[(bit.trailing_zeros() as usize).min(4)]
+}
+
+/// Ascending compare-exchange of two vectors (minimum to `a`). Caller holds an AVX-512F token.
+#[inline(always)]
+unsafe fn cx_asc(a: &mut __m512i, b: &mut __m512i) {
+    // SAFETY: the caller guarantees AVX-512F.
+    unsafe { (*a, *b) = (_mm512_min_epu32(*a, *b), _mm512_max_epu32(*a, *b)) }
+}
+
+/// Compare-exchange per lane: the minimum goes to `a` in the lanes of `m`, to `b` elsewhere.
+/// Caller holds an AVX-512F token.
+#[inline(always)]
+unsafe fn cx_lanes(a: &mut __m512i, b: &mut __m512i, m: __mmask16) {
+    // SAFETY: the caller guarantees AVX-512F.
+    unsafe {
+        let (mn, mx) = (_mm512_min_epu32(*a, *b), _mm512_max_epu32(*a, *b));
+        *a = _mm512_mask_blend_epi32(m, mx, mn);
+        *b = _mm512_mask_blend_epi32(m, mn, mx);
+    }
+}
+
+/// One lane stage of distance `jl` (lanes `l`, `l ^ jl`) in merge of ascending lanes `asc`.
+/// Caller holds an AVX-512F token.
+#[inline(always)]
+unsafe fn lane_stage(va: __m512i, jl: usize, asc: __mmask16) -> __m512i {
+    // SAFETY: the caller guarantees AVX-512F.
+    unsafe {
+        let w = match jl {
+            8 => _mm512_shuffle_i64x2::<0b01_00_11_10>(va, va),
+            4 => _mm512_shuffle_i64x2::<0b10_11_00_01>(va, va),
+            2 => _mm512_shuffle_epi32::<0b01_00_11_10>(va),
+            _ => _mm512_shuffle_epi32::<0b10_11_00_01>(va),
+        };
+        // The minimum goes where "lower lane of the pair" equals "ascending".
+        let take_min = !(clear_lanes(jl) ^ asc);
+        let (mn, mx) = (_mm512_min_epu32(va, w), _mm512_max_epu32(va, w));
+        _mm512_mask_blend_epi32(take_min, mx, mn)
+    }
+}
+
+/// `G` consecutive vector stages (distances `j, j/2, ..., j/2^(G-1)`, all below `vecs`) of the
+/// merge of size `k`, on blocks of `2^G` vectors held in registers. Partners at distance `d` are
+/// vectors `a` and `a + d` (same lane); the pair is ascending iff bit `k` of the lower element's
+/// index `a + vecs l` is clear. For `k >= vecs` that is a lane mask; for `k < vecs` it is bit `k`
+/// of the block's base, and a descending block is the ascending network on the block read in
+/// reverse order (the pairing is symmetric under complementing the index). Caller holds an
+/// AVX-512F token.
+#[inline(always)]
+unsafe fn vector_stages<const G: usize>(v: &mut [__m512i], j: usize, k: usize, vecs: usize) {
+    let n = 1 << G;
+    let low = j >> (G - 1); // smallest distance of the group
+    let mut r = [v[0]; 8];
+    let mut top = 0;
+    while top < vecs {
+        for base in top..top + low {
+            let flip = if k < vecs && base & k != 0 { n - 1 } else { 0 };
+            for i in 0..n {
+                r[i] = v[base + (i ^ flip) * low];
+            }
+            let mut d = n / 2;
+            while d > 0 {
+                for i in 0..n {
+                    if i & d == 0 {
+                        let (x, y) = r.split_at_mut(i + d);
+                        // SAFETY: the caller guarantees AVX-512F.
+                        unsafe {
+                            if k < vecs {
+                                cx_asc(&mut x[i], &mut y[0]);
+                            } else {
+                                cx_lanes(&mut x[i], &mut y[0], clear_lanes(k / vecs));
+                            }
+                        }
+                    }
+                }
+                d /= 2;
+            }
+            for i in 0..n {
+                v[base + (i ^ flip) * low] = r[i];
+            }
+        }
+        top += 2 * j;
     }
 }

@@ -1,0 +1,83 @@
+//! Times the forward and inverse NTT of one `(n, prime size)` on every backend this CPU runs,
+//! in µs per transform (median of batches), for `perf record` and quick comparisons.
+//!
+//! `cargo run --release -p latpoly --example ntt_bench -- [n] [bits] [limbs]`
+//! (defaults 8192, 60, 1). `bits <= 14` uses 16-bit lanes with q = 12289, `bits <= 30`
+//! 32-bit lanes, above that 64-bit lanes; `limbs` transforms run per call, one per prime, as
+//! in an RNS polynomial.
+
+use latpoly::Plan;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// Median µs per call of `f` over 15 batches of `iters` calls.
+fn time(mut f: impl FnMut(), iters: u32) -> f64 {
+    let mut v: Vec<f64> = (0..15)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            t.elapsed().as_secs_f64() * 1e6 / iters as f64
+        })
+        .collect();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[7]
+}
+
+fn run<W: latpoly::arith::Word>(n: usize, primes: &[u64]) {
+    for isa in Plan::<W>::available_isas(n, primes[0]) {
+        let plans: Vec<Plan<W>> = primes
+            .iter()
+            .map(|&q| Plan::<W>::with_isa(n, q, isa).unwrap())
+            .collect();
+        let mut data: Vec<Vec<W>> = primes
+            .iter()
+            .map(|&q| {
+                (0..n as u64)
+                    .map(|i| W::from_u64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % q))
+                    .collect()
+            })
+            .collect();
+        let iters = (2_000_000 / (n * primes.len())).max(1) as u32;
+        let fwd = time(
+            || {
+                for (p, a) in plans.iter().zip(&mut data) {
+                    p.forward(black_box(a)).unwrap();
+                }
+            },
+            iters,
+        );
+        let inv = time(
+            || {
+                for (p, a) in plans.iter().zip(&mut data) {
+                    p.inverse(black_box(a)).unwrap();
+                }
+            },
+            iters,
+        );
+        println!("{:<11} {fwd:>10.3} {inv:>10.3}", isa.name());
+    }
+}
+
+fn main() {
+    let arg = |i: usize, d: u64| {
+        std::env::args()
+            .nth(i)
+            .map(|s| s.parse().expect("a number"))
+            .unwrap_or(d)
+    };
+    let (n, bits, limbs) = (arg(1, 8192) as usize, arg(2, 60) as u32, arg(3, 1) as usize);
+    let primes = if bits <= 14 {
+        vec![12289; limbs]
+    } else {
+        latpoly::primes::ntt_primes(bits, n, limbs).expect("NTT primes")
+    };
+    println!("# n = {n}, {limbs} x {bits}-bit prime(s); µs per call (all limbs), median of 15");
+    println!("{:<11} {:>10} {:>10}", "backend", "forward", "inverse");
+    match bits {
+        0..=14 => run::<u16>(n, &primes),
+        15..=30 => run::<u32>(n, &primes),
+        _ => run::<u64>(n, &primes),
+    }
+}
