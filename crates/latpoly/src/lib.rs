@@ -45,6 +45,7 @@ pub mod reference;
 pub mod rings;
 pub mod rns;
 pub mod sampling;
+mod secret;
 pub mod serialize;
 
 pub use error::{Error, Result};

@@ -46,10 +46,10 @@ use crate::error::{Error, Result};
 use crate::primes::ntt_primes;
 use crate::rns::{scratch, BaseExtender, Representation, RnsContext, RnsPoly};
 use crate::sampling::{small_residue, Sampler, GAUSSIAN_TAIL_CUT};
+use crate::secret::Wiped;
 use num_bigint::{BigInt, BigUint};
 use num_traits::{Signed, Zero};
 use std::sync::Arc;
-use zeroize::Zeroizing;
 
 /// BFV parameters: ring degree, ciphertext primes, plaintext modulus, noise width.
 ///
@@ -632,9 +632,9 @@ impl Bfv {
         }
         // Same draws, in the same order, as ternary_poly and gaussian_poly.
         let n = self.params.n;
-        let u = Zeroizing::new(rng.ternary(n));
-        let e1 = Zeroizing::new(rng.gaussian(n, self.params.sigma)?);
-        let e2 = Zeroizing::new(rng.gaussian(n, self.params.sigma)?);
+        let u = Wiped::new(rng.ternary(n));
+        let e1 = Wiped::new(rng.gaussian(n, self.params.sigma)?);
+        let e2 = Wiped::new(rng.gaussian(n, self.params.sigma)?);
         let bound = ((GAUSSIAN_TAIL_CUT * self.params.sigma).ceil() as u64).max(1);
         // Limb by limb: u in NTT form (a pooled buffer, wiped afterwards), the two products,
         // their inverse transforms, then + e1 + Δ m and + e2 in coefficient form.

@@ -414,7 +414,7 @@ impl Lpr {
             let mask = crate::arith::ct::barrier(0u64.wrapping_sub(neg)) as i64;
             out.push((y + (q & mask)) as u16);
         }
-        e.zeroize();
+        crate::secret::wipe(&mut e);
         self.plan.forward_unchecked(&mut out);
         Ok(out)
     }

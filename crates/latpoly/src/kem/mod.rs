@@ -13,7 +13,7 @@
 
 /// Implements [`Kem`] for a unit struct from the scheme's byte-level functions:
 /// `keypair(rng) -> (pk, sk)`, `encapsulate(pk, rng) -> (ct, ss)` and
-/// `decapsulate(sk, ct) -> ss`, whose secret outputs are wiped buffers (`Zeroizing`); the typed
+/// `decapsulate(sk, ct) -> ss`, whose secret outputs are wiped buffers (`crate::secret::Wiped`); the typed
 /// values take their own copies. `$rejection` documents what an invalid ciphertext gives.
 macro_rules! kem_impl {
     (
@@ -75,7 +75,6 @@ mod sort;
 
 use crate::error::{Error, Result};
 use core::marker::PhantomData;
-use zeroize::Zeroize;
 
 /// Where a KEM draws its randomness (`randombytes` of the reference code).
 ///
@@ -167,7 +166,7 @@ impl RandomSource for OsRandom {
                 let take = (out.len() - done).min(b.bytes.len() - b.used);
                 let start = b.used;
                 out[done..done + take].copy_from_slice(&b.bytes[start..start + take]);
-                b.bytes[start..start + take].zeroize();
+                crate::secret::wipe(&mut b.bytes[start..start + take]);
                 b.used += take;
                 done += take;
             }
@@ -258,7 +257,7 @@ macro_rules! byte_type {
         impl<K: Kem> Drop for $name<K> {
             fn drop(&mut self) {
                 if $secret {
-                    self.bytes.zeroize();
+                    crate::secret::Wipe::wipe(&mut self.bytes);
                 }
             }
         }

@@ -62,18 +62,18 @@ use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::Result;
 use crate::rings::ntru::{self as ring, NtruParams};
+use crate::secret::Wiped;
 use sha3::{Digest, Sha3_256};
 use subtle::{Choice, ConditionallySelectable};
-use zeroize::Zeroizing;
 
 /// Bytes of the shared secret and of the rejection key `prf`.
 const KEY_BYTES: usize = 32;
 
 /// A secret polynomial (wiped on drop).
-type Poly = Zeroizing<Vec<u16>>;
+type Poly = Wiped<Vec<u16>>;
 
 fn poly(p: NtruParams) -> Poly {
-    Zeroizing::new(vec![0u16; p.n()])
+    Wiped::new(vec![0u16; p.n()])
 }
 
 /// Byte lengths of a parameter set.
@@ -161,7 +161,7 @@ fn sample_iid_plus(bytes: &[u8], r: &mut [u16]) {
 /// words are sorted as signed 32-bit integers and their tags read off in order.
 fn sample_fixed_type(u: &[u8], w: usize, r: &mut [u16]) {
     let n = r.len();
-    let mut s = Zeroizing::new(vec![0u32; n - 1]);
+    let mut s = Wiped::new(vec![0u32; n - 1]);
     for (i, x) in s.iter_mut().enumerate() {
         let bit = 30 * i;
         let mut window = 0u64;
@@ -204,24 +204,24 @@ fn sample_pair(p: NtruParams, seed: &[u8], plus: bool, a: &mut [u16], b: &mut [u
 
 // ----- the KEM
 
-fn sha3_256(parts: &[&[u8]]) -> Zeroizing<[u8; KEY_BYTES]> {
+fn sha3_256(parts: &[&[u8]]) -> Wiped<[u8; KEY_BYTES]> {
     let mut h = Sha3_256::new();
     for part in parts {
         h.update(part);
     }
-    let mut out = Zeroizing::new([0u8; KEY_BYTES]);
+    let mut out = Wiped::new([0u8; KEY_BYTES]);
     out.copy_from_slice(&h.finalize());
     out
 }
 
-fn keypair(p: NtruParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+fn keypair(p: NtruParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let z = Sizes::of(p);
-    let mut seed = Zeroizing::new(vec![0u8; z.seed(p.is_hrss())]);
+    let mut seed = Wiped::new(vec![0u8; z.seed(p.is_hrss())]);
     rng.fill(&mut seed);
     let (mut f, mut g) = (poly(p), poly(p));
     sample_pair(p, &seed, true, &mut f, &mut g);
 
-    let mut sk = Zeroizing::new(vec![0u8; z.owcpa_sk() + KEY_BYTES]);
+    let mut sk = Wiped::new(vec![0u8; z.owcpa_sk() + KEY_BYTES]);
     let mut t = poly(p);
     ring::poly_s3_inv(&f, p, &mut t)?;
     ring::poly_s3_tobytes(&f, p, &mut sk[..z.s3])?;
@@ -262,14 +262,14 @@ fn encapsulate(
     p: NtruParams,
     pk: &[u8],
     rng: &mut dyn RandomSource,
-) -> Result<(Vec<u8>, Zeroizing<[u8; KEY_BYTES]>)> {
+) -> Result<(Vec<u8>, Wiped<[u8; KEY_BYTES]>)> {
     let z = Sizes::of(p);
-    let mut seed = Zeroizing::new(vec![0u8; z.seed(p.is_hrss())]);
+    let mut seed = Wiped::new(vec![0u8; z.seed(p.is_hrss())]);
     rng.fill(&mut seed);
     let (mut r, mut m) = (poly(p), poly(p));
     sample_pair(p, &seed, false, &mut r, &mut m);
 
-    let mut rm = Zeroizing::new(vec![0u8; 2 * z.s3]);
+    let mut rm = Wiped::new(vec![0u8; 2 * z.s3]);
     ring::poly_s3_tobytes(&r, p, &mut rm[..z.s3])?;
     ring::poly_s3_tobytes(&m, p, &mut rm[z.s3..])?;
     let k = sha3_256(&[&rm]);
@@ -316,7 +316,7 @@ fn check_r(r: &[u16], q: u16) -> u8 {
     nonzero(t)
 }
 
-fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; KEY_BYTES]>> {
+fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; KEY_BYTES]>> {
     let z = Sizes::of(p);
     let n = p.n();
     // unused high bits of the last ciphertext byte must be zero
@@ -336,7 +336,7 @@ fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; KEY
     let mut m = poly(p);
     ring::poly_s3_mul(&mf, &f, &mut m)?;
 
-    let mut rm = Zeroizing::new(vec![0u8; 2 * z.s3]);
+    let mut rm = Wiped::new(vec![0u8; 2 * z.s3]);
     ring::poly_s3_tobytes(&m, p, &mut rm[z.s3..])?;
     if !p.is_hrss() {
         fail |= check_m(&m, weight(p));

@@ -73,11 +73,11 @@ use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
 use crate::rings::ntruplus::{self, NtruPlusParams, NtruPlusRing};
+use crate::secret::Wiped;
 use sha2::{Digest, Sha256};
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::Shake256;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
-use zeroize::Zeroizing;
 
 const Q: i32 = ntruplus::Q_NTRUPLUS as i32;
 /// Bytes of `F(pk)`, of the keygen seed and of the shared secret.
@@ -143,12 +143,12 @@ fn crepmod3(a: i16) -> i16 {
 }
 
 /// `SOTP(m, B) = CBD1((B[..n/8] ⊕ m) ‖ B[n/8..])`.
-fn sotp(m: &[u8], b: &[u8], p: NtruPlusParams) -> Result<Zeroizing<Vec<i16>>> {
-    let mut tmp = Zeroizing::new(b.to_vec());
+fn sotp(m: &[u8], b: &[u8], p: NtruPlusParams) -> Result<Wiped<Vec<i16>>> {
+    let mut tmp = Wiped::new(b.to_vec());
     for (t, x) in tmp.iter_mut().zip(m) {
         *t ^= x;
     }
-    Ok(Zeroizing::new(ntruplus::cbd1(&tmp, p)?))
+    Ok(Wiped::new(ntruplus::cbd1(&tmp, p)?))
 }
 
 /// `SOTP^-1(e, B)`: writes `m_i = ((e_i + β_(i+n)) & 1) ⊕ β_i` into `m` (in the `CBD1` bit order)
@@ -182,10 +182,10 @@ fn small_from_seed(
     d: &[u8; SYMBYTES],
     plus_one: bool,
     p: NtruPlusParams,
-) -> Result<Zeroizing<Vec<i16>>> {
-    let mut buf = Zeroizing::new(vec![0u8; p.n() / 4]);
+) -> Result<Wiped<Vec<i16>>> {
+    let mut buf = Wiped::new(vec![0u8; p.n() / 4]);
     shake256(&[d], &mut buf);
-    let mut f = Zeroizing::new(ntruplus::cbd1(&buf, p)?);
+    let mut f = Wiped::new(ntruplus::cbd1(&buf, p)?);
     for v in f.iter_mut() {
         *v *= 3;
     }
@@ -201,9 +201,9 @@ fn too_many_attempts(what: &str) -> Error {
 }
 
 /// Key generation (spec Alg. 15 / reference `crypto_kem_keypair`): `(pk, sk)` bytes.
-fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let ring = NtruPlusRing::new(p);
-    let mut d = Zeroizing::new([0u8; SYMBYTES]);
+    let mut d = Wiped::new([0u8; SYMBYTES]);
     // f: one randombytes(32) per attempt until f̂ is invertible; finv = 2^32·f̂^-1
     let mut found = None;
     for _ in 0..MAX_ATTEMPTS {
@@ -211,7 +211,7 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Ze
         let mut f = small_from_seed(&d, true, p)?;
         ring.ntt_unchecked(&mut f);
         let (finv, ok) = ring.baseinv(&f)?;
-        let finv = Zeroizing::new(finv);
+        let finv = Wiped::new(finv);
         if ok {
             found = Some((f, finv));
             break;
@@ -226,7 +226,7 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Ze
         ring.ntt_unchecked(&mut g);
         let h = ring.basemul_unchecked(&g, &finv);
         let (hinv, ok) = ring.baseinv(&h)?;
-        let hinv = Zeroizing::new(hinv);
+        let hinv = Wiped::new(hinv);
         if ok {
             found = Some((h, hinv));
             break;
@@ -234,9 +234,9 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Ze
     }
     let (h, hinv) = found.ok_or_else(|| too_many_attempts("h"))?;
     let pk = ntruplus::encodeq_unchecked(&h, p);
-    let mut sk = Zeroizing::new(Vec::with_capacity(sk_bytes(p)));
-    sk.extend_from_slice(&Zeroizing::new(ntruplus::encodeq_unchecked(&fhat, p)));
-    sk.extend_from_slice(&Zeroizing::new(ntruplus::encodeq_unchecked(&hinv, p)));
+    let mut sk = Wiped::new(Vec::with_capacity(sk_bytes(p)));
+    sk.extend_from_slice(&Wiped::new(ntruplus::encodeq_unchecked(&fhat, p)));
+    sk.extend_from_slice(&Wiped::new(ntruplus::encodeq_unchecked(&hinv, p)));
     sk.extend_from_slice(&hash_f(&pk));
     debug_assert_eq!((pk.len(), sk.len()), (pk_bytes(p), sk_bytes(p)));
     Ok((pk, sk))
@@ -247,37 +247,37 @@ fn encapsulate(
     p: NtruPlusParams,
     pk: &[u8],
     rng: &mut dyn RandomSource,
-) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let ring = NtruPlusRing::new(p);
     let n = p.n();
     // strict decoding: a non-canonical public key is an error (public data, may branch)
     let h = ntruplus::decodeq(pk, p)?; // 2^16·ĥ
-    let mut msg = Zeroizing::new(vec![0u8; n / 8 + SYMBYTES]);
+    let mut msg = Wiped::new(vec![0u8; n / 8 + SYMBYTES]);
     rng.fill(&mut msg[..n / 8]);
     msg[n / 8..].copy_from_slice(&hash_f(pk));
-    let mut kr = Zeroizing::new(vec![0u8; SYMBYTES + n / 4]);
+    let mut kr = Wiped::new(vec![0u8; SYMBYTES + n / 4]);
     shake256(&[&[2], &msg], &mut kr);
-    let mut r = Zeroizing::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
+    let mut r = Wiped::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
     ring.ntt_unchecked(&mut r);
-    let rbytes = Zeroizing::new(ntruplus::encodeq_unchecked(&r, p));
-    let mut g = Zeroizing::new(vec![0u8; n / 4]);
+    let rbytes = Wiped::new(ntruplus::encodeq_unchecked(&r, p));
+    let mut g = Wiped::new(vec![0u8; n / 4]);
     shake256(&[&[1], &rbytes], &mut g);
     let mut m = sotp(&msg[..n / 8], &g, p)?;
     ring.ntt_unchecked(&mut m);
     // ĉ = ĥ∘r̂ + m̂ (basemul removes the 2^16 of the stored h)
-    let hr = Zeroizing::new(ring.basemul_unchecked(&h, &r));
+    let hr = Wiped::new(ring.basemul_unchecked(&h, &r));
     let c: Vec<i16> = hr
         .iter()
         .zip(m.iter())
         .map(|(&x, &y)| canonical(x as i32 + y as i32))
         .collect();
     let ct = ntruplus::encodeq_unchecked(&c, p);
-    Ok((ct, Zeroizing::new(kr[..SYMBYTES].to_vec())))
+    Ok((ct, Wiped::new(kr[..SYMBYTES].to_vec())))
 }
 
 /// Decapsulation (spec Alg. 17 / reference `crypto_kem_dec`): the shared secret bytes, all
 /// zero on rejection.
-fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<Vec<u8>>> {
     let ring = NtruPlusRing::new(p);
     let (n, l) = (p.n(), p.encoded_bytes());
     if sk.len() != sk_bytes(p) {
@@ -290,33 +290,33 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<Vec<
     let (c, canonical_ct) = ntruplus::decodeq_reduced(ct, p)?;
     // the secret key is not validated (as in the reference): fields >= q are reduced, with no
     // branch on the key
-    let f = Zeroizing::new(ntruplus::decodeq_reduced(&sk[..l], p)?.0);
-    let hinv = Zeroizing::new(ntruplus::decodeq_reduced(&sk[l..2 * l], p)?.0);
+    let f = Wiped::new(ntruplus::decodeq_reduced(&sk[..l], p)?.0);
+    let hinv = Wiped::new(ntruplus::decodeq_reduced(&sk[l..2 * l], p)?.0);
     // m' = (c·f mod q, centred) mod ±3: basemul gives ĉ∘f̂·2^-16, invntt multiplies by 2^16
-    let mut t = Zeroizing::new(ring.basemul_unchecked(&c, &f));
+    let mut t = Wiped::new(ring.basemul_unchecked(&c, &f));
     ring.invntt_unchecked(&mut t);
-    let m1: Zeroizing<Vec<i16>> = Zeroizing::new(t.iter().map(|&a| crepmod3(a)).collect());
+    let m1: Wiped<Vec<i16>> = Wiped::new(t.iter().map(|&a| crepmod3(a)).collect());
     // r̂' = (ĉ - NTT(m'))∘ĥ^-1 (hinv carries 2^16, removed by basemul)
-    let mut m2 = Zeroizing::new(m1.to_vec());
+    let mut m2 = Wiped::new(m1.to_vec());
     ring.ntt_unchecked(&mut m2);
-    let c2: Zeroizing<Vec<i16>> = Zeroizing::new(
+    let c2: Wiped<Vec<i16>> = Wiped::new(
         c.iter()
             .zip(m2.iter())
             .map(|(&x, &y)| canonical(x as i32 - y as i32))
             .collect(),
     );
-    let r2 = Zeroizing::new(ring.basemul_unchecked(&c2, &hinv));
-    let rbytes = Zeroizing::new(ntruplus::encodeq_unchecked(&r2, p));
-    let mut g = Zeroizing::new(vec![0u8; n / 4]);
+    let r2 = Wiped::new(ring.basemul_unchecked(&c2, &hinv));
+    let rbytes = Wiped::new(ntruplus::encodeq_unchecked(&r2, p));
+    let mut g = Wiped::new(vec![0u8; n / 4]);
     shake256(&[&[1], &rbytes], &mut g);
-    let mut msg = Zeroizing::new(vec![0u8; n / 8 + SYMBYTES]);
+    let mut msg = Wiped::new(vec![0u8; n / 8 + SYMBYTES]);
     let inv_ok = sotp_inv(&mut msg[..n / 8], &m1, &g, p);
     msg[n / 8..].copy_from_slice(&sk[2 * l..]);
-    let mut kr = Zeroizing::new(vec![0u8; SYMBYTES + n / 4]);
+    let mut kr = Wiped::new(vec![0u8; SYMBYTES + n / 4]);
     shake256(&[&[2], &msg], &mut kr);
-    let mut r1 = Zeroizing::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
+    let mut r1 = Wiped::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
     ring.ntt_unchecked(&mut r1);
-    let rbytes2 = Zeroizing::new(ntruplus::encodeq_unchecked(&r1, p));
+    let rbytes2 = Wiped::new(ntruplus::encodeq_unchecked(&r1, p));
     let accept = inv_ok
         & crate::arith::ct::bytes_equal(&rbytes, &rbytes2)
         & Choice::from(canonical_ct as u8);
@@ -324,7 +324,7 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Zeroizing<Vec<
         .iter()
         .map(|&k| u8::conditional_select(&0, &k, accept))
         .collect();
-    Ok(Zeroizing::new(ss))
+    Ok(Wiped::new(ss))
 }
 
 macro_rules! ntruplus_kem {

@@ -75,11 +75,11 @@ use crate::error::{Error, Result};
 use crate::rings::ntruprime::{
     self as ring, fq_freeze, unchecked, P, Q, Q12, ROUNDED_BYTES, RQ_BYTES, SMALL_BYTES,
 };
+use crate::secret::{wipe, Wiped};
 use aes::cipher::{BlockEncrypt, KeyInit};
 use aes::Aes256;
 use sha2::{Digest, Sha512};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
-use zeroize::{Zeroize, Zeroizing};
 
 /// Bytes of every hash output, of the confirmation and of the session key.
 const HASH_BYTES: usize = 32;
@@ -99,7 +99,7 @@ fn hash_prefix(b: u8, parts: &[&[u8]]) -> [u8; HASH_BYTES] {
     let mut full = h.finalize();
     let mut out = [0u8; HASH_BYTES];
     out.copy_from_slice(&full[..HASH_BYTES]);
-    full.as_mut_slice().zeroize();
+    wipe(full.as_mut_slice());
     out
 }
 
@@ -108,24 +108,24 @@ fn urandom32(rng: &mut dyn RandomSource) -> u32 {
     let mut c = [0u8; 4];
     rng.fill(&mut c);
     let x = u32::from_le_bytes(c);
-    c.zeroize();
+    wipe(&mut c);
     x
 }
 
 /// `Short_fromlist`: weight-`w` ternary polynomial from 761 samples (consumes and wipes `l`).
-fn short_fromlist(l: &mut [u32; P], w: usize) -> Zeroizing<Vec<i8>> {
+fn short_fromlist(l: &mut [u32; P], w: usize) -> Wiped<Vec<i8>> {
     for (i, x) in l.iter_mut().enumerate() {
         *x = if i < w { *x & !1 } else { (*x & !3) | 1 };
     }
     sort_u32(l);
-    let out = Zeroizing::new(l.iter().map(|&x| (x & 3) as i8 - 1).collect());
-    l.zeroize();
+    let out = Wiped::new(l.iter().map(|&x| (x & 3) as i8 - 1).collect());
+    wipe(l);
     out
 }
 
 /// `Short_random`: 761 `urandom32` calls, then [`short_fromlist`].
-fn short_random(rng: &mut dyn RandomSource, w: usize) -> Zeroizing<Vec<i8>> {
-    let mut l = Zeroizing::new([0u32; P]);
+fn short_random(rng: &mut dyn RandomSource, w: usize) -> Wiped<Vec<i8>> {
+    let mut l = Wiped::new([0u32; P]);
     for x in l.iter_mut() {
         *x = urandom32(rng);
     }
@@ -133,8 +133,8 @@ fn short_random(rng: &mut dyn RandomSource, w: usize) -> Zeroizing<Vec<i8>> {
 }
 
 /// `Small_random` (sntrup761): 761 `urandom32` calls, `(((L & 0x3fffffff) · 3) >> 30) - 1`.
-fn small_random(rng: &mut dyn RandomSource) -> Zeroizing<Vec<i8>> {
-    Zeroizing::new(
+fn small_random(rng: &mut dyn RandomSource) -> Wiped<Vec<i8>> {
+    Wiped::new(
         (0..P)
             .map(|_| (((urandom32(rng) & 0x3fff_ffff) * 3) >> 30) as i8 - 1)
             .collect(),
@@ -143,9 +143,9 @@ fn small_random(rng: &mut dyn RandomSource) -> Zeroizing<Vec<i8>> {
 
 /// `Expand(k)`: the AES-256-CTR keystream under `k` with a zero 16-byte IV (big-endian block
 /// counter), `4p` bytes read as little-endian `u32`.
-fn expand(k: &[u8; 32]) -> Zeroizing<[u32; P]> {
+fn expand(k: &[u8; 32]) -> Wiped<[u32; P]> {
     let cipher = Aes256::new(k.into());
-    let mut stream = Zeroizing::new([0u8; 4 * P + 12]);
+    let mut stream = Wiped::new([0u8; 4 * P + 12]);
     // All counter blocks at once: the AES-NI backend pipelines several blocks per call.
     for (ctr, chunk) in stream.chunks_mut(16).enumerate() {
         chunk.copy_from_slice(&(ctr as u128).to_be_bytes()[..chunk.len()]);
@@ -160,9 +160,9 @@ fn expand(k: &[u8; 32]) -> Zeroizing<[u32; P]> {
     cipher.encrypt_blocks(&mut buf);
     for (chunk, b) in stream.chunks_exact_mut(16).zip(buf.iter_mut()) {
         chunk.copy_from_slice(b);
-        b.as_mut_slice().zeroize();
+        wipe(b.as_mut_slice());
     }
-    let mut l = Zeroizing::new([0u32; P]);
+    let mut l = Wiped::new([0u32; P]);
     for (x, b) in l.iter_mut().zip(stream.chunks_exact(4)) {
         *x = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
     }
@@ -170,13 +170,13 @@ fn expand(k: &[u8; 32]) -> Zeroizing<[u32; P]> {
 }
 
 /// `Round(a)` into a centred multiple of 3.
-fn round3(a: &[i16]) -> Zeroizing<Vec<i16>> {
-    Zeroizing::new(unchecked::round3(a))
+fn round3(a: &[i16]) -> Wiped<Vec<i16>> {
+    Wiped::new(unchecked::round3(a))
 }
 
 /// Small-decodes a secret-key part, branch-free (a `11` pattern is read as `-1`).
-fn small_decode_sk(s: &[u8]) -> Zeroizing<Vec<i8>> {
-    Zeroizing::new(unchecked::small_decode_mod3(s))
+fn small_decode_sk(s: &[u8]) -> Wiped<Vec<i8>> {
+    Wiped::new(unchecked::small_decode_mod3(s))
 }
 
 /// All-ones (`Choice(1)`) iff `a == b` (constant time).
@@ -209,12 +209,12 @@ mod s {
     pub const SK: usize = 2 * SMALL_BYTES + PK + SMALL_BYTES + HASH_BYTES;
 }
 
-fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let mut found = None;
     for _ in 0..MAX_ATTEMPTS {
         let g = small_random(rng);
         let (ginv, ok) = unchecked::recip_r3(&g);
-        let ginv = Zeroizing::new(ginv);
+        let ginv = Wiped::new(ginv);
         if ok {
             found = Some((g, ginv));
             break;
@@ -225,14 +225,14 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<
     })?;
     let f = short_random(rng, s::W);
     let (finv, _) = unchecked::recip3_rq(&f); // always invertible for short f
-    let finv = Zeroizing::new(finv);
+    let finv = Wiped::new(finv);
     let h = unchecked::mul_rq_small(&finv, &g);
     let pk = ring::rq_encode(&h)?;
-    let mut sk = Zeroizing::new(Vec::with_capacity(s::SK));
-    sk.extend_from_slice(&Zeroizing::new(unchecked::small_encode(&f)));
-    sk.extend_from_slice(&Zeroizing::new(unchecked::small_encode(&ginv)));
+    let mut sk = Wiped::new(Vec::with_capacity(s::SK));
+    sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&f)));
+    sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&ginv)));
     sk.extend_from_slice(&pk);
-    let mut rho = Zeroizing::new([0u8; SMALL_BYTES]);
+    let mut rho = Wiped::new([0u8; SMALL_BYTES]);
     rng.fill(&mut *rho);
     sk.extend_from_slice(&*rho);
     sk.extend_from_slice(&hash_prefix(4, &[&pk]));
@@ -241,28 +241,25 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<
 }
 
 /// `Hide`: ciphertext (with confirmation) for the short `r`, and `Hash3(Small(r))`.
-fn sntrup_hide(r: &[i8], pk: &[u8], cache: &[u8]) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+fn sntrup_hide(r: &[i8], pk: &[u8], cache: &[u8]) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
     let h = ring::rq_decode(pk)?;
-    let r_enc = Zeroizing::new(unchecked::small_encode(r));
-    let hr = Zeroizing::new(unchecked::mul_rq_small(&h, r));
+    let r_enc = Wiped::new(unchecked::small_encode(r));
+    let hr = Wiped::new(unchecked::mul_rq_small(&h, r));
     let mut ct = unchecked::rounded_encode(&round3(&hr));
-    let r3 = Zeroizing::new(hash_prefix(3, &[&r_enc]));
+    let r3 = Wiped::new(hash_prefix(3, &[&r_enc]));
     ct.extend_from_slice(&hash_prefix(2, &[&*r3, cache]));
     Ok((ct, r3))
 }
 
-fn sntrup_encapsulate(
-    pk: &[u8],
-    rng: &mut dyn RandomSource,
-) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+fn sntrup_encapsulate(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
     let cache = hash_prefix(4, &[pk]);
     let r = short_random(rng, s::W);
     let (ct, r3) = sntrup_hide(&r, pk, &cache)?;
-    let k = Zeroizing::new(hash_prefix(1, &[&*r3, &ct]));
+    let k = Wiped::new(hash_prefix(1, &[&*r3, &ct]));
     Ok((ct, k))
 }
 
-fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
+fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let (f, rest) = sk.split_at(SMALL_BYTES);
     let (v, rest) = rest.split_at(SMALL_BYTES);
     let (pk, rest) = rest.split_at(s::PK);
@@ -271,13 +268,13 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let v = small_decode_sk(v);
     // Decrypt
     let c = ring::rounded_decode(&ct[..ROUNDED_BYTES])?;
-    let cf = Zeroizing::new(unchecked::mul_rq_small(&c, &f));
-    let e: Zeroizing<Vec<i8>> = Zeroizing::new(cf.iter().map(|&x| times3_mod3(x)).collect());
-    let ev = Zeroizing::new(unchecked::mul_r3(&e, &v));
+    let cf = Wiped::new(unchecked::mul_rq_small(&c, &f));
+    let e: Wiped<Vec<i8>> = Wiped::new(cf.iter().map(|&x| times3_mod3(x)).collect());
+    let ev = Wiped::new(unchecked::mul_r3(&e, &v));
     let weight: i32 = ev.iter().map(|&x| i32::from(x & 1)).sum();
     let good = (weight as u32).ct_eq(&(s::W as u32)); // weight w
     let keep = i8::conditional_select(&0, &-1, good); // all-ones iff weight w
-    let r: Zeroizing<Vec<i8>> = Zeroizing::new(
+    let r: Wiped<Vec<i8>> = Wiped::new(
         ev.iter()
             .enumerate()
             .map(|(i, &x)| {
@@ -292,14 +289,14 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     // Re-encrypt and compare (in constant time), select the session key input
     let (cnew, r3) = sntrup_hide(&r, pk, cache)?;
     let ok = equal(&cnew, ct);
-    let mut rho3 = Zeroizing::new(hash_prefix(3, &[rho]));
-    let mut y = Zeroizing::new([0u8; 32]);
+    let mut rho3 = Wiped::new(hash_prefix(3, &[rho]));
+    let mut y = Wiped::new([0u8; 32]);
     for ((y, &a), &b) in y.iter_mut().zip(r3.iter()).zip(rho3.iter()) {
         *y = u8::conditional_select(&b, &a, ok);
     }
-    rho3.zeroize();
+    wipe(&mut rho3[..]);
     let b = u8::conditional_select(&0, &1, ok);
-    Ok(Zeroizing::new(hash_prefix(b, &[&*y, ct])))
+    Ok(Wiped::new(hash_prefix(b, &[&*y, ct])))
 }
 
 // ----- NTRU LPRime
@@ -330,17 +327,17 @@ fn generator(seed: &[u8]) -> Vec<i16> {
         .collect()
 }
 
-fn ntrulpr_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Zeroizing<Vec<u8>>)> {
+fn ntrulpr_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let mut pk = vec![0u8; l::SEED];
     rng.fill(&mut pk);
     let g = generator(&pk);
     let a = short_random(rng, l::W);
-    let ag = Zeroizing::new(unchecked::mul_rq_small(&g, &a));
+    let ag = Wiped::new(unchecked::mul_rq_small(&g, &a));
     pk.extend_from_slice(&unchecked::rounded_encode(&round3(&ag)));
-    let mut sk = Zeroizing::new(Vec::with_capacity(l::SK));
-    sk.extend_from_slice(&Zeroizing::new(unchecked::small_encode(&a)));
+    let mut sk = Wiped::new(Vec::with_capacity(l::SK));
+    sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&a)));
     sk.extend_from_slice(&pk);
-    let mut rho = Zeroizing::new([0u8; l::INPUTS]);
+    let mut rho = Wiped::new([0u8; l::INPUTS]);
     rng.fill(&mut *rho);
     sk.extend_from_slice(&*rho);
     sk.extend_from_slice(&hash_prefix(4, &[&pk]));
@@ -365,14 +362,14 @@ fn ntrulpr_hide(r_enc: &[u8], pk: &[u8], cache: &[u8]) -> Result<Vec<u8>> {
     let a_pub = ring::rounded_decode(&pk[l::SEED..])?;
     let g = generator(&pk[..l::SEED]);
     // HashShort
-    let mut hs = Zeroizing::new(hash_prefix(5, &[r_enc]));
+    let mut hs = Wiped::new(hash_prefix(5, &[r_enc]));
     let mut lst = expand(&hs);
-    hs.zeroize();
+    wipe(&mut hs[..]);
     let b = short_fromlist(&mut lst, l::W);
-    let bg = Zeroizing::new(unchecked::mul_rq_small(&g, &b));
+    let bg = Wiped::new(unchecked::mul_rq_small(&g, &b));
     let mut ct = unchecked::rounded_encode(&round3(&bg));
-    let ba = Zeroizing::new(unchecked::mul_rq_small(&a_pub, &b));
-    let mut t = Zeroizing::new([0u8; l::I]);
+    let ba = Wiped::new(unchecked::mul_rq_small(&a_pub, &b));
+    let mut t = Wiped::new([0u8; l::I]);
     for (i, ti) in t.iter_mut().enumerate() {
         let bit = i64::from((r_enc[i >> 3] >> (i & 7)) & 1);
         *ti = top(fq_freeze(i64::from(ba[i]) + bit * i64::from(Q12)));
@@ -385,24 +382,24 @@ fn ntrulpr_hide(r_enc: &[u8], pk: &[u8], cache: &[u8]) -> Result<Vec<u8>> {
 fn ntrulpr_encapsulate(
     pk: &[u8],
     rng: &mut dyn RandomSource,
-) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
     let cache = hash_prefix(4, &[pk]);
-    let mut r_enc = Zeroizing::new([0u8; l::INPUTS]);
+    let mut r_enc = Wiped::new([0u8; l::INPUTS]);
     rng.fill(&mut *r_enc);
     let ct = ntrulpr_hide(&*r_enc, pk, &cache)?;
-    let k = Zeroizing::new(hash_prefix(1, &[&*r_enc, &ct]));
+    let k = Wiped::new(hash_prefix(1, &[&*r_enc, &ct]));
     Ok((ct, k))
 }
 
-fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
+fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let (a, rest) = sk.split_at(SMALL_BYTES);
     let (pk, rest) = rest.split_at(l::PK);
     let (rho, cache) = rest.split_at(l::INPUTS);
     let a = small_decode_sk(a);
     let b = ring::rounded_decode(&ct[..ROUNDED_BYTES])?;
-    let ab = Zeroizing::new(unchecked::mul_rq_small(&b, &a));
+    let ab = Wiped::new(unchecked::mul_rq_small(&b, &a));
     let tops = &ct[ROUNDED_BYTES..ROUNDED_BYTES + l::TOP];
-    let mut r_enc = Zeroizing::new([0u8; l::INPUTS]);
+    let mut r_enc = Wiped::new([0u8; l::INPUTS]);
     for i in 0..l::I {
         let t = (tops[i >> 1] >> (4 * (i & 1))) & 15;
         let x = fq_freeze(i64::from(right(t)) - i64::from(ab[i]) + (4 * l::W + 1) as i64);
@@ -415,7 +412,7 @@ fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
         *x = u8::conditional_select(&y, x, ok);
     }
     let b = u8::conditional_select(&0, &1, ok);
-    Ok(Zeroizing::new(hash_prefix(b, &[&*r_enc, ct])))
+    Ok(Wiped::new(hash_prefix(b, &[&*r_enc, ct])))
 }
 
 // ----- the Kem types

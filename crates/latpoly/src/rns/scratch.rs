@@ -42,11 +42,10 @@ pub(crate) fn take(len: usize) -> Vec<u64> {
     v
 }
 
-/// Zeroes a buffer (through `zeroize`, so the stores are not optimised away), then returns it
-/// to the pool. For buffers that held secret-dependent data.
+/// Zeroes a buffer (with [`crate::secret::wipe`], so the stores are not optimised away), then
+/// returns it to the pool. For buffers that held secret-dependent data.
 pub(crate) fn give_wiped(mut v: Vec<u64>) {
-    use zeroize::Zeroize;
-    v.as_mut_slice().zeroize();
+    crate::secret::wipe(&mut v);
     give(v);
 }
 

@@ -8,8 +8,8 @@
 use super::{small_poly, try_zeroed, Sampler};
 use crate::error::{Error, Result};
 use crate::rns::{RnsContext, RnsPoly};
+use crate::secret::Wiped;
 use std::sync::Arc;
-use zeroize::Zeroizing;
 
 fn check_eta(eta: u32) -> Result<()> {
     if !(1..=32).contains(&eta) {
@@ -68,7 +68,7 @@ impl Sampler {
     /// assert!(e.to_centered_bigints().iter().all(|c| c.magnitude() <= &3u32.into()));
     /// ```
     pub fn cbd_poly(&mut self, ctx: &Arc<RnsContext>, eta: u32) -> Result<RnsPoly> {
-        let v = Zeroizing::new(self.cbd(ctx.n(), eta)?);
+        let v = Wiped::new(self.cbd(ctx.n(), eta)?);
         Ok(small_poly(ctx, v, eta as u64))
     }
 }

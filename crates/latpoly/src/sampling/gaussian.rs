@@ -11,11 +11,11 @@ use super::ct::cond_neg;
 use super::{small_poly, try_zeroed, BitPool, Sampler};
 use crate::error::{Error, Result};
 use crate::rns::{RnsContext, RnsPoly};
+use crate::secret::Wiped;
 use core::fmt;
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 use std::sync::Arc;
-use zeroize::Zeroizing;
 
 /// Largest accepted `sigma` (`2^12`): the table then has `ceil(14 · 4096) = 57344` entries.
 ///
@@ -343,7 +343,7 @@ impl Sampler {
     /// ```
     pub fn gaussian_poly(&mut self, ctx: &Arc<RnsContext>, sigma: f64) -> Result<RnsPoly> {
         let table = self.cached_table(sigma)?;
-        let v = Zeroizing::new(self.gaussian_with(&table, ctx.n())?);
+        let v = Wiped::new(self.gaussian_with(&table, ctx.n())?);
         Ok(small_poly(ctx, v, table.tail_cut()))
     }
 

@@ -248,7 +248,7 @@ pub(crate) fn small_residue(m: &crate::arith::Modulus64, c: i64, bound: u64) -> 
 /// without a range check.
 pub(crate) fn small_poly(
     ctx: &Arc<RnsContext>,
-    coeffs: Zeroizing<Vec<i64>>,
+    coeffs: crate::secret::Wiped<Vec<i64>>,
     bound: u64,
 ) -> RnsPoly {
     let n = ctx.n();

@@ -19,8 +19,8 @@ use super::ct::{cond_neg, keep_if, lt_u64};
 use super::{small_poly, try_zeroed, BitPool, Sampler};
 use crate::error::{Error, Result};
 use crate::rns::{RnsContext, RnsPoly};
+use crate::secret::Wiped;
 use std::sync::Arc;
-use zeroize::Zeroizing;
 
 impl Sampler {
     /// `n` values uniform in `{-1, 0, 1}`. Constant time.
@@ -121,7 +121,7 @@ impl Sampler {
     /// assert!(s.to_centered_bigints().iter().all(|c| c.magnitude() <= &1u32.into()));
     /// ```
     pub fn ternary_poly(&mut self, ctx: &Arc<RnsContext>) -> RnsPoly {
-        let v = Zeroizing::new(self.ternary(ctx.n()));
+        let v = Wiped::new(self.ternary(ctx.n()));
         small_poly(ctx, v, 1)
     }
 
@@ -137,7 +137,7 @@ impl Sampler {
     /// assert!(s.ternary_fixed_poly(&ctx, 65).is_err());
     /// ```
     pub fn ternary_fixed_poly(&mut self, ctx: &Arc<RnsContext>, weight: usize) -> Result<RnsPoly> {
-        let v = Zeroizing::new(self.ternary_fixed(ctx.n(), weight)?);
+        let v = Wiped::new(self.ternary_fixed(ctx.n(), weight)?);
         Ok(small_poly(ctx, v, 1))
     }
 }

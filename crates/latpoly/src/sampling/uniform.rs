@@ -9,8 +9,8 @@ use super::ct::scale_128;
 use super::{small_poly, try_zeroed, Sampler};
 use crate::error::{Error, Result};
 use crate::rns::{Representation, RnsContext, RnsPoly};
+use crate::secret::Wiped;
 use std::sync::Arc;
-use zeroize::Zeroizing;
 
 /// Largest bound accepted by [`Sampler::bounded`]: `B <= 2^62`.
 ///
@@ -136,7 +136,7 @@ impl Sampler {
     /// assert!(p.to_centered_bigints().iter().all(|c| c.magnitude() <= &100u32.into()));
     /// ```
     pub fn bounded_poly(&mut self, ctx: &Arc<RnsContext>, bound: u64) -> Result<RnsPoly> {
-        let v = Zeroizing::new(self.bounded(ctx.n(), bound)?);
+        let v = Wiped::new(self.bounded(ctx.n(), bound)?);
         Ok(small_poly(ctx, v, bound))
     }
 

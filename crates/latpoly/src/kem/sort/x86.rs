@@ -15,7 +15,6 @@
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
-use zeroize::Zeroize;
 
 /// Proof that the CPU runs AVX2.
 #[derive(Clone, Copy, Debug)]
@@ -121,7 +120,7 @@ impl Avx2Sort {
         for (i, xi) in x.iter_mut().enumerate() {
             *xi = tmp[(i % vecs) * 8 + i / vecs];
         }
-        tmp.zeroize();
+        crate::secret::wipe(&mut tmp);
         core::hint::black_box(&v);
     }
 }
@@ -213,7 +212,7 @@ impl Avx512Sort {
         for (i, xi) in x.iter_mut().enumerate() {
             *xi = tmp[(i % vecs) * 16 + i / vecs];
         }
-        tmp[..big].zeroize(); // beyond `big`: untouched padding
+        crate::secret::wipe(&mut tmp[..big]); // beyond `big`: untouched padding
         core::hint::black_box(&v);
     }
 }
