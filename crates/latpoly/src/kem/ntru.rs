@@ -57,7 +57,7 @@
 //! # Ok::<(), latpoly::Error>(())
 //! ```
 
-use super::sort::sort_i32_bits;
+use super::sort::sort_u32;
 use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::Result;
@@ -160,15 +160,31 @@ fn sample_iid_plus(bytes: &[u8], r: &mut [u16]) {
 /// bits 2..31; the first `w/2` words are tagged `1`, the next `w/2` tagged `2`, the `n - 1`
 /// words are sorted as signed 32-bit integers and their tags read off in order.
 fn sample_fixed_type(u: &[u8], w: usize, r: &mut [u16]) {
+    // Sorting the words as signed integers is sorting them as unsigned ones with the sign bit
+    // flipped; the flip leaves the tags (bits 0-1) alone, so it is never undone.
+    const SIGN: u32 = 0x8000_0000;
     let n = r.len();
     let mut s = Wiped::new(vec![0u32; n - 1]);
-    for (i, x) in s.iter_mut().enumerate() {
-        let bit = 30 * i;
-        let mut window = 0u64;
-        for (j, &b) in u[bit / 8..].iter().take(5).enumerate() {
-            window |= u64::from(b) << (8 * j);
+    // Four words take 120 bits: 15 bytes, read as one little-endian integer.
+    for (k, quad) in s.chunks_mut(4).enumerate() {
+        let start = (15 * k).min(u.len());
+        let mut buf = [0u8; 16];
+        match u.get(start..start + 16) {
+            // 16 bytes at once where they exist (the 16th is not used)
+            Some(b) => buf.copy_from_slice(b),
+            None => {
+                let take = (u.len() - start).min(15);
+                buf[..take].copy_from_slice(&u[start..start + take]);
+            }
         }
-        *x = (((window >> (bit % 8)) & 0x3fff_ffff) as u32) << 2;
+        let lo = u64::from_le_bytes(buf[..8].try_into().expect("8 bytes"));
+        let hi = u64::from_le_bytes(buf[8..].try_into().expect("8 bytes"));
+        crate::secret::wipe(&mut buf);
+        const M: u64 = 0x3fff_ffff;
+        let words = [lo, lo >> 30, (lo >> 60) | (hi << 4), hi >> 26];
+        for (x, w) in quad.iter_mut().zip(words) {
+            *x = (((w & M) as u32) << 2) ^ SIGN;
+        }
     }
     for x in &mut s[..w / 2] {
         *x |= 1;
@@ -176,7 +192,7 @@ fn sample_fixed_type(u: &[u8], w: usize, r: &mut [u16]) {
     for x in &mut s[w / 2..w] {
         *x |= 2;
     }
-    sort_i32_bits(&mut s);
+    sort_u32(&mut s);
     for (y, &x) in r.iter_mut().zip(s.iter()) {
         *y = (x & 3) as u16;
     }

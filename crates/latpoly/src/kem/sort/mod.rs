@@ -1,5 +1,6 @@
 //! Constant-time sorting for the KEM samplers: the djbsort sorting network on 32-bit words
-//! (NTRU Prime's `Short_fromlist` sorts `u32`, NTRU-HPS's `sample_fixed_type` sorts `i32`).
+//! (NTRU Prime's `Short_fromlist` sorts `u32`; NTRU-HPS's `sample_fixed_type` sorts `i32`,
+//! which is a `u32` sort of the words with their sign bit flipped).
 //! The sequence of compare-exchanges depends only on the length, and each compare-exchange is
 //! branch-free, so neither branches nor memory indices depend on the values.
 //!
@@ -109,15 +110,6 @@ fn sort_u32_isa(isa: Isa, x: &mut [u32]) {
     sort_u32_scalar(x)
 }
 
-/// Sorts words ascending **as signed `i32`** (stored as `u32` bit patterns): flipping the sign
-/// bit maps the signed order onto the unsigned one, so this is [`sort_u32`] between two flips.
-pub(crate) fn sort_i32_bits(x: &mut [u32]) {
-    const SIGN: u32 = 0x8000_0000;
-    x.iter_mut().for_each(|v| *v ^= SIGN);
-    sort_u32(x);
-    x.iter_mut().for_each(|v| *v ^= SIGN);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,24 +154,6 @@ mod tests {
                 y.sort_unstable();
                 assert_eq!(x, y, "{isa:?}, n = {n}");
             }
-        }
-    }
-
-    #[test]
-    fn signed_sort_orders_as_i32() {
-        for n in [0usize, 1, 2, 3, 508, 676, 820] {
-            let mut x: Vec<u32> = (0..n as u32)
-                .map(|i| i.wrapping_mul(0x9e37_79b9) ^ (i << 30))
-                .collect();
-            x.extend([0, u32::MAX, 0x8000_0000, 0x7fff_ffff]);
-            let mut y: Vec<i32> = x.iter().map(|&v| v as i32).collect();
-            sort_i32_bits(&mut x);
-            y.sort_unstable();
-            assert_eq!(
-                x.iter().map(|&v| v as i32).collect::<Vec<_>>(),
-                y,
-                "n = {n}"
-            );
         }
     }
 }

@@ -160,15 +160,35 @@ impl Avx512Sort {
         }
         let big = n.next_power_of_two().max(32);
         let vecs = big / 16;
-        let mut tmp = [u32::MAX; AVX512_MAX];
-        for (i, &xi) in x.iter().enumerate() {
-            tmp[(i % vecs) * 16 + i / vecs] = xi;
-        }
+        // Element i = l vecs + a goes to lane l of vector a: the transpose of `pad` read as a
+        // 16 x vecs matrix, done 16 x 16 blocks at a time in registers (the KEM sizes have
+        // vecs >= 16) or element by element for short inputs.
+        let mut pad = [u32::MAX; AVX512_MAX];
+        pad[..n].copy_from_slice(x);
         let mut v = [_mm512_setzero_si512(); AVX512_MAX / 16];
         let v = &mut v[..vecs];
-        for (va, c) in v.iter_mut().zip(tmp.chunks_exact(16)) {
-            // SAFETY: AVX-512F (token); each chunk has 16 readable u32.
-            *va = unsafe { _mm512_loadu_si512(c.as_ptr().cast()) };
+        if vecs >= 16 {
+            for c in 0..vecs / 16 {
+                let mut r = [_mm512_setzero_si512(); 16];
+                for (l, rl) in r.iter_mut().enumerate() {
+                    let row = &pad[l * vecs + 16 * c..][..16];
+                    // SAFETY: AVX-512F (token); `row` has 16 readable u32.
+                    *rl = unsafe { _mm512_loadu_si512(row.as_ptr().cast()) };
+                }
+                // SAFETY: AVX-512F (token).
+                unsafe { transpose16(&mut r) };
+                v[16 * c..16 * c + 16].copy_from_slice(&r);
+            }
+        } else {
+            let mut tmp = [u32::MAX; 256];
+            for (i, &xi) in x.iter().enumerate() {
+                tmp[(i % vecs) * 16 + i / vecs] = xi;
+            }
+            for (va, c) in v.iter_mut().zip(tmp.chunks_exact(16)) {
+                // SAFETY: AVX-512F (token); each chunk has 16 readable u32.
+                *va = unsafe { _mm512_loadu_si512(c.as_ptr().cast()) };
+            }
+            crate::secret::wipe(&mut tmp);
         }
         let mut k = 2;
         while k <= big {
@@ -204,16 +224,73 @@ impl Avx512Sort {
             }
             k *= 2;
         }
-        for (c, va) in tmp.chunks_exact_mut(16).zip(v.iter_mut()) {
-            // SAFETY: AVX-512F (token); each chunk has 16 writable u32.
-            unsafe { _mm512_storeu_si512(c.as_mut_ptr().cast(), *va) };
+        // Back: the same transposition (lane l of vector a is element l vecs + a).
+        if vecs >= 16 {
+            for c in 0..vecs / 16 {
+                let mut r = [_mm512_setzero_si512(); 16];
+                r.copy_from_slice(&v[16 * c..16 * c + 16]);
+                // SAFETY: AVX-512F (token).
+                unsafe { transpose16(&mut r) };
+                for (l, rl) in r.iter_mut().enumerate() {
+                    let row = &mut pad[l * vecs + 16 * c..][..16];
+                    // SAFETY: AVX-512F (token); `row` has 16 writable u32.
+                    unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), *rl) };
+                    *rl = _mm512_setzero_si512(); // wipe the copies (the values may be secret)
+                }
+                core::hint::black_box(&r);
+            }
+            x.copy_from_slice(&pad[..n]);
+        } else {
+            let mut tmp = [0u32; 256];
+            for (c, va) in tmp.chunks_exact_mut(16).zip(v.iter()) {
+                // SAFETY: AVX-512F (token); each chunk has 16 writable u32.
+                unsafe { _mm512_storeu_si512(c.as_mut_ptr().cast(), *va) };
+            }
+            for (i, xi) in x.iter_mut().enumerate() {
+                *xi = tmp[(i % vecs) * 16 + i / vecs];
+            }
+            crate::secret::wipe(&mut tmp);
+        }
+        for va in v.iter_mut() {
             *va = _mm512_setzero_si512(); // wipe the copies (the values may be secret)
         }
-        for (i, xi) in x.iter_mut().enumerate() {
-            *xi = tmp[(i % vecs) * 16 + i / vecs];
-        }
-        crate::secret::wipe(&mut tmp[..big]); // beyond `big`: untouched padding
+        crate::secret::wipe(&mut pad[..big]); // beyond `big`: untouched padding
         core::hint::black_box(&v);
+    }
+}
+
+/// Transposes the 16 x 16 matrix of `u32` whose rows are `r` (row `i` lane `j` becomes row `j`
+/// lane `i`): 32-bit and 64-bit unpacks, then two rounds of 128-bit block shuffles. Caller
+/// holds an AVX-512F token.
+#[inline(always)]
+unsafe fn transpose16(r: &mut [__m512i; 16]) {
+    // SAFETY: the caller guarantees AVX-512F.
+    unsafe {
+        let mut t = [_mm512_setzero_si512(); 16];
+        for k in 0..8 {
+            t[2 * k] = _mm512_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+            t[2 * k + 1] = _mm512_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+        }
+        // u[4k + m]: column m (m + 4, m + 8, m + 12 in the upper 128-bit blocks) of rows
+        // 4k .. 4k + 3.
+        let mut u = [_mm512_setzero_si512(); 16];
+        for k in 0..4 {
+            u[4 * k] = _mm512_unpacklo_epi64(t[4 * k], t[4 * k + 2]);
+            u[4 * k + 1] = _mm512_unpackhi_epi64(t[4 * k], t[4 * k + 2]);
+            u[4 * k + 2] = _mm512_unpacklo_epi64(t[4 * k + 1], t[4 * k + 3]);
+            u[4 * k + 3] = _mm512_unpackhi_epi64(t[4 * k + 1], t[4 * k + 3]);
+        }
+        // Column m + 4L is block L of u[m], u[4 + m], u[8 + m], u[12 + m].
+        for m in 0..4 {
+            let w0 = _mm512_shuffle_i32x4::<0b01_00_01_00>(u[m], u[4 + m]);
+            let w1 = _mm512_shuffle_i32x4::<0b11_10_11_10>(u[m], u[4 + m]);
+            let w2 = _mm512_shuffle_i32x4::<0b01_00_01_00>(u[8 + m], u[12 + m]);
+            let w3 = _mm512_shuffle_i32x4::<0b11_10_11_10>(u[8 + m], u[12 + m]);
+            r[m] = _mm512_shuffle_i32x4::<0b10_00_10_00>(w0, w2);
+            r[m + 4] = _mm512_shuffle_i32x4::<0b11_01_11_01>(w0, w2);
+            r[m + 8] = _mm512_shuffle_i32x4::<0b10_00_10_00>(w1, w3);
+            r[m + 12] = _mm512_shuffle_i32x4::<0b11_01_11_01>(w1, w3);
+        }
     }
 }
 
