@@ -117,54 +117,70 @@ pub fn encode(r: &[u16], m: &[u16]) -> Result<Vec<u8>> {
 /// each merged pair emits is fixed per level and the pairs are merged in place (value `k` of the next level overwrites slot `k`, after slots `2k`, `2k+1`
 /// were read). Same bytes as `encode_into` (checked by the tests); branch-free in the values.
 pub(crate) fn encode_uniform(out: &mut Vec<u8>, r: &[u16], m0: u16) {
+    #[cfg(target_arch = "x86_64")]
+    if super::x86::encode_uniform(super::global().isa(), out, r, m0) {
+        return;
+    }
+    encode_uniform_impl(out, r, m0)
+}
+
+/// The body of [`encode_uniform`], also compiled with each SIMD backend's features: each
+/// level reads the current values and writes the merged ones to a second buffer and the
+/// emitted bytes to a pre-sized slice, so its loops vectorise.
+#[inline(always)]
+pub(crate) fn encode_uniform_impl(out: &mut Vec<u8>, r: &[u16], m0: u16) {
     let n = r.len();
     if n == 0 {
         return;
     }
     let (levels, top, _) = schedule(m0, n);
-    let mut buf: Vec<u32> = r.iter().map(|&x| u32::from(x)).collect();
-    // Appends the low `bytes` bytes of x (least significant first); returns the rest.
-    let emit = |out: &mut Vec<u8>, mut x: u32, bytes: usize| -> u32 {
-        for _ in 0..bytes {
-            out.push(x as u8);
-            x >>= 8;
-        }
-        x
-    };
+    let mut cur: Vec<u32> = r.iter().map(|&x| u32::from(x)).collect();
+    let mut nxt = vec![0u32; n / 2 + 1];
     for lv in &levels {
         let (len, reg) = (lv.len, lv.reg);
         let half = len / 2;
         let even = len % 2 == 0;
         let regular = if even { half - 1 } else { half };
+        let start = out.len();
+        out.resize(start + regular * lv.reg_bytes, 0);
+        let (ys, pairs) = (&mut nxt[..regular], cur[..2 * regular].chunks_exact(2));
         match lv.reg_bytes {
             0 => {
-                for k in 0..regular {
-                    buf[k] = buf[2 * k] + buf[2 * k + 1] * reg;
+                for (y, p) in ys.iter_mut().zip(pairs) {
+                    *y = p[0] + p[1] * reg;
                 }
             }
             1 => {
-                for k in 0..regular {
-                    let x = buf[2 * k] + buf[2 * k + 1] * reg;
-                    out.push(x as u8);
-                    buf[k] = x >> 8;
+                for ((y, p), o) in ys.iter_mut().zip(pairs).zip(&mut out[start..]) {
+                    let x = p[0] + p[1] * reg;
+                    *o = x as u8;
+                    *y = x >> 8;
                 }
             }
             _ => {
-                for k in 0..regular {
-                    let x = buf[2 * k] + buf[2 * k + 1] * reg;
-                    out.extend_from_slice(&[x as u8, (x >> 8) as u8]);
-                    buf[k] = x >> 16;
+                let bytes = out[start..].chunks_exact_mut(2);
+                for ((y, p), o) in ys.iter_mut().zip(pairs).zip(bytes) {
+                    let x = p[0] + p[1] * reg;
+                    o[0] = x as u8;
+                    o[1] = (x >> 8) as u8;
+                    *y = x >> 16;
                 }
             }
         }
         if even {
             let k = half - 1;
-            buf[k] = emit(out, buf[2 * k] + buf[2 * k + 1] * reg, lv.last_bytes);
+            let mut x = cur[2 * k] + cur[2 * k + 1] * reg;
+            for _ in 0..lv.last_bytes {
+                out.push(x as u8);
+                x >>= 8;
+            }
+            nxt[k] = x;
         } else {
-            buf[half] = buf[len - 1];
+            nxt[half] = cur[len - 1];
         }
+        std::mem::swap(&mut cur, &mut nxt);
     }
-    let (mut x, mut m) = (buf[0], top);
+    let (mut x, mut m) = (cur[0], top);
     while m > 1 {
         out.push(x as u8);
         x >>= 8;
@@ -311,10 +327,13 @@ fn schedule(m0: u16, n: usize) -> (Vec<Level>, u32, usize) {
 /// for `m = 1` the caller passes `c = 0` and gets `(x, 0)`): exact since `64 >= 32 + 14`.
 #[inline(always)]
 fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
+    // floor(x c / 2^64) from two 32 x 32 products (vectorisable): x c_hi + (x c_lo >> 32)
+    // stays below 2^64 for x < 2^32.
     let q = if c == 0 {
         x
     } else {
-        ((u128::from(x) * u128::from(c)) >> 64) as u32
+        let x = u64::from(x);
+        ((x * (c >> 32) + ((x * (c & 0xffff_ffff)) >> 32)) >> 32) as u32
     };
     (q, x - q * m)
 }
@@ -335,6 +354,17 @@ fn recip(m: u32) -> u64 {
 /// Same output as `decode_levels` for every input (checked by the tests). Branch-free in the
 /// data; the loop structure depends only on the public `m0` and `n`.
 pub(crate) fn decode_uniform(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(v) = super::x86::decode_uniform(super::global().isa(), s, m0, n) {
+        return v;
+    }
+    decode_uniform_impl(s, m0, n)
+}
+
+/// The body of [`decode_uniform`], also compiled with each SIMD backend's features (its loops
+/// are plain slice loops the compiler vectorises).
+#[inline(always)]
+pub(crate) fn decode_uniform_impl(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
     if n == 0 {
         return Vec::new();
     }
@@ -342,6 +372,7 @@ pub(crate) fn decode_uniform(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
     // Two buffers, levels alternating between them (no store-to-load aliasing in the loops).
     let mut upper = vec![0u32; n];
     let mut cur = vec![0u32; n];
+    let mut xbuf = vec![0u32; n / 2 + 1];
     upper[0] = if top == 1 {
         0
     } else if top <= 256 {
@@ -363,16 +394,22 @@ pub(crate) fn decode_uniform(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
         let bytes = &s[lv.pos..];
         let up = &upper[..half + 1];
         let out = &mut cur[..lv.len];
+        // x_k = low_k + 256^bytes · upper_k for the regular pairs, then both halves at once.
+        let xs = &mut xbuf[..regular];
         match lv.reg_bytes {
-            0 => split_pairs(out, up, regular, m, c, |_| (0, 1)),
-            1 => split_pairs(out, up, regular, m, c, |k| (u32::from(bytes[k]), 256)),
-            _ => split_pairs(out, up, regular, m, c, |k| {
-                (
-                    u32::from(bytes[2 * k]) | u32::from(bytes[2 * k + 1]) << 8,
-                    65536,
-                )
-            }),
+            0 => xs.copy_from_slice(&up[..regular]),
+            1 => {
+                for ((x, &u), &b) in xs.iter_mut().zip(up).zip(bytes) {
+                    *x = u32::from(b) + (u << 8);
+                }
+            }
+            _ => {
+                for ((x, &u), b) in xs.iter_mut().zip(up).zip(bytes.chunks_exact(2)) {
+                    *x = (u32::from(b[0]) | u32::from(b[1]) << 8) + (u << 16);
+                }
+            }
         }
+        split_pairs(&mut out[..2 * regular], xs, m, c);
         if even {
             let k = half - 1;
             let at = regular * lv.reg_bytes;
@@ -393,26 +430,14 @@ pub(crate) fn decode_uniform(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
     upper.into_iter().map(|x| x as u16).collect()
 }
 
-/// Splits the first `regular` values of `up` into pairs of `out` (bound `m` for both, `c` its
-/// reciprocal), the low part `(r, t)` of pair `k` given by `low(k)`.
+/// Splits each `x` of `xs` into the pair `(x mod m, floor(x / m) mod m)` of `out` (`c` the
+/// reciprocal of `m`). The second reduction is only needed for invalid inputs (as in the
+/// reference). Plain loops over slices: the compiler vectorises them.
 #[inline(always)]
-fn split_pairs(
-    out: &mut [u32],
-    up: &[u32],
-    regular: usize,
-    m: u32,
-    c: u64,
-    low: impl Fn(usize) -> (u32, u32),
-) {
-    for (k, (pair, &u)) in out[..2 * regular]
-        .chunks_exact_mut(2)
-        .zip(&up[..regular])
-        .enumerate()
-    {
-        let (r, t) = low(k);
-        let (q, r0) = divmod_c(r + t * u, m, c);
+fn split_pairs(out: &mut [u32], xs: &[u32], m: u32, c: u64) {
+    for (pair, &x) in out.chunks_exact_mut(2).zip(xs) {
+        let (q, r0) = divmod_c(x, m, c);
         pair[0] = r0;
-        // q mod m: only needed for invalid inputs (as in the reference).
         pair[1] = divmod_c(q, m, c).1;
     }
 }
@@ -564,11 +589,15 @@ mod tests {
                 let len = encoded_len_unchecked(&m);
                 for seed in 0..3u64 {
                     let s = bytes(seed * 7919 + n as u64 * 31 + u64::from(m0), len);
-                    assert_eq!(
-                        decode_uniform(&s, m0, n),
-                        decode_levels(&s, &m),
-                        "m0={m0} n={n} seed={seed}"
-                    );
+                    let want = decode_levels(&s, &m);
+                    assert_eq!(decode_uniform(&s, m0, n), want, "m0={m0} n={n} seed={seed}");
+                    assert_eq!(decode_uniform_impl(&s, m0, n), want, "scalar m0={m0} n={n}");
+                    #[cfg(target_arch = "x86_64")]
+                    for isa in [crate::isa::Isa::Avx2, crate::isa::Isa::Avx512] {
+                        if let Some(got) = super::super::x86::decode_uniform(isa, &s, m0, n) {
+                            assert_eq!(got, want, "{isa} m0={m0} n={n} seed={seed}");
+                        }
+                    }
                 }
                 // Valid encodings round-trip.
                 let v: Vec<u16> = (0..n)
@@ -580,6 +609,16 @@ mod tests {
                 let mut fast = Vec::new();
                 encode_uniform(&mut fast, &v, m0);
                 assert_eq!(fast, out, "encode m0={m0} n={n}");
+                let mut fast = Vec::new();
+                encode_uniform_impl(&mut fast, &v, m0);
+                assert_eq!(fast, out, "scalar encode m0={m0} n={n}");
+                #[cfg(target_arch = "x86_64")]
+                for isa in [crate::isa::Isa::Avx2, crate::isa::Isa::Avx512] {
+                    let mut fast = Vec::new();
+                    if super::super::x86::encode_uniform(isa, &mut fast, &v, m0) {
+                        assert_eq!(fast, out, "{isa} encode m0={m0} n={n}");
+                    }
+                }
             }
         }
     }

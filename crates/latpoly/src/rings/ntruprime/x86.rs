@@ -40,6 +40,53 @@ impl Avx512 {
     }
 }
 
+/// [`super::encode::decode_uniform_impl`] compiled with the features of backend `isa` (the
+/// compiler vectorises its loops); `None` for the scalar backend.
+pub(crate) fn decode_uniform(isa: Isa, s: &[u8], m0: u16, n: usize) -> Option<Vec<u16>> {
+    match isa {
+        // SAFETY: the token proves AVX-512F and AVX-512BW.
+        Isa::Avx512 => Avx512::try_new().map(|t| unsafe { t.tf_decode_uniform(s, m0, n) }),
+        // SAFETY: the token proves AVX2.
+        Isa::Avx2 => Avx2::try_new().map(|t| unsafe { t.tf_decode_uniform(s, m0, n) }),
+        _ => None,
+    }
+}
+
+/// [`super::encode::encode_uniform_impl`] compiled with the features of backend `isa`; `false`
+/// (nothing written) for the scalar backend.
+pub(crate) fn encode_uniform(isa: Isa, out: &mut Vec<u8>, r: &[u16], m0: u16) -> bool {
+    match isa {
+        // SAFETY: the token proves AVX-512F and AVX-512BW.
+        Isa::Avx512 => Avx512::try_new().map(|t| unsafe { t.tf_encode_uniform(out, r, m0) }),
+        // SAFETY: the token proves AVX2.
+        Isa::Avx2 => Avx2::try_new().map(|t| unsafe { t.tf_encode_uniform(out, r, m0) }),
+        _ => None,
+    }
+    .is_some()
+}
+
+impl Avx512 {
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn tf_decode_uniform(self, s: &[u8], m0: u16, n: usize) -> Vec<u16> {
+        super::encode::decode_uniform_impl(s, m0, n)
+    }
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn tf_encode_uniform(self, out: &mut Vec<u8>, r: &[u16], m0: u16) {
+        super::encode::encode_uniform_impl(out, r, m0)
+    }
+}
+
+impl Avx2 {
+    #[target_feature(enable = "avx2")]
+    fn tf_decode_uniform(self, s: &[u8], m0: u16, n: usize) -> Vec<u16> {
+        super::encode::decode_uniform_impl(s, m0, n)
+    }
+    #[target_feature(enable = "avx2")]
+    fn tf_encode_uniform(self, out: &mut Vec<u8>, r: &[u16], m0: u16) {
+        super::encode::encode_uniform_impl(out, r, m0)
+    }
+}
+
 /// Returns `x` unchanged, opaque to the optimiser (no instruction is emitted).
 ///
 /// stdarch implements `_mm*_mulhi_epi16` with generic IR (sign-extend, multiply, shift); LLVM
