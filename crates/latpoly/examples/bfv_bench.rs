@@ -12,24 +12,16 @@
 use latpoly::he::bfv::{Bfv, BfvParams};
 use latpoly::sampling::Sampler;
 use std::hint::black_box;
-use std::time::Instant;
+
+#[path = "common/timing.rs"]
+mod timing;
 
 const REPS: usize = 11;
 
 /// (median, best) microseconds per call of `f` over `REPS` batches of `iters` calls.
-fn time_us(iters: usize, mut f: impl FnMut()) -> (f64, f64) {
-    f();
-    let mut samples: Vec<f64> = (0..REPS)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..iters {
-                f();
-            }
-            t.elapsed().as_secs_f64() * 1e6 / iters as f64
-        })
-        .collect();
-    samples.sort_by(|a, b| a.total_cmp(b));
-    (samples[REPS / 2], samples[0])
+fn time_us(iters: usize, f: impl FnMut()) -> (f64, f64) {
+    let (median, best) = timing::ns_per_call(REPS, iters, f);
+    (median / 1e3, best / 1e3)
 }
 
 fn main() -> latpoly::Result<()> {

@@ -9,7 +9,9 @@ use latpoly::kem::{all, DynKem, RandomSource};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use std::hint::black_box;
-use std::time::Instant;
+
+#[path = "common/timing.rs"]
+mod timing;
 
 struct ChaCha(ChaCha20Rng);
 
@@ -20,21 +22,9 @@ impl RandomSource for ChaCha {
 }
 
 /// µs per call of `f`: the fastest of `batches` batches of `iters` calls.
-fn time(mut f: impl FnMut(), iters: u32, batches: usize) -> f64 {
-    for _ in 0..iters {
-        f();
-    }
-    let mut v: Vec<f64> = (0..batches)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..iters {
-                f();
-            }
-            t.elapsed().as_nanos() as f64 / 1e3 / iters as f64
-        })
-        .collect();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[0]
+/// Fastest µs per call over `batches` batches of `iters` calls.
+fn time(f: impl FnMut(), iters: u32, batches: usize) -> f64 {
+    timing::ns_per_call(batches, iters as usize, f).1 / 1e3
 }
 
 fn bench(kem: &dyn DynKem, rng: &mut ChaCha) -> (f64, f64, f64) {

@@ -14,27 +14,16 @@
 use latpoly::rings::ntru::{self, NtruParams};
 use latpoly::{Isa, NttPlan};
 use std::hint::black_box;
-use std::time::Instant;
+
+#[path = "common/timing.rs"]
+mod timing;
 
 const REPS: usize = 41;
 
 /// (median, best) nanoseconds per call of `f`, over `REPS` batches of `iters` calls. The machine
 /// may be shared: the best batch is the least disturbed one, the median the typical one.
-fn time_ns(iters: usize, mut f: impl FnMut()) -> (f64, f64) {
-    for _ in 0..iters {
-        f();
-    }
-    let mut samples: Vec<f64> = (0..REPS)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..iters {
-                f();
-            }
-            t.elapsed().as_nanos() as f64 / iters as f64
-        })
-        .collect();
-    samples.sort_by(|a, b| a.total_cmp(b));
-    (samples[REPS / 2], samples[0])
+fn time_ns(iters: usize, f: impl FnMut()) -> (f64, f64) {
+    timing::ns_per_call(REPS, iters, f)
 }
 
 /// Deterministic pseudo-random `u16` coefficients (xorshift).

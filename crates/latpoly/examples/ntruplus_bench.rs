@@ -5,24 +5,13 @@
 
 use latpoly::rings::ntruplus::{available_isas, NtruPlusParams, NtruPlusRing};
 use std::hint::black_box;
-use std::time::Instant;
+
+#[path = "common/timing.rs"]
+mod timing;
 
 /// Median ns per call of `f` over `batches` batches of `iters` calls.
-fn time(mut f: impl FnMut(), iters: u32, batches: usize) -> f64 {
-    for _ in 0..iters {
-        f();
-    }
-    let mut v: Vec<f64> = (0..batches)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..iters {
-                f();
-            }
-            t.elapsed().as_nanos() as f64 / iters as f64
-        })
-        .collect();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[batches / 2]
+fn time(f: impl FnMut(), iters: u32, batches: usize) -> f64 {
+    timing::ns_per_call(batches, iters as usize, f).0
 }
 
 fn main() {

@@ -20,23 +20,14 @@ use latpoly::rings::ntruprime::{
 use std::hint::black_box;
 use std::time::Instant;
 
+#[path = "common/timing.rs"]
+mod timing;
+
 /// Minimum and median over `rounds` of the mean time (ns) of `batch` calls of `f` (on a shared,
 /// loaded machine the minimum is the better estimate of the unloaded time).
-fn time2(rounds: usize, batch: usize, mut f: impl FnMut()) -> (f64, f64) {
-    for _ in 0..batch {
-        f();
-    }
-    let mut v: Vec<f64> = (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..batch {
-                f();
-            }
-            t.elapsed().as_nanos() as f64 / batch as f64
-        })
-        .collect();
-    v.sort_by(|a, b| a.total_cmp(b));
-    (v[0], v[rounds / 2])
+fn time2(rounds: usize, batch: usize, f: impl FnMut()) -> (f64, f64) {
+    let (median, best) = timing::ns_per_call(rounds, batch, f);
+    (best, median)
 }
 
 /// Median only.

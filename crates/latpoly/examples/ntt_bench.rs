@@ -8,21 +8,13 @@
 
 use latpoly::Plan;
 use std::hint::black_box;
-use std::time::Instant;
+
+#[path = "common/timing.rs"]
+mod timing;
 
 /// Median µs per call of `f` over 15 batches of `iters` calls.
-fn time(mut f: impl FnMut(), iters: u32) -> f64 {
-    let mut v: Vec<f64> = (0..15)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..iters {
-                f();
-            }
-            t.elapsed().as_secs_f64() * 1e6 / iters as f64
-        })
-        .collect();
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[7]
+fn time(f: impl FnMut(), iters: u32) -> f64 {
+    timing::ns_per_call(15, iters as usize, f).0 / 1e3
 }
 
 fn run<W: latpoly::arith::Word>(n: usize, primes: &[u64]) {

@@ -398,10 +398,11 @@ fn small_twiddles<S: Simd>(s: S, tw: &[S::W], p: usize, k: usize) -> (S::V, S::V
 /// units busy where one chain would wait on latencies.
 const SMALL_K: usize = 4;
 
-/// The in-register forward layers (distances `LANES/2 .. 1`) on `blk` (starting at element
-/// `off`), with the optional final reduction to `[0, q)`.
+/// The in-register layers on `blk` (starting at element `off`): forward (distances
+/// `LANES/2 .. 1`, with the optional final reduction to `[0, q)`) or inverse (`INV`, distances
+/// `1 .. LANES/2`).
 #[inline(always)]
-fn fwd_small_layers<S: Simd, const STRICT: bool>(
+fn small_layers<S: Simd, const INV: bool, const STRICT: bool>(
     s: S,
     tb: &SimdTables<S::W>,
     c: Consts<S::V>,
@@ -410,21 +411,22 @@ fn fwd_small_layers<S: Simd, const STRICT: bool>(
 ) {
     let l = S::LANES;
     let rec = 2 * l.trailing_zeros() as usize * l;
-    let tw = &tb.small_fwd[off / (2 * l) * rec..];
+    let table = if INV { &tb.small_inv } else { &tb.small_fwd };
+    let tw = &table[off / (2 * l) * rec..];
     let split = blk.len() / (2 * l * SMALL_K) * (2 * l * SMALL_K);
     let (body, tail) = blk.split_at_mut(split);
     for (g, group) in body.chunks_exact_mut(2 * l * SMALL_K).enumerate() {
-        fwd_small_group::<S, STRICT, SMALL_K>(s, c, group, tw, g * SMALL_K);
+        small_group::<S, INV, STRICT, SMALL_K>(s, c, group, tw, g * SMALL_K);
     }
     for (i, pair) in tail.chunks_exact_mut(2 * l).enumerate() {
-        fwd_small_group::<S, STRICT, 1>(s, c, pair, tw, split / (2 * l) + i);
+        small_group::<S, INV, STRICT, 1>(s, c, pair, tw, split / (2 * l) + i);
     }
 }
 
-/// [`fwd_small_layers`] on `K` consecutive pairs of vectors (`grp`: `2 LANES K` values, the
-/// first pair being pair `p0` of the block whose twiddle records start at `tw`).
+/// [`small_layers`] on `K` consecutive pairs of vectors (`grp`: `2 LANES K` values, the first
+/// pair being pair `p0` of the block whose twiddle records start at `tw`).
 #[inline(always)]
-fn fwd_small_group<S: Simd, const STRICT: bool, const K: usize>(
+fn small_group<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
     s: S,
     c: Consts<S::V>,
     grp: &mut [S::W],
@@ -433,27 +435,35 @@ fn fwd_small_group<S: Simd, const STRICT: bool, const K: usize>(
 ) {
     let l = S::LANES;
     let small = l.trailing_zeros() as usize;
+    let mut t = if INV { 1 } else { l / 2 };
     let mut x = [c.q; K];
     let mut y = [c.q; K];
     for j in 0..K {
         let p = &grp[2 * l * j..];
-        (x[j], y[j]) = s.deinterleave(s.load(p), s.load(&p[l..]), l / 2);
+        (x[j], y[j]) = s.deinterleave(s.load(p), s.load(&p[l..]), t);
     }
-    let mut t = l / 2;
     for k in 0..small {
         for j in 0..K {
             let (w, wp) = small_twiddles(s, tw, p0 + j, k);
-            (x[j], y[j]) = ct_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q);
+            (x[j], y[j]) = if INV {
+                gs_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q)
+            } else {
+                ct_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q)
+            };
         }
         if k + 1 < small {
             for j in 0..K {
-                (x[j], y[j]) = s.step_down(x[j], y[j], t);
+                (x[j], y[j]) = if INV {
+                    s.step_up(x[j], y[j], t)
+                } else {
+                    s.step_down(x[j], y[j], t)
+                };
             }
-            t /= 2;
+            t = if INV { 2 * t } else { t / 2 };
         }
     }
     for j in 0..K {
-        let (mut v0, mut v1) = s.interleave(x[j], y[j], 1);
+        let (mut v0, mut v1) = s.interleave(x[j], y[j], t);
         if STRICT {
             v0 = s.csub(s.csub(v0, c.two_q), c.q);
             v1 = s.csub(s.csub(v1, c.two_q), c.q);
@@ -490,7 +500,7 @@ pub(crate) fn forward<S: Simd, const STRICT: bool>(
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
         fwd_big_layers(s, tb, c, blk, n, off, block / 2, l);
-        fwd_small_layers::<S, STRICT>(s, tb, c, blk, off);
+        small_layers::<S, false, STRICT>(s, tb, c, blk, off);
     }
 }
 
@@ -592,66 +602,6 @@ fn inv_big_layers<S: Simd>(
     }
 }
 
-/// The in-register inverse layers (distances `1 .. LANES/2`) on `blk` starting at `off`.
-#[inline(always)]
-fn inv_small_layers<S: Simd>(
-    s: S,
-    tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
-    blk: &mut [S::W],
-    off: usize,
-) {
-    let l = S::LANES;
-    let rec = 2 * l.trailing_zeros() as usize * l;
-    let tw = &tb.small_inv[off / (2 * l) * rec..];
-    let split = blk.len() / (2 * l * SMALL_K) * (2 * l * SMALL_K);
-    let (body, tail) = blk.split_at_mut(split);
-    for (g, group) in body.chunks_exact_mut(2 * l * SMALL_K).enumerate() {
-        inv_small_group::<S, SMALL_K>(s, c, group, tw, g * SMALL_K);
-    }
-    for (i, pair) in tail.chunks_exact_mut(2 * l).enumerate() {
-        inv_small_group::<S, 1>(s, c, pair, tw, split / (2 * l) + i);
-    }
-}
-
-/// [`inv_small_layers`] on `K` consecutive pairs of vectors.
-#[inline(always)]
-fn inv_small_group<S: Simd, const K: usize>(
-    s: S,
-    c: Consts<S::V>,
-    grp: &mut [S::W],
-    tw: &[S::W],
-    p0: usize,
-) {
-    let l = S::LANES;
-    let small = l.trailing_zeros() as usize;
-    let mut x = [c.q; K];
-    let mut y = [c.q; K];
-    for j in 0..K {
-        let p = &grp[2 * l * j..];
-        (x[j], y[j]) = s.deinterleave(s.load(p), s.load(&p[l..]), 1);
-    }
-    let mut t = 1;
-    for k in 0..small {
-        for j in 0..K {
-            let (w, wp) = small_twiddles(s, tw, p0 + j, k);
-            (x[j], y[j]) = gs_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q);
-        }
-        if k + 1 < small {
-            for j in 0..K {
-                (x[j], y[j]) = s.step_up(x[j], y[j], t);
-            }
-            t *= 2;
-        }
-    }
-    for j in 0..K {
-        let (v0, v1) = s.interleave(x[j], y[j], l / 2);
-        let p = &mut grp[2 * l * j..];
-        s.store(p, v0);
-        s.store(&mut p[l..], v1);
-    }
-}
-
 /// Inverse NTT with `1/n` merged. Requires `a.len() == n >= 2·LANES`. Input `[0, 2q)`
 /// bit-reversed; output `[0, 2q)`, or `[0, q)` when `STRICT`, natural order.
 #[inline(always)]
@@ -673,7 +623,7 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     let last = n / 2;
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
-        inv_small_layers(s, tb, c, blk, off);
+        small_layers::<S, true, false>(s, tb, c, blk, off);
         inv_big_layers(s, tb, c, blk, n, off, l, (block / 2 + 1).min(last));
     }
     if block < n {
