@@ -6,7 +6,8 @@
 //! elements). [`wipe`] fills the memory with zeros as `memset` does and then passes it to
 //! [`core::hint::black_box`], which the optimiser must treat as reading it, so the stores are
 //! not dead and cannot be removed. [`Wiped`] is the drop guard of the KEMs' secret buffers (the
-//! role `zeroize::Zeroizing` had); the public key and secret types keep `zeroize`.
+//! role `zeroize::Zeroizing` had); the KEMs' typed secret keys use [`Wipe`] on drop; the other
+//! secret-holding types (sampler state, LPR keys, `RnsPoly`, the KAT DRBG) keep `zeroize`.
 
 use core::ops::{Deref, DerefMut};
 use zeroize::DefaultIsZeroes;
