@@ -19,6 +19,12 @@ impl RandomSource for ChaCha {
     fn fill(&mut self, out: &mut [u8]) {
         self.0.fill_bytes(out);
     }
+    /// One draw for all the words (a stream cipher), as `OsRandom` does.
+    fn fill_words(&mut self, out: &mut [u32]) {
+        for w in out.iter_mut() {
+            *w = self.0.next_u32();
+        }
+    }
 }
 
 /// µs per call of `f`: the fastest of `batches` batches of `iters` calls.

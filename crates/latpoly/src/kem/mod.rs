@@ -110,6 +110,35 @@ pub trait RandomSource {
     /// assert_eq!(seed[..4], [0x06, 0x15, 0x50, 0x23]); // count = 0 seed of every NIST KAT
     /// ```
     fn fill(&mut self, out: &mut [u8]);
+
+    /// Fills `out` with 32-bit words, word `i` being the 4 bytes (little-endian) of its own
+    /// [`fill`](Self::fill) call, in order: how the NTRU Prime reference draws its `urandom32`
+    /// values, and what the NIST KAT generator needs (its output depends on how the bytes are
+    /// split into calls). Sources whose calls concatenate into one byte stream (the operating
+    /// system's, a stream cipher) may override it with one draw of `4 · out.len()` bytes.
+    ///
+    /// ```
+    /// use latpoly::kem::RandomSource;
+    ///
+    /// struct Calls(u8);
+    /// impl RandomSource for Calls {
+    ///     fn fill(&mut self, out: &mut [u8]) {
+    ///         out.fill(self.0); // every byte of one call is the call's number
+    ///         self.0 += 1;
+    ///     }
+    /// }
+    /// let mut words = [0u32; 3];
+    /// Calls(1).fill_words(&mut words);
+    /// assert_eq!(words, [0x0101_0101, 0x0202_0202, 0x0303_0303]);
+    /// ```
+    fn fill_words(&mut self, out: &mut [u32]) {
+        for w in out.iter_mut() {
+            let mut c = [0u8; 4];
+            self.fill(&mut c);
+            *w = u32::from_le_bytes(c);
+            crate::secret::wipe(&mut c);
+        }
+    }
 }
 
 impl RandomSource for drbg::KatDrbg {
@@ -149,6 +178,19 @@ thread_local! {
 }
 
 impl RandomSource for OsRandom {
+    /// One draw for all the words (the system's bytes form a single stream).
+    fn fill_words(&mut self, out: &mut [u32]) {
+        let mut bytes = [0u8; 1024];
+        for chunk in out.chunks_mut(256) {
+            let b = &mut bytes[..4 * chunk.len()];
+            self.fill(b);
+            for (w, c) in chunk.iter_mut().zip(b.chunks_exact(4)) {
+                *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        }
+        crate::secret::wipe(&mut bytes);
+    }
+
     fn fill(&mut self, out: &mut [u8]) {
         use rand_core::RngCore;
         if out.len() > 1024 {

@@ -103,15 +103,6 @@ fn hash_prefix(b: u8, parts: &[&[u8]]) -> [u8; HASH_BYTES] {
     out
 }
 
-/// `urandom32`: one `randombytes(4)` call, little-endian.
-fn urandom32(rng: &mut dyn RandomSource) -> u32 {
-    let mut c = [0u8; 4];
-    rng.fill(&mut c);
-    let x = u32::from_le_bytes(c);
-    wipe(&mut c);
-    x
-}
-
 /// `Short_fromlist`: weight-`w` ternary polynomial from 761 samples (consumes and wipes `l`).
 fn short_fromlist(l: &mut [u32; P], w: usize) -> Wiped<Vec<i8>> {
     for (i, x) in l.iter_mut().enumerate() {
@@ -123,20 +114,21 @@ fn short_fromlist(l: &mut [u32; P], w: usize) -> Wiped<Vec<i8>> {
     out
 }
 
-/// `Short_random`: 761 `urandom32` calls, then [`short_fromlist`].
+/// `Short_random`: 761 `urandom32` values ([`RandomSource::fill_words`]: one 4-byte draw each
+/// for the KAT generator), then [`short_fromlist`].
 fn short_random(rng: &mut dyn RandomSource, w: usize) -> Wiped<Vec<i8>> {
     let mut l = Wiped::new([0u32; P]);
-    for x in l.iter_mut() {
-        *x = urandom32(rng);
-    }
+    rng.fill_words(&mut l[..]);
     short_fromlist(&mut l, w)
 }
 
-/// `Small_random` (sntrup761): 761 `urandom32` calls, `(((L & 0x3fffffff) · 3) >> 30) - 1`.
+/// `Small_random` (sntrup761): 761 `urandom32` values, `(((L & 0x3fffffff) · 3) >> 30) - 1`.
 fn small_random(rng: &mut dyn RandomSource) -> Wiped<Vec<i8>> {
+    let mut l = Wiped::new([0u32; P]);
+    rng.fill_words(&mut l[..]);
     Wiped::new(
-        (0..P)
-            .map(|_| (((urandom32(rng) & 0x3fff_ffff) * 3) >> 30) as i8 - 1)
+        l.iter()
+            .map(|&x| (((x & 0x3fff_ffff) * 3) >> 30) as i8 - 1)
             .collect(),
     )
 }
