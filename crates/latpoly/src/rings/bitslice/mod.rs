@@ -215,6 +215,17 @@ impl<const W: usize> BitOps for Bits<W> {
     }
 }
 
+/// The divstep's swap decision, shared by both fields: all-ones iff `delta > 0` and
+/// `g_0 != 0`; then `delta` becomes `1 - delta` (swap) or `1 + delta`. Branch-free: the two
+/// conditions are combined as sign bits, and the mask goes through the optimisation barrier.
+#[inline(always)]
+fn swap_step(delta: &mut i32, g0_nonzero: bool) -> u64 {
+    let swap32 = ((-*delta) & -i32::from(g0_nonzero)) >> 31;
+    *delta ^= swap32 & (*delta ^ -*delta);
+    *delta += 1;
+    barrier(i64::from(swap32) as u64)
+}
+
 /// The GF(3) divstep loop of `poly_S3_inv` and `R3_recip`: `steps` steps on `(f, g)` and the
 /// companions `(v, w)` (`v = x v` first, dropping the coefficient that leaves `top_mask`'s
 /// word; swap where `delta > 0` and `g_0 != 0`; `g += -g_0 f_0 f`, `w += -g_0 f_0 v`; `g = g / x`).
@@ -233,10 +244,7 @@ pub(crate) fn divsteps3<T: TritOps>(
         v.shl1(top_mask);
         let (g0, f0) = (g.c0(), f.c0());
         let sign = mod3_small(2 * g0 * f0);
-        let swap32 = ((-delta) & (-i32::from(g0))) >> 31;
-        let swap = barrier(i64::from(swap32) as u64);
-        delta ^= swap32 & (delta ^ -delta);
-        delta += 1;
+        let swap = swap_step(&mut delta, g0 != 0);
         f.cswap(g, swap);
         v.cswap(w, swap);
         let (s1, s2) = scalar_masks(sign);
@@ -262,10 +270,7 @@ pub(crate) fn divsteps2<T: BitOps>(
         v.shl1(top_mask);
         let gc = g.c0();
         let sign = barrier((gc & f.c0()).wrapping_neg());
-        // swap = -1 iff delta > 0 and g[0] != 0
-        let swap = barrier(((((-delta) & (-(gc as i32))) >> 31) as i64) as u64);
-        delta ^= (swap as i32) & (delta ^ -delta);
-        delta += 1;
+        let swap = swap_step(&mut delta, gc != 0);
         f.cswap(g, swap);
         v.cswap(w, swap);
         g.xor_masked(f, sign);
