@@ -53,16 +53,20 @@ fn main() {
                 2000,
                 15,
             );
+            let mut c = vec![0i16; n];
             let bm = time(
                 || {
-                    black_box(r.basemul(black_box(&a), black_box(&b)).unwrap());
+                    r.basemul_into(&mut c, black_box(&a), black_box(&b))
+                        .unwrap();
+                    black_box(&c);
                 },
                 2000,
                 15,
             );
             let bi = time(
                 || {
-                    black_box(r.baseinv(black_box(&a)).unwrap());
+                    black_box(r.baseinv_into(&mut c, black_box(&a)).unwrap());
+                    black_box(&c);
                 },
                 1000,
                 15,

@@ -57,6 +57,8 @@
 //! # Ok::<(), latpoly::Error>(())
 //! ```
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod encode;
 mod scalar;
 mod tables;
@@ -335,6 +337,8 @@ enum Backend {
     Scalar,
     #[cfg(target_arch = "x86_64")]
     Avx2(x86::Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Avx512(avx512::Avx512),
 }
 
 /// The NTRU+ operations of one parameter set on one backend.
@@ -387,6 +391,10 @@ pub fn available_isas() -> Vec<Isa> {
     if x86::Avx2::try_new().is_some() {
         v.push(Isa::Avx2);
     }
+    #[cfg(target_arch = "x86_64")]
+    if avx512::Avx512::try_new().is_some() {
+        v.push(Isa::Avx512);
+    }
     v
 }
 
@@ -431,6 +439,8 @@ impl NtruPlusRing {
             Isa::Scalar => Some(Backend::Scalar),
             #[cfg(target_arch = "x86_64")]
             Isa::Avx2 => x86::Avx2::try_new().map(Backend::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => avx512::Avx512::try_new().map(Backend::Avx512),
             _ => None,
         };
         backend
@@ -463,7 +473,25 @@ impl NtruPlusRing {
             Backend::Scalar => Isa::Scalar,
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(_) => Isa::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(_) => Isa::Avx512,
         }
+    }
+
+    /// `|v| < q` for every `v` of `a` (the input contract of every operation), checked with the
+    /// backend's vector instructions and no data-dependent branch.
+    fn check_range(&self, a: &[i16]) -> Result<()> {
+        let ok = match self.backend {
+            Backend::Scalar => return check_range(a),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.in_range(a),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.in_range(a),
+        };
+        if barrier(ok as u32) == 0 {
+            return Err(range_error(a.iter().map(|&v| v as i32)));
+        }
+        Ok(())
     }
 
     /// Forward NTT in place; see [`ntt`].
@@ -480,7 +508,7 @@ impl NtruPlusRing {
     pub fn ntt(&self, a: &mut [i16]) -> Result<()> {
         let s = self.p.shape();
         check_len(a.len(), s.n)?;
-        check_range(a)?;
+        self.check_range(a)?;
         self.ntt_unchecked(a);
         Ok(())
     }
@@ -494,6 +522,8 @@ impl NtruPlusRing {
             Backend::Scalar => scalar::ntt(a, &s, self.p.zetas()),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => t.ntt(a, self.p),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.ntt(a, self.p),
         }
     }
 
@@ -512,7 +542,7 @@ impl NtruPlusRing {
     pub fn invntt(&self, a: &mut [i16]) -> Result<()> {
         let s = self.p.shape();
         check_len(a.len(), s.n)?;
-        check_range(a)?;
+        self.check_range(a)?;
         self.invntt_unchecked(a);
         Ok(())
     }
@@ -528,6 +558,8 @@ impl NtruPlusRing {
             }
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => t.invntt(a, self.p),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.invntt(a, self.p),
         }
     }
 
@@ -544,27 +576,54 @@ impl NtruPlusRing {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn basemul(&self, a: &[i16], b: &[i16]) -> Result<Vec<i16>> {
-        let s = self.p.shape();
-        check_len(a.len(), s.n)?;
-        check_len(b.len(), s.n)?;
-        check_range(a)?;
-        check_range(b)?;
-        Ok(self.basemul_unchecked(a, b))
+        let mut c = vec![0i16; self.p.n()];
+        self.basemul_into(&mut c, a, b)?;
+        Ok(c)
+    }
+
+    /// [`Self::basemul`] into a caller-provided `c` of length `n` (no allocation).
+    ///
+    /// ```
+    /// use latpoly::rings::ntruplus::{NtruPlusParams, NtruPlusRing};
+    /// let r = NtruPlusRing::new(NtruPlusParams::Kem864);
+    /// let a: Vec<i16> = (0..864).map(|i| (i % 7) as i16).collect();
+    /// let mut c = vec![0i16; 864];
+    /// r.basemul_into(&mut c, &a, &a)?;
+    /// assert_eq!(c, r.basemul(&a, &a)?);
+    /// assert!(r.basemul_into(&mut c[..10], &a, &a).is_err());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn basemul_into(&self, c: &mut [i16], a: &[i16], b: &[i16]) -> Result<()> {
+        let n = self.p.n();
+        check_len(c.len(), n)?;
+        check_len(a.len(), n)?;
+        check_len(b.len(), n)?;
+        self.check_range(a)?;
+        self.check_range(b)?;
+        self.basemul_unchecked_into(c, a, b);
+        Ok(())
     }
 
     /// [`Self::basemul`] without the checks (only `debug_assert!`ed); see
     /// [`Self::ntt_unchecked`].
     pub(crate) fn basemul_unchecked(&self, a: &[i16], b: &[i16]) -> Vec<i16> {
+        let mut c = vec![0i16; self.p.n()];
+        self.basemul_unchecked_into(&mut c, a, b);
+        c
+    }
+
+    fn basemul_unchecked_into(&self, c: &mut [i16], a: &[i16], b: &[i16]) {
         let s = self.p.shape();
         debug_assert!(a.len() == s.n && a.iter().all(|v| v.unsigned_abs() < Q as u16));
         debug_assert!(b.len() == s.n && b.iter().all(|v| v.unsigned_abs() < Q as u16));
-        let mut c = vec![0i16; s.n];
+        debug_assert_eq!(c.len(), s.n);
         match self.backend {
-            Backend::Scalar => scalar::basemul(&mut c, a, b, &s, self.p.zetas()),
+            Backend::Scalar => scalar::basemul(c, a, b, &s, self.p.zetas()),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2(t) => t.basemul(&mut c, a, b, self.p),
+            Backend::Avx2(t) => t.basemul(c, a, b, self.p),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.basemul(c, a, b, self.p),
         }
-        c
     }
 
     /// Componentwise Montgomery inverse and the "all invertible" flag; see [`baseinv`].
@@ -577,16 +636,36 @@ impl NtruPlusRing {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn baseinv(&self, a: &[i16]) -> Result<(Vec<i16>, bool)> {
-        let s = self.p.shape();
-        check_len(a.len(), s.n)?;
-        check_range(a)?;
-        let mut r = vec![0i16; s.n];
-        let ok = match self.backend {
-            Backend::Scalar => scalar::baseinv(&mut r, a, &s, self.p.zetas()),
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx2(t) => t.baseinv(&mut r, a, self.p),
-        };
+        let mut r = vec![0i16; self.p.n()];
+        let ok = self.baseinv_into(&mut r, a)?;
         Ok((r, ok))
+    }
+
+    /// [`Self::baseinv`] into a caller-provided `r` of length `n` (no allocation); returns the
+    /// "all invertible" flag.
+    ///
+    /// ```
+    /// use latpoly::rings::ntruplus::{NtruPlusParams, NtruPlusRing};
+    /// let r = NtruPlusRing::new(NtruPlusParams::Kem576);
+    /// let a: Vec<i16> = (0..576).map(|i| ((i * 37 + 5) % 3457) as i16).collect();
+    /// let mut inv = vec![0i16; 576];
+    /// assert!(r.baseinv_into(&mut inv, &a)?);
+    /// assert_eq!(inv, r.baseinv(&a)?.0);
+    /// assert!(r.baseinv_into(&mut inv[..4], &a).is_err());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn baseinv_into(&self, r: &mut [i16], a: &[i16]) -> Result<bool> {
+        let s = self.p.shape();
+        check_len(r.len(), s.n)?;
+        check_len(a.len(), s.n)?;
+        self.check_range(a)?;
+        Ok(match self.backend {
+            Backend::Scalar => scalar::baseinv(r, a, &s, self.p.zetas()),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.baseinv(r, a, self.p),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.baseinv(r, a, self.p),
+        })
     }
 
     /// Plain product mod `(x^n - x^(n/2) + 1, q)`, coefficients in `[0, q)`; see [`mul`].

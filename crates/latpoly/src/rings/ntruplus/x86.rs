@@ -807,7 +807,37 @@ impl Avx2 {
         self.movemask(anyzero) == 0
     }
 
+    /// `|v| < q` for all `v`: `v + q - 1` (wrapping) is at most `2q - 2` as an unsigned
+    /// number; a maximum over the whole slice, two accumulators, no branch on the values.
+    #[target_feature(enable = "avx2")]
+    fn in_range_tf(self, a: &[i16]) -> bool {
+        let off = self.splat(Q as i16 - 1);
+        let (mut m0, mut m1) = (self.zero(), self.zero());
+        let mut chunks = a.chunks_exact(32);
+        for c in &mut chunks {
+            m0 = _mm256_max_epu16(m0, self.add(self.load(c), off));
+            m1 = _mm256_max_epu16(m1, self.add(self.load(&c[16..]), off));
+        }
+        let mut rest = chunks.remainder().chunks_exact(16);
+        for c in &mut rest {
+            m0 = _mm256_max_epu16(m0, self.add(self.load(c), off));
+        }
+        let tail = rest
+            .remainder()
+            .iter()
+            .fold(0u16, |m, &v| m.max((v as u16).wrapping_add(Q as u16 - 1)));
+        // max(m, 2q - 2) == 2q - 2 in every lane <=> every lane <= 2q - 2
+        let lim = self.splat(2 * Q as i16 - 2);
+        let m = _mm256_max_epu16(_mm256_max_epu16(m0, m1), lim);
+        self.movemask(self.cmpeq(m, lim)) == -1 && tail <= 2 * Q as u16 - 2
+    }
+
     // ---- entry points ----
+
+    pub(crate) fn in_range(self, a: &[i16]) -> bool {
+        // SAFETY: the token exists only if the CPU runs AVX2.
+        unsafe { self.in_range_tf(a) }
+    }
 
     pub(crate) fn ntt(self, a: &mut [i16], p: NtruPlusParams) {
         // SAFETY: the token exists only if the CPU runs AVX2.

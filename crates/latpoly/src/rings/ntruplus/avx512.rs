@@ -1,0 +1,1423 @@
+//! AVX-512BW fast path for NTRU+, 32 x i16 lanes.
+//!
+//! The same arithmetic as the AVX2 path ([`super::x86`]) at twice the width, with the layers
+//! that work inside a vector rearranged for 32 lanes:
+//!
+//! * `ntt` / `invntt` perform exactly the scalar reference's operations (same Montgomery and
+//!   Barrett steps, element for element): outputs **bit-identical** to [`super::scalar`].
+//!   - `d = 4` (576, 768, 1152): layers with strides `>= 32` go vector to vector; the last
+//!     three radix-2 layers (strides 16, 8, 4 = 4, 2, 1 quadwords) run on pairs of vectors
+//!     rearranged in registers by quadword shuffles (`vshufi64x2`, `vpunpck[lh]qdq`,
+//!     `vpermt2q`), so every butterfly has its partner in the other vector of the pair.
+//!   - `d = 3` (864): every 48-coefficient block is first transposed to 3 rows of 16 (row `r`
+//!     holds coefficients `3m + r`; two blocks per three vectors with `vpermt2w`). The big
+//!     strides (432, 144, 48) are blind to a permutation inside the blocks and are multiples of
+//!     16, so they run on the transposed data (32-lane vectors plus a 16-lane masked tail);
+//!     the in-block layers (strides 24, 12, 6, 3) become lane strides 8, 4, 2, 1 inside each
+//!     16-lane row, two rows per vector.
+//! * `basemul` / `baseinv` transpose 32 components to `d` rows (one coefficient index per row)
+//!   and compute with one Montgomery reduction per output (`vpmaddwd` sums), as the AVX2 path:
+//!   **same values mod q** as the scalar code, also in `(-q, q)`; `baseinv` batches the
+//!   inversion per lane and inverts the 32 lane products with one Fermat chain.
+//!
+//! No data-dependent branches or memory indices. The token [`Avx512`] can only be built after
+//! `is_x86_feature_detected!` saw AVX-512F and AVX-512BW; every `unsafe` intrinsic call relies
+//! on it.
+
+#![allow(unsafe_code)]
+
+use super::tables::{Shape, BARRETT_V, MONT, OMEGA_MONT, Q, QINV};
+use super::{scalar, tables, NtruPlusParams};
+use core::arch::x86_64::*;
+use std::sync::OnceLock;
+
+type V = __m512i;
+
+/// Proof that the CPU runs AVX-512F and AVX-512BW.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512(());
+
+macro_rules! vop2 {
+    ($($name:ident => $intr:ident),* $(,)?) => {$(
+        #[inline(always)]
+        fn $name(self, a: V, b: V) -> V {
+            // SAFETY: the token proves the CPU runs AVX-512F/BW.
+            unsafe { $intr(a, b) }
+        }
+    )*};
+}
+
+/// A lane table: zetas and their `·QINV` companions.
+type ZTab = ([i16; 32], [i16; 32]);
+
+fn ztab(f: impl Fn(usize) -> i16) -> ZTab {
+    let mut z = [0i16; 32];
+    let mut zq = [0i16; 32];
+    for l in 0..32 {
+        z[l] = f(l);
+        zq[l] = z[l].wrapping_mul(QINV as i16);
+    }
+    (z, zq)
+}
+
+// ---- lane maps: the shuffles below applied to coefficient indices (for the tables) ----
+
+/// Coefficient index held by each of the 32 lanes of a vector.
+type Lanes = [usize; 32];
+
+fn qword(v: &Lanes, j: usize) -> [usize; 4] {
+    [v[4 * j], v[4 * j + 1], v[4 * j + 2], v[4 * j + 3]]
+}
+
+fn from_qwords(q: [[usize; 4]; 8]) -> Lanes {
+    let mut v = [0; 32];
+    for (j, w) in q.iter().enumerate() {
+        v[4 * j..4 * j + 4].copy_from_slice(w);
+    }
+    v
+}
+
+/// `vshufi64x2 imm`: 128-bit lanes 0, 1 from `a`, 2, 3 from `b`, chosen by `sel`.
+fn map_shuf128(a: &Lanes, b: &Lanes, sel: [usize; 4]) -> Lanes {
+    let mut q = [[0; 4]; 8];
+    for k in 0..4 {
+        let src = if k < 2 { a } else { b };
+        q[2 * k] = qword(src, 2 * sel[k]);
+        q[2 * k + 1] = qword(src, 2 * sel[k] + 1);
+    }
+    from_qwords(q)
+}
+
+/// `vpunpcklqdq` (`hi = 0`) / `vpunpckhqdq` (`hi = 1`).
+fn map_unpack64(a: &Lanes, b: &Lanes, hi: usize) -> Lanes {
+    let mut q = [[0; 4]; 8];
+    for k in 0..4 {
+        q[2 * k] = qword(a, 2 * k + hi);
+        q[2 * k + 1] = qword(b, 2 * k + hi);
+    }
+    from_qwords(q)
+}
+
+/// `vpermt2q idx`: quadword `j` is `a[idx[j]]` (`idx < 8`) or `b[idx[j] - 8]`.
+fn map_permt2q(a: &Lanes, b: &Lanes, idx: [usize; 8]) -> Lanes {
+    let mut q = [[0; 4]; 8];
+    for (j, &i) in idx.iter().enumerate() {
+        q[j] = if i < 8 { qword(a, i) } else { qword(b, i - 8) };
+    }
+    from_qwords(q)
+}
+
+const SEL_LO: [usize; 4] = [0, 1, 0, 1]; // imm 0x44
+const SEL_HI: [usize; 4] = [2, 3, 2, 3]; // imm 0xEE
+const SEL_EVEN: [usize; 4] = [0, 2, 0, 2]; // imm 0x88
+const SEL_ODD: [usize; 4] = [1, 3, 1, 3]; // imm 0xDD
+/// Forward: back to natural order after the stride-4 layer.
+const FWD_OUT_A: [usize; 8] = [0, 8, 1, 9, 4, 12, 5, 13];
+const FWD_OUT_B: [usize; 8] = [2, 10, 3, 11, 6, 14, 7, 15];
+/// Inverse: even / odd quadwords of a pair first, natural order at the end.
+const INV_IN_X: [usize; 8] = [0, 2, 4, 6, 8, 10, 12, 14];
+const INV_IN_Y: [usize; 8] = [1, 3, 5, 7, 9, 11, 13, 15];
+const INV_OUT_A: [usize; 8] = [0, 1, 4, 5, 8, 9, 12, 13];
+const INV_OUT_B: [usize; 8] = [2, 3, 6, 7, 10, 11, 14, 15];
+
+/// `(X, Y)` lane maps of three in-register layers.
+type LayerMaps = [(Lanes, Lanes); 3];
+
+/// Lane maps of the lower butterfly operands `X` of the in-register layers of the pair at
+/// coefficient `o`: forward (strides 16, 8, 4) and inverse (strides 4, 8, 16). The upper
+/// operand of lane `l` is always `X[l] + stride` (checked by the unit test).
+fn pair_maps(o: usize) -> (LayerMaps, LayerMaps) {
+    let a: Lanes = core::array::from_fn(|l| o + l);
+    let b: Lanes = core::array::from_fn(|l| o + 32 + l);
+    let x = map_shuf128(&a, &b, SEL_LO);
+    let y = map_shuf128(&a, &b, SEL_HI);
+    let x1 = map_shuf128(&x, &y, SEL_EVEN);
+    let y1 = map_shuf128(&x, &y, SEL_ODD);
+    let x2 = map_unpack64(&x1, &y1, 0);
+    let y2 = map_unpack64(&x1, &y1, 1);
+    let fwd = [(x, y), (x1, y1), (x2, y2)];
+    let x = map_permt2q(&a, &b, INV_IN_X);
+    let y = map_permt2q(&a, &b, INV_IN_Y);
+    let x1 = map_unpack64(&x, &y, 0);
+    let y1 = map_unpack64(&x, &y, 1);
+    let x2 = map_shuf128(&x1, &y1, SEL_EVEN);
+    let y2 = map_shuf128(&x1, &y1, SEL_ODD);
+    (fwd, [(x, y), (x1, y1), (x2, y2)])
+}
+
+/// Vector pairs processed side by side in the in-register layers (divides 576/64, 768/64 and
+/// 1152/64).
+const PAIRS: usize = 3;
+
+/// Mask of the lanes with bit `D` set (inside each 16-lane row).
+const fn upper_mask(d: usize) -> u32 {
+    let mut m = 0u32;
+    let mut l = 0;
+    while l < 32 {
+        if l & d != 0 {
+            m |= 1 << l;
+        }
+        l += 1;
+    }
+    m
+}
+
+/// Per-parameter-set lane tables (built once).
+struct Tables {
+    /// `d = 4`: in-register layers per vector pair, forward (strides 16, 8, 4) and inverse
+    /// (strides 4, 8, 16).
+    fwd: Vec<[ZTab; 3]>,
+    inv: Vec<[ZTab; 3]>,
+    /// `d = 3`: in-row layers per vector (two rows), forward (D = 8, 4, 2, 1) and inverse
+    /// (D = 1, 2, 4, 8).
+    f3: Vec<[ZTab; 4]>,
+    i3: Vec<[ZTab; 4]>,
+    /// Base-ring zetas in the transposed lane order, per group of 32 components (zero past
+    /// the last component).
+    base: Vec<ZTab>,
+}
+
+/// Component held by lane `p` after [`Avx512::soa4`] (relative to the group's first one).
+const fn soa4_component(p: usize) -> usize {
+    let (h, p8) = (p / 8, p % 8);
+    8 * (p8 / 2) + 2 * h + (p8 % 2)
+}
+
+fn build_tables(p: NtruPlusParams) -> Tables {
+    let s = p.shape();
+    let z = p.zetas();
+    let n = s.n;
+    let comps = n / s.d;
+    let mut t = Tables {
+        fwd: vec![],
+        inv: vec![],
+        f3: vec![],
+        i3: vec![],
+        base: vec![],
+    };
+    // zeta of the node holding coefficient c in the radix-2 layer of the given stride
+    let fz = |c: usize, step: usize| z[n / (2 * step) + c / (2 * step)];
+    let iz = |c: usize, step: usize| z[2 * (n / (2 * step)) - 1 - c / (2 * step)];
+    let base = |j: usize| {
+        if j < comps {
+            scalar::base_zeta(z, j)
+        } else {
+            0
+        }
+    };
+    if s.d == 4 {
+        for o in (0..n).step_by(64) {
+            let (f, i) = pair_maps(o);
+            t.fwd.push([
+                ztab(|l| fz(f[0].0[l], 16)),
+                ztab(|l| fz(f[1].0[l], 8)),
+                ztab(|l| fz(f[2].0[l], 4)),
+            ]);
+            t.inv.push([
+                ztab(|l| iz(i[0].0[l], 4)),
+                ztab(|l| iz(i[1].0[l], 8)),
+                ztab(|l| iz(i[2].0[l], 16)),
+            ]);
+        }
+        for g in 0..n.div_ceil(128) {
+            t.base.push(ztab(|l| base(32 * g + soa4_component(l))));
+        }
+    } else {
+        // vector v holds rows 2v, 2v + 1; row R is row R % 3 of 48-block R / 3, lane l of a row
+        // is coefficient 3l + R % 3 of its block
+        for v in 0..n / 32 {
+            let coeff = |l: usize| {
+                let row = 2 * v + l / 16;
+                48 * (row / 3) + 3 * (l % 16) + row % 3
+            };
+            let mut f = [([0i16; 32], [0i16; 32]); 4];
+            let mut i = f;
+            for (li, dd) in [8usize, 4, 2, 1].into_iter().enumerate() {
+                f[li] = ztab(|l| fz(coeff(l), 3 * dd));
+                i[3 - li] = ztab(|l| iz(coeff(l), 3 * dd));
+            }
+            t.f3.push(f);
+            t.i3.push(i);
+        }
+        for g in 0..n / 96 {
+            t.base.push(ztab(|l| base(32 * g + l)));
+        }
+    }
+    t
+}
+
+fn tables(p: NtruPlusParams) -> &'static Tables {
+    static T: [OnceLock<Tables>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
+    let i = NtruPlusParams::ALL
+        .iter()
+        .position(|&x| x == p)
+        .unwrap_or(0);
+    T[i].get_or_init(|| build_tables(p))
+}
+
+/// `vpshufb` control taking 16-bit lane `src[p]` to lane `p` in every 128-bit lane.
+const fn bytes16(src: [usize; 8]) -> [i8; 64] {
+    let mut out = [0i8; 64];
+    let mut h = 0;
+    while h < 4 {
+        let mut p = 0;
+        while p < 8 {
+            out[16 * h + 2 * p] = (2 * src[p]) as i8;
+            out[16 * h + 2 * p + 1] = (2 * src[p] + 1) as i8;
+            p += 1;
+        }
+        h += 1;
+    }
+    out
+}
+
+const SOA4_IN: [i8; 64] = bytes16([0, 4, 1, 5, 2, 6, 3, 7]);
+const SOA4_OUT: [i8; 64] = bytes16([0, 2, 4, 6, 1, 3, 5, 7]);
+const SWAP1: [i8; 64] = bytes16([1, 0, 3, 2, 5, 4, 7, 6]);
+
+/// `vpermt2w` index vectors of the stride-3 transposes of 96 coefficients `v0 v1 v2`
+/// (two 48-blocks): `[i16; 32]` indices into the 64 lanes of two sources, and the mask of the
+/// lanes a second, masked `vpermw` takes from the third source.
+struct Perm3 {
+    idx: [i16; 32],
+    idx2: [i16; 32],
+    mask: u32,
+}
+
+/// Row layout (`rows = true`): output vector `k` of the 96 holds rows `2k`, `2k + 1` of the
+/// two blocks (row `R`: block `R / 3`, coefficients `3m + R % 3`). Component layout (`rows =
+/// false`): output `k` holds coefficient `k` of the 32 degree-3 components.
+/// Returns, per output, `(first source, index table)`: sources `s, s + 1` through `vpermt2w`
+/// and the remaining lanes from source `s + 2` or `s - 1` through a masked `vpermw`.
+const fn perm3_in(k: usize, rows: bool) -> Perm3 {
+    let mut idx = [0i16; 32];
+    let mut idx2 = [0i16; 32];
+    let mut mask = 0u32;
+    let mut l = 0;
+    while l < 32 {
+        let c = if rows {
+            let row = 2 * k + l / 16;
+            48 * (row / 3) + 3 * (l % 16) + row % 3
+        } else {
+            3 * l + k
+        };
+        let lo = perm3_lo(k, rows);
+        let src = c / 32;
+        if src == lo || src == lo + 1 {
+            idx[l] = (c - 32 * lo) as i16;
+        } else {
+            idx2[l] = (c % 32) as i16;
+            mask |= 1 << l;
+        }
+        l += 1;
+    }
+    Perm3 { idx, idx2, mask }
+}
+
+/// First of the two `vpermt2w` sources of output `k`; the third source is the other one.
+const fn perm3_lo(k: usize, rows: bool) -> usize {
+    if rows {
+        // rows 0,1 (v0, v1) / rows 2,3 (v0..v2: v0, v1 + v2 masked) / rows 4,5 (v1, v2)
+        if k == 2 {
+            1
+        } else {
+            0
+        }
+    } else {
+        0
+    }
+}
+
+/// Inverse of [`perm3_in`]: output vector `k` (coefficients `32k..32k + 32`) from the three
+/// transposed vectors.
+const fn perm3_out(k: usize, rows: bool) -> Perm3 {
+    let mut idx = [0i16; 32];
+    let mut idx2 = [0i16; 32];
+    let mut mask = 0u32;
+    let mut l = 0;
+    while l < 32 {
+        let c = 32 * k + l;
+        // position (vector, lane) of coefficient c in the transposed layout
+        let (v, lane) = if rows {
+            let (blk, i) = (c / 48, c % 48);
+            let row = 3 * blk + i % 3;
+            (row / 2, 16 * (row % 2) + i / 3)
+        } else {
+            (c % 3, c / 3)
+        };
+        let lo = perm3_out_lo(k, rows);
+        if v == lo || v == lo + 1 {
+            idx[l] = (32 * (v - lo) + lane) as i16;
+        } else {
+            idx2[l] = lane as i16;
+            mask |= 1 << l;
+        }
+        l += 1;
+    }
+    Perm3 { idx, idx2, mask }
+}
+
+const fn perm3_out_lo(k: usize, rows: bool) -> usize {
+    if rows {
+        // coefficients 0..31: rows 0..2 (t0, t1); 32..63: rows 2..4 (t1, t2 + t0 masked);
+        // 64..95: rows 4, 5 (t2) and row 3 (t1)
+        if k == 0 {
+            0
+        } else {
+            1
+        }
+    } else {
+        0
+    }
+}
+
+const P3_ROWS_IN: [Perm3; 3] = [perm3_in(0, true), perm3_in(1, true), perm3_in(2, true)];
+const P3_ROWS_OUT: [Perm3; 3] = [perm3_out(0, true), perm3_out(1, true), perm3_out(2, true)];
+const P3_COMP_IN: [Perm3; 3] = [perm3_in(0, false), perm3_in(1, false), perm3_in(2, false)];
+const P3_COMP_OUT: [Perm3; 3] = [
+    perm3_out(0, false),
+    perm3_out(1, false),
+    perm3_out(2, false),
+];
+
+/// Runs `$body` with `$a` as a fixed-size array of the set's length (the kernels are
+/// compiled once per set: every loop bound and index is a constant), the zeta table and the
+/// lane tables. The callers checked the lengths; a wrong one does nothing (debug builds
+/// assert).
+macro_rules! match_set {
+    ($p:expr, $a:expr, |$x:ident, $z:ident, $t:ident| $body:block) => {{
+        let t = tables($p);
+        match $p {
+            NtruPlusParams::Kem576 => {
+                if let Ok($x) = <&mut [i16; 576]>::try_from($a) {
+                    let ($z, $t) = (&tables::ZETAS_576, t);
+                    $body
+                } else {
+                    debug_assert!(false, "length checked by the caller");
+                }
+            }
+            NtruPlusParams::Kem768 => {
+                if let Ok($x) = <&mut [i16; 768]>::try_from($a) {
+                    let ($z, $t) = (&tables::ZETAS_768, t);
+                    $body
+                } else {
+                    debug_assert!(false, "length checked by the caller");
+                }
+            }
+            NtruPlusParams::Kem864 => {
+                if let Ok($x) = <&mut [i16; 864]>::try_from($a) {
+                    let ($z, $t) = (&tables::ZETAS_864, t);
+                    $body
+                } else {
+                    debug_assert!(false, "length checked by the caller");
+                }
+            }
+            NtruPlusParams::Kem1152 => {
+                if let Ok($x) = <&mut [i16; 1152]>::try_from($a) {
+                    let ($z, $t) = (&tables::ZETAS_1152, t);
+                    $body
+                } else {
+                    debug_assert!(false, "length checked by the caller");
+                }
+            }
+        }
+    }};
+}
+
+impl Avx512 {
+    pub(crate) fn try_new() -> Option<Self> {
+        (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"))
+            .then_some(Self(()))
+    }
+
+    vop2! {
+        add => _mm512_add_epi16,
+        sub => _mm512_sub_epi16,
+        mullo => _mm512_mullo_epi16,
+        mulhi => _mm512_mulhi_epi16,
+        madd => _mm512_madd_epi16,
+        add32 => _mm512_add_epi32,
+        sub32 => _mm512_sub_epi32,
+        lo16 => _mm512_unpacklo_epi16,
+        hi16 => _mm512_unpackhi_epi16,
+        lo32 => _mm512_unpacklo_epi32,
+        hi32 => _mm512_unpackhi_epi32,
+        lo64 => _mm512_unpacklo_epi64,
+        hi64 => _mm512_unpackhi_epi64,
+        packs32 => _mm512_packs_epi32,
+        shuf8 => _mm512_shuffle_epi8,
+    }
+
+    #[inline(always)]
+    fn splat(self, x: i16) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_set1_epi16(x) }
+    }
+    #[inline(always)]
+    fn splat32(self, x: i32) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_set1_epi32(x) }
+    }
+    #[inline(always)]
+    fn zero(self) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_setzero_si512() }
+    }
+    #[inline(always)]
+    fn load(self, s: &[i16]) -> V {
+        let s = &s[..32];
+        // SAFETY: the token proves AVX-512F/BW; `s` has 32 readable i16.
+        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [i16], v: V) {
+        let s = &mut s[..32];
+        // SAFETY: the token proves AVX-512F/BW; `s` has 32 writable i16.
+        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
+    }
+    /// The first 16 lanes from `s`, the others zero.
+    #[inline(always)]
+    fn load16(self, s: &[i16]) -> V {
+        let s = &s[..16];
+        // SAFETY: the token proves AVX-512F/BW; the mask reads only the 16 lanes of `s`.
+        unsafe { _mm512_maskz_loadu_epi16(0xFFFF, s.as_ptr()) }
+    }
+    /// Stores the first 16 lanes.
+    #[inline(always)]
+    fn store16(self, s: &mut [i16], v: V) {
+        let s = &mut s[..16];
+        // SAFETY: the token proves AVX-512F/BW; the mask writes only the 16 lanes of `s`.
+        unsafe { _mm512_mask_storeu_epi16(s.as_mut_ptr(), 0xFFFF, v) }
+    }
+    /// [`Self::load`], or [`Self::load16`] if `half`.
+    #[inline(always)]
+    fn load_h(self, s: &[i16], half: bool) -> V {
+        if half {
+            self.load16(s)
+        } else {
+            self.load(s)
+        }
+    }
+    /// [`Self::store`], or [`Self::store16`] if `half`.
+    #[inline(always)]
+    fn store_h(self, s: &mut [i16], v: V, half: bool) {
+        if half {
+            self.store16(s, v)
+        } else {
+            self.store(s, v)
+        }
+    }
+    #[inline(always)]
+    fn ctrl(self, c: &[i8; 64]) -> V {
+        // SAFETY: the token proves AVX-512F/BW; `c` has 64 readable bytes.
+        unsafe { _mm512_loadu_si512(c.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn lanes(self, c: &[i16; 32]) -> V {
+        // SAFETY: the token proves AVX-512F/BW; `c` has 32 readable i16.
+        unsafe { _mm512_loadu_si512(c.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn zt(self, t: &ZTab) -> (V, V) {
+        (self.lanes(&t.0), self.lanes(&t.1))
+    }
+    #[inline(always)]
+    fn shuf128<const I: i32>(self, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_shuffle_i64x2::<I>(a, b) }
+    }
+    #[inline(always)]
+    fn permt2q(self, a: V, idx: &[usize; 8], b: V) -> V {
+        let i = idx.map(|x| x as i64);
+        // SAFETY: the token proves AVX-512F/BW; `i` has 8 readable i64.
+        unsafe { _mm512_permutex2var_epi64(a, _mm512_loadu_si512(i.as_ptr().cast()), b) }
+    }
+    /// Lanes `l` of `a`, where mask bit `l` is set of `b`.
+    #[inline(always)]
+    fn blend(self, m: u32, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_mask_blend_epi16(m, a, b) }
+    }
+    /// `a + b`, and `a - b` in the lanes of `m`.
+    #[inline(always)]
+    fn add_sub(self, m: u32, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_mask_sub_epi16(_mm512_add_epi16(a, b), m, a, b) }
+    }
+    /// Zero in the lanes of `m`.
+    #[inline(always)]
+    fn clear(self, m: u32, a: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_maskz_mov_epi16(!m, a) }
+    }
+    #[inline(always)]
+    fn is_zero(self, a: V) -> u32 {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_cmpeq_epi16_mask(a, _mm512_setzero_si512()) }
+    }
+    #[inline(always)]
+    fn srai16_10(self, a: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_srai_epi16::<10>(a) }
+    }
+    #[inline(always)]
+    fn srai32_16(self, a: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_srai_epi32::<16>(a) }
+    }
+    #[inline(always)]
+    fn shufps<const I: i32>(self, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe {
+            _mm512_castps_si512(_mm512_shuffle_ps::<I>(
+                _mm512_castsi512_ps(a),
+                _mm512_castsi512_ps(b),
+            ))
+        }
+    }
+    /// Output `k` of a stride-3 transpose of `v` (see [`perm3_in`]).
+    #[inline(always)]
+    fn perm3(self, v: &[V; 3], p: &Perm3, lo: usize) -> V {
+        // SAFETY: the token proves AVX-512F/BW; the tables have 32 readable i16.
+        unsafe {
+            let idx = _mm512_loadu_si512(p.idx.as_ptr().cast());
+            let idx2 = _mm512_loadu_si512(p.idx2.as_ptr().cast());
+            let t = _mm512_permutex2var_epi16(v[lo], idx, v[lo + 1]);
+            _mm512_mask_permutexvar_epi16(t, p.mask, idx2, v[(lo + 2) % 3])
+        }
+    }
+
+    // ---- arithmetic (each bit-exact with its scalar counterpart) ----
+
+    /// `(splat(z), splat(z·QINV))`.
+    #[inline(always)]
+    fn zc(self, z: i16) -> (V, V) {
+        (self.splat(z), self.splat(z.wrapping_mul(QINV as i16)))
+    }
+    /// `fqmul(a, z)` with `zq = z·QINV mod 2^16` precomputed: `hi(a·z) - hi(lo(a·zq)·q)`,
+    /// which is exactly `montgomery_reduce(a·z)`.
+    #[inline(always)]
+    fn fqmulc(self, a: V, (z, zq): (V, V)) -> V {
+        let q = self.splat(Q as i16);
+        self.sub(self.mulhi(a, z), self.mulhi(self.mullo(a, zq), q))
+    }
+    /// `fqmul(a, b)` for two variables.
+    #[inline(always)]
+    fn fqmul(self, a: V, b: V) -> V {
+        self.fqmulc(a, (b, self.mullo(b, self.splat(QINV as i16))))
+    }
+    /// `barrett_reduce`: `t = (v·a + 2^25) >> 26 = (hi(v·a) + 512) >> 10`, `a - t·q`.
+    #[inline(always)]
+    fn barrett(self, a: V) -> V {
+        let t = self.mulhi(a, self.splat(BARRETT_V as i16));
+        let t = self.srai16_10(self.add(t, self.splat(512)));
+        self.sub(a, self.mullo(t, self.splat(Q as i16)))
+    }
+    #[inline(always)]
+    fn dbl(self, x: V) -> V {
+        self.add(x, x)
+    }
+    /// `montgomery_reduce` of sixteen 32-bit sums.
+    #[inline(always)]
+    fn mred32(self, s: V) -> V {
+        let m = self.mullo(s, self.splat32(QINV));
+        let mq = self.madd(m, self.splat32(Q));
+        self.srai32_16(self.sub32(s, mq))
+    }
+    /// Forward radix-2 butterfly (reference: `t = fqmul(z, y)`, `y = barrett(x - t)`,
+    /// `x = barrett(x + t)`).
+    #[inline(always)]
+    fn fwd_bf(self, x: V, y: V, z: (V, V)) -> (V, V) {
+        let t = self.fqmulc(y, z);
+        (self.barrett(self.add(x, t)), self.barrett(self.sub(x, t)))
+    }
+    /// Forward radix-2 butterfly without reductions: `(x + t, x - t)`, `t = fqmul(z, y)` in
+    /// `(-q, q)`: the outputs grow by less than `q`.
+    #[inline(always)]
+    fn fwd_bf_lazy(self, x: V, y: V, z: (V, V)) -> (V, V) {
+        let t = self.fqmulc(y, z);
+        (self.add(x, t), self.sub(x, t))
+    }
+    /// Inverse radix-2 butterfly without the Barrett step: `(x + y, fqmul(z, y - x))`.
+    #[inline(always)]
+    fn inv_bf_lazy(self, x: V, y: V, z: (V, V)) -> (V, V) {
+        (self.add(x, y), self.fqmulc(self.sub(y, x), z))
+    }
+    /// Inverse radix-2 butterfly (reference: `y = fqmul(z, y - x)`, `x = barrett(x + y)`).
+    #[inline(always)]
+    fn inv_bf(self, x: V, y: V, z: (V, V)) -> (V, V) {
+        (self.barrett(self.add(x, y)), self.fqmulc(self.sub(y, x), z))
+    }
+    /// The partner of every lane for butterflies between lanes `l` and `l ^ D` (`D < 16`).
+    #[inline(always)]
+    fn swap<const D: usize>(self, x: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe {
+            match D {
+                8 => _mm512_shuffle_i64x2::<0xB1>(x, x),
+                4 => _mm512_shuffle_epi32::<0x4E>(x),
+                2 => _mm512_shuffle_epi32::<0xB1>(x),
+                _ => _mm512_shuffle_epi8(x, _mm512_loadu_si512(SWAP1.as_ptr().cast())),
+            }
+        }
+    }
+    /// Forward butterflies between lanes `l` and `l + D` of each 16-lane row.
+    #[inline(always)]
+    fn fwd_lanes<const D: usize>(self, x: V, z: (V, V)) -> V {
+        let m = upper_mask(D);
+        let s = self.swap::<D>(x);
+        let lo = self.blend(m, x, s);
+        let hi = self.blend(m, s, x);
+        let t = self.fqmulc(hi, z);
+        self.barrett(self.add_sub(m, lo, t))
+    }
+    /// [`Self::fwd_lanes`] without the Barrett step (the outputs grow by less than `q`).
+    #[inline(always)]
+    fn fwd_lanes_lazy<const D: usize>(self, x: V, z: (V, V)) -> V {
+        let m = upper_mask(D);
+        let s = self.swap::<D>(x);
+        let lo = self.blend(m, x, s);
+        let hi = self.blend(m, s, x);
+        let t = self.fqmulc(hi, z);
+        self.add_sub(m, lo, t)
+    }
+    /// [`Self::inv_lanes`] without the Barrett step on the sums.
+    #[inline(always)]
+    fn inv_lanes_lazy<const D: usize>(self, x: V, z: (V, V)) -> V {
+        let m = upper_mask(D);
+        let s = self.swap::<D>(x);
+        let lo = self.blend(m, x, s);
+        let hi = self.blend(m, s, x);
+        let sum = self.add(lo, hi);
+        let dif = self.fqmulc(self.sub(hi, lo), z);
+        self.blend(m, sum, dif)
+    }
+    /// Inverse butterflies between lanes `l` and `l + D` of each 16-lane row.
+    #[inline(always)]
+    fn inv_lanes<const D: usize>(self, x: V, z: (V, V)) -> V {
+        let m = upper_mask(D);
+        let s = self.swap::<D>(x);
+        let lo = self.blend(m, x, s);
+        let hi = self.blend(m, s, x);
+        let sum = self.barrett(self.add(lo, hi));
+        let dif = self.fqmulc(self.sub(hi, lo), z);
+        self.blend(m, sum, dif)
+    }
+
+    // ---- layouts ----
+
+    /// 32 components of degree 4 (4 vectors) to 4 rows; lane order [`soa4_component`].
+    #[inline(always)]
+    fn soa4(self, v: [V; 4]) -> [V; 4] {
+        let c = self.ctrl(&SOA4_IN);
+        let s = [
+            self.shuf8(v[0], c),
+            self.shuf8(v[1], c),
+            self.shuf8(v[2], c),
+            self.shuf8(v[3], c),
+        ];
+        let (x01l, x01h) = (self.lo32(s[0], s[1]), self.hi32(s[0], s[1]));
+        let (x23l, x23h) = (self.lo32(s[2], s[3]), self.hi32(s[2], s[3]));
+        [
+            self.lo64(x01l, x23l),
+            self.hi64(x01l, x23l),
+            self.lo64(x01h, x23h),
+            self.hi64(x01h, x23h),
+        ]
+    }
+    #[inline(always)]
+    fn aos4(self, r: [V; 4]) -> [V; 4] {
+        let (x01l, x23l) = (self.lo64(r[0], r[1]), self.hi64(r[0], r[1]));
+        let (x01h, x23h) = (self.lo64(r[2], r[3]), self.hi64(r[2], r[3]));
+        let s = [
+            self.shufps::<0b10_00_10_00>(x01l, x01h),
+            self.shufps::<0b11_01_11_01>(x01l, x01h),
+            self.shufps::<0b10_00_10_00>(x23l, x23h),
+            self.shufps::<0b11_01_11_01>(x23l, x23h),
+        ];
+        let c = self.ctrl(&SOA4_OUT);
+        [
+            self.shuf8(s[0], c),
+            self.shuf8(s[1], c),
+            self.shuf8(s[2], c),
+            self.shuf8(s[3], c),
+        ]
+    }
+    /// The 4 vectors of group `g` (128 coefficients from `128 g`); past the end of `a`, the
+    /// vectors are `fill`.
+    #[inline(always)]
+    fn load_group4(self, a: &[i16], g: usize, fill: V) -> [V; 4] {
+        let mut v = [fill; 4];
+        for (k, x) in v.iter_mut().enumerate() {
+            let o = 128 * g + 32 * k;
+            if o < a.len() {
+                *x = self.load(&a[o..]);
+            }
+        }
+        v
+    }
+    #[inline(always)]
+    fn store_group4(self, a: &mut [i16], g: usize, v: [V; 4]) {
+        for (k, x) in v.into_iter().enumerate() {
+            let o = 128 * g + 32 * k;
+            if o < a.len() {
+                self.store(&mut a[o..], x);
+            }
+        }
+    }
+    #[inline(always)]
+    fn load3(self, a: &[i16]) -> [V; 3] {
+        [self.load(a), self.load(&a[32..]), self.load(&a[64..])]
+    }
+    #[inline(always)]
+    fn store3(self, a: &mut [i16], v: [V; 3]) {
+        self.store(a, v[0]);
+        self.store(&mut a[32..], v[1]);
+        self.store(&mut a[64..], v[2]);
+    }
+    /// 96 coefficients (two 48-blocks) to the row layout of the `d = 3` NTT.
+    #[inline(always)]
+    fn blocks_to_rows(self, v: [V; 3]) -> [V; 3] {
+        [
+            self.perm3(&v, &P3_ROWS_IN[0], perm3_lo(0, true)),
+            self.perm3(&v, &P3_ROWS_IN[1], perm3_lo(1, true)),
+            self.perm3(&v, &P3_ROWS_IN[2], perm3_lo(2, true)),
+        ]
+    }
+    #[inline(always)]
+    fn rows_to_blocks(self, t: [V; 3]) -> [V; 3] {
+        [
+            self.perm3(&t, &P3_ROWS_OUT[0], perm3_out_lo(0, true)),
+            self.perm3(&t, &P3_ROWS_OUT[1], perm3_out_lo(1, true)),
+            self.perm3(&t, &P3_ROWS_OUT[2], perm3_out_lo(2, true)),
+        ]
+    }
+    /// 32 components of degree 3 (96 coefficients) to 3 rows in natural component order.
+    #[inline(always)]
+    fn soa3(self, v: [V; 3]) -> [V; 3] {
+        [
+            self.perm3(&v, &P3_COMP_IN[0], perm3_lo(0, false)),
+            self.perm3(&v, &P3_COMP_IN[1], perm3_lo(1, false)),
+            self.perm3(&v, &P3_COMP_IN[2], perm3_lo(2, false)),
+        ]
+    }
+    #[inline(always)]
+    fn aos3(self, t: [V; 3]) -> [V; 3] {
+        [
+            self.perm3(&t, &P3_COMP_OUT[0], perm3_out_lo(0, false)),
+            self.perm3(&t, &P3_COMP_OUT[1], perm3_out_lo(1, false)),
+            self.perm3(&t, &P3_COMP_OUT[2], perm3_out_lo(2, false)),
+        ]
+    }
+
+    // ---- NTT ----
+
+    /// First index of radix-3 layer `l` (top first) in the zeta table: entries 0 and 1 are
+    /// `2^16` and `ζ6`, then each layer's `(ρ, ρ²)` pairs (layer `l` has `2·3^l` nodes).
+    const fn r3_base(l: usize) -> usize {
+        let (mut b, mut nodes, mut k) = (2, 2, 0);
+        while k < l {
+            b += 2 * nodes;
+            nodes *= 3;
+            k += 1;
+        }
+        b
+    }
+
+    /// One forward radix-3 layer of stride `step` (a multiple of 16), zeta pairs from `base`.
+    /// Inlined with constant arguments: every loop bound, index and the 16-lane tail test are
+    /// compile-time constants.
+    #[inline(always)]
+    fn fwd_r3<const N: usize, const ZN: usize>(
+        self,
+        a: &mut [i16; N],
+        z: &[i16; ZN],
+        step: usize,
+        base: usize,
+    ) {
+        let om = self.zc(OMEGA_MONT);
+        for (j, start) in (0..N).step_by(3 * step).enumerate() {
+            let (z1, z2) = (self.zc(z[base + 2 * j]), self.zc(z[base + 2 * j + 1]));
+            for i in (start..start + step).step_by(32) {
+                let half = i + 32 > start + step;
+                let r0 = self.load_h(&a[i..], half);
+                let r1 = self.load_h(&a[i + step..], half);
+                let r2 = self.load_h(&a[i + 2 * step..], half);
+                let t1 = self.fqmulc(r1, z1);
+                let t2 = self.fqmulc(r2, z2);
+                let t3 = self.fqmulc(self.sub(t1, t2), om);
+                let o2 = self.sub(self.sub(r0, t1), t3);
+                let o1 = self.add(self.sub(r0, t2), t3);
+                let o0 = self.add(self.add(r0, t1), t2);
+                self.store_h(&mut a[i + 2 * step..], o2, half);
+                self.store_h(&mut a[i + step..], o1, half);
+                self.store_h(&mut a[i..], o0, half);
+            }
+        }
+    }
+
+    /// One inverse radix-3 layer of stride `step`: node `j` of `nodes` uses the pair at
+    /// `base + 2(nodes - 1 - j)`.
+    #[inline(always)]
+    fn inv_r3<const N: usize, const ZN: usize>(
+        self,
+        a: &mut [i16; N],
+        z: &[i16; ZN],
+        step: usize,
+        base: usize,
+    ) {
+        let om = self.zc(OMEGA_MONT);
+        let nodes = N / (3 * step);
+        for (j, start) in (0..N).step_by(3 * step).enumerate() {
+            let kk = base + 2 * (nodes - 1 - j);
+            let (z1, z2) = (self.zc(z[kk]), self.zc(z[kk + 1]));
+            for i in (start..start + step).step_by(32) {
+                let half = i + 32 > start + step;
+                let r0 = self.load_h(&a[i..], half);
+                let r1 = self.load_h(&a[i + step..], half);
+                let r2 = self.load_h(&a[i + 2 * step..], half);
+                let t1 = self.fqmulc(self.sub(r1, r0), om);
+                let t2 = self.fqmulc(self.add(self.sub(r2, r0), t1), z1);
+                let t3 = self.fqmulc(self.sub(self.sub(r2, r1), t1), z2);
+                let o0 = self.barrett(self.add(self.add(r0, r1), r2));
+                self.store_h(&mut a[i..], o0, half);
+                self.store_h(&mut a[i + step..], t2, half);
+                self.store_h(&mut a[i + 2 * step..], t3, half);
+            }
+        }
+    }
+
+    /// One forward radix-2 layer of stride `step >= 32`, vector to vector, without reductions
+    /// (each adds < q to the bound).
+    #[inline(always)]
+    fn fwd_r2<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], step: usize) {
+        let first = N / (2 * step);
+        for (j, start) in (0..N).step_by(2 * step).enumerate() {
+            let zz = self.zc(z[first + j]);
+            for i in (start..start + step).step_by(32) {
+                let (x, y) = self.fwd_bf_lazy(self.load(&a[i..]), self.load(&a[i + step..]), zz);
+                self.store(&mut a[i + step..], y);
+                self.store(&mut a[i..], x);
+            }
+        }
+    }
+
+    /// One inverse radix-2 layer of stride `step >= 32`.
+    #[inline(always)]
+    fn inv_r2<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], step: usize) {
+        let layer = N / (2 * step);
+        for (j, start) in (0..N).step_by(2 * step).enumerate() {
+            let zz = self.zc(z[2 * layer - 1 - j]);
+            for i in (start..start + step).step_by(32) {
+                let (x, y) = self.inv_bf(self.load(&a[i..]), self.load(&a[i + step..]), zz);
+                self.store(&mut a[i + step..], y);
+                self.store(&mut a[i..], x);
+            }
+        }
+    }
+
+    /// The layers with strides that are multiples of 16 coefficients (the trinomial split, the
+    /// radix-3 layers and the radix-2 layers down to stride 32), vector to vector; a 16-lane
+    /// masked tail when a half-node is an odd number of 16-lane rows (864).
+    #[inline(always)]
+    fn fwd_big<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN]) {
+        let s = shape(N);
+        let h = N / 2;
+        let z1 = self.zc(z[1]);
+        for i in (0..h).step_by(32) {
+            let half = i + 32 > h;
+            let (x, y) = (self.load_h(&a[i..], half), self.load_h(&a[i + h..], half));
+            let t1 = self.fqmulc(y, z1);
+            let (x, y) = (self.add(x, t1), self.sub(self.add(x, y), t1));
+            self.store_h(&mut a[i + h..], y, half);
+            self.store_h(&mut a[i..], x, half);
+        }
+        // at most two radix-3 layers, at most two radix-2 layers of stride >= 32 (768: 64, 32).
+        // Bounds (no reductions here): < 3q after the split, each radix-3 layer adds < 2q,
+        // each radix-2 layer < q: < 9q = 31113 < 2^15 before the in-register layers
+        // (576: 7q, 768: 7q, 1152: 8q)
+        self.fwd_r3(a, z, N / 6, Self::r3_base(0));
+        if s.r3 == 2 {
+            self.fwd_r3(a, z, N / 18, Self::r3_base(1));
+        }
+        if s.d == 4 && s.block() / 2 >= 64 {
+            self.fwd_r2(a, z, 64);
+        }
+        if s.d == 4 && s.block() / 2 >= 32 {
+            self.fwd_r2(a, z, 32);
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn ntt_tf<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], t: &Tables) {
+        let s = &shape(N);
+        let n = N;
+        if s.d == 3 {
+            for b in (0..n).step_by(96) {
+                let v = self.blocks_to_rows(self.load3(&a[b..]));
+                self.store3(&mut a[b..], v);
+            }
+            self.fwd_big(a, z);
+            for (b, f) in (0..n).step_by(96).zip(t.f3.chunks_exact(3)) {
+                let mut r = self.load3(&a[b..]);
+                // layer by layer over the three vectors (independent chains side by side)
+                // lazy: < 7q after the radix-3 layers; stride 8 adds < q, the values are
+                // Barrett-reduced before stride 4, strides 4 and 2 add < 2q, stride 1 ends
+                // with the reference's Barrett step
+                for j in 0..3 {
+                    r[j] = self.fwd_lanes_lazy::<8>(r[j], self.zt(&f[j][0]));
+                }
+                for j in 0..3 {
+                    r[j] = self.fwd_lanes_lazy::<4>(self.barrett(r[j]), self.zt(&f[j][1]));
+                }
+                for j in 0..3 {
+                    r[j] = self.fwd_lanes_lazy::<2>(r[j], self.zt(&f[j][2]));
+                }
+                for j in 0..3 {
+                    r[j] = self.fwd_lanes::<1>(r[j], self.zt(&f[j][3]));
+                }
+                self.store3(&mut a[b..], self.rows_to_blocks(r));
+            }
+            return;
+        }
+        self.fwd_big(a, z);
+        // strides 16, 8, 4 on vector pairs, PAIRS pairs side by side (one pair is a long
+        // dependency chain; independent pairs in flight hide its latency)
+        for (o, tw) in (0..n).step_by(64 * PAIRS).zip(t.fwd.chunks_exact(PAIRS)) {
+            let mut x = [self.zero(); PAIRS];
+            let mut y = x;
+            for j in 0..PAIRS {
+                let (va, vb) = (
+                    self.load(&a[o + 64 * j..]),
+                    self.load(&a[o + 64 * j + 32..]),
+                );
+                x[j] = self.shuf128::<0x44>(va, vb);
+                y[j] = self.shuf128::<0xEE>(va, vb);
+            }
+            // lazy: |x| < 9q here (see `fwd_big`); stride 16 adds < q, the Barrett step on
+            // the stride-8 inputs x brings them to (q+1)/2, strides 8 and 4 add < 2q, and the
+            // final Barrett step gives the reference's output range
+            for j in 0..PAIRS {
+                (x[j], y[j]) = self.fwd_bf_lazy(x[j], y[j], self.zt(&tw[j][0]));
+            }
+            for j in 0..PAIRS {
+                (x[j], y[j]) = (
+                    self.shuf128::<0x88>(x[j], y[j]),
+                    self.shuf128::<0xDD>(x[j], y[j]),
+                );
+                let xr = self.barrett(x[j]);
+                (x[j], y[j]) = self.fwd_bf_lazy(xr, y[j], self.zt(&tw[j][1]));
+            }
+            for j in 0..PAIRS {
+                (x[j], y[j]) = (self.lo64(x[j], y[j]), self.hi64(x[j], y[j]));
+                (x[j], y[j]) = self.fwd_bf(x[j], y[j], self.zt(&tw[j][2]));
+            }
+            for j in 0..PAIRS {
+                self.store(&mut a[o + 64 * j..], self.permt2q(x[j], &FWD_OUT_A, y[j]));
+                self.store(
+                    &mut a[o + 64 * j + 32..],
+                    self.permt2q(x[j], &FWD_OUT_B, y[j]),
+                );
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn invntt_tf<const N: usize, const ZN: usize>(
+        self,
+        a: &mut [i16; N],
+        z: &[i16; ZN],
+        t: &Tables,
+    ) {
+        let s = &shape(N);
+        let n = N;
+        if s.d == 3 {
+            for (b, f) in (0..n).step_by(96).zip(t.i3.chunks_exact(3)) {
+                let mut r = self.blocks_to_rows(self.load3(&a[b..]));
+                // lazy: sums of strides 1 and 2 stay below 4q, stride 4 reduces them, stride 8
+                // sums stay below 1.5q (the inverse radix-3 layers take up to 3q)
+                for j in 0..3 {
+                    r[j] = self.inv_lanes_lazy::<1>(r[j], self.zt(&f[j][0]));
+                }
+                for j in 0..3 {
+                    r[j] = self.inv_lanes_lazy::<2>(r[j], self.zt(&f[j][1]));
+                }
+                for j in 0..3 {
+                    r[j] = self.inv_lanes::<4>(r[j], self.zt(&f[j][2]));
+                }
+                for j in 0..3 {
+                    r[j] = self.inv_lanes_lazy::<8>(r[j], self.zt(&f[j][3]));
+                }
+                self.store3(&mut a[b..], r);
+            }
+        } else {
+            for (o, tw) in (0..n).step_by(64 * PAIRS).zip(t.inv.chunks_exact(PAIRS)) {
+                let mut x = [self.zero(); PAIRS];
+                let mut y = x;
+                for j in 0..PAIRS {
+                    let va = self.load(&a[o + 64 * j..]);
+                    let vb = self.load(&a[o + 64 * j + 32..]);
+                    x[j] = self.permt2q(va, &INV_IN_X, vb);
+                    y[j] = self.permt2q(va, &INV_IN_Y, vb);
+                }
+                // lazy: inputs in (-q, q); the sums of strides 4 and 8 stay below 4q, the
+                // stride-16 sums are Barrett-reduced (the reference's bounds from there on)
+                for j in 0..PAIRS {
+                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&tw[j][0]));
+                }
+                for j in 0..PAIRS {
+                    (x[j], y[j]) = (self.lo64(x[j], y[j]), self.hi64(x[j], y[j]));
+                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&tw[j][1]));
+                }
+                for j in 0..PAIRS {
+                    (x[j], y[j]) = (
+                        self.shuf128::<0x88>(x[j], y[j]),
+                        self.shuf128::<0xDD>(x[j], y[j]),
+                    );
+                    (x[j], y[j]) = self.inv_bf(x[j], y[j], self.zt(&tw[j][2]));
+                }
+                for j in 0..PAIRS {
+                    self.store(&mut a[o + 64 * j..], self.permt2q(x[j], &INV_OUT_A, y[j]));
+                    self.store(
+                        &mut a[o + 64 * j + 32..],
+                        self.permt2q(x[j], &INV_OUT_B, y[j]),
+                    );
+                }
+            }
+            if s.block() / 2 >= 32 {
+                self.inv_r2(a, z, 32);
+            }
+            if s.block() / 2 >= 64 {
+                self.inv_r2(a, z, 64);
+            }
+        }
+        // radix-3 layers, bottom first
+        if s.r3 == 2 {
+            self.inv_r3(a, z, N / 18, Self::r3_base(1));
+        }
+        self.inv_r3(a, z, N / 6, Self::r3_base(0));
+        let (csq, ca, cb) = tables::inv_consts_of(s.n);
+        let (csq, ca, cb) = (self.zc(csq), self.zc(ca), self.zc(cb));
+        let h = n / 2;
+        let mut i = 0;
+        while i < h {
+            let half = i + 32 > h;
+            let (x, y) = (self.load_h(&a[i..], half), self.load_h(&a[i + h..], half));
+            let t1 = self.add(x, y);
+            let t2 = self.fqmulc(self.sub(x, y), csq);
+            let (x, y) = (self.fqmulc(self.sub(t1, t2), ca), self.fqmulc(t2, cb));
+            self.store_h(&mut a[i + h..], y, half);
+            self.store_h(&mut a[i..], x, half);
+            i += 32;
+        }
+        if s.d == 3 {
+            for b in (0..n).step_by(96) {
+                let v = self.rows_to_blocks(self.load3(&a[b..]));
+                self.store3(&mut a[b..], v);
+            }
+        }
+    }
+
+    // ---- base rings ----
+
+    /// `mred(Σ_k a_k · x_k)` for rows `a` (interleaved in pairs) and operands `x`.
+    #[inline(always)]
+    fn dot(self, al: &[V; 2], ah: &[V; 2], x: [V; 4]) -> V {
+        let sl = self.add32(
+            self.madd(al[0], self.lo16(x[0], x[1])),
+            self.madd(al[1], self.lo16(x[2], x[3])),
+        );
+        let sh = self.add32(
+            self.madd(ah[0], self.hi16(x[0], x[1])),
+            self.madd(ah[1], self.hi16(x[2], x[3])),
+        );
+        self.packs32(self.mred32(sl), self.mred32(sh))
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn basemul_tf<const N: usize>(self, c: &mut [i16; N], a: &[i16; N], b: &[i16; N], t: &Tables) {
+        let s = &shape(N);
+        let zero = self.zero();
+        if s.d == 4 {
+            for (g, zt) in t.base.iter().enumerate() {
+                let ar = self.soa4(self.load_group4(a, g, zero));
+                let br = self.soa4(self.load_group4(b, g, zero));
+                let zz = self.zt(zt);
+                let bz = [
+                    br[0],
+                    self.fqmulc(br[1], zz),
+                    self.fqmulc(br[2], zz),
+                    self.fqmulc(br[3], zz),
+                ];
+                let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], ar[3])];
+                let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], ar[3])];
+                let cr = [
+                    self.dot(&al, &ah, [br[0], bz[3], bz[2], bz[1]]),
+                    self.dot(&al, &ah, [br[1], br[0], bz[3], bz[2]]),
+                    self.dot(&al, &ah, [br[2], br[1], br[0], bz[3]]),
+                    self.dot(&al, &ah, [br[3], br[2], br[1], br[0]]),
+                ];
+                self.store_group4(c, g, self.aos4(cr));
+            }
+        } else {
+            for (g, zt) in t.base.iter().enumerate() {
+                let o = 96 * g;
+                let ar = self.soa3(self.load3(&a[o..]));
+                let br = self.soa3(self.load3(&b[o..]));
+                let zz = self.zt(zt);
+                let bz1 = self.fqmulc(br[1], zz);
+                let bz2 = self.fqmulc(br[2], zz);
+                let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], zero)];
+                let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], zero)];
+                let cr = [
+                    self.dot(&al, &ah, [br[0], bz2, bz1, zero]),
+                    self.dot(&al, &ah, [br[1], br[0], bz2, zero]),
+                    self.dot(&al, &ah, [br[2], br[1], br[0], zero]),
+                ];
+                self.store3(&mut c[o..], self.aos3(cr));
+            }
+        }
+    }
+
+    /// `x^(q-2)` lane-wise with Montgomery products: `2^32 / x` (the scalar `fqinv` chain).
+    #[inline(always)]
+    fn fqinv(self, x: V) -> V {
+        let mut r = x;
+        for bit in (0..11).rev() {
+            r = self.fqmul(r, r);
+            if (3455u32 >> bit) & 1 == 1 {
+                r = self.fqmul(r, x);
+            }
+        }
+        r
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn baseinv_tf<const N: usize>(self, r: &mut [i16; N], a: &[i16; N], t: &Tables) -> bool {
+        let s = &shape(N);
+        const G: usize = 9; // at most 1152/128 = 864/96 = 9 groups
+        let d = s.d;
+        let groups = t.base.len();
+        let zero = self.zero();
+        let mont = self.splat(MONT);
+        // padding components (576's last group) are the Montgomery one: invertible
+        let one4 = self.blend(0x1111_1111, zero, mont);
+        let mut rows = [[zero; 4]; G];
+        let mut tv = [[zero; 3]; G];
+        let mut norm = [zero; G];
+        let mut pre = [zero; G];
+        let mut zmask = [0u32; G];
+        let mut anyzero = 0u32;
+        let mut acc = mont;
+        for g in 0..groups {
+            let zz = self.zt(&t.base[g]);
+            let nz;
+            if d == 4 {
+                let x = self.soa4(self.load_group4(a, g, one4));
+                rows[g] = x;
+                let t0 = self.sub(self.fqmul(x[2], x[2]), self.dbl(self.fqmul(x[1], x[3])));
+                let t0 = self.add(self.fqmul(x[0], x[0]), self.fqmulc(t0, zz));
+                let t1 = self.fqmulc(self.fqmul(x[3], x[3]), zz);
+                let t1 = self.sub(
+                    self.add(self.fqmul(x[1], x[1]), t1),
+                    self.dbl(self.fqmul(x[0], x[2])),
+                );
+                let t2 = self.fqmulc(t1, zz);
+                nz = self.barrett(self.sub(self.fqmul(t0, t0), self.fqmul(t1, t2)));
+                tv[g] = [t0, t1, zero];
+            } else {
+                let x = self.soa3(self.load3(&a[96 * g..]));
+                rows[g] = [x[0], x[1], x[2], zero];
+                let t0 = self.sub(
+                    self.fqmul(x[0], x[0]),
+                    self.fqmulc(self.fqmul(x[1], x[2]), zz),
+                );
+                let t1 = self.sub(
+                    self.fqmulc(self.fqmul(x[2], x[2]), zz),
+                    self.fqmul(x[0], x[1]),
+                );
+                let t2 = self.sub(self.fqmul(x[1], x[1]), self.fqmul(x[0], x[2]));
+                let inner = self.add(self.fqmul(x[1], t2), self.fqmul(x[2], t1));
+                nz = self.barrett(self.add(self.fqmul(x[0], t0), self.fqmulc(inner, zz)));
+                tv[g] = [t0, t1, t2];
+            }
+            // exact zero test: the Barrett output is 0 iff the norm is 0 mod q
+            let zm = self.is_zero(nz);
+            anyzero |= zm;
+            zmask[g] = zm;
+            let nz = self.blend(zm, nz, mont);
+            norm[g] = nz;
+            acc = self.fqmul(acc, nz);
+            pre[g] = acc;
+        }
+        let mut inv = self.fqinv(acc);
+        for g in (0..groups).rev() {
+            let before = if g == 0 { mont } else { pre[g - 1] };
+            let u = self.fqmul(inv, before);
+            inv = self.fqmul(inv, norm[g]);
+            let zz = self.zt(&t.base[g]);
+            let x = rows[g];
+            let zm = zmask[g];
+            if d == 4 {
+                let s0 = self.fqmul(tv[g][0], u);
+                let s1 = self.fqmul(tv[g][1], u);
+                let r0 = self.add(self.fqmul(x[0], s0), self.fqmulc(self.fqmul(x[2], s1), zz));
+                let r1 = self.add(self.fqmul(x[1], s0), self.fqmulc(self.fqmul(x[3], s1), zz));
+                let r2 = self.add(self.fqmul(x[2], s0), self.fqmul(x[0], s1));
+                let r3 = self.add(self.fqmul(x[3], s0), self.fqmul(x[1], s1));
+                let out = [
+                    self.clear(zm, self.barrett(r0)),
+                    self.clear(zm, self.barrett(self.sub(zero, r1))),
+                    self.clear(zm, self.barrett(r2)),
+                    self.clear(zm, self.barrett(self.sub(zero, r3))),
+                ];
+                self.store_group4(r, g, self.aos4(out));
+            } else {
+                let out = [
+                    self.clear(zm, self.fqmul(tv[g][0], u)),
+                    self.clear(zm, self.fqmul(tv[g][1], u)),
+                    self.clear(zm, self.fqmul(tv[g][2], u)),
+                ];
+                self.store3(&mut r[96 * g..], self.aos3(out));
+            }
+        }
+        anyzero == 0
+    }
+
+    /// `|v| < q` for all `v`: `v + q - 1` (wrapping) is at most `2q - 2` as an unsigned
+    /// number; a maximum over the whole slice, two accumulators, no branch on the values.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn in_range_tf(self, a: &[i16]) -> bool {
+        let off = self.splat(Q as i16 - 1);
+        let (mut m0, mut m1) = (self.zero(), self.zero());
+        let mut chunks = a.chunks_exact(64);
+        for c in &mut chunks {
+            m0 = _mm512_max_epu16(m0, self.add(self.load(c), off));
+            m1 = _mm512_max_epu16(m1, self.add(self.load(&c[32..]), off));
+        }
+        let mut rest = chunks.remainder().chunks_exact(32);
+        for c in &mut rest {
+            m0 = _mm512_max_epu16(m0, self.add(self.load(c), off));
+        }
+        let tail = rest
+            .remainder()
+            .iter()
+            .fold(0u16, |m, &v| m.max((v as u16).wrapping_add(Q as u16 - 1)));
+        let over = _mm512_cmpgt_epu16_mask(_mm512_max_epu16(m0, m1), self.splat(2 * Q as i16 - 2));
+        over == 0 && tail <= 2 * Q as u16 - 2
+    }
+
+    // ---- entry points ----
+
+    pub(crate) fn in_range(self, a: &[i16]) -> bool {
+        // SAFETY: the token exists only if the CPU runs AVX-512F/BW.
+        unsafe { self.in_range_tf(a) }
+    }
+
+    pub(crate) fn ntt(self, a: &mut [i16], p: NtruPlusParams) {
+        match_set!(p, a, |a, z, t| {
+            // SAFETY: the token exists only if the CPU runs AVX-512F/BW.
+            unsafe { self.ntt_tf(a, z, t) }
+        });
+    }
+    pub(crate) fn invntt(self, a: &mut [i16], p: NtruPlusParams) {
+        match_set!(p, a, |a, z, t| {
+            // SAFETY: the token exists only if the CPU runs AVX-512F/BW.
+            unsafe { self.invntt_tf(a, z, t) }
+        });
+    }
+    pub(crate) fn basemul(self, c: &mut [i16], a: &[i16], b: &[i16], p: NtruPlusParams) {
+        match_set!(p, c, |c, _z, t| {
+            if let (Ok(a), Ok(b)) = (a.try_into(), b.try_into()) {
+                // SAFETY: the token exists only if the CPU runs AVX-512F/BW.
+                unsafe { self.basemul_tf(c, a, b, t) }
+            }
+        });
+    }
+    pub(crate) fn baseinv(self, r: &mut [i16], a: &[i16], p: NtruPlusParams) -> bool {
+        let mut ok = false;
+        match_set!(p, r, |r, _z, t| {
+            if let Ok(a) = a.try_into() {
+                // SAFETY: the token exists only if the CPU runs AVX-512F/BW.
+                ok = unsafe { self.baseinv_tf(r, a, t) };
+            }
+        });
+        ok
+    }
+}
+
+/// The shape of the set of degree `n` (a constant in each monomorphised kernel).
+const fn shape(n: usize) -> Shape {
+    match n {
+        576 => tables::S576,
+        768 => tables::S768,
+        864 => tables::S864,
+        _ => tables::S1152,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pair_maps_pair_every_lane_with_its_partner() {
+        for o in [0, 64, 512] {
+            let (f, i) = pair_maps(o);
+            for ((x, y), st) in f.iter().zip([16, 8, 4]) {
+                assert!((0..32).all(|l| y[l] == x[l] + st && (x[l] - o) % (2 * st) < st));
+            }
+            for ((x, y), st) in i.iter().zip([4, 8, 16]) {
+                assert!((0..32).all(|l| y[l] == x[l] + st && (x[l] - o) % (2 * st) < st));
+            }
+            // the final permutations restore natural order
+            let (x, y) = (&f[2].0, &f[2].1);
+            let a = map_permt2q(x, y, FWD_OUT_A);
+            let b = map_permt2q(x, y, FWD_OUT_B);
+            assert!((0..32).all(|l| a[l] == o + l && b[l] == o + 32 + l));
+            let (x, y) = (&i[2].0, &i[2].1);
+            let a = map_permt2q(x, y, INV_OUT_A);
+            let b = map_permt2q(x, y, INV_OUT_B);
+            assert!((0..32).all(|l| a[l] == o + l && b[l] == o + 32 + l));
+        }
+    }
+
+    #[test]
+    fn stride3_transposes_are_inverse() {
+        for rows in [true, false] {
+            let fwd = |k: usize| perm3_in(k, rows);
+            // apply the index tables to coefficient numbers
+            let src: [Lanes; 3] = core::array::from_fn(|v| core::array::from_fn(|l| 32 * v + l));
+            let apply = |v: &[Lanes; 3], p: &Perm3, lo: usize| -> Lanes {
+                core::array::from_fn(|l| {
+                    if p.mask >> l & 1 == 1 {
+                        v[(lo + 2) % 3][p.idx2[l] as usize]
+                    } else {
+                        let i = p.idx[l] as usize;
+                        v[lo + i / 32][i % 32]
+                    }
+                })
+            };
+            let t: [Lanes; 3] = core::array::from_fn(|k| apply(&src, &fwd(k), perm3_lo(k, rows)));
+            for (k, tk) in t.iter().enumerate() {
+                for (l, &c) in tk.iter().enumerate() {
+                    let want = if rows {
+                        let row = 2 * k + l / 16;
+                        48 * (row / 3) + 3 * (l % 16) + row % 3
+                    } else {
+                        3 * l + k
+                    };
+                    assert_eq!(c, want);
+                }
+            }
+            let back: [Lanes; 3] =
+                core::array::from_fn(|k| apply(&t, &perm3_out(k, rows), perm3_out_lo(k, rows)));
+            assert_eq!(back, src);
+        }
+    }
+}
