@@ -27,14 +27,17 @@
 //! # Backends and exactness
 //!
 //! The scalar code ([`Isa::Scalar`]) follows the reference C operation for operation. The AVX2
-//! backend (16 x i16 lanes) is chosen at run time when the CPU has it, capped by `LATPOLY_ISA`
-//! (`scalar` forces the reference; the cap is read once per process). Its [`ntt`] and
-//! [`invntt`] perform the same Montgomery/Barrett steps element for element and return
-//! **bit-identical** `i16` outputs; its [`basemul`] and [`baseinv`] reduce once per output
-//! (or lazily) and return the **same values mod q**, also in `(-q, q)`, not always the same
-//! representatives. Everything that reaches the wire ([`encodeq`] maps to `[0, q)`) is
-//! identical, and [`mul`] (canonical output) is identical on every backend. Everything is
-//! constant time: no secret-dependent branches or memory indices.
+//! (16 x i16 lanes) and AVX-512BW (32 x i16 lanes) backends are chosen at run time when the
+//! CPU has them, the best one capped by `LATPOLY_ISA` (`scalar` forces the reference; the cap
+//! is read once per process). The AVX2 [`ntt`] and [`invntt`] perform the same
+//! Montgomery/Barrett steps element for element and return **bit-identical** `i16` outputs;
+//! the AVX-512 ones skip the Barrett steps the bounds do not need (values stay below
+//! `9q < 2^15`) and return the **same values mod q** in the reference's output ranges
+//! (`[-(q-1)/2, (q+1)/2]` forward, `(-q, q)` inverse). [`basemul`] and [`baseinv`] reduce once
+//! per output (or lazily) on both and return the same values mod q, also in `(-q, q)`.
+//! Everything that reaches the wire ([`encodeq`] maps to `[0, q)`) is identical, and [`mul`]
+//! (canonical output) is identical on every backend. Everything is constant time: no
+//! secret-dependent branches or memory indices.
 //!
 //! ```
 //! use latpoly::rings::ntruplus::{self, NtruPlusParams};
