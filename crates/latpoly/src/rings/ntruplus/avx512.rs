@@ -1,24 +1,30 @@
 //! AVX-512BW fast path for NTRU+, 32 x i16 lanes.
 //!
 //! The same arithmetic as the AVX2 path ([`super::x86`]) at twice the width, with the layers
-//! that work inside a vector rearranged for 32 lanes:
+//! that work inside a vector rearranged for 32 lanes. Every kernel is compiled once per
+//! parameter set (the length is a constant: loops unroll, no bounds checks remain).
 //!
-//! * `ntt` / `invntt` perform exactly the scalar reference's operations (same Montgomery and
-//!   Barrett steps, element for element): outputs **bit-identical** to [`super::scalar`].
+//! * `ntt` / `invntt` perform the scalar reference's Montgomery steps, but only the Barrett
+//!   reductions the bounds need (values stay below `9q < 2^15`, see the comments at each
+//!   layer): outputs are the **same values mod q** in the reference's output ranges
+//!   (`[-(q-1)/2, (q+1)/2]` forward, `(-q, q)` inverse), not always the same representatives.
 //!   - `d = 4` (576, 768, 1152): layers with strides `>= 32` go vector to vector; the last
 //!     three radix-2 layers (strides 16, 8, 4 = 4, 2, 1 quadwords) run on pairs of vectors
 //!     rearranged in registers by quadword shuffles (`vshufi64x2`, `vpunpck[lh]qdq`,
-//!     `vpermt2q`), so every butterfly has its partner in the other vector of the pair.
+//!     `vpermt2q`), so every butterfly has its partner in the other vector of the pair; three
+//!     pairs side by side (one pair is a long dependency chain).
 //!   - `d = 3` (864): every 48-coefficient block is first transposed to 3 rows of 16 (row `r`
 //!     holds coefficients `3m + r`; two blocks per three vectors with `vpermt2w`). The big
 //!     strides (432, 144, 48) are blind to a permutation inside the blocks and are multiples of
 //!     16, so they run on the transposed data (32-lane vectors plus a 16-lane masked tail);
-//!     the in-block layers (strides 24, 12, 6, 3) become lane strides 8, 4, 2, 1 inside each
-//!     16-lane row, two rows per vector.
+//!     the in-block layers (strides 24, 12, 6, 3) become lane strides 8, 4, 2, 1 inside the
+//!     rows, run on vector pairs (four rows) whose lane order a `vpermt2w` rotates by one bit
+//!     per layer (see [`ROT`]).
 //! * `basemul` / `baseinv` transpose 32 components to `d` rows (one coefficient index per row)
-//!   and compute with one Montgomery reduction per output (`vpmaddwd` sums), as the AVX2 path:
-//!   **same values mod q** as the scalar code, also in `(-q, q)`; `baseinv` batches the
-//!   inversion per lane and inverts the 32 lane products with one Fermat chain.
+//!   and compute with one Montgomery reduction per output (`vpmaddwd` sums, reduced in 16-bit
+//!   lanes), as the AVX2 path: **same values mod q** as the scalar code, also in `(-q, q)`;
+//!   `baseinv` batches the inversion per lane and inverts the 32 lane products with one Fermat
+//!   chain.
 //!
 //! No data-dependent branches or memory indices. The token [`Avx512`] can only be built after
 //! `is_x86_feature_detected!` saw AVX-512F and AVX-512BW; every `unsafe` intrinsic call relies
@@ -145,22 +151,43 @@ fn pair_maps(o: usize) -> (LayerMaps, LayerMaps) {
     (fwd, [(x, y), (x1, y1), (x2, y2)])
 }
 
+/// Rotation right by `k` of a 6-bit index (a position in the 64 lanes of a vector pair).
+const fn rotr6(i: usize, k: usize) -> usize {
+    let k = k % 6;
+    ((i >> k) | (i << (6 - k))) & 63
+}
+
+/// `vpermt2w` indices of half `h` of the permutation `new[k] = old[rotr6(k, r)]` of a vector
+/// pair (`r = 1`: an interleave of the two halves; `r = 5`: even then odd lanes).
+const fn rot_idx(r: usize, h: usize) -> [i16; 32] {
+    let mut idx = [0i16; 32];
+    let mut k = 0;
+    while k < 32 {
+        idx[k] = rotr6(32 * h + k, r) as i16;
+        k += 1;
+    }
+    idx
+}
+
+/// The 864 in-row layers on vector pairs: with the pair's 64 lanes numbered by the index
+/// `i = 32·vector + 16·row + m`, a butterfly pairs lane `j` of `X` with lane `j` of `Y`, i.e.
+/// index bit 5 of the pair's current order. Rotating that order left by one bit per layer
+/// brings the bit of each stride there: forward (bits 3, 2, 1, 0) starts rotated left by 2 and
+/// rotates left by 1 after every layer (the fourth time back to natural order); inverse (bits
+/// 0, 1, 2, 3) rotates left by 5, then by 5 after every layer, then by 2 at the end.
+/// Permutation tables: `new[k] = old[rotr6(k, r)]` rotates the order left by `r`.
+const ROT: [[[i16; 32]; 2]; 6] = [
+    [rot_idx(0, 0), rot_idx(0, 1)],
+    [rot_idx(1, 0), rot_idx(1, 1)],
+    [rot_idx(2, 0), rot_idx(2, 1)],
+    [rot_idx(3, 0), rot_idx(3, 1)],
+    [rot_idx(4, 0), rot_idx(4, 1)],
+    [rot_idx(5, 0), rot_idx(5, 1)],
+];
+
 /// Vector pairs processed side by side in the in-register layers (divides 576/64, 768/64 and
 /// 1152/64).
 const PAIRS: usize = 3;
-
-/// Mask of the lanes with bit `D` set (inside each 16-lane row).
-const fn upper_mask(d: usize) -> u32 {
-    let mut m = 0u32;
-    let mut l = 0;
-    while l < 32 {
-        if l & d != 0 {
-            m |= 1 << l;
-        }
-        l += 1;
-    }
-    m
-}
 
 /// Per-parameter-set lane tables (built once).
 struct Tables {
@@ -168,8 +195,8 @@ struct Tables {
     /// (strides 4, 8, 16).
     fwd: Vec<[ZTab; 3]>,
     inv: Vec<[ZTab; 3]>,
-    /// `d = 3`: in-row layers per vector (two rows), forward (D = 8, 4, 2, 1) and inverse
-    /// (D = 1, 2, 4, 8).
+    /// `d = 3`: in-row layers per vector pair (four rows), forward (D = 8, 4, 2, 1) and
+    /// inverse (D = 1, 2, 4, 8).
     f3: Vec<[ZTab; 4]>,
     i3: Vec<[ZTab; 4]>,
     /// Base-ring zetas in the transposed lane order, per group of 32 components (zero past
@@ -223,18 +250,25 @@ fn build_tables(p: NtruPlusParams) -> Tables {
             t.base.push(ztab(|l| base(32 * g + soa4_component(l))));
         }
     } else {
-        // vector v holds rows 2v, 2v + 1; row R is row R % 3 of 48-block R / 3, lane l of a row
-        // is coefficient 3l + R % 3 of its block
-        for v in 0..n / 32 {
-            let coeff = |l: usize| {
-                let row = 2 * v + l / 16;
-                48 * (row / 3) + 3 * (l % 16) + row % 3
+        // row layout: vector v holds rows 2v, 2v + 1; row R is row R % 3 of 48-block R / 3,
+        // lane m of a row is coefficient 3m + R % 3 of its block. Pair p is vectors 2p, 2p + 1
+        // (the last pair of 864 ends with a zero vector past the end: twiddles 0)
+        for p in 0..n.div_ceil(64) {
+            // coefficient at original pair index i (0..64), or None past the end
+            let coeff = |i: usize| {
+                let pos = 64 * p + i;
+                let row = pos / 16;
+                (pos < n).then(|| 48 * (row / 3) + 3 * (pos % 16) + row % 3)
             };
             let mut f = [([0i16; 32], [0i16; 32]); 4];
             let mut i = f;
-            for (li, dd) in [8usize, 4, 2, 1].into_iter().enumerate() {
-                f[li] = ztab(|l| fz(coeff(l), 3 * dd));
-                i[3 - li] = ztab(|l| iz(coeff(l), 3 * dd));
+            for (s, dd) in [8usize, 4, 2, 1].into_iter().enumerate() {
+                // forward butterfly s: X lane j holds pair index rotr(j, 2 + s)
+                f[s] = ztab(|j| coeff(rotr6(j, 2 + s)).map_or(0, |c| fz(c, 3 * dd)));
+            }
+            for (s, dd) in [1usize, 2, 4, 8].into_iter().enumerate() {
+                // inverse butterfly s: X lane j holds pair index rotr(j, 5 - s)
+                i[s] = ztab(|j| coeff(rotr6(j, 5 - s)).map_or(0, |c| iz(c, 3 * dd)));
             }
             t.f3.push(f);
             t.i3.push(i);
@@ -276,9 +310,25 @@ const fn bytes16(src: [usize; 8]) -> [i8; 64] {
     out
 }
 
+/// `vpermt2w` indices gathering the low (`h = 0`) or high (`h = 1`) 16-bit halves of two
+/// vectors of 32-bit lanes in `packs32` order: per 128-bit lane, four from the first source,
+/// then four from the second.
+const fn pack_idx(h: usize) -> [i16; 32] {
+    let mut idx = [0i16; 32];
+    let mut p = 0;
+    while p < 32 {
+        let (lane, j) = (p / 8, p % 8);
+        let word = 8 * lane + 2 * (j % 4) + h;
+        idx[p] = (if j < 4 { word } else { 32 + word }) as i16;
+        p += 1;
+    }
+    idx
+}
+const PACK_LO: [i16; 32] = pack_idx(0);
+const PACK_HI: [i16; 32] = pack_idx(1);
+
 const SOA4_IN: [i8; 64] = bytes16([0, 4, 1, 5, 2, 6, 3, 7]);
 const SOA4_OUT: [i8; 64] = bytes16([0, 2, 4, 6, 1, 3, 5, 7]);
-const SWAP1: [i8; 64] = bytes16([1, 0, 3, 2, 5, 4, 7, 6]);
 
 /// `vpermt2w` index vectors of the stride-3 transposes of 96 coefficients `v0 v1 v2`
 /// (two 48-blocks): `[i16; 32]` indices into the 64 lanes of two sources, and the mask of the
@@ -442,14 +492,12 @@ impl Avx512 {
         mulhi => _mm512_mulhi_epi16,
         madd => _mm512_madd_epi16,
         add32 => _mm512_add_epi32,
-        sub32 => _mm512_sub_epi32,
         lo16 => _mm512_unpacklo_epi16,
         hi16 => _mm512_unpackhi_epi16,
         lo32 => _mm512_unpacklo_epi32,
         hi32 => _mm512_unpackhi_epi32,
         lo64 => _mm512_unpacklo_epi64,
         hi64 => _mm512_unpackhi_epi64,
-        packs32 => _mm512_packs_epi32,
         shuf8 => _mm512_shuffle_epi8,
     }
 
@@ -457,11 +505,6 @@ impl Avx512 {
     fn splat(self, x: i16) -> V {
         // SAFETY: the token proves AVX-512F/BW.
         unsafe { _mm512_set1_epi16(x) }
-    }
-    #[inline(always)]
-    fn splat32(self, x: i32) -> V {
-        // SAFETY: the token proves AVX-512F/BW.
-        unsafe { _mm512_set1_epi32(x) }
     }
     #[inline(always)]
     fn zero(self) -> V {
@@ -543,12 +586,6 @@ impl Avx512 {
         // SAFETY: the token proves AVX-512F/BW.
         unsafe { _mm512_mask_blend_epi16(m, a, b) }
     }
-    /// `a + b`, and `a - b` in the lanes of `m`.
-    #[inline(always)]
-    fn add_sub(self, m: u32, a: V, b: V) -> V {
-        // SAFETY: the token proves AVX-512F/BW.
-        unsafe { _mm512_mask_sub_epi16(_mm512_add_epi16(a, b), m, a, b) }
-    }
     /// Zero in the lanes of `m`.
     #[inline(always)]
     fn clear(self, m: u32, a: V) -> V {
@@ -564,11 +601,6 @@ impl Avx512 {
     fn srai16_10(self, a: V) -> V {
         // SAFETY: the token proves AVX-512F/BW.
         unsafe { _mm512_srai_epi16::<10>(a) }
-    }
-    #[inline(always)]
-    fn srai32_16(self, a: V) -> V {
-        // SAFETY: the token proves AVX-512F/BW.
-        unsafe { _mm512_srai_epi32::<16>(a) }
     }
     #[inline(always)]
     fn shufps<const I: i32>(self, a: V, b: V) -> V {
@@ -622,15 +654,6 @@ impl Avx512 {
     fn dbl(self, x: V) -> V {
         self.add(x, x)
     }
-    /// `montgomery_reduce` of sixteen 32-bit sums.
-    #[inline(always)]
-    fn mred32(self, s: V) -> V {
-        let m = self.mullo(s, self.splat32(QINV));
-        let mq = self.madd(m, self.splat32(Q));
-        self.srai32_16(self.sub32(s, mq))
-    }
-    /// Forward radix-2 butterfly (reference: `t = fqmul(z, y)`, `y = barrett(x - t)`,
-    /// `x = barrett(x + t)`).
     #[inline(always)]
     fn fwd_bf(self, x: V, y: V, z: (V, V)) -> (V, V) {
         let t = self.fqmulc(y, z);
@@ -653,60 +676,36 @@ impl Avx512 {
     fn inv_bf(self, x: V, y: V, z: (V, V)) -> (V, V) {
         (self.barrett(self.add(x, y)), self.fqmulc(self.sub(y, x), z))
     }
-    /// The partner of every lane for butterflies between lanes `l` and `l ^ D` (`D < 16`).
+    /// Rotates the lane order of the pair `(x, y)` left by `r` bits (see [`ROT`]).
     #[inline(always)]
-    fn swap<const D: usize>(self, x: V) -> V {
-        // SAFETY: the token proves AVX-512F/BW.
+    fn rot(self, x: V, y: V, r: usize) -> (V, V) {
+        // SAFETY: the token proves AVX-512F/BW; the tables have 32 readable i16.
         unsafe {
-            match D {
-                8 => _mm512_shuffle_i64x2::<0xB1>(x, x),
-                4 => _mm512_shuffle_epi32::<0x4E>(x),
-                2 => _mm512_shuffle_epi32::<0xB1>(x),
-                _ => _mm512_shuffle_epi8(x, _mm512_loadu_si512(SWAP1.as_ptr().cast())),
-            }
+            (
+                _mm512_permutex2var_epi16(x, self.lanes(&ROT[r][0]), y),
+                _mm512_permutex2var_epi16(x, self.lanes(&ROT[r][1]), y),
+            )
         }
     }
-    /// Forward butterflies between lanes `l` and `l + D` of each 16-lane row.
+
+    /// Vectors `2p` and `2p + 1` of `a` (zero past the end).
     #[inline(always)]
-    fn fwd_lanes<const D: usize>(self, x: V, z: (V, V)) -> V {
-        let m = upper_mask(D);
-        let s = self.swap::<D>(x);
-        let lo = self.blend(m, x, s);
-        let hi = self.blend(m, s, x);
-        let t = self.fqmulc(hi, z);
-        self.barrett(self.add_sub(m, lo, t))
+    fn load_pair(self, a: &[i16], p: usize) -> (V, V) {
+        let o = 64 * p;
+        let b = if o + 32 < a.len() {
+            self.load(&a[o + 32..])
+        } else {
+            self.zero()
+        };
+        (self.load(&a[o..]), b)
     }
-    /// [`Self::fwd_lanes`] without the Barrett step (the outputs grow by less than `q`).
     #[inline(always)]
-    fn fwd_lanes_lazy<const D: usize>(self, x: V, z: (V, V)) -> V {
-        let m = upper_mask(D);
-        let s = self.swap::<D>(x);
-        let lo = self.blend(m, x, s);
-        let hi = self.blend(m, s, x);
-        let t = self.fqmulc(hi, z);
-        self.add_sub(m, lo, t)
-    }
-    /// [`Self::inv_lanes`] without the Barrett step on the sums.
-    #[inline(always)]
-    fn inv_lanes_lazy<const D: usize>(self, x: V, z: (V, V)) -> V {
-        let m = upper_mask(D);
-        let s = self.swap::<D>(x);
-        let lo = self.blend(m, x, s);
-        let hi = self.blend(m, s, x);
-        let sum = self.add(lo, hi);
-        let dif = self.fqmulc(self.sub(hi, lo), z);
-        self.blend(m, sum, dif)
-    }
-    /// Inverse butterflies between lanes `l` and `l + D` of each 16-lane row.
-    #[inline(always)]
-    fn inv_lanes<const D: usize>(self, x: V, z: (V, V)) -> V {
-        let m = upper_mask(D);
-        let s = self.swap::<D>(x);
-        let lo = self.blend(m, x, s);
-        let hi = self.blend(m, s, x);
-        let sum = self.barrett(self.add(lo, hi));
-        let dif = self.fqmulc(self.sub(hi, lo), z);
-        self.blend(m, sum, dif)
+    fn store_pair(self, a: &mut [i16], p: usize, (x, y): (V, V)) {
+        let o = 64 * p;
+        self.store(&mut a[o..], x);
+        if o + 32 < a.len() {
+            self.store(&mut a[o + 32..], y);
+        }
     }
 
     // ---- layouts ----
@@ -963,25 +962,36 @@ impl Avx512 {
                 self.store3(&mut a[b..], v);
             }
             self.fwd_big(a, z);
-            for (b, f) in (0..n).step_by(96).zip(t.f3.chunks_exact(3)) {
-                let mut r = self.load3(&a[b..]);
-                // layer by layer over the three vectors (independent chains side by side)
-                // lazy: < 7q after the radix-3 layers; stride 8 adds < q, the values are
-                // Barrett-reduced before stride 4, strides 4 and 2 add < 2q, stride 1 ends
-                // with the reference's Barrett step
-                for j in 0..3 {
-                    r[j] = self.fwd_lanes_lazy::<8>(r[j], self.zt(&f[j][0]));
+            // in-row layers on vector pairs, two pairs side by side (864: 14 pairs, the last
+            // one padded); lazy: < 7q after the radix-3 layers, stride 8 adds < q, the lower
+            // operands are Barrett-reduced before stride 4, strides 4 and 2 add < 2q, stride 1
+            // ends with the reference's Barrett step
+            for (p0, f) in (0..n.div_ceil(64)).step_by(2).zip(t.f3.chunks_exact(2)) {
+                let mut x = [self.zero(); 2];
+                let mut y = x;
+                for j in 0..2 {
+                    let (va, vb) = self.load_pair(a, p0 + j);
+                    (x[j], y[j]) = self.rot(va, vb, 2);
+                    (x[j], y[j]) = self.fwd_bf_lazy(x[j], y[j], self.zt(&f[j][0]));
                 }
-                for j in 0..3 {
-                    r[j] = self.fwd_lanes_lazy::<4>(self.barrett(r[j]), self.zt(&f[j][1]));
+                for j in 0..2 {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 1);
+                    let xr = self.barrett(x[j]);
+                    (x[j], y[j]) = self.fwd_bf_lazy(xr, y[j], self.zt(&f[j][1]));
                 }
-                for j in 0..3 {
-                    r[j] = self.fwd_lanes_lazy::<2>(r[j], self.zt(&f[j][2]));
+                for j in 0..2 {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 1);
+                    (x[j], y[j]) = self.fwd_bf_lazy(x[j], y[j], self.zt(&f[j][2]));
                 }
-                for j in 0..3 {
-                    r[j] = self.fwd_lanes::<1>(r[j], self.zt(&f[j][3]));
+                for j in 0..2 {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 1);
+                    (x[j], y[j]) = self.fwd_bf(x[j], y[j], self.zt(&f[j][3]));
+                    self.store_pair(a, p0 + j, self.rot(x[j], y[j], 1));
                 }
-                self.store3(&mut a[b..], self.rows_to_blocks(r));
+            }
+            for b in (0..n).step_by(96) {
+                let v = self.rows_to_blocks(self.load3(&a[b..]));
+                self.store3(&mut a[b..], v);
             }
             return;
         }
@@ -1037,23 +1047,33 @@ impl Avx512 {
         let s = &shape(N);
         let n = N;
         if s.d == 3 {
-            for (b, f) in (0..n).step_by(96).zip(t.i3.chunks_exact(3)) {
-                let mut r = self.blocks_to_rows(self.load3(&a[b..]));
-                // lazy: sums of strides 1 and 2 stay below 4q, stride 4 reduces them, stride 8
-                // sums stay below 1.5q (the inverse radix-3 layers take up to 3q)
-                for j in 0..3 {
-                    r[j] = self.inv_lanes_lazy::<1>(r[j], self.zt(&f[j][0]));
+            for b in (0..n).step_by(96) {
+                let v = self.blocks_to_rows(self.load3(&a[b..]));
+                self.store3(&mut a[b..], v);
+            }
+            // lazy: the sums of strides 1 and 2 stay below 4q, stride 4 reduces them, the
+            // stride-8 sums stay below 2q (the inverse radix-3 layers take that)
+            for (p0, f) in (0..n.div_ceil(64)).step_by(2).zip(t.i3.chunks_exact(2)) {
+                let mut x = [self.zero(); 2];
+                let mut y = x;
+                for j in 0..2 {
+                    let (va, vb) = self.load_pair(a, p0 + j);
+                    (x[j], y[j]) = self.rot(va, vb, 5);
+                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&f[j][0]));
                 }
-                for j in 0..3 {
-                    r[j] = self.inv_lanes_lazy::<2>(r[j], self.zt(&f[j][1]));
+                for j in 0..2 {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 5);
+                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&f[j][1]));
                 }
-                for j in 0..3 {
-                    r[j] = self.inv_lanes::<4>(r[j], self.zt(&f[j][2]));
+                for j in 0..2 {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 5);
+                    (x[j], y[j]) = self.inv_bf(x[j], y[j], self.zt(&f[j][2]));
                 }
-                for j in 0..3 {
-                    r[j] = self.inv_lanes_lazy::<8>(r[j], self.zt(&f[j][3]));
+                for j in 0..2 {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 5);
+                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&f[j][3]));
+                    self.store_pair(a, p0 + j, self.rot(x[j], y[j], 4));
                 }
-                self.store3(&mut a[b..], r);
             }
         } else {
             for (o, tw) in (0..n).step_by(64 * PAIRS).zip(t.inv.chunks_exact(PAIRS)) {
@@ -1136,7 +1156,24 @@ impl Avx512 {
             self.madd(ah[0], self.hi16(x[0], x[1])),
             self.madd(ah[1], self.hi16(x[2], x[3])),
         );
-        self.packs32(self.mred32(sl), self.mred32(sh))
+        self.mred_pack(sl, sh)
+    }
+
+    /// `packs32(mred32(sl), mred32(sh))` (values in `(-q, q)`, no saturation) in 16-bit lanes:
+    /// the low and high halves of the 32-bit sums gathered into one vector each (in the order
+    /// `packs32` produces), then `hi - mulhi(lo · QINV, q)`, which is exact because the low
+    /// halves of `s` and `m·q` are equal.
+    #[inline(always)]
+    fn mred_pack(self, sl: V, sh: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW; the index tables have 32 readable i16.
+        let (lo, hi) = unsafe {
+            (
+                _mm512_permutex2var_epi16(sl, self.lanes(&PACK_LO), sh),
+                _mm512_permutex2var_epi16(sl, self.lanes(&PACK_HI), sh),
+            )
+        };
+        let m = self.mullo(lo, self.splat(QINV as i16));
+        self.sub(hi, self.mulhi(m, self.splat(Q as i16)))
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
@@ -1385,6 +1422,43 @@ mod tests {
             let b = map_permt2q(x, y, INV_OUT_B);
             assert!((0..32).all(|l| a[l] == o + l && b[l] == o + 32 + l));
         }
+    }
+
+    /// The pair rotations of the 864 in-row layers: before forward layer `s` (inverse layer
+    /// `s`), lane `j` of `X` and lane `j` of `Y` hold indices differing exactly in bit `3 - s`
+    /// (bit `s`), the lower one in `X`; the sequences end in natural order.
+    #[test]
+    fn pair_rotations_pair_every_lane_with_its_partner() {
+        let apply = |v: &[usize; 64], r: usize| -> [usize; 64] {
+            let mut out = [0; 64];
+            for h in 0..2 {
+                for k in 0..32 {
+                    out[32 * h + k] = v[ROT[r][h][k] as usize];
+                }
+            }
+            out
+        };
+        let check = |v: &[usize; 64], bit: usize| {
+            for j in 0..32 {
+                assert_eq!(v[j] ^ v[j + 32], 1 << bit);
+                assert_eq!(v[j] & (1 << bit), 0);
+            }
+        };
+        let natural: [usize; 64] = core::array::from_fn(|i| i);
+        let mut v = apply(&natural, 2);
+        for s in 0..4 {
+            check(&v, 3 - s);
+            assert!((0..64).all(|j| v[j] == rotr6(j, 2 + s)));
+            v = apply(&v, 1);
+        }
+        assert_eq!(v, natural);
+        let mut v = natural;
+        for s in 0..4 {
+            v = apply(&v, 5);
+            check(&v, s);
+            assert!((0..64).all(|j| v[j] == rotr6(j, 5 - s)));
+        }
+        assert_eq!(apply(&v, 4), natural);
     }
 
     #[test]
