@@ -16,7 +16,9 @@
 //!   - `d = 3` (864): every 48-coefficient block is first transposed to 3 rows of 16 (row `r`
 //!     holds coefficients `3m + r`; two blocks per three vectors with `vpermt2w`). The big
 //!     strides (432, 144, 48) are blind to a permutation inside the blocks and are multiples of
-//!     16, so they run on the transposed data (32-lane vectors plus a 16-lane masked tail);
+//!     16, so they run on the transposed data (32-lane vectors plus a 16-lane tail, loaded
+//!     and stored with plain 256-bit moves: masked ones defeat store forwarding between the
+//!     layers and cost a third of the transform);
 //!     the in-block layers (strides 24, 12, 6, 3) become lane strides 8, 4, 2, 1 inside the
 //!     rows, run on vector pairs (four rows) whose lane order a `vpermt2w` rotates by one bit
 //!     per layer (see [`ROT`]).
@@ -527,15 +529,16 @@ impl Avx512 {
     #[inline(always)]
     fn load16(self, s: &[i16]) -> V {
         let s = &s[..16];
-        // SAFETY: the token proves AVX-512F/BW; the mask reads only the 16 lanes of `s`.
-        unsafe { _mm512_maskz_loadu_epi16(0xFFFF, s.as_ptr()) }
+        // SAFETY: the token proves AVX-512F/BW; `s` has 16 readable i16 (a plain 256-bit load,
+        // which store forwarding handles better than a masked one).
+        unsafe { _mm512_zextsi256_si512(_mm256_loadu_si256(s.as_ptr().cast())) }
     }
     /// Stores the first 16 lanes.
     #[inline(always)]
     fn store16(self, s: &mut [i16], v: V) {
         let s = &mut s[..16];
-        // SAFETY: the token proves AVX-512F/BW; the mask writes only the 16 lanes of `s`.
-        unsafe { _mm512_mask_storeu_epi16(s.as_mut_ptr(), 0xFFFF, v) }
+        // SAFETY: the token proves AVX-512F/BW; `s` has 16 writable i16.
+        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), _mm512_castsi512_si256(v)) }
     }
     /// [`Self::load`], or [`Self::load16`] if `half`.
     #[inline(always)]
@@ -922,7 +925,7 @@ impl Avx512 {
 
     /// The layers with strides that are multiples of 16 coefficients (the trinomial split, the
     /// radix-3 layers and the radix-2 layers down to stride 32), vector to vector; a 16-lane
-    /// masked tail when a half-node is an odd number of 16-lane rows (864).
+    /// tail (plain 256-bit moves) when a half-node is an odd number of 16-lane rows (864).
     #[inline(always)]
     fn fwd_big<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN]) {
         let s = shape(N);
