@@ -801,22 +801,20 @@ fn p3(rows: &mut Vec<Row>, rounds: usize) {
             .collect();
         let mut ah = a.clone();
         ntruplus::ntt(&mut ah, p).expect("ntt");
-        // one ring object per set, as a caller holds it; basemul/baseinv write into
-        // caller-provided buffers (the official figures are in-place calls too)
+        // one ring object per set, as a caller holds it; every call works in place or into a
+        // caller-provided buffer, as the official figures do. The transforms run again and
+        // again on their own output (it stays in the input range (-q, q), and the timing does
+        // not depend on the values), so no copy is timed.
         let ring = ntruplus::NtruPlusRing::new(p);
         let (mut x, mut y) = (a.clone(), ah.clone());
         let (mut c, mut r) = (vec![0i16; n], vec![0i16; n]);
-        let (ar, ahr) = (&a, &ah);
+        let ahr = &ah;
         let mut jobs: Vec<Job<'_>> = vec![
             Box::new(move || {
-                x.copy_from_slice(ar);
-                ring.ntt(&mut x).expect("ntt");
-                black_box(&x);
+                ring.ntt(black_box(&mut x)).expect("ntt");
             }),
             Box::new(move || {
-                y.copy_from_slice(ahr);
-                ring.invntt(&mut y).expect("invntt");
-                black_box(&y);
+                ring.invntt(black_box(&mut y)).expect("invntt");
             }),
             Box::new(move || {
                 ring.basemul_into(&mut c, ahr, ahr).expect("basemul");
