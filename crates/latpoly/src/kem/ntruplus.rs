@@ -73,7 +73,7 @@ use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
 use crate::rings::ntruplus::{self, NtruPlusParams, NtruPlusRing};
-use crate::secret::Wiped;
+use crate::secret::{wipe, Wiped};
 use sha2::{Digest, Sha256};
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use sha3::Shake256;
@@ -111,35 +111,41 @@ fn shake256(parts: &[&[u8]], out: &mut [u8]) {
 }
 
 /// All-ones if `x < 0`, else zero, as plain arithmetic (an arithmetic shift): used in the
-/// element-wise loops, which the compiler vectorises (vector shifts, ands and adds, no branch);
-/// the Valgrind test `tests/ct_kem.rs` checks the compiled code of every decapsulation.
+/// element-wise loops, which the compiler vectorises (16-bit vector shifts, ands and adds, no
+/// branch); the Valgrind test `tests/ct_kem.rs` checks the compiled code of every
+/// decapsulation.
 #[inline(always)]
-fn sign_mask(x: i32) -> i32 {
-    x >> 31
+fn sign_mask(x: i16) -> i16 {
+    x >> 15
 }
 
-/// `x` in `(-2q, 2q)` to its representative in `[0, q)`, branch-free.
+const Q16: i16 = Q as i16;
+
+/// `x` in `(-2q, 2q)` to its representative in `[0, q)`, branch-free, in 16-bit arithmetic.
 #[inline(always)]
-fn canonical(mut x: i32) -> i16 {
-    debug_assert!(x.abs() < 2 * Q);
-    x += sign_mask(x) & Q; // (-q, 2q)
-    x += sign_mask(x) & Q; // [0, 2q)
-    x -= Q;
-    x += sign_mask(x) & Q; // [0, q)
-    x as i16
+fn canonical(mut x: i16) -> i16 {
+    debug_assert!((x as i32).abs() < 2 * Q);
+    x += sign_mask(x) & Q16; // (-q, 2q)
+    x += sign_mask(x) & Q16; // [0, 2q)
+    x -= Q16;
+    x += sign_mask(x) & Q16; // [0, q)
+    x
 }
 
 /// The reference `crepmod3`: `a` in `(-q, q)` to its centred representative mod `q` (in
-/// `[-(q-1)/2, (q-1)/2]`), then to the centred representative mod 3 in `{-1, 0, 1}`.
+/// `[-(q-1)/2, (q-1)/2]`), then to the centred representative mod 3 in `{-1, 0, 1}`. That
+/// value is unique, so any exact division works; here in 16-bit lanes: `v = (a - (q+1)/2) mod
+/// q` in `[0, q)` (the centred value is `v - (q-1)/2`, congruent to `v + 1` mod 3), then
+/// `(v + 1) mod 3 - 1` with `floor(x/3) = (x·21846) >> 16` for `0 < x <= q` (the error of
+/// `21846/2^16 - 1/3` stays below `1/3` over that range).
 #[inline(always)]
 fn crepmod3(a: i16) -> i16 {
-    let mut a = a as i32;
-    a += sign_mask(a) & Q; // [0, q)
-    a -= (Q + 1) / 2;
-    a += sign_mask(a) & Q;
-    a -= (Q - 1) / 2; // centred
-    let t = (10923 * a + (1 << 14)) >> 15; // round(a / 3)
-    (a - 3 * t) as i16
+    let mut v = a + (sign_mask(a) & Q16); // [0, q)
+    v -= (Q16 + 1) / 2;
+    v += sign_mask(v) & Q16; // [0, q)
+    let x = (v + 1) as u16; // [1, q]
+    let t = ((x as u32 * 21846) >> 16) as u16;
+    (x - 3 * t) as i16 - 1
 }
 
 /// `SOTP(m, B) = CBD1((B[..n/8] ⊕ m) ‖ B[n/8..])`.
@@ -156,25 +162,34 @@ fn sotp(m: &[u8], b: &[u8], p: NtruPlusParams) -> Result<Wiped<Vec<i16>>> {
 fn sotp_inv(m: &mut [u8], e: &[i16], b: &[u8], p: NtruPlusParams) -> Choice {
     let n = p.n();
     let (lo, hi) = b.split_at(n / 8);
-    let mut bad = 0u32;
+    // bad collects t & !1 over all t in {-1, 0, 1, 2}: anything but 0 and 1 sets a high bit
+    let mut bad = 0u16;
     for (base, w) in ntruplus::cbd1_blocks(p) {
+        // the block's words, then row k (coefficients base + w·k .. + w) against bit k of
+        // every word: contiguous element-wise loops, which the compiler vectorises
+        let (mut xs, mut ys, mut words) = ([0u16; 16], [0u16; 16], [0u16; 16]);
         for j in 0..w {
             let off = base / 8 + 2 * j;
-            let mut x = u16::from_le_bytes([lo[off], lo[off + 1]]);
-            let mut y = u16::from_le_bytes([hi[off], hi[off + 1]]);
-            let mut word = 0u16;
-            for k in 0..16 {
-                // t in {-1, 0, 1, 2}; anything but 0 and 1 has a bit above bit 0
-                let t = ((y & 1) as i32 + e[base + w * k + j] as i32) as u32;
+            xs[j] = u16::from_le_bytes([lo[off], lo[off + 1]]);
+            ys[j] = u16::from_le_bytes([hi[off], hi[off + 1]]);
+        }
+        for k in 0..16 {
+            let row = &e[base + w * k..base + w * (k + 1)];
+            for (j, &ek) in row.iter().enumerate() {
+                let t = ((ys[j] >> k) & 1).wrapping_add(ek as u16);
                 bad |= t & !1;
-                word |= (((t ^ x as u32) & 1) as u16) << k;
-                x >>= 1;
-                y >>= 1;
+                words[j] |= ((t ^ (xs[j] >> k)) & 1) << k;
             }
+        }
+        for (j, word) in words.iter().enumerate().take(w) {
+            let off = base / 8 + 2 * j;
             m[off..off + 2].copy_from_slice(&word.to_le_bytes());
         }
+        wipe(&mut xs);
+        wipe(&mut ys);
+        wipe(&mut words);
     }
-    barrier(bad).ct_eq(&0)
+    barrier(bad as u32).ct_eq(&0)
 }
 
 /// `3·CBD1(SHAKE256(d, n/4))`, plus 1 on the constant coefficient if `plus_one`.
@@ -269,7 +284,7 @@ fn encapsulate(
     let c: Vec<i16> = hr
         .iter()
         .zip(m.iter())
-        .map(|(&x, &y)| canonical(x as i32 + y as i32))
+        .map(|(&x, &y)| canonical(x + y))
         .collect();
     let ct = ntruplus::encodeq_unchecked(&c, p);
     Ok((ct, Wiped::new(kr[..SYMBYTES].to_vec())))
@@ -302,7 +317,7 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<Vec<u8>>
     let c2: Wiped<Vec<i16>> = Wiped::new(
         c.iter()
             .zip(m2.iter())
-            .map(|(&x, &y)| canonical(x as i32 - y as i32))
+            .map(|(&x, &y)| canonical(x - y))
             .collect(),
     );
     let r2 = Wiped::new(ring.basemul_unchecked(&c2, &hinv));
@@ -413,7 +428,7 @@ mod tests {
     #[test]
     fn canonical_reduces() {
         for x in -(2 * Q - 1)..2 * Q {
-            assert_eq!(canonical(x) as i32, x.rem_euclid(Q), "x = {x}");
+            assert_eq!(canonical(x as i16) as i32, x.rem_euclid(Q), "x = {x}");
         }
     }
 

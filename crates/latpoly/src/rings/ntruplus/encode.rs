@@ -16,17 +16,26 @@ fn pack_block(out: &mut [u8], f: &[u16], w: usize) {
     }
 }
 
+/// The block as three rows of `W` little-endian 16-bit words (bytes `2i, 2i+1` of row `r` at
+/// `2rW + 2i`): with `t_k` the coefficient `i + W·k`, row 0 is `t0 | t1 << 12`, row 1
+/// `t1 >> 4 | t2 << 8`, row 2 `t2 >> 8 | t3 << 4`: element-wise on words, which the compiler
+/// vectorises.
 #[inline(always)]
 fn pack_block_w<const W: usize>(out: &mut [u8], f: &[u16]) {
-    let (out, f, w) = (&mut out[..6 * W], &f[..4 * W], W);
-    for i in 0..w {
-        let t = [f[i], f[i + w], f[i + 2 * w], f[i + 3 * w]];
-        out[2 * i] = t[0] as u8;
-        out[2 * i + 1] = ((t[0] >> 8) | (t[1] << 4)) as u8;
-        out[2 * i + 2 * w] = (t[1] >> 4) as u8;
-        out[2 * i + 2 * w + 1] = t[2] as u8;
-        out[2 * i + 4 * w] = ((t[2] >> 8) | (t[3] << 4)) as u8;
-        out[2 * i + 4 * w + 1] = (t[3] >> 4) as u8;
+    let (out, f) = (&mut out[..6 * W], &f[..4 * W]);
+    let (t0, rest) = f.split_at(W);
+    let (t1, rest) = rest.split_at(W);
+    let (t2, t3) = rest.split_at(W);
+    let mut w = [[0u16; W]; 3];
+    for i in 0..W {
+        w[0][i] = t0[i] | (t1[i] << 12);
+        w[1][i] = (t1[i] >> 4) | (t2[i] << 8);
+        w[2][i] = (t2[i] >> 8) | (t3[i] << 4);
+    }
+    for (row, words) in out.chunks_exact_mut(2 * W).zip(&w) {
+        for (b, x) in row.chunks_exact_mut(2).zip(words) {
+            b.copy_from_slice(&x.to_le_bytes());
+        }
     }
 }
 
@@ -38,19 +47,25 @@ fn unpack_block(f: &mut [i16], b: &[u8], w: usize) {
     }
 }
 
+/// Inverse of [`pack_block_w`]: `t0 = w0 & 0xfff`, `t1 = w0 >> 12 | (w1 & 0xff) << 4`,
+/// `t2 = w1 >> 8 | (w2 & 0xf) << 8`, `t3 = w2 >> 4`.
 #[inline(always)]
 fn unpack_block_w<const W: usize>(f: &mut [i16], b: &[u8]) {
-    let (f, b, w) = (&mut f[..4 * W], &b[..6 * W], W);
-    for i in 0..w {
-        let by = |k: usize| b[k] as u16;
-        let t0 = by(2 * i) | ((by(2 * i + 1) & 0xf) << 8);
-        let t1 = (by(2 * i + 1) >> 4) | (by(2 * i + 2 * w) << 4);
-        let t2 = by(2 * i + 2 * w + 1) | ((by(2 * i + 4 * w) & 0xf) << 8);
-        let t3 = (by(2 * i + 4 * w) >> 4) | (by(2 * i + 4 * w + 1) << 4);
-        f[i] = t0 as i16;
-        f[i + w] = t1 as i16;
-        f[i + 2 * w] = t2 as i16;
-        f[i + 3 * w] = t3 as i16;
+    let (f, b) = (&mut f[..4 * W], &b[..6 * W]);
+    let mut w = [[0u16; W]; 3];
+    for (words, row) in w.iter_mut().zip(b.chunks_exact(2 * W)) {
+        for (x, by) in words.iter_mut().zip(row.chunks_exact(2)) {
+            *x = u16::from_le_bytes([by[0], by[1]]);
+        }
+    }
+    let (t0, rest) = f.split_at_mut(W);
+    let (t1, rest) = rest.split_at_mut(W);
+    let (t2, t3) = rest.split_at_mut(W);
+    for i in 0..W {
+        t0[i] = (w[0][i] & 0xfff) as i16;
+        t1[i] = ((w[0][i] >> 12) | ((w[1][i] & 0xff) << 4)) as i16;
+        t2[i] = ((w[1][i] >> 8) | ((w[2][i] & 0xf) << 8)) as i16;
+        t3[i] = (w[2][i] >> 4) as i16;
     }
 }
 
@@ -116,14 +131,16 @@ pub(crate) fn decodeq_reduced(bytes: &[u8], n: usize) -> (Vec<i16>, bool) {
     // v in [0, 4096): t = v - q is negative iff v was canonical; then add q back. Plain
     // arithmetic (shift, and, add), which the compiler vectorises: no branch, no barrier per
     // element (the secret key goes through here; tests/ct_kem.rs checks the compiled code).
-    let mut bad = 0u32;
+    // (16-bit lanes: v < 4096, so v - q fits)
+    let q = Q as i16;
+    let mut bad = 0u16;
     for v in f.iter_mut() {
-        let t = *v as i32 - Q;
-        let neg = t >> 31;
-        bad |= !neg as u32;
-        *v = (t + (neg & Q)) as i16;
+        let t = *v - q;
+        let neg = t >> 15;
+        bad |= !neg as u16;
+        *v = t + (neg & q);
     }
-    (f, barrier(bad) == 0)
+    (f, barrier(bad as u32) == 0)
 }
 
 /// The `CBD1` bit layout: `(base, w)` for each block of `16·w` coefficients (`w` = 16 per 256
