@@ -148,13 +148,13 @@ fn crepmod3(a: i16) -> i16 {
     (x - 3 * t) as i16 - 1
 }
 
-/// `SOTP(m, B) = CBD1((B[..n/8] ⊕ m) ‖ B[n/8..])`.
-fn sotp(m: &[u8], b: &[u8], p: NtruPlusParams) -> Result<Wiped<Vec<i16>>> {
-    let mut tmp = Wiped::new(b.to_vec());
-    for (t, x) in tmp.iter_mut().zip(m) {
+/// `SOTP(m, B) = CBD1((B[..n/8] ⊕ m) ‖ B[n/8..])` into `e`; `b` (the `n/4` bytes of `B`) is
+/// overwritten with the CBD1 input.
+fn sotp_into(e: &mut [i16], m: &[u8], b: &mut [u8], p: NtruPlusParams) {
+    for (t, x) in b.iter_mut().zip(m) {
         *t ^= x;
     }
-    Ok(Wiped::new(ntruplus::cbd1(&tmp, p)?))
+    ntruplus::cbd1_into_unchecked(e, b, p);
 }
 
 /// `SOTP^-1(e, B)`: writes `m_i = ((e_i + β_(i+n)) & 1) ⊕ β_i` into `m` (in the `CBD1` bit order)
@@ -257,41 +257,49 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wi
     Ok((pk, sk))
 }
 
-/// Encapsulation (spec Alg. 16 / reference `crypto_kem_enc`): `(ct, ss)` bytes.
+/// Encapsulation (spec Alg. 16 / reference `crypto_kem_enc`): `(ct, ss)` bytes. Works in two
+/// scratch buffers (one for polynomials, one for bytes), wiped on drop.
 fn encapsulate(
     p: NtruPlusParams,
     pk: &[u8],
     rng: &mut dyn RandomSource,
 ) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let ring = NtruPlusRing::new(p);
-    let n = p.n();
+    let (n, l) = (p.n(), p.encoded_bytes());
     // strict decoding: a non-canonical public key is an error (public data, may branch)
     let h = ntruplus::decodeq(pk, p)?; // 2^16·ĥ
-    let mut msg = Wiped::new(vec![0u8; n / 8 + SYMBYTES]);
+    let mut polys = Wiped::new(vec![0i16; 3 * n]);
+    let (r, rest) = polys.split_at_mut(n);
+    let (m, hr) = rest.split_at_mut(n);
+    let mut bytes = Wiped::new(vec![
+        0u8;
+        (n / 8 + SYMBYTES) + (SYMBYTES + n / 4) + l + n / 4
+    ]);
+    let (msg, rest) = bytes.split_at_mut(n / 8 + SYMBYTES);
+    let (kr, rest) = rest.split_at_mut(SYMBYTES + n / 4);
+    let (rbytes, g) = rest.split_at_mut(l);
     rng.fill(&mut msg[..n / 8]);
     msg[n / 8..].copy_from_slice(&hash_f(pk));
-    let mut kr = Wiped::new(vec![0u8; SYMBYTES + n / 4]);
-    shake256(&[&[2], &msg], &mut kr);
-    let mut r = Wiped::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
-    ring.ntt_unchecked(&mut r);
-    let rbytes = Wiped::new(ntruplus::encodeq_unchecked(&r, p));
-    let mut g = Wiped::new(vec![0u8; n / 4]);
-    shake256(&[&[1], &rbytes], &mut g);
-    let mut m = sotp(&msg[..n / 8], &g, p)?;
-    ring.ntt_unchecked(&mut m);
+    shake256(&[&[2], msg], kr);
+    ntruplus::cbd1_into_unchecked(r, &kr[SYMBYTES..], p);
+    ring.ntt_unchecked(r);
+    ntruplus::encodeq_into_unchecked(rbytes, r, p);
+    shake256(&[&[1], rbytes], g);
+    sotp_into(m, &msg[..n / 8], g, p);
+    ring.ntt_unchecked(m);
     // ĉ = ĥ∘r̂ + m̂ (basemul removes the 2^16 of the stored h)
-    let hr = Wiped::new(ring.basemul_unchecked(&h, &r));
-    let c: Vec<i16> = hr
-        .iter()
-        .zip(m.iter())
-        .map(|(&x, &y)| canonical(x + y))
-        .collect();
-    let ct = ntruplus::encodeq_unchecked(&c, p);
+    ring.basemul_unchecked_into(hr, &h, r);
+    for (x, &y) in hr.iter_mut().zip(m.iter()) {
+        *x = canonical(*x + y);
+    }
+    let mut ct = vec![0u8; l];
+    ntruplus::encodeq_into_unchecked(&mut ct, hr, p);
     Ok((ct, Wiped::new(kr[..SYMBYTES].to_vec())))
 }
 
 /// Decapsulation (spec Alg. 17 / reference `crypto_kem_dec`): the shared secret bytes, all
-/// zero on rejection.
+/// zero on rejection. Works in two scratch buffers (one for polynomials, one for bytes), wiped
+/// on drop.
 fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<Vec<u8>>> {
     let ring = NtruPlusRing::new(p);
     let (n, l) = (p.n(), p.encoded_bytes());
@@ -301,40 +309,51 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<Vec<u8>>
             got: sk.len(),
         });
     }
+    let mut polys = Wiped::new(vec![0i16; 6 * n]);
+    let (c, rest) = polys.split_at_mut(n);
+    let (f, rest) = rest.split_at_mut(n);
+    let (hinv, rest) = rest.split_at_mut(n);
+    let (t, rest) = rest.split_at_mut(n);
+    let (m1, m2) = rest.split_at_mut(n);
+    let mut bytes = Wiped::new(vec![
+        0u8;
+        2 * l + n / 4 + (n / 8 + SYMBYTES) + (SYMBYTES + n / 4)
+    ]);
+    let (rbytes, rest) = bytes.split_at_mut(l);
+    let (rbytes2, rest) = rest.split_at_mut(l);
+    let (g, rest) = rest.split_at_mut(n / 4);
+    let (msg, kr) = rest.split_at_mut(n / 8 + SYMBYTES);
     // ĉ reduced into [0, q); a non-canonical ciphertext is rejected below, not here
-    let (c, canonical_ct) = ntruplus::decodeq_reduced(ct, p)?;
+    let canonical_ct = ntruplus::decodeq_reduced_into(c, ct, p)?;
     // the secret key is not validated (as in the reference): fields >= q are reduced, with no
     // branch on the key
-    let f = Wiped::new(ntruplus::decodeq_reduced(&sk[..l], p)?.0);
-    let hinv = Wiped::new(ntruplus::decodeq_reduced(&sk[l..2 * l], p)?.0);
+    ntruplus::decodeq_reduced_into(f, &sk[..l], p)?;
+    ntruplus::decodeq_reduced_into(hinv, &sk[l..2 * l], p)?;
     // m' = (c·f mod q, centred) mod ±3: basemul gives ĉ∘f̂·2^-16, invntt multiplies by 2^16
-    let mut t = Wiped::new(ring.basemul_unchecked(&c, &f));
-    ring.invntt_unchecked(&mut t);
-    let m1: Wiped<Vec<i16>> = Wiped::new(t.iter().map(|&a| crepmod3(a)).collect());
-    // r̂' = (ĉ - NTT(m'))∘ĥ^-1 (hinv carries 2^16, removed by basemul)
-    let mut m2 = Wiped::new(m1.to_vec());
-    ring.ntt_unchecked(&mut m2);
-    let c2: Wiped<Vec<i16>> = Wiped::new(
-        c.iter()
-            .zip(m2.iter())
-            .map(|(&x, &y)| canonical(x - y))
-            .collect(),
-    );
-    let r2 = Wiped::new(ring.basemul_unchecked(&c2, &hinv));
-    let rbytes = Wiped::new(ntruplus::encodeq_unchecked(&r2, p));
-    let mut g = Wiped::new(vec![0u8; n / 4]);
-    shake256(&[&[1], &rbytes], &mut g);
-    let mut msg = Wiped::new(vec![0u8; n / 8 + SYMBYTES]);
-    let inv_ok = sotp_inv(&mut msg[..n / 8], &m1, &g, p);
+    ring.basemul_unchecked_into(t, c, f);
+    ring.invntt_unchecked(t);
+    for (m, &a) in m1.iter_mut().zip(t.iter()) {
+        *m = crepmod3(a);
+    }
+    // r̂' = (ĉ - NTT(m'))∘ĥ^-1 (hinv carries 2^16, removed by basemul); ĉ - NTT(m') in m2
+    m2.copy_from_slice(m1);
+    ring.ntt_unchecked(m2);
+    for (y, &x) in m2.iter_mut().zip(c.iter()) {
+        *y = canonical(x - *y);
+    }
+    let r2 = t;
+    ring.basemul_unchecked_into(r2, m2, hinv);
+    ntruplus::encodeq_into_unchecked(rbytes, r2, p);
+    shake256(&[&[1], rbytes], g);
+    let inv_ok = sotp_inv(&mut msg[..n / 8], m1, g, p);
     msg[n / 8..].copy_from_slice(&sk[2 * l..]);
-    let mut kr = Wiped::new(vec![0u8; SYMBYTES + n / 4]);
-    shake256(&[&[2], &msg], &mut kr);
-    let mut r1 = Wiped::new(ntruplus::cbd1(&kr[SYMBYTES..], p)?);
-    ring.ntt_unchecked(&mut r1);
-    let rbytes2 = Wiped::new(ntruplus::encodeq_unchecked(&r1, p));
-    let accept = inv_ok
-        & crate::arith::ct::bytes_equal(&rbytes, &rbytes2)
-        & Choice::from(canonical_ct as u8);
+    shake256(&[&[2], msg], kr);
+    let r1 = f;
+    ntruplus::cbd1_into_unchecked(r1, &kr[SYMBYTES..], p);
+    ring.ntt_unchecked(r1);
+    ntruplus::encodeq_into_unchecked(rbytes2, r1, p);
+    let accept =
+        inv_ok & crate::arith::ct::bytes_equal(rbytes, rbytes2) & Choice::from(canonical_ct as u8);
     let ss = kr[..SYMBYTES]
         .iter()
         .map(|&k| u8::conditional_select(&0, &k, accept))
@@ -438,7 +457,8 @@ mod tests {
         let n = p.n();
         let m: Vec<u8> = (0..n / 8).map(|i| (i * 37 + 11) as u8).collect();
         let b: Vec<u8> = (0..n / 4).map(|i| (i * 101 + 3) as u8).collect();
-        let e = sotp(&m, &b, p).unwrap();
+        let mut e = vec![0i16; n];
+        sotp_into(&mut e, &m, &mut b.clone(), p);
         let mut back = vec![0u8; n / 8];
         assert!(bool::from(sotp_inv(&mut back, &e, &b, p)));
         assert_eq!(back, m);

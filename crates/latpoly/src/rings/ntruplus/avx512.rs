@@ -34,7 +34,8 @@
 
 #![allow(unsafe_code)]
 
-use super::tables::{Shape, BARRETT_V, MONT, OMEGA_MONT, Q, QINV};
+use super::lanes::{self, vop2, ztab, Lanes16};
+use super::tables::{Shape, MONT, OMEGA_MONT, Q, QINV};
 use super::{scalar, tables, NtruPlusParams};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
@@ -45,28 +46,8 @@ type V = __m512i;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512(());
 
-macro_rules! vop2 {
-    ($($name:ident => $intr:ident),* $(,)?) => {$(
-        #[inline(always)]
-        fn $name(self, a: V, b: V) -> V {
-            // SAFETY: the token proves the CPU runs AVX-512F/BW.
-            unsafe { $intr(a, b) }
-        }
-    )*};
-}
-
 /// A lane table: zetas and their `·QINV` companions.
-type ZTab = ([i16; 32], [i16; 32]);
-
-fn ztab(f: impl Fn(usize) -> i16) -> ZTab {
-    let mut z = [0i16; 32];
-    let mut zq = [0i16; 32];
-    for l in 0..32 {
-        z[l] = f(l);
-        zq[l] = z[l].wrapping_mul(QINV as i16);
-    }
-    (z, zq)
-}
+type ZTab = lanes::ZTab<32>;
 
 // ---- lane maps: the shuffles below applied to coefficient indices (for the tables) ----
 
@@ -339,70 +320,19 @@ struct Perm3 {
     idx: [i16; 32],
     idx2: [i16; 32],
     mask: u32,
+    /// The first of the two `vpermt2w` sources.
+    lo: usize,
 }
 
-/// Row layout (`rows = true`): output vector `k` of the 96 holds rows `2k`, `2k + 1` of the
-/// two blocks (row `R`: block `R / 3`, coefficients `3m + R % 3`). Component layout (`rows =
-/// false`): output `k` holds coefficient `k` of the 32 degree-3 components.
-/// Returns, per output, `(first source, index table)`: sources `s, s + 1` through `vpermt2w`
-/// and the remaining lanes from source `s + 2` or `s - 1` through a masked `vpermw`.
-const fn perm3_in(k: usize, rows: bool) -> Perm3 {
+/// The tables of an output vector whose lane `l` comes from `(vector, lane) = src[l]` of three
+/// sources: vectors `lo, lo + 1` through `vpermt2w`, the other one through a masked `vpermw`.
+const fn perm3_from(src: [(usize, usize); 32], lo: usize) -> Perm3 {
     let mut idx = [0i16; 32];
     let mut idx2 = [0i16; 32];
     let mut mask = 0u32;
     let mut l = 0;
     while l < 32 {
-        let c = if rows {
-            let row = 2 * k + l / 16;
-            48 * (row / 3) + 3 * (l % 16) + row % 3
-        } else {
-            3 * l + k
-        };
-        let lo = perm3_lo(k, rows);
-        let src = c / 32;
-        if src == lo || src == lo + 1 {
-            idx[l] = (c - 32 * lo) as i16;
-        } else {
-            idx2[l] = (c % 32) as i16;
-            mask |= 1 << l;
-        }
-        l += 1;
-    }
-    Perm3 { idx, idx2, mask }
-}
-
-/// First of the two `vpermt2w` sources of output `k`; the third source is the other one.
-const fn perm3_lo(k: usize, rows: bool) -> usize {
-    if rows {
-        // rows 0,1 (v0, v1) / rows 2,3 (v0..v2: v0, v1 + v2 masked) / rows 4,5 (v1, v2)
-        if k == 2 {
-            1
-        } else {
-            0
-        }
-    } else {
-        0
-    }
-}
-
-/// Inverse of [`perm3_in`]: output vector `k` (coefficients `32k..32k + 32`) from the three
-/// transposed vectors.
-const fn perm3_out(k: usize, rows: bool) -> Perm3 {
-    let mut idx = [0i16; 32];
-    let mut idx2 = [0i16; 32];
-    let mut mask = 0u32;
-    let mut l = 0;
-    while l < 32 {
-        let c = 32 * k + l;
-        // position (vector, lane) of coefficient c in the transposed layout
-        let (v, lane) = if rows {
-            let (blk, i) = (c / 48, c % 48);
-            let row = 3 * blk + i % 3;
-            (row / 2, 16 * (row % 2) + i / 3)
-        } else {
-            (c % 3, c / 3)
-        };
-        let lo = perm3_out_lo(k, rows);
+        let (v, lane) = src[l];
         if v == lo || v == lo + 1 {
             idx[l] = (32 * (v - lo) + lane) as i16;
         } else {
@@ -411,21 +341,64 @@ const fn perm3_out(k: usize, rows: bool) -> Perm3 {
         }
         l += 1;
     }
-    Perm3 { idx, idx2, mask }
+    Perm3 {
+        idx,
+        idx2,
+        mask,
+        lo,
+    }
 }
 
-const fn perm3_out_lo(k: usize, rows: bool) -> usize {
-    if rows {
-        // coefficients 0..31: rows 0..2 (t0, t1); 32..63: rows 2..4 (t1, t2 + t0 masked);
-        // 64..95: rows 4, 5 (t2) and row 3 (t1)
-        if k == 0 {
-            0
+/// Row layout (`rows = true`): output vector `k` of the 96 holds rows `2k`, `2k + 1` of the
+/// two blocks (row `R`: block `R / 3`, coefficients `3m + R % 3`). Component layout (`rows =
+/// false`): output `k` holds coefficient `k` of the 32 degree-3 components.
+const fn perm3_in(k: usize, rows: bool) -> Perm3 {
+    let mut src = [(0, 0); 32];
+    let mut l = 0;
+    while l < 32 {
+        let c = if rows {
+            let row = 2 * k + l / 16;
+            48 * (row / 3) + 3 * (l % 16) + row % 3
         } else {
-            1
-        }
-    } else {
-        0
+            3 * l + k
+        };
+        src[l] = (c / 32, c % 32);
+        l += 1;
     }
+    perm3_from(src, perm3_lo(k, rows, false))
+}
+
+/// First of the two `vpermt2w` sources of output `k` of [`perm3_in`] (`out = false`) or
+/// [`perm3_out`] (`out = true`); the third source is the other one. Row layout in: rows 0, 1
+/// from v0, v1; rows 2, 3 from v0..v2 (v2 masked); rows 4, 5 from v1, v2. Row layout out:
+/// coefficients 0..31 from t0, t1; 32..63 from t1, t2 (t0 masked); 64..95 from t1, t2. The
+/// component layout always starts at 0.
+const fn perm3_lo(k: usize, rows: bool, out: bool) -> usize {
+    match (rows, out) {
+        (true, false) => (k == 2) as usize,
+        (true, true) => (k != 0) as usize,
+        _ => 0,
+    }
+}
+
+/// Inverse of [`perm3_in`]: output vector `k` (coefficients `32k..32k + 32`) from the three
+/// transposed vectors.
+const fn perm3_out(k: usize, rows: bool) -> Perm3 {
+    let mut src = [(0, 0); 32];
+    let mut l = 0;
+    while l < 32 {
+        let c = 32 * k + l;
+        // position (vector, lane) of coefficient c in the transposed layout
+        src[l] = if rows {
+            let (blk, i) = (c / 48, c % 48);
+            let row = 3 * blk + i % 3;
+            (row / 2, 16 * (row % 2) + i / 3)
+        } else {
+            (c % 3, c / 3)
+        };
+        l += 1;
+    }
+    perm3_from(src, perm3_lo(k, rows, true))
 }
 
 const P3_ROWS_IN: [Perm3; 3] = [perm3_in(0, true), perm3_in(1, true), perm3_in(2, true)];
@@ -445,40 +418,22 @@ macro_rules! match_set {
     ($p:expr, $a:expr, |$x:ident, $z:ident, $t:ident| $body:block) => {{
         let t = tables($p);
         match $p {
-            NtruPlusParams::Kem576 => {
-                if let Ok($x) = <&mut [i16; 576]>::try_from($a) {
-                    let ($z, $t) = (&tables::ZETAS_576, t);
-                    $body
-                } else {
-                    debug_assert!(false, "length checked by the caller");
-                }
-            }
-            NtruPlusParams::Kem768 => {
-                if let Ok($x) = <&mut [i16; 768]>::try_from($a) {
-                    let ($z, $t) = (&tables::ZETAS_768, t);
-                    $body
-                } else {
-                    debug_assert!(false, "length checked by the caller");
-                }
-            }
-            NtruPlusParams::Kem864 => {
-                if let Ok($x) = <&mut [i16; 864]>::try_from($a) {
-                    let ($z, $t) = (&tables::ZETAS_864, t);
-                    $body
-                } else {
-                    debug_assert!(false, "length checked by the caller");
-                }
-            }
+            NtruPlusParams::Kem576 => match_set!(@arm 576, ZETAS_576, t, $a, $x, $z, $t, $body),
+            NtruPlusParams::Kem768 => match_set!(@arm 768, ZETAS_768, t, $a, $x, $z, $t, $body),
+            NtruPlusParams::Kem864 => match_set!(@arm 864, ZETAS_864, t, $a, $x, $z, $t, $body),
             NtruPlusParams::Kem1152 => {
-                if let Ok($x) = <&mut [i16; 1152]>::try_from($a) {
-                    let ($z, $t) = (&tables::ZETAS_1152, t);
-                    $body
-                } else {
-                    debug_assert!(false, "length checked by the caller");
-                }
+                match_set!(@arm 1152, ZETAS_1152, t, $a, $x, $z, $t, $body)
             }
         }
     }};
+    (@arm $n:literal, $zs:ident, $tt:ident, $a:expr, $x:ident, $z:ident, $t:ident, $body:block) => {
+        if let Ok($x) = <&mut [i16; $n]>::try_from($a) {
+            let ($z, $t) = (&tables::$zs, $tt);
+            $body
+        } else {
+            debug_assert!(false, "length checked by the caller");
+        }
+    };
 }
 
 impl Avx512 {
@@ -488,14 +443,6 @@ impl Avx512 {
     }
 
     vop2! {
-        add => _mm512_add_epi16,
-        sub => _mm512_sub_epi16,
-        mullo => _mm512_mullo_epi16,
-        mulhi => _mm512_mulhi_epi16,
-        madd => _mm512_madd_epi16,
-        add32 => _mm512_add_epi32,
-        lo16 => _mm512_unpacklo_epi16,
-        hi16 => _mm512_unpackhi_epi16,
         lo32 => _mm512_unpacklo_epi32,
         hi32 => _mm512_unpackhi_epi32,
         lo64 => _mm512_unpacklo_epi64,
@@ -503,16 +450,6 @@ impl Avx512 {
         shuf8 => _mm512_shuffle_epi8,
     }
 
-    #[inline(always)]
-    fn splat(self, x: i16) -> V {
-        // SAFETY: the token proves AVX-512F/BW.
-        unsafe { _mm512_set1_epi16(x) }
-    }
-    #[inline(always)]
-    fn zero(self) -> V {
-        // SAFETY: the token proves AVX-512F/BW.
-        unsafe { _mm512_setzero_si512() }
-    }
     #[inline(always)]
     fn load(self, s: &[i16]) -> V {
         let s = &s[..32];
@@ -601,11 +538,6 @@ impl Avx512 {
         unsafe { _mm512_cmpeq_epi16_mask(a, _mm512_setzero_si512()) }
     }
     #[inline(always)]
-    fn srai16_10(self, a: V) -> V {
-        // SAFETY: the token proves AVX-512F/BW.
-        unsafe { _mm512_srai_epi16::<10>(a) }
-    }
-    #[inline(always)]
     fn shufps<const I: i32>(self, a: V, b: V) -> V {
         // SAFETY: the token proves AVX-512F/BW.
         unsafe {
@@ -617,7 +549,8 @@ impl Avx512 {
     }
     /// Output `k` of a stride-3 transpose of `v` (see [`perm3_in`]).
     #[inline(always)]
-    fn perm3(self, v: &[V; 3], p: &Perm3, lo: usize) -> V {
+    fn perm3(self, v: &[V; 3], p: &Perm3) -> V {
+        let lo = p.lo;
         // SAFETY: the token proves AVX-512F/BW; the tables have 32 readable i16.
         unsafe {
             let idx = _mm512_loadu_si512(p.idx.as_ptr().cast());
@@ -627,58 +560,6 @@ impl Avx512 {
         }
     }
 
-    // ---- arithmetic (each bit-exact with its scalar counterpart) ----
-
-    /// `(splat(z), splat(z·QINV))`.
-    #[inline(always)]
-    fn zc(self, z: i16) -> (V, V) {
-        (self.splat(z), self.splat(z.wrapping_mul(QINV as i16)))
-    }
-    /// `fqmul(a, z)` with `zq = z·QINV mod 2^16` precomputed: `hi(a·z) - hi(lo(a·zq)·q)`,
-    /// which is exactly `montgomery_reduce(a·z)`.
-    #[inline(always)]
-    fn fqmulc(self, a: V, (z, zq): (V, V)) -> V {
-        let q = self.splat(Q as i16);
-        self.sub(self.mulhi(a, z), self.mulhi(self.mullo(a, zq), q))
-    }
-    /// `fqmul(a, b)` for two variables.
-    #[inline(always)]
-    fn fqmul(self, a: V, b: V) -> V {
-        self.fqmulc(a, (b, self.mullo(b, self.splat(QINV as i16))))
-    }
-    /// `barrett_reduce`: `t = (v·a + 2^25) >> 26 = (hi(v·a) + 512) >> 10`, `a - t·q`.
-    #[inline(always)]
-    fn barrett(self, a: V) -> V {
-        let t = self.mulhi(a, self.splat(BARRETT_V as i16));
-        let t = self.srai16_10(self.add(t, self.splat(512)));
-        self.sub(a, self.mullo(t, self.splat(Q as i16)))
-    }
-    #[inline(always)]
-    fn dbl(self, x: V) -> V {
-        self.add(x, x)
-    }
-    #[inline(always)]
-    fn fwd_bf(self, x: V, y: V, z: (V, V)) -> (V, V) {
-        let t = self.fqmulc(y, z);
-        (self.barrett(self.add(x, t)), self.barrett(self.sub(x, t)))
-    }
-    /// Forward radix-2 butterfly without reductions: `(x + t, x - t)`, `t = fqmul(z, y)` in
-    /// `(-q, q)`: the outputs grow by less than `q`.
-    #[inline(always)]
-    fn fwd_bf_lazy(self, x: V, y: V, z: (V, V)) -> (V, V) {
-        let t = self.fqmulc(y, z);
-        (self.add(x, t), self.sub(x, t))
-    }
-    /// Inverse radix-2 butterfly without the Barrett step: `(x + y, fqmul(z, y - x))`.
-    #[inline(always)]
-    fn inv_bf_lazy(self, x: V, y: V, z: (V, V)) -> (V, V) {
-        (self.add(x, y), self.fqmulc(self.sub(y, x), z))
-    }
-    /// Inverse radix-2 butterfly (reference: `y = fqmul(z, y - x)`, `x = barrett(x + y)`).
-    #[inline(always)]
-    fn inv_bf(self, x: V, y: V, z: (V, V)) -> (V, V) {
-        (self.barrett(self.add(x, y)), self.fqmulc(self.sub(y, x), z))
-    }
     /// Rotates the lane order of the pair `(x, y)` left by `r` bits (see [`ROT`]).
     #[inline(always)]
     fn rot(self, x: V, y: V, r: usize) -> (V, V) {
@@ -782,39 +663,24 @@ impl Avx512 {
         self.store(&mut a[32..], v[1]);
         self.store(&mut a[64..], v[2]);
     }
-    /// 96 coefficients (two 48-blocks) to the row layout of the `d = 3` NTT.
+    /// The three outputs of a stride-3 transpose of 96 coefficients (tables `P3_*`:
+    /// blocks to the NTT's rows and back, components to rows and back).
     #[inline(always)]
-    fn blocks_to_rows(self, v: [V; 3]) -> [V; 3] {
+    fn permute3(self, t: &[Perm3; 3], v: [V; 3]) -> [V; 3] {
         [
-            self.perm3(&v, &P3_ROWS_IN[0], perm3_lo(0, true)),
-            self.perm3(&v, &P3_ROWS_IN[1], perm3_lo(1, true)),
-            self.perm3(&v, &P3_ROWS_IN[2], perm3_lo(2, true)),
+            self.perm3(&v, &t[0]),
+            self.perm3(&v, &t[1]),
+            self.perm3(&v, &t[2]),
         ]
     }
+
+    /// [`Self::permute3`] over every 96 coefficients of `a`, in place.
     #[inline(always)]
-    fn rows_to_blocks(self, t: [V; 3]) -> [V; 3] {
-        [
-            self.perm3(&t, &P3_ROWS_OUT[0], perm3_out_lo(0, true)),
-            self.perm3(&t, &P3_ROWS_OUT[1], perm3_out_lo(1, true)),
-            self.perm3(&t, &P3_ROWS_OUT[2], perm3_out_lo(2, true)),
-        ]
-    }
-    /// 32 components of degree 3 (96 coefficients) to 3 rows in natural component order.
-    #[inline(always)]
-    fn soa3(self, v: [V; 3]) -> [V; 3] {
-        [
-            self.perm3(&v, &P3_COMP_IN[0], perm3_lo(0, false)),
-            self.perm3(&v, &P3_COMP_IN[1], perm3_lo(1, false)),
-            self.perm3(&v, &P3_COMP_IN[2], perm3_lo(2, false)),
-        ]
-    }
-    #[inline(always)]
-    fn aos3(self, t: [V; 3]) -> [V; 3] {
-        [
-            self.perm3(&t, &P3_COMP_OUT[0], perm3_out_lo(0, false)),
-            self.perm3(&t, &P3_COMP_OUT[1], perm3_out_lo(1, false)),
-            self.perm3(&t, &P3_COMP_OUT[2], perm3_out_lo(2, false)),
-        ]
+    fn permute3_all(self, a: &mut [i16], t: &[Perm3; 3]) {
+        for b in (0..a.len()).step_by(96) {
+            let v = self.permute3(t, self.load3(&a[b..]));
+            self.store3(&mut a[b..], v);
+        }
     }
 
     // ---- NTT ----
@@ -960,10 +826,7 @@ impl Avx512 {
         let s = &shape(N);
         let n = N;
         if s.d == 3 {
-            for b in (0..n).step_by(96) {
-                let v = self.blocks_to_rows(self.load3(&a[b..]));
-                self.store3(&mut a[b..], v);
-            }
+            self.permute3_all(a, &P3_ROWS_IN);
             self.fwd_big(a, z);
             // in-row layers on vector pairs, two pairs side by side (864: 14 pairs, the last
             // one padded); lazy: < 7q after the radix-3 layers, stride 8 adds < q, the lower
@@ -992,10 +855,7 @@ impl Avx512 {
                     self.store_pair(a, p0 + j, self.rot(x[j], y[j], 1));
                 }
             }
-            for b in (0..n).step_by(96) {
-                let v = self.rows_to_blocks(self.load3(&a[b..]));
-                self.store3(&mut a[b..], v);
-            }
+            self.permute3_all(a, &P3_ROWS_OUT);
             return;
         }
         self.fwd_big(a, z);
@@ -1050,10 +910,7 @@ impl Avx512 {
         let s = &shape(N);
         let n = N;
         if s.d == 3 {
-            for b in (0..n).step_by(96) {
-                let v = self.blocks_to_rows(self.load3(&a[b..]));
-                self.store3(&mut a[b..], v);
-            }
+            self.permute3_all(a, &P3_ROWS_IN);
             // lazy: the sums of strides 1 and 2 stay below 4q, stride 4 reduces them, the
             // stride-8 sums stay below 2q (the inverse radix-3 layers take that)
             for (p0, f) in (0..n.div_ceil(64)).step_by(2).zip(t.i3.chunks_exact(2)) {
@@ -1139,28 +996,11 @@ impl Avx512 {
             i += 32;
         }
         if s.d == 3 {
-            for b in (0..n).step_by(96) {
-                let v = self.rows_to_blocks(self.load3(&a[b..]));
-                self.store3(&mut a[b..], v);
-            }
+            self.permute3_all(a, &P3_ROWS_OUT);
         }
     }
 
     // ---- base rings ----
-
-    /// `mred(Σ_k a_k · x_k)` for rows `a` (interleaved in pairs) and operands `x`.
-    #[inline(always)]
-    fn dot(self, al: &[V; 2], ah: &[V; 2], x: [V; 4]) -> V {
-        let sl = self.add32(
-            self.madd(al[0], self.lo16(x[0], x[1])),
-            self.madd(al[1], self.lo16(x[2], x[3])),
-        );
-        let sh = self.add32(
-            self.madd(ah[0], self.hi16(x[0], x[1])),
-            self.madd(ah[1], self.hi16(x[2], x[3])),
-        );
-        self.mred_pack(sl, sh)
-    }
 
     /// `packs32(mred32(sl), mred32(sh))` (values in `(-q, q)`, no saturation) in 16-bit lanes:
     /// the low and high halves of the 32-bit sums gathered into one vector each (in the order
@@ -1187,54 +1027,18 @@ impl Avx512 {
             for (g, zt) in t.base.iter().enumerate() {
                 let ar = self.soa4(self.load_group4(a, g, zero));
                 let br = self.soa4(self.load_group4(b, g, zero));
-                let zz = self.zt(zt);
-                let bz = [
-                    br[0],
-                    self.fqmulc(br[1], zz),
-                    self.fqmulc(br[2], zz),
-                    self.fqmulc(br[3], zz),
-                ];
-                let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], ar[3])];
-                let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], ar[3])];
-                let cr = [
-                    self.dot(&al, &ah, [br[0], bz[3], bz[2], bz[1]]),
-                    self.dot(&al, &ah, [br[1], br[0], bz[3], bz[2]]),
-                    self.dot(&al, &ah, [br[2], br[1], br[0], bz[3]]),
-                    self.dot(&al, &ah, [br[3], br[2], br[1], br[0]]),
-                ];
+                let cr = self.basemul4_rows(ar, br, self.zt(zt));
                 self.store_group4(c, g, self.aos4(cr));
             }
         } else {
             for (g, zt) in t.base.iter().enumerate() {
                 let o = 96 * g;
-                let ar = self.soa3(self.load3(&a[o..]));
-                let br = self.soa3(self.load3(&b[o..]));
-                let zz = self.zt(zt);
-                let bz1 = self.fqmulc(br[1], zz);
-                let bz2 = self.fqmulc(br[2], zz);
-                let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], zero)];
-                let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], zero)];
-                let cr = [
-                    self.dot(&al, &ah, [br[0], bz2, bz1, zero]),
-                    self.dot(&al, &ah, [br[1], br[0], bz2, zero]),
-                    self.dot(&al, &ah, [br[2], br[1], br[0], zero]),
-                ];
-                self.store3(&mut c[o..], self.aos3(cr));
+                let ar = self.permute3(&P3_COMP_IN, self.load3(&a[o..]));
+                let br = self.permute3(&P3_COMP_IN, self.load3(&b[o..]));
+                let cr = self.basemul3_rows(ar, br, self.zt(zt));
+                self.store3(&mut c[o..], self.permute3(&P3_COMP_OUT, cr));
             }
         }
-    }
-
-    /// `x^(q-2)` lane-wise with Montgomery products: `2^32 / x` (the scalar `fqinv` chain).
-    #[inline(always)]
-    fn fqinv(self, x: V) -> V {
-        let mut r = x;
-        for bit in (0..11).rev() {
-            r = self.fqmul(r, r);
-            if (3455u32 >> bit) & 1 == 1 {
-                r = self.fqmul(r, x);
-            }
-        }
-        r
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
@@ -1260,31 +1064,11 @@ impl Avx512 {
             if d == 4 {
                 let x = self.soa4(self.load_group4(a, g, one4));
                 rows[g] = x;
-                let t0 = self.sub(self.fqmul(x[2], x[2]), self.dbl(self.fqmul(x[1], x[3])));
-                let t0 = self.add(self.fqmul(x[0], x[0]), self.fqmulc(t0, zz));
-                let t1 = self.fqmulc(self.fqmul(x[3], x[3]), zz);
-                let t1 = self.sub(
-                    self.add(self.fqmul(x[1], x[1]), t1),
-                    self.dbl(self.fqmul(x[0], x[2])),
-                );
-                let t2 = self.fqmulc(t1, zz);
-                nz = self.barrett(self.sub(self.fqmul(t0, t0), self.fqmul(t1, t2)));
-                tv[g] = [t0, t1, zero];
+                (tv[g], nz) = self.inv4_stage1(&x, zz);
             } else {
-                let x = self.soa3(self.load3(&a[96 * g..]));
+                let x = self.permute3(&P3_COMP_IN, self.load3(&a[96 * g..]));
                 rows[g] = [x[0], x[1], x[2], zero];
-                let t0 = self.sub(
-                    self.fqmul(x[0], x[0]),
-                    self.fqmulc(self.fqmul(x[1], x[2]), zz),
-                );
-                let t1 = self.sub(
-                    self.fqmulc(self.fqmul(x[2], x[2]), zz),
-                    self.fqmul(x[0], x[1]),
-                );
-                let t2 = self.sub(self.fqmul(x[1], x[1]), self.fqmul(x[0], x[2]));
-                let inner = self.add(self.fqmul(x[1], t2), self.fqmul(x[2], t1));
-                nz = self.barrett(self.add(self.fqmul(x[0], t0), self.fqmulc(inner, zz)));
-                tv[g] = [t0, t1, t2];
+                (tv[g], nz) = self.inv3_stage1(&rows[g], zz);
             }
             // exact zero test: the Barrett output is 0 iff the norm is 0 mod q
             let zm = self.is_zero(nz);
@@ -1304,26 +1088,22 @@ impl Avx512 {
             let x = rows[g];
             let zm = zmask[g];
             if d == 4 {
-                let s0 = self.fqmul(tv[g][0], u);
-                let s1 = self.fqmul(tv[g][1], u);
-                let r0 = self.add(self.fqmul(x[0], s0), self.fqmulc(self.fqmul(x[2], s1), zz));
-                let r1 = self.add(self.fqmul(x[1], s0), self.fqmulc(self.fqmul(x[3], s1), zz));
-                let r2 = self.add(self.fqmul(x[2], s0), self.fqmul(x[0], s1));
-                let r3 = self.add(self.fqmul(x[3], s0), self.fqmul(x[1], s1));
-                let out = [
-                    self.clear(zm, self.barrett(r0)),
-                    self.clear(zm, self.barrett(self.sub(zero, r1))),
-                    self.clear(zm, self.barrett(r2)),
-                    self.clear(zm, self.barrett(self.sub(zero, r3))),
+                let o = self.inv4_stage2(&x, &tv[g], u, zz);
+                let o = [
+                    self.clear(zm, o[0]),
+                    self.clear(zm, o[1]),
+                    self.clear(zm, o[2]),
+                    self.clear(zm, o[3]),
                 ];
-                self.store_group4(r, g, self.aos4(out));
+                self.store_group4(r, g, self.aos4(o));
             } else {
-                let out = [
-                    self.clear(zm, self.fqmul(tv[g][0], u)),
-                    self.clear(zm, self.fqmul(tv[g][1], u)),
-                    self.clear(zm, self.fqmul(tv[g][2], u)),
+                let o = self.inv3_stage2(&tv[g], u);
+                let o = [
+                    self.clear(zm, o[0]),
+                    self.clear(zm, o[1]),
+                    self.clear(zm, o[2]),
                 ];
-                self.store3(&mut r[96 * g..], self.aos3(out));
+                self.store3(&mut r[96 * g..], self.permute3(&P3_COMP_OUT, o));
             }
         }
         anyzero == 0
@@ -1398,6 +1178,44 @@ const fn shape(n: usize) -> Shape {
         768 => tables::S768,
         864 => tables::S864,
         _ => tables::S1152,
+    }
+}
+
+impl Lanes16 for Avx512 {
+    type V = V;
+
+    vop2! {
+        add => _mm512_add_epi16,
+        sub => _mm512_sub_epi16,
+        mullo => _mm512_mullo_epi16,
+        mulhi => _mm512_mulhi_epi16,
+        lo16 => _mm512_unpacklo_epi16,
+        hi16 => _mm512_unpackhi_epi16,
+    }
+
+    #[inline(always)]
+    fn splat(self, x: i16) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_set1_epi16(x) }
+    }
+    #[inline(always)]
+    fn zero(self) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_setzero_si512() }
+    }
+    #[inline(always)]
+    fn srai10(self, a: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_srai_epi16::<10>(a) }
+    }
+    vop2! {
+        madd => _mm512_madd_epi16,
+        add32 => _mm512_add_epi32,
+    }
+    /// In 16-bit lanes ([`Avx512::mred_pack`]).
+    #[inline(always)]
+    fn mred_pair(self, sl: V, sh: V) -> V {
+        self.mred_pack(sl, sh)
     }
 }
 
@@ -1480,7 +1298,8 @@ mod tests {
                     }
                 })
             };
-            let t: [Lanes; 3] = core::array::from_fn(|k| apply(&src, &fwd(k), perm3_lo(k, rows)));
+            let t: [Lanes; 3] =
+                core::array::from_fn(|k| apply(&src, &fwd(k), perm3_lo(k, rows, false)));
             for (k, tk) in t.iter().enumerate() {
                 for (l, &c) in tk.iter().enumerate() {
                     let want = if rows {
@@ -1493,7 +1312,7 @@ mod tests {
                 }
             }
             let back: [Lanes; 3] =
-                core::array::from_fn(|k| apply(&t, &perm3_out(k, rows), perm3_out_lo(k, rows)));
+                core::array::from_fn(|k| apply(&t, &perm3_out(k, rows), perm3_lo(k, rows, true)));
             assert_eq!(back, src);
         }
     }

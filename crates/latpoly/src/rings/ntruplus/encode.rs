@@ -79,15 +79,21 @@ fn blocks(n: usize) -> impl Iterator<Item = (usize, usize, usize)> {
 
 /// `Encodeq`: values in `(-q, q)`, negatives mapped by `+q`, 12 bits each.
 pub(crate) fn encodeq(a: &[i16], n: usize) -> Vec<u8> {
-    let f: Vec<u16> = a
-        .iter()
-        .map(|&v| (v as i32 + ((v as i32 >> 31) & Q)) as u16)
-        .collect();
     let mut out = vec![0u8; 3 * n / 2];
-    for (c, b, w) in blocks(n) {
-        pack_block(&mut out[b..b + 6 * w], &f[c..c + 4 * w], w);
-    }
+    encodeq_into(&mut out, a, n);
     out
+}
+
+/// [`encodeq`] into `out` (`3n/2` bytes).
+pub(crate) fn encodeq_into(out: &mut [u8], a: &[i16], n: usize) {
+    let mut f = [0u16; 64];
+    for (c, b, w) in blocks(n) {
+        for (x, &v) in f.iter_mut().zip(&a[c..c + 4 * w]) {
+            *x = (v + ((v >> 15) & Q as i16)) as u16;
+        }
+        pack_block(&mut out[b..b + 6 * w], &f, w);
+    }
+    f.fill(0);
 }
 
 /// `Decodeq`: 12-bit fields, every one must be `< q` (checked without data-dependent branches;
@@ -119,19 +125,18 @@ pub(crate) fn decodeq(bytes: &[u8], n: usize) -> Result<Vec<i16>> {
     Ok(f)
 }
 
-/// `Decodeq` for ciphertexts: every 12-bit field reduced into `[0, q)` (a field `>= q` loses one
-/// `q`), and `true` iff all fields were already `< q` (canonical). No data-dependent branch.
-/// `bytes.len()` must be `3n/2` (checked by the caller).
-pub(crate) fn decodeq_reduced(bytes: &[u8], n: usize) -> (Vec<i16>, bool) {
+/// `Decodeq` for ciphertexts, into `f` (`n` values): every 12-bit field reduced into `[0, q)`
+/// (a field `>= q` loses one `q`); returns `true` iff all fields were already `< q`
+/// (canonical). No data-dependent branch. `bytes.len()` must be `3n/2` (checked by the caller).
+pub(crate) fn decodeq_reduced_into(f: &mut [i16], bytes: &[u8], n: usize) -> bool {
     debug_assert_eq!(bytes.len(), 3 * n / 2);
-    let mut f = vec![0i16; n];
     for (c, b, w) in blocks(n) {
         unpack_block(&mut f[c..c + 4 * w], &bytes[b..b + 6 * w], w);
     }
     // v in [0, 4096): t = v - q is negative iff v was canonical; then add q back. Plain
-    // arithmetic (shift, and, add), which the compiler vectorises: no branch, no barrier per
-    // element (the secret key goes through here; tests/ct_kem.rs checks the compiled code).
-    // (16-bit lanes: v < 4096, so v - q fits)
+    // arithmetic (shift, and, add) in 16-bit lanes, which the compiler vectorises: no branch,
+    // no barrier per element (the secret key goes through here; tests/ct_kem.rs checks the
+    // compiled code).
     let q = Q as i16;
     let mut bad = 0u16;
     for v in f.iter_mut() {
@@ -140,7 +145,7 @@ pub(crate) fn decodeq_reduced(bytes: &[u8], n: usize) -> (Vec<i16>, bool) {
         bad |= !neg as u16;
         *v = t + (neg & q);
     }
-    (f, barrier(bad as u32) == 0)
+    barrier(bad as u32) == 0
 }
 
 /// The `CBD1` bit layout: `(base, w)` for each block of `16·w` coefficients (`w` = 16 per 256
@@ -169,8 +174,14 @@ pub(crate) fn cbd1_blocks(n: usize) -> Vec<(usize, usize)> {
 /// words (`W` = 16, then 8/4/2 for the tails: 576 = 2·256 + 64, 864 = 3·256 + 64 + 32,
 /// 1152 = 4·256 + 128) sends bit `k` of word `j` to coefficient `base + W·k + j`.
 pub(crate) fn cbd1(bytes: &[u8], n: usize) -> Vec<i16> {
-    let (lo, hi) = bytes.split_at(n / 8);
     let mut f = vec![0i16; n];
+    cbd1_into(&mut f, bytes, n);
+    f
+}
+
+/// [`cbd1`] into `f` (`n` values).
+pub(crate) fn cbd1_into(f: &mut [i16], bytes: &[u8], n: usize) {
+    let (lo, hi) = bytes.split_at(n / 8);
     for (base, w) in cbd1_blocks(n) {
         let (mut xs, mut ys) = ([0u16; 16], [0u16; 16]);
         for j in 0..w {
@@ -188,5 +199,4 @@ pub(crate) fn cbd1(bytes: &[u8], n: usize) -> Vec<i16> {
         xs.fill(0);
         ys.fill(0);
     }
-    f
 }

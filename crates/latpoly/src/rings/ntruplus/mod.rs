@@ -63,6 +63,8 @@
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod encode;
+#[cfg(target_arch = "x86_64")]
+mod lanes;
 mod scalar;
 mod tables;
 #[cfg(target_arch = "x86_64")]
@@ -615,7 +617,8 @@ impl NtruPlusRing {
         c
     }
 
-    fn basemul_unchecked_into(&self, c: &mut [i16], a: &[i16], b: &[i16]) {
+    /// [`Self::basemul_unchecked`] into `c`.
+    pub(crate) fn basemul_unchecked_into(&self, c: &mut [i16], a: &[i16], b: &[i16]) {
         let s = self.p.shape();
         debug_assert!(a.len() == s.n && a.iter().all(|v| v.unsigned_abs() < Q as u16));
         debug_assert!(b.len() == s.n && b.iter().all(|v| v.unsigned_abs() < Q as u16));
@@ -856,12 +859,26 @@ pub(crate) fn encodeq_unchecked(a: &[i16], p: NtruPlusParams) -> Vec<u8> {
     encode::encodeq(a, p.n())
 }
 
-/// [`decodeq`] for ciphertexts (crate-internal, used by the KEM): every 12-bit field reduced into
-/// `[0, q)`, and `true` iff the encoding was canonical (all fields `< q`). Constant time; `Err`
-/// only on a wrong length.
-pub(crate) fn decodeq_reduced(bytes: &[u8], p: NtruPlusParams) -> Result<(Vec<i16>, bool)> {
+/// [`encodeq_unchecked`] into `out` (`3n/2` bytes).
+pub(crate) fn encodeq_into_unchecked(out: &mut [u8], a: &[i16], p: NtruPlusParams) {
+    debug_assert!(a.len() == p.n() && a.iter().all(|v| v.unsigned_abs() < Q as u16));
+    debug_assert_eq!(out.len(), p.encoded_bytes());
+    encode::encodeq_into(out, a, p.n())
+}
+
+/// [`decodeq`] for ciphertexts (crate-internal, used by the KEM), into `f` (`n` values): every
+/// 12-bit field reduced into `[0, q)`; returns `true` iff the encoding was canonical (all fields
+/// `< q`). Constant time; `Err` only on a wrong length.
+pub(crate) fn decodeq_reduced_into(f: &mut [i16], bytes: &[u8], p: NtruPlusParams) -> Result<bool> {
     check_len(bytes.len(), p.encoded_bytes())?;
-    Ok(encode::decodeq_reduced(bytes, p.n()))
+    check_len(f.len(), p.n())?;
+    Ok(encode::decodeq_reduced_into(f, bytes, p.n()))
+}
+
+/// [`cbd1`] into `f` (`n` values), without the length check (crate-internal).
+pub(crate) fn cbd1_into_unchecked(f: &mut [i16], bytes: &[u8], p: NtruPlusParams) {
+    debug_assert!(bytes.len() == p.n() / 4 && f.len() == p.n());
+    encode::cbd1_into(f, bytes, p.n())
 }
 
 /// The [`cbd1`] bit layout of `p` (crate-internal, for the KEM's SOTP inverse): `(base, w)` per

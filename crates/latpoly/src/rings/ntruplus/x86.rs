@@ -18,7 +18,8 @@
 
 #![allow(unsafe_code)]
 
-use super::tables::{Shape, BARRETT_V, MONT, OMEGA_MONT, Q, QINV};
+use super::lanes::{self, vop2, ztab, Lanes16};
+use super::tables::{Shape, MONT, OMEGA_MONT, Q, QINV};
 use super::{scalar, tables, NtruPlusParams};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
@@ -29,28 +30,8 @@ type V = __m256i;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2(());
 
-macro_rules! vop2 {
-    ($($name:ident => $intr:ident),* $(,)?) => {$(
-        #[inline(always)]
-        fn $name(self, a: V, b: V) -> V {
-            // SAFETY: the token proves the CPU runs AVX2.
-            unsafe { $intr(a, b) }
-        }
-    )*};
-}
-
 /// A lane table: zetas and their `·QINV` companions.
-type ZTab = ([i16; 16], [i16; 16]);
-
-fn ztab(f: impl Fn(usize) -> i16) -> ZTab {
-    let mut z = [0i16; 16];
-    let mut zq = [0i16; 16];
-    for l in 0..16 {
-        z[l] = f(l);
-        zq[l] = z[l].wrapping_mul(QINV as i16);
-    }
-    (z, zq)
-}
+type ZTab = lanes::ZTab<16>;
 
 /// Per-parameter-set lane tables (built once).
 struct Tables {
@@ -186,20 +167,12 @@ impl Avx2 {
     }
 
     vop2! {
-        add => _mm256_add_epi16,
-        sub => _mm256_sub_epi16,
-        mullo => _mm256_mullo_epi16,
-        mulhi => _mm256_mulhi_epi16,
         sign => _mm256_sign_epi16,
-        madd => _mm256_madd_epi16,
-        add32 => _mm256_add_epi32,
         sub32 => _mm256_sub_epi32,
         and => _mm256_and_si256,
         or => _mm256_or_si256,
         andnot => _mm256_andnot_si256,
         cmpeq => _mm256_cmpeq_epi16,
-        lo16 => _mm256_unpacklo_epi16,
-        hi16 => _mm256_unpackhi_epi16,
         lo32 => _mm256_unpacklo_epi32,
         hi32 => _mm256_unpackhi_epi32,
         lo64 => _mm256_unpacklo_epi64,
@@ -209,19 +182,9 @@ impl Avx2 {
     }
 
     #[inline(always)]
-    fn splat(self, x: i16) -> V {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_set1_epi16(x) }
-    }
-    #[inline(always)]
     fn splat32(self, x: i32) -> V {
         // SAFETY: the token proves AVX2.
         unsafe { _mm256_set1_epi32(x) }
-    }
-    #[inline(always)]
-    fn zero(self) -> V {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_setzero_si256() }
     }
     #[inline(always)]
     fn load(self, s: &[i16]) -> V {
@@ -280,11 +243,6 @@ impl Avx2 {
         }
     }
     #[inline(always)]
-    fn srai16_10(self, a: V) -> V {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_srai_epi16::<10>(a) }
-    }
-    #[inline(always)]
     fn srai32_16(self, a: V) -> V {
         // SAFETY: the token proves AVX2.
         unsafe { _mm256_srai_epi32::<16>(a) }
@@ -295,32 +253,6 @@ impl Avx2 {
         unsafe { _mm256_movemask_epi8(a) }
     }
 
-    // ---- arithmetic (each bit-exact with its scalar counterpart) ----
-
-    /// `(splat(z), splat(z·QINV))`.
-    #[inline(always)]
-    fn zc(self, z: i16) -> (V, V) {
-        (self.splat(z), self.splat(z.wrapping_mul(QINV as i16)))
-    }
-    /// `fqmul(a, z)` with `zq = z·QINV mod 2^16` precomputed: `hi(a·z) - hi(lo(a·zq)·q)`,
-    /// which is exactly `montgomery_reduce(a·z)`.
-    #[inline(always)]
-    fn fqmulc(self, a: V, (z, zq): (V, V)) -> V {
-        let q = self.splat(Q as i16);
-        self.sub(self.mulhi(a, z), self.mulhi(self.mullo(a, zq), q))
-    }
-    /// `fqmul(a, b)` for two variables.
-    #[inline(always)]
-    fn fqmul(self, a: V, b: V) -> V {
-        self.fqmulc(a, (b, self.mullo(b, self.splat(QINV as i16))))
-    }
-    /// `barrett_reduce`: `t = (v·a + 2^25) >> 26 = (hi(v·a) + 512) >> 10`, `a - t·q`.
-    #[inline(always)]
-    fn barrett(self, a: V) -> V {
-        let t = self.mulhi(a, self.splat(BARRETT_V as i16));
-        let t = self.srai16_10(self.add(t, self.splat(512)));
-        self.sub(a, self.mullo(t, self.splat(Q as i16)))
-    }
     /// `montgomery_reduce` of eight 32-bit sums.
     #[inline(always)]
     fn mred32(self, s: V) -> V {
@@ -645,74 +577,23 @@ impl Avx2 {
 
     // ---- base rings ----
 
-    /// `mred(Σ_k a_k · x_k)` for rows `a` (interleaved in pairs) and operands `x`.
-    #[inline(always)]
-    fn dot(self, al: &[V; 2], ah: &[V; 2], x: [V; 4]) -> V {
-        let sl = self.add32(
-            self.madd(al[0], self.lo16(x[0], x[1])),
-            self.madd(al[1], self.lo16(x[2], x[3])),
-        );
-        let sh = self.add32(
-            self.madd(ah[0], self.hi16(x[0], x[1])),
-            self.madd(ah[1], self.hi16(x[2], x[3])),
-        );
-        self.packs32(self.mred32(sl), self.mred32(sh))
-    }
-
     #[target_feature(enable = "avx2")]
     fn basemul_tf(self, c: &mut [i16], a: &[i16], b: &[i16], s: &Shape, t: &Tables) {
         if s.d == 4 {
             for (g, o) in (0..s.n).step_by(64).enumerate() {
                 let ar = self.soa4(self.load4(&a[o..]));
                 let br = self.soa4(self.load4(&b[o..]));
-                let zz = self.zt(&t.base[g]);
-                let bz = [
-                    br[0],
-                    self.fqmulc(br[1], zz),
-                    self.fqmulc(br[2], zz),
-                    self.fqmulc(br[3], zz),
-                ];
-                let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], ar[3])];
-                let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], ar[3])];
-                let cr = [
-                    self.dot(&al, &ah, [br[0], bz[3], bz[2], bz[1]]),
-                    self.dot(&al, &ah, [br[1], br[0], bz[3], bz[2]]),
-                    self.dot(&al, &ah, [br[2], br[1], br[0], bz[3]]),
-                    self.dot(&al, &ah, [br[3], br[2], br[1], br[0]]),
-                ];
+                let cr = self.basemul4_rows(ar, br, self.zt(&t.base[g]));
                 self.store4(&mut c[o..], self.aos4(cr));
             }
         } else {
-            let zero = self.zero();
             for (g, o) in (0..s.n).step_by(48).enumerate() {
                 let ar = self.soa3(self.load3(&a[o..]));
                 let br = self.soa3(self.load3(&b[o..]));
-                let zz = self.zt(&t.base[g]);
-                let bz1 = self.fqmulc(br[1], zz);
-                let bz2 = self.fqmulc(br[2], zz);
-                let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], zero)];
-                let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], zero)];
-                let cr = [
-                    self.dot(&al, &ah, [br[0], bz2, bz1, zero]),
-                    self.dot(&al, &ah, [br[1], br[0], bz2, zero]),
-                    self.dot(&al, &ah, [br[2], br[1], br[0], zero]),
-                ];
+                let cr = self.basemul3_rows(ar, br, self.zt(&t.base[g]));
                 self.store3(&mut c[o..], self.aos3(cr));
             }
         }
-    }
-
-    /// `x^(q-2)` lane-wise with Montgomery products: `2^32 / x` (the scalar `fqinv` chain).
-    #[inline(always)]
-    fn fqinv(self, x: V) -> V {
-        let mut r = x;
-        for bit in (0..11).rev() {
-            r = self.fqmul(r, r);
-            if (3455u32 >> bit) & 1 == 1 {
-                r = self.fqmul(r, x);
-            }
-        }
-        r
     }
 
     #[target_feature(enable = "avx2")]
@@ -722,7 +603,6 @@ impl Avx2 {
         let groups = s.n / (16 * d);
         let zero = self.zero();
         let mont = self.splat(MONT);
-        let two = |x: V| self.add(x, x);
         let mut rows = [[zero; 4]; G];
         let mut tv = [[zero; 3]; G];
         let mut norm = [zero; G];
@@ -737,31 +617,11 @@ impl Avx2 {
             if d == 4 {
                 let x = self.soa4(self.load4(&a[o..]));
                 rows[g] = x;
-                let t0 = self.sub(self.fqmul(x[2], x[2]), two(self.fqmul(x[1], x[3])));
-                let t0 = self.add(self.fqmul(x[0], x[0]), self.fqmulc(t0, zz));
-                let t1 = self.fqmulc(self.fqmul(x[3], x[3]), zz);
-                let t1 = self.sub(
-                    self.add(self.fqmul(x[1], x[1]), t1),
-                    two(self.fqmul(x[0], x[2])),
-                );
-                let t2 = self.fqmulc(t1, zz);
-                nz = self.barrett(self.sub(self.fqmul(t0, t0), self.fqmul(t1, t2)));
-                tv[g] = [t0, t1, zero];
+                (tv[g], nz) = self.inv4_stage1(&x, zz);
             } else {
                 let x = self.soa3(self.load3(&a[o..]));
                 rows[g] = [x[0], x[1], x[2], zero];
-                let t0 = self.sub(
-                    self.fqmul(x[0], x[0]),
-                    self.fqmulc(self.fqmul(x[1], x[2]), zz),
-                );
-                let t1 = self.sub(
-                    self.fqmulc(self.fqmul(x[2], x[2]), zz),
-                    self.fqmul(x[0], x[1]),
-                );
-                let t2 = self.sub(self.fqmul(x[1], x[1]), self.fqmul(x[0], x[2]));
-                let inner = self.add(self.fqmul(x[1], t2), self.fqmul(x[2], t1));
-                nz = self.barrett(self.add(self.fqmul(x[0], t0), self.fqmulc(inner, zz)));
-                tv[g] = [t0, t1, t2];
+                (tv[g], nz) = self.inv3_stage1(&rows[g], zz);
             }
             // exact zero test: the Barrett output is 0 iff the norm is 0 mod q
             let zm = self.cmpeq(nz, zero);
@@ -779,27 +639,23 @@ impl Avx2 {
             inv = self.fqmul(inv, norm[g]);
             let zz = self.zt(&t.base[g]);
             let x = rows[g];
-            let keep = |v: V| self.andnot(zmask[g], v);
+            let zm = zmask[g];
             let o = 16 * d * g;
             if d == 4 {
-                let s0 = self.fqmul(tv[g][0], u);
-                let s1 = self.fqmul(tv[g][1], u);
-                let r0 = self.add(self.fqmul(x[0], s0), self.fqmulc(self.fqmul(x[2], s1), zz));
-                let r1 = self.add(self.fqmul(x[1], s0), self.fqmulc(self.fqmul(x[3], s1), zz));
-                let r2 = self.add(self.fqmul(x[2], s0), self.fqmul(x[0], s1));
-                let r3 = self.add(self.fqmul(x[3], s0), self.fqmul(x[1], s1));
+                let o4 = self.inv4_stage2(&x, &tv[g], u, zz);
                 let out = [
-                    keep(self.barrett(r0)),
-                    keep(self.barrett(self.sub(zero, r1))),
-                    keep(self.barrett(r2)),
-                    keep(self.barrett(self.sub(zero, r3))),
+                    self.andnot(zm, o4[0]),
+                    self.andnot(zm, o4[1]),
+                    self.andnot(zm, o4[2]),
+                    self.andnot(zm, o4[3]),
                 ];
                 self.store4(&mut r[o..], self.aos4(out));
             } else {
+                let o3 = self.inv3_stage2(&tv[g], u);
                 let out = [
-                    keep(self.fqmul(tv[g][0], u)),
-                    keep(self.fqmul(tv[g][1], u)),
-                    keep(self.fqmul(tv[g][2], u)),
+                    self.andnot(zm, o3[0]),
+                    self.andnot(zm, o3[1]),
+                    self.andnot(zm, o3[2]),
                 ];
                 self.store3(&mut r[o..], self.aos3(out));
             }
@@ -854,5 +710,42 @@ impl Avx2 {
     pub(crate) fn baseinv(self, r: &mut [i16], a: &[i16], p: NtruPlusParams) -> bool {
         // SAFETY: the token exists only if the CPU runs AVX2.
         unsafe { self.baseinv_tf(r, a, &p.shape(), tables(p)) }
+    }
+}
+
+impl Lanes16 for Avx2 {
+    type V = V;
+
+    vop2! {
+        add => _mm256_add_epi16,
+        sub => _mm256_sub_epi16,
+        mullo => _mm256_mullo_epi16,
+        mulhi => _mm256_mulhi_epi16,
+        lo16 => _mm256_unpacklo_epi16,
+        hi16 => _mm256_unpackhi_epi16,
+    }
+
+    #[inline(always)]
+    fn splat(self, x: i16) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_set1_epi16(x) }
+    }
+    #[inline(always)]
+    fn zero(self) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_setzero_si256() }
+    }
+    #[inline(always)]
+    fn srai10(self, a: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_srai_epi16::<10>(a) }
+    }
+    vop2! {
+        madd => _mm256_madd_epi16,
+        add32 => _mm256_add_epi32,
+    }
+    #[inline(always)]
+    fn mred_pair(self, sl: V, sh: V) -> V {
+        self.packs32(self.mred32(sl), self.mred32(sh))
     }
 }

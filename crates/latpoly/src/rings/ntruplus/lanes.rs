@@ -1,0 +1,261 @@
+//! The arithmetic both NTRU+ SIMD backends share, written once over [`Lanes16`]: a vector of
+//! 16-bit lanes (16 for AVX2, 32 for AVX-512BW) with a handful of primitive operations.
+//!
+//! Every provided method is `#[inline(always)]` and generic, so it is compiled inside the
+//! backend's `#[target_feature]` entry points with that backend's instructions (the pattern of
+//! [`crate::ntt`]'s `Simd` trait). Each one is the scalar reference's operation lane by lane
+//! (`fqmul` = `montgomery_reduce(a·b)`, `barrett` = `barrett_reduce`), so results are exact.
+
+use super::tables::{BARRETT_V, Q, QINV};
+
+/// Lane-wise binary operations of a backend token as methods `fn name(self, a: V, b: V) -> V`
+/// (`V` the backend's vector type in scope), each a call of the intrinsic.
+macro_rules! vop2 {
+    ($($name:ident => $intr:ident),* $(,)?) => {$(
+        #[inline(always)]
+        fn $name(self, a: V, b: V) -> V {
+            // SAFETY: the token (`self`) exists only if the CPU runs the backend's features.
+            unsafe { $intr(a, b) }
+        }
+    )*};
+}
+pub(crate) use vop2;
+
+/// A lane table of `L` lanes: zetas and their `·QINV` companions.
+pub(crate) type ZTab<const L: usize> = ([i16; L], [i16; L]);
+
+/// The lane table with zeta `f(l)` in lane `l`.
+pub(crate) fn ztab<const L: usize>(f: impl Fn(usize) -> i16) -> ZTab<L> {
+    let z: [i16; L] = core::array::from_fn(f);
+    (z, z.map(|x| x.wrapping_mul(QINV as i16)))
+}
+
+/// A vector of 16-bit lanes and the primitive operations the shared arithmetic needs.
+pub(crate) trait Lanes16: Copy {
+    /// The vector type.
+    type V: Copy;
+    /// Every lane `x`.
+    fn splat(self, x: i16) -> Self::V;
+    fn zero(self) -> Self::V;
+    /// Lane-wise wrapping addition.
+    fn add(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Lane-wise wrapping subtraction.
+    fn sub(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Low 16 bits of the lane-wise product.
+    fn mullo(self, a: Self::V, b: Self::V) -> Self::V;
+    /// High 16 bits of the lane-wise signed product.
+    fn mulhi(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Lane-wise arithmetic shift right by 10.
+    fn srai10(self, a: Self::V) -> Self::V;
+    /// Interleaves the low (`lo16`) or high (`hi16`) four lanes of each 128-bit lane.
+    fn lo16(self, a: Self::V, b: Self::V) -> Self::V;
+    fn hi16(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `vpmaddwd`: sums of adjacent 16-bit products in 32-bit lanes.
+    fn madd(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Lane-wise 32-bit addition.
+    fn add32(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `packs32(montgomery_reduce(sl), montgomery_reduce(sh))`: the two vectors of 32-bit sums
+    /// reduced to one of 16-bit lanes (values in `(-q, q)`, in `packs32` order).
+    fn mred_pair(self, sl: Self::V, sh: Self::V) -> Self::V;
+
+    /// `montgomery_reduce(Σ_k a_k · x_k)` lane-wise, for rows `a` interleaved in pairs
+    /// (`al = lo16(a0, a1), lo16(a2, a3)`, `ah` the same with `hi16`): 32-bit sums of products,
+    /// one reduction per output, in the lane order of `x`.
+    #[inline(always)]
+    fn dot(self, al: &[Self::V; 2], ah: &[Self::V; 2], x: [Self::V; 4]) -> Self::V {
+        let sl = self.add32(
+            self.madd(al[0], self.lo16(x[0], x[1])),
+            self.madd(al[1], self.lo16(x[2], x[3])),
+        );
+        let sh = self.add32(
+            self.madd(ah[0], self.hi16(x[0], x[1])),
+            self.madd(ah[1], self.hi16(x[2], x[3])),
+        );
+        self.mred_pair(sl, sh)
+    }
+
+    /// `(splat(z), splat(z·QINV))`: a constant and its Montgomery companion.
+    #[inline(always)]
+    fn zc(self, z: i16) -> (Self::V, Self::V) {
+        (self.splat(z), self.splat(z.wrapping_mul(QINV as i16)))
+    }
+    /// `fqmul(a, z)` with `zq = z·QINV mod 2^16` precomputed: `hi(a·z) - hi(lo(a·zq)·q)`,
+    /// which is exactly `montgomery_reduce(a·z)`.
+    #[inline(always)]
+    fn fqmulc(self, a: Self::V, (z, zq): (Self::V, Self::V)) -> Self::V {
+        let q = self.splat(Q as i16);
+        self.sub(self.mulhi(a, z), self.mulhi(self.mullo(a, zq), q))
+    }
+    /// `fqmul(a, b)` for two variables.
+    #[inline(always)]
+    fn fqmul(self, a: Self::V, b: Self::V) -> Self::V {
+        self.fqmulc(a, (b, self.mullo(b, self.splat(QINV as i16))))
+    }
+    /// `barrett_reduce`: `t = (v·a + 2^25) >> 26 = (hi(v·a) + 512) >> 10`, `a - t·q`.
+    #[inline(always)]
+    fn barrett(self, a: Self::V) -> Self::V {
+        let t = self.mulhi(a, self.splat(BARRETT_V as i16));
+        let t = self.srai10(self.add(t, self.splat(512)));
+        self.sub(a, self.mullo(t, self.splat(Q as i16)))
+    }
+    #[inline(always)]
+    fn dbl(self, x: Self::V) -> Self::V {
+        self.add(x, x)
+    }
+    /// `x^(q-2)` lane-wise with Montgomery products, the same value as the scalar `fqinv`, by a
+    /// shorter addition chain: 15 products (1, 2, 4, .., 128, 144, 145, 273, 546, 691, 1382,
+    /// 2764, 3455) instead of the 20 of square-and-multiply. Any addition chain gives the same
+    /// Montgomery factor (`x^e · 2^(-16(e-1))`: the exponent of `2^-16` plus one is additive).
+    /// A fixed sequence: constant time.
+    #[inline(always)]
+    fn fqinv(self, x: Self::V) -> Self::V {
+        let x2 = self.fqmul(x, x);
+        let x4 = self.fqmul(x2, x2);
+        let x8 = self.fqmul(x4, x4);
+        let x16 = self.fqmul(x8, x8);
+        let x32 = self.fqmul(x16, x16);
+        let x64 = self.fqmul(x32, x32);
+        let x128 = self.fqmul(x64, x64);
+        let x144 = self.fqmul(x128, x16);
+        let x145 = self.fqmul(x144, x);
+        let x273 = self.fqmul(x145, x128);
+        let x546 = self.fqmul(x273, x273);
+        let x691 = self.fqmul(x546, x145);
+        let x1382 = self.fqmul(x691, x691);
+        let x2764 = self.fqmul(x1382, x1382);
+        self.fqmul(x2764, x691)
+    }
+    /// Forward radix-2 butterfly (reference: `t = fqmul(z, y)`, `y = barrett(x - t)`,
+    /// `x = barrett(x + t)`).
+    #[inline(always)]
+    fn fwd_bf(self, x: Self::V, y: Self::V, z: (Self::V, Self::V)) -> (Self::V, Self::V) {
+        let t = self.fqmulc(y, z);
+        (self.barrett(self.add(x, t)), self.barrett(self.sub(x, t)))
+    }
+    /// Forward radix-2 butterfly without reductions: `(x + t, x - t)`, `t = fqmul(z, y)` in
+    /// `(-q, q)`: the outputs grow by less than `q`.
+    #[inline(always)]
+    fn fwd_bf_lazy(self, x: Self::V, y: Self::V, z: (Self::V, Self::V)) -> (Self::V, Self::V) {
+        let t = self.fqmulc(y, z);
+        (self.add(x, t), self.sub(x, t))
+    }
+    /// Inverse radix-2 butterfly (reference: `y = fqmul(z, y - x)`, `x = barrett(x + y)`).
+    #[inline(always)]
+    fn inv_bf(self, x: Self::V, y: Self::V, z: (Self::V, Self::V)) -> (Self::V, Self::V) {
+        (self.barrett(self.add(x, y)), self.fqmulc(self.sub(y, x), z))
+    }
+    /// Inverse radix-2 butterfly without the Barrett step: `(x + y, fqmul(z, y - x))`.
+    #[inline(always)]
+    fn inv_bf_lazy(self, x: Self::V, y: Self::V, z: (Self::V, Self::V)) -> (Self::V, Self::V) {
+        (self.add(x, y), self.fqmulc(self.sub(y, x), z))
+    }
+
+    /// Base multiplication in `x^4 - ζ` on rows (row `k` = coefficient `k` of every lane's
+    /// component), `zz` the lanes' `ζ·2^16`: `c = a·b·2^-16`, one reduction per output.
+    #[inline(always)]
+    fn basemul4_rows(
+        self,
+        ar: [Self::V; 4],
+        br: [Self::V; 4],
+        zz: (Self::V, Self::V),
+    ) -> [Self::V; 4] {
+        let bz = [
+            br[0],
+            self.fqmulc(br[1], zz),
+            self.fqmulc(br[2], zz),
+            self.fqmulc(br[3], zz),
+        ];
+        let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], ar[3])];
+        let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], ar[3])];
+        [
+            self.dot(&al, &ah, [br[0], bz[3], bz[2], bz[1]]),
+            self.dot(&al, &ah, [br[1], br[0], bz[3], bz[2]]),
+            self.dot(&al, &ah, [br[2], br[1], br[0], bz[3]]),
+            self.dot(&al, &ah, [br[3], br[2], br[1], br[0]]),
+        ]
+    }
+    /// Base multiplication in `x^3 - ζ` on rows (see [`Self::basemul4_rows`]).
+    #[inline(always)]
+    fn basemul3_rows(
+        self,
+        ar: [Self::V; 3],
+        br: [Self::V; 3],
+        zz: (Self::V, Self::V),
+    ) -> [Self::V; 3] {
+        let zero = self.zero();
+        let bz1 = self.fqmulc(br[1], zz);
+        let bz2 = self.fqmulc(br[2], zz);
+        let al = [self.lo16(ar[0], ar[1]), self.lo16(ar[2], zero)];
+        let ah = [self.hi16(ar[0], ar[1]), self.hi16(ar[2], zero)];
+        [
+            self.dot(&al, &ah, [br[0], bz2, bz1, zero]),
+            self.dot(&al, &ah, [br[1], br[0], bz2, zero]),
+            self.dot(&al, &ah, [br[2], br[1], br[0], zero]),
+        ]
+    }
+
+    /// First stage of the inverse in `x^4 - ζ` (the scalar `inv_stage1`): the cofactor terms
+    /// `[t0, t1, 0]` and the Barrett-reduced norm (zero iff the component is not invertible).
+    #[inline(always)]
+    fn inv4_stage1(self, x: &[Self::V; 4], zz: (Self::V, Self::V)) -> ([Self::V; 3], Self::V) {
+        let t0 = self.sub(self.fqmul(x[2], x[2]), self.dbl(self.fqmul(x[1], x[3])));
+        let t0 = self.add(self.fqmul(x[0], x[0]), self.fqmulc(t0, zz));
+        let t1 = self.fqmulc(self.fqmul(x[3], x[3]), zz);
+        let t1 = self.sub(
+            self.add(self.fqmul(x[1], x[1]), t1),
+            self.dbl(self.fqmul(x[0], x[2])),
+        );
+        let t2 = self.fqmulc(t1, zz);
+        let nz = self.barrett(self.sub(self.fqmul(t0, t0), self.fqmul(t1, t2)));
+        ([t0, t1, self.zero()], nz)
+    }
+    /// First stage of the inverse in `x^3 - ζ`: the cofactors and the Barrett-reduced norm.
+    #[inline(always)]
+    fn inv3_stage1(self, x: &[Self::V; 4], zz: (Self::V, Self::V)) -> ([Self::V; 3], Self::V) {
+        let t0 = self.sub(
+            self.fqmul(x[0], x[0]),
+            self.fqmulc(self.fqmul(x[1], x[2]), zz),
+        );
+        let t1 = self.sub(
+            self.fqmulc(self.fqmul(x[2], x[2]), zz),
+            self.fqmul(x[0], x[1]),
+        );
+        let t2 = self.sub(self.fqmul(x[1], x[1]), self.fqmul(x[0], x[2]));
+        let inner = self.add(self.fqmul(x[1], t2), self.fqmul(x[2], t1));
+        let nz = self.barrett(self.add(self.fqmul(x[0], t0), self.fqmulc(inner, zz)));
+        ([t0, t1, t2], nz)
+    }
+    /// Second stage in `x^4 - ζ`: with `u = 2^32 / norm`, the Montgomery-domain inverse rows
+    /// (before the non-invertible components are cleared).
+    #[inline(always)]
+    fn inv4_stage2(
+        self,
+        x: &[Self::V; 4],
+        tv: &[Self::V; 3],
+        u: Self::V,
+        zz: (Self::V, Self::V),
+    ) -> [Self::V; 4] {
+        let zero = self.zero();
+        let s0 = self.fqmul(tv[0], u);
+        let s1 = self.fqmul(tv[1], u);
+        let r0 = self.add(self.fqmul(x[0], s0), self.fqmulc(self.fqmul(x[2], s1), zz));
+        let r1 = self.add(self.fqmul(x[1], s0), self.fqmulc(self.fqmul(x[3], s1), zz));
+        let r2 = self.add(self.fqmul(x[2], s0), self.fqmul(x[0], s1));
+        let r3 = self.add(self.fqmul(x[3], s0), self.fqmul(x[1], s1));
+        [
+            self.barrett(r0),
+            self.barrett(self.sub(zero, r1)),
+            self.barrett(r2),
+            self.barrett(self.sub(zero, r3)),
+        ]
+    }
+    /// Second stage in `x^3 - ζ`: the cofactors times `u`.
+    #[inline(always)]
+    fn inv3_stage2(self, tv: &[Self::V; 3], u: Self::V) -> [Self::V; 3] {
+        [
+            self.fqmul(tv[0], u),
+            self.fqmul(tv[1], u),
+            self.fqmul(tv[2], u),
+        ]
+    }
+}
