@@ -597,27 +597,56 @@ fn cbd1_bit_order() {
 fn bad_inputs_are_errors() {
     for p in NtruPlusParams::ALL {
         let n = p.n();
-        let r = NtruPlusRing::new(p);
-        let mut short = vec![0i16; n - 1];
-        assert!(r.ntt(&mut short).is_err());
-        assert!(r.invntt(&mut short).is_err());
-        assert!(r.basemul(&short, &short).is_err());
-        assert!(r.basemul(&vec![0; n], &short).is_err());
-        assert!(r.baseinv(&short).is_err());
-        assert!(r.mul(&short, &short).is_err());
-        for bad in [3457i16, -3457, i16::MAX, i16::MIN] {
-            let mut a = vec![0i16; n];
-            a[n / 2] = bad;
-            assert!(r.ntt(&mut a.clone()).is_err());
-            assert!(r.invntt(&mut a.clone()).is_err());
-            assert!(r.basemul(&a, &vec![0; n]).is_err());
-            assert!(r.baseinv(&a).is_err());
-            assert!(r.mul(&a, &vec![0; n]).is_err());
-            assert!(ntruplus::encodeq(&a, p).is_err());
+        // every backend: the range checks are vectorised per backend
+        for r in rings(p) {
+            let mut short = vec![0i16; n - 1];
+            let (zero, mut out) = (vec![0i16; n], vec![0i16; n]);
+            assert!(r.ntt(&mut short).is_err());
+            assert!(r.invntt(&mut short).is_err());
+            assert!(r.basemul(&short, &short).is_err());
+            assert!(r.basemul(&zero, &short).is_err());
+            assert!(r.basemul_into(&mut out, &short, &zero).is_err());
+            assert!(r.basemul_into(&mut short, &zero, &zero).is_err());
+            assert!(r.baseinv(&short).is_err());
+            assert!(r.baseinv_into(&mut out, &short).is_err());
+            assert!(r.baseinv_into(&mut short, &zero).is_err());
+            assert!(r.mul(&short, &short).is_err());
+            for bad in [3457i16, -3457, i16::MAX, i16::MIN] {
+                let mut a = vec![0i16; n];
+                a[n / 2] = bad;
+                assert!(r.ntt(&mut a.clone()).is_err());
+                assert!(r.invntt(&mut a.clone()).is_err());
+                assert!(r.basemul(&a, &zero).is_err());
+                assert!(r.basemul_into(&mut out, &zero, &a).is_err());
+                assert!(r.baseinv(&a).is_err());
+                assert!(r.baseinv_into(&mut out, &a).is_err());
+                assert!(r.mul(&a, &zero).is_err());
+                assert!(ntruplus::encodeq(&a, p).is_err());
+            }
+            // the vectorised check sees an offender at every position (every lane, every
+            // vector, the tails), and accepts the extremes ±(q-1) everywhere
+            let mut a = vec![3456i16; n];
+            for (i, v) in a.iter_mut().enumerate() {
+                if i % 2 == 1 {
+                    *v = -3456;
+                }
+            }
+            assert!(r.ntt(&mut a.clone()).is_ok(), "{} {}", p.name(), r.isa());
+            for i in 0..n {
+                let mut b = a.clone();
+                b[i] = if i % 2 == 0 { 3457 } else { -3457 };
+                let err = r.ntt(&mut b).unwrap_err();
+                assert!(
+                    err.to_string().contains(&format!("coefficient {i} ")),
+                    "{} {}: {err}",
+                    p.name(),
+                    r.isa()
+                );
+            }
+            let mut u = vec![0u16; n];
+            u[3] = 3457;
+            assert!(r.mul(&u, &vec![0u16; n]).is_err());
         }
-        let mut u = vec![0u16; n];
-        u[3] = 3457;
-        assert!(r.mul(&u, &vec![0u16; n]).is_err());
     }
     assert!(NtruPlusRing::with_isa(NtruPlusParams::Kem576, Isa::Avx512Ifma).is_err());
 }
