@@ -451,12 +451,6 @@ impl Avx512 {
     }
 
     #[inline(always)]
-    fn load(self, s: &[i16]) -> V {
-        let s = &s[..32];
-        // SAFETY: the token proves AVX-512F/BW; `s` has 32 readable i16.
-        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
-    }
-    #[inline(always)]
     fn store(self, s: &mut [i16], v: V) {
         let s = &mut s[..32];
         // SAFETY: the token proves AVX-512F/BW; `s` has 32 writable i16.
@@ -1109,27 +1103,9 @@ impl Avx512 {
         anyzero == 0
     }
 
-    /// `|v| < q` for all `v`: `v + q - 1` (wrapping) is at most `2q - 2` as an unsigned
-    /// number; a maximum over the whole slice, two accumulators, no branch on the values.
     #[target_feature(enable = "avx512f,avx512bw")]
     fn in_range_tf(self, a: &[i16]) -> bool {
-        let off = self.splat(Q as i16 - 1);
-        let (mut m0, mut m1) = (self.zero(), self.zero());
-        let mut chunks = a.chunks_exact(64);
-        for c in &mut chunks {
-            m0 = _mm512_max_epu16(m0, self.add(self.load(c), off));
-            m1 = _mm512_max_epu16(m1, self.add(self.load(&c[32..]), off));
-        }
-        let mut rest = chunks.remainder().chunks_exact(32);
-        for c in &mut rest {
-            m0 = _mm512_max_epu16(m0, self.add(self.load(c), off));
-        }
-        let tail = rest
-            .remainder()
-            .iter()
-            .fold(0u16, |m, &v| m.max((v as u16).wrapping_add(Q as u16 - 1)));
-        let over = _mm512_cmpgt_epu16_mask(_mm512_max_epu16(m0, m1), self.splat(2 * Q as i16 - 2));
-        over == 0 && tail <= 2 * Q as u16 - 2
+        Lanes16::in_range(self, a)
     }
 
     // ---- entry points ----
@@ -1183,6 +1159,23 @@ const fn shape(n: usize) -> Shape {
 
 impl Lanes16 for Avx512 {
     type V = V;
+    const LANES: usize = 32;
+    #[inline(always)]
+    fn load(self, s: &[i16]) -> V {
+        let s = &s[..32];
+        // SAFETY: the token proves AVX-512F/BW; `s` has 32 readable i16.
+        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn max_u16(self, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_max_epu16(a, b) }
+    }
+    #[inline(always)]
+    fn all_le_u16(self, a: V, lim: i16) -> bool {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_cmpgt_epu16_mask(a, self.splat(lim)) == 0 }
+    }
 
     vop2! {
         add => _mm512_add_epi16,

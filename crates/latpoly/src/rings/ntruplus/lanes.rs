@@ -45,6 +45,14 @@ pub(crate) trait Lanes16: Copy {
     fn mullo(self, a: Self::V, b: Self::V) -> Self::V;
     /// High 16 bits of the lane-wise signed product.
     fn mulhi(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Lanes per vector.
+    const LANES: usize;
+    /// The first `LANES` values of `s`.
+    fn load(self, s: &[i16]) -> Self::V;
+    /// Lane-wise unsigned maximum.
+    fn max_u16(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Every lane of `a`, read unsigned, is at most `lim` (branch-free on the values).
+    fn all_le_u16(self, a: Self::V, lim: i16) -> bool;
     /// Lane-wise arithmetic shift right by 10.
     fn srai10(self, a: Self::V) -> Self::V;
     /// Interleaves the low (`lo16`) or high (`hi16`) four lanes of each 128-bit lane.
@@ -72,6 +80,30 @@ pub(crate) trait Lanes16: Copy {
             self.madd(ah[1], self.hi16(x[2], x[3])),
         );
         self.mred_pair(sl, sh)
+    }
+
+    /// `|v| < q` for all `v` of `a`: `v + q - 1` (wrapping) is at most `2q - 2` as an unsigned
+    /// number; a maximum over the whole slice, two accumulators, no branch on the values.
+    #[inline(always)]
+    fn in_range(self, a: &[i16]) -> bool {
+        let l = Self::LANES;
+        let off = self.splat(Q as i16 - 1);
+        let (mut m0, mut m1) = (self.zero(), self.zero());
+        let mut chunks = a.chunks_exact(2 * l);
+        for c in &mut chunks {
+            m0 = self.max_u16(m0, self.add(self.load(c), off));
+            m1 = self.max_u16(m1, self.add(self.load(&c[l..]), off));
+        }
+        let mut rest = chunks.remainder().chunks_exact(l);
+        for c in &mut rest {
+            m0 = self.max_u16(m0, self.add(self.load(c), off));
+        }
+        let tail = rest
+            .remainder()
+            .iter()
+            .fold(0u16, |m, &v| m.max((v as u16).wrapping_add(Q as u16 - 1)));
+        let lim = 2 * Q as i16 - 2;
+        self.all_le_u16(self.max_u16(m0, m1), lim) && tail <= lim as u16
     }
 
     /// `(splat(z), splat(z·QINV))`: a constant and its Montgomery companion.

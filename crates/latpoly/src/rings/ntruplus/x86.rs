@@ -187,12 +187,6 @@ impl Avx2 {
         unsafe { _mm256_set1_epi32(x) }
     }
     #[inline(always)]
-    fn load(self, s: &[i16]) -> V {
-        let s = &s[..16];
-        // SAFETY: the token proves AVX2; `s` has 16 readable i16.
-        unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
-    }
-    #[inline(always)]
     fn store(self, s: &mut [i16], v: V) {
         let s = &mut s[..16];
         // SAFETY: the token proves AVX2; `s` has 16 writable i16.
@@ -663,29 +657,9 @@ impl Avx2 {
         self.movemask(anyzero) == 0
     }
 
-    /// `|v| < q` for all `v`: `v + q - 1` (wrapping) is at most `2q - 2` as an unsigned
-    /// number; a maximum over the whole slice, two accumulators, no branch on the values.
     #[target_feature(enable = "avx2")]
     fn in_range_tf(self, a: &[i16]) -> bool {
-        let off = self.splat(Q as i16 - 1);
-        let (mut m0, mut m1) = (self.zero(), self.zero());
-        let mut chunks = a.chunks_exact(32);
-        for c in &mut chunks {
-            m0 = _mm256_max_epu16(m0, self.add(self.load(c), off));
-            m1 = _mm256_max_epu16(m1, self.add(self.load(&c[16..]), off));
-        }
-        let mut rest = chunks.remainder().chunks_exact(16);
-        for c in &mut rest {
-            m0 = _mm256_max_epu16(m0, self.add(self.load(c), off));
-        }
-        let tail = rest
-            .remainder()
-            .iter()
-            .fold(0u16, |m, &v| m.max((v as u16).wrapping_add(Q as u16 - 1)));
-        // max(m, 2q - 2) == 2q - 2 in every lane <=> every lane <= 2q - 2
-        let lim = self.splat(2 * Q as i16 - 2);
-        let m = _mm256_max_epu16(_mm256_max_epu16(m0, m1), lim);
-        self.movemask(self.cmpeq(m, lim)) == -1 && tail <= 2 * Q as u16 - 2
+        Lanes16::in_range(self, a)
     }
 
     // ---- entry points ----
@@ -715,6 +689,24 @@ impl Avx2 {
 
 impl Lanes16 for Avx2 {
     type V = V;
+    const LANES: usize = 16;
+    #[inline(always)]
+    fn load(self, s: &[i16]) -> V {
+        let s = &s[..16];
+        // SAFETY: the token proves AVX2; `s` has 16 readable i16.
+        unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn max_u16(self, a: V, b: V) -> V {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_max_epu16(a, b) }
+    }
+    #[inline(always)]
+    fn all_le_u16(self, a: V, lim: i16) -> bool {
+        // max(a, lim) == lim in every lane <=> every lane <= lim
+        let lim = self.splat(lim);
+        self.movemask(self.cmpeq(self.max_u16(a, lim), lim)) == -1
+    }
 
     vop2! {
         add => _mm256_add_epi16,
