@@ -3,37 +3,39 @@
 //! The result must be exact mod `2^16`, which rules out Toom-Cook (its interpolation divides by
 //! powers of two and loses bits); Karatsuba only adds and subtracts, so it is exact in `u16`.
 //!
-//! With `L` lanes per vector (16 for AVX2, 32 for AVX-512BW) and leaf size `S = 2L`:
+//! With `L` lanes per vector (16 for AVX2, 32 for AVX-512BW):
 //!
-//! 1. **Top levels.** Both operands are zero-padded to `N = m·S` and split recursively
-//!    (Karatsuba, halves of `ceil(m/2)` and `floor(m/2)` blocks) down to single blocks of `S`
-//!    coefficients: the *leaves* (27 for `n = 509`, `m = 8`). The block sums are computed into a
-//!    contiguous leaf area (a [`Plan`] per `n` lists them).
-//! 2. **Leaves, lane-sliced.** `L` leaves at a time are transposed (`L x L` blocks of `u16`), so
-//!    that lane `i` of row `t` holds coefficient `t` of leaf `i`. Then `L` independent `S x S`
-//!    products run in parallel, one per lane, by Karatsuba down to `4 x 4` schoolbooks
-//!    ([`kmul16_body`] works in registers; middle operands are summed on the fly). No lane is
-//!    wasted inside a product and no shuffle is needed. The last recombination is fused with the
-//!    transposition back.
-//! 3. **Recombination** of the top levels in place (refined Karatsuba), then the fold
+//! 1. **Top levels.** Both operands are zero-padded to eight blocks of `S = 32 K` coefficients
+//!    (`K` = 2 for `n = 509`, 3 for 677 and 701, 4 for 821: the smallest that fits) and split by three Karatsuba levels into 27 *leaves* of `S` coefficients. The leaves are
+//!    evaluated in registers, `L` coefficients of all eight blocks at a time ([`eval27`]).
+//! 2. **Leaves, lane-sliced.** Each group of `L` leaves (one group with 32 lanes, two with 16)
+//!    is transposed (`L x L` blocks of `u16`) so that lane `i` of row `t` holds coefficient `t`
+//!    of leaf `i`. Then `L` independent `S x S` products run in parallel, one per lane: Karatsuba
+//!    (`S` = 64, 128) or a three-way split with six products (`S` = 96) down to `32 x 32`
+//!    products, and two more Karatsuba levels down to `4 x 4` schoolbooks in registers
+//!    ([`kmul16_body`], middle operands summed on the fly). No lane is wasted inside a product
+//!    and no shuffle is needed. The products are transposed back.
+//! 3. **Recombination** of the three top levels in registers ([`kara_units`], refined
+//!    Karatsuba), one chunk position of the `S`-coefficient units at a time, then the fold
 //!    `r[k] = c[k] + c[k + n]` that reduces mod `x^n - 1`.
 //!
-//! Every step is a fixed, data-independent sequence of loads, stores, additions,
-//! multiplications and shuffles, so the multiplier is constant time. Scratch memory is a
-//! per-thread buffer (38 KB for `n = 509` with 32 lanes, to stay in L1).
+//! All shapes are compile-time constants (one instantiation per `K`), so the loops unroll and no
+//! bounds check or table lookup remains in the hot paths. Every step is a fixed,
+//! data-independent sequence of loads, stores, additions, multiplications and shuffles, so the
+//! multiplier is constant time. Scratch memory is a per-thread buffer ([`workspace_len`]: 40 KB
+//! for `n = 509` with 32 lanes).
 //!
-//! Measured (`examples/ntru_bench.rs`, AMD EPYC Zen 5, median ns per product, `n` = 509 / 677 /
-//! 701 / 821): AVX-512 1139 / 2277 / 2290 / 3197, AVX2 1701 / 3603 / 3673 / 4312, scalar
-//! schoolbook 11040 / 19313 / 20699 / 30374. The alternative of an exact integer product through
-//! latpoly's 64-bit NTT (one 50-bit prime, `n_ntt = 1024`, AVX-512 IFMA) costs 3245 ns for the
-//! two forward transforms, the pointwise product and the inverse alone, so it was not kept. For
-//! `n = 509` about half of the time is the lane-parallel kernel (1296 vector multiplications for
-//! 27 leaf products in 32 lanes), bound by register pressure; the eight `32 x 32` transpositions,
-//! the top-level recombination and the evaluation share the rest.
+//! Measured (`examples/ntru_bench.rs`, AMD EPYC Zen 5, median ns per product in a fast phase of
+//! the VM, `n` = 509 / 677 / 701 / 821): AVX-512 ~710 / 1450 / 1420 / 2030, AVX2 1616 / 3311 /
+//! 3307 / 4010; the previous design (uneven Karatsuba splits driven by run-time tables, up to
+//! three groups of leaves) took 1139 / 2277 / 2290 / 3197 with AVX-512. The alternative of an
+//! exact integer product through latpoly's 64-bit NTT (one 50-bit prime, `n_ntt = 1024`,
+//! AVX-512 IFMA) costs ~2800 ns for the two forward transforms, the pointwise product and the
+//! inverse alone, so it was not kept. For `n = 509` about two thirds of the time is the
+//! lane-parallel kernel (1296 vector multiplications for 27 leaf products in 32 lanes).
 
 use super::NtruParams;
 use std::cell::RefCell;
-use std::sync::OnceLock;
 
 /// A vector of `L` lanes of `u16`: the operations the multiplier needs.
 ///
@@ -58,10 +60,10 @@ pub(crate) trait Lanes: Copy {
     /// row `i`).
     fn transpose(self, io: &mut impl RowIo<Self>);
     /// Lane-parallel product of 16-coefficient polynomials (see [`kmul16_body`]).
-    fn kmul16<const K: usize>(self, a: &[u16], b: &[u16], terms: [usize; K], c: &mut [u16]);
-    /// The whole multiplication ([`rq_mul_body`]) inside the backend's `#[target_feature]`
-    /// entry point.
-    fn rq_mul_entry(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]);
+    fn kmul16<const M: u8>(self, a: &[u16], b: &[u16], c: &mut [u16]);
+    /// The whole multiplication ([`rq_mul_body`] with `K = leaf_k(a.len())`) inside the
+    /// backend's `#[target_feature]` entry point; `ws` as [`rq_mul_body`] requires.
+    fn rq_mul_entry(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]);
 }
 
 /// Where a transposition reads its rows and writes the transposed rows. (A trait with
@@ -74,13 +76,15 @@ pub(crate) trait RowIo<T: Lanes> {
     fn store(&mut self, t: T, j: usize, v: T::V);
 }
 
-/// Row `r` of an operand given as `sum_k x[(r + terms[k]) L ..]`.
+/// Row `r` of an operand given as `sum_{j in M} x[(r + 16 j) L ..]` (`M` a bit mask of terms).
 #[inline(always)]
-fn sum_rows<T: Lanes, const K: usize>(t: T, x: &[u16], r: usize, terms: &[usize; K]) -> T::V {
+fn sum_rows<T: Lanes, const M: u8>(t: T, x: &[u16], r: usize) -> T::V {
     let l = T::L;
-    let mut v = t.load(&x[(r + terms[0]) * l..]);
-    for &o in &terms[1..] {
-        v = t.add(v, t.load(&x[(r + o) * l..]));
+    let mut v = t.zero();
+    for j in 0..2 {
+        if M & (1 << j) != 0 {
+            v = t.add(v, t.load(&x[(r + 16 * j) * l..]));
+        }
     }
     v
 }
@@ -147,19 +151,15 @@ fn kara8<T: Lanes>(t: T, a: &[T::V; 8], b: &[T::V; 8]) -> [T::V; 15] {
 
 /// Lane-parallel product of polynomials of 16 coefficients, rows of `L` lanes in memory.
 ///
-/// Row `r` of the operand `A` is `sum_k a[(r + terms[k]) L ..]` (likewise `B` from `b`), so
-/// Karatsuba middle operands are formed on the fly. `c` receives 32 rows: the 31 coefficients
+/// `a` and `b` have 32 rows; row `r` of the operand `A` is `sum_{j in M} a[(r + 16 j) L ..]`
+/// (likewise `B` from `b`; `M` = 1, 2 or 3), so the Karatsuba middle operand is formed on the
+/// fly. `c` receives 32 rows: the 31 coefficients
 /// of `A·B` and a zero row. Two Karatsuba levels over `4 x 4` schoolbooks, in registers.
 #[inline(always)]
-pub(crate) fn kmul16_body<T: Lanes, const K: usize>(
-    t: T,
-    a: &[u16],
-    b: &[u16],
-    terms: [usize; K],
-    c: &mut [u16],
-) {
+pub(crate) fn kmul16_body<T: Lanes, const M: u8>(t: T, a: &[u16], b: &[u16], c: &mut [u16]) {
     let l = T::L;
-    let c = &mut c[..32 * l];
+    // Fixed lengths: every index below is then a compile-time constant in bounds.
+    let (a, b, c) = (&a[..32 * l], &b[..32 * l], &mut c[..32 * l]);
     let mut a0 = [t.zero(); 8];
     let mut a1 = [t.zero(); 8];
     let mut b0 = [t.zero(); 8];
@@ -167,10 +167,10 @@ pub(crate) fn kmul16_body<T: Lanes, const K: usize>(
     let mut am = [t.zero(); 8];
     let mut bm = [t.zero(); 8];
     unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7] {
-        a0[i] = sum_rows(t, a, i, &terms);
-        a1[i] = sum_rows(t, a, 8 + i, &terms);
-        b0[i] = sum_rows(t, b, i, &terms);
-        b1[i] = sum_rows(t, b, 8 + i, &terms);
+        a0[i] = sum_rows::<T, M>(t, a, i);
+        a1[i] = sum_rows::<T, M>(t, a, 8 + i);
+        b0[i] = sum_rows::<T, M>(t, b, i);
+        b1[i] = sum_rows::<T, M>(t, b, 8 + i);
         am[i] = t.add(a0[i], a1[i]);
         bm[i] = t.add(b0[i], b1[i]);
     });
@@ -214,418 +214,318 @@ fn combine_rows<T: Lanes>(t: T, c: &mut [u16], mid: &[u16], h: usize) {
     }
 }
 
-/// Lane-parallel product of 32-coefficient polynomials whose row `r` is
-/// `sum_k x[(r + terms[k]) L ..]`; `c` receives 64 rows, `mid` is 32 rows of scratch.
-/// `K2 = 2 K` (the middle operand has twice the terms).
+/// Lane-parallel product of 32-coefficient polynomials (rows of `L` lanes): `a` and `b` have
+/// 32 rows, `c` receives 64 rows, `mid` is 32 rows of scratch.
 #[inline(always)]
-fn kmul32<T: Lanes, const K: usize, const K2: usize>(
-    t: T,
-    a: &[u16],
-    b: &[u16],
-    terms: [usize; K],
-    c: &mut [u16],
-    mid: &mut [u16],
-) {
+fn kmul32<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], mid: &mut [u16]) {
     let l = T::L;
-    let mut both = [0; K2];
-    both[..K].copy_from_slice(&terms);
-    for (d, &o) in both[K..].iter_mut().zip(&terms) {
-        *d = o + 16;
-    }
     let (lo, hi) = c[..64 * l].split_at_mut(32 * l);
-    t.kmul16(a, b, terms, lo);
-    t.kmul16(a, b, terms.map(|o| o + 16), hi);
-    t.kmul16(a, b, both, mid);
+    t.kmul16::<0b01>(a, b, lo);
+    t.kmul16::<0b10>(a, b, hi);
+    t.kmul16::<0b11>(a, b, mid);
     combine_rows(t, c, mid, 16);
 }
 
-/// The multiplication schedule for one `(n, L)` and the workspace layout (offsets in `u16`,
-/// all multiples of `L`).
-///
-/// Workspace: `[operand A area | operand B area | product area | kernel area]`. An operand area
-/// holds the zero-padded input (`m` blocks of `S`), then the leaves, contiguous (leaf `i` at
-/// `leaves + i·S`), then the other Karatsuba sums. The product area holds the leaf products,
-/// contiguous (`2S` each), then the products of the Karatsuba nodes.
-#[derive(Debug)]
-pub(crate) struct Plan {
-    n: usize,
-    l: usize,
-    /// Leaf size `S = 2L`.
-    s: usize,
-    /// Padded operand length `N = m·S`.
-    nn: usize,
-    nleaves: usize,
-    /// Groups of `L` leaves.
-    groups: usize,
-    /// Where input block `i` is staged (offset in an operand area).
-    input_at: Vec<usize>,
-    /// Evaluation, block by block (offsets in an operand area): sums
-    /// `dst = x + y`, then copies `dst = x`.
-    sums: Vec<[usize; 3]>,
-    copies: Vec<[usize; 2]>,
-    /// Offset of the leaves in an operand area.
-    leaves: usize,
-    a_area: usize,
-    b_area: usize,
-    /// Leaf products (`2S` each, `groups·L` of them).
-    prod: usize,
-    /// Recombinations, children first, one `L`-coefficient chunk at a time: offsets of
-    /// `[L0, L1, H0, H1, M0, M1, R0, R1, R2, R3]` (a missing `H1` reads a zero chunk and its
-    /// `R3` goes to a dummy chunk).
-    recomb: Vec<[u32; 10]>,
-    /// An all-zero chunk and a write-only chunk.
-    zero: usize,
-    /// The full product, `2N` coefficients.
-    root: usize,
-    /// Kernel area (transposed operands, half products, scratch).
-    kernel: usize,
-    ws_len: usize,
-}
-
-/// One Karatsuba recombination: `r = lo + y^H (mid - lo - hi) + y^2H hi` (refined form), `H`
-/// coefficients per half; `hi` has `2H' <= 2H` coefficients.
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    r: usize,
-    lo: usize,
-    mid: usize,
-    hi: usize,
-    /// `H / L`.
-    hc: usize,
-    /// `(2H' - H) / L`: chunks of the top quarter `H1`.
-    h1c: usize,
-}
-
-/// A block of a Karatsuba evaluation: an input block or the sum of two blocks.
-#[derive(Clone, Copy)]
-enum Block {
-    Input,
-    Sum(usize, usize),
-}
-
-/// Karatsuba evaluation of an operand made of `src` (block ids): appends the leaves, in order lo,
-/// mid, hi. Middle blocks are sums, or aliases when a half is one block shorter.
-fn build_eval(src: &[usize], blocks: &mut Vec<Block>, leaves: &mut Vec<usize>) {
-    let m = src.len();
-    if m == 1 {
-        leaves.push(src[0]);
-        return;
-    }
-    let h = m.div_ceil(2);
-    let (lo, hi) = src.split_at(h);
-    build_eval(lo, blocks, leaves);
-    let mid: Vec<usize> = (0..h)
-        .map(|i| match hi.get(i) {
-            Some(&x) => {
-                blocks.push(Block::Sum(lo[i], x));
-                blocks.len() - 1
-            }
-            None => lo[i],
-        })
-        .collect();
-    build_eval(&mid, blocks, leaves);
-    build_eval(hi, blocks, leaves);
-}
-
-/// Karatsuba interpolation for operands of `m` blocks; returns where the `2mS`-coefficient
-/// product is. `want` is where the caller would like it (so that `lo` and `hi` end up adjacent);
-/// leaf products stay in the leaf-product area.
-#[allow(clippy::too_many_arguments)]
-fn build_interp(
-    m: usize,
-    want: usize,
-    s: usize,
-    l: usize,
-    prod: usize,
-    next_leaf: &mut usize,
-    nodes: &mut Vec<Node>,
-    alloc: &mut usize,
-) -> usize {
-    if m == 1 {
-        let at = prod + *next_leaf * 2 * s;
-        *next_leaf += 1;
-        return at;
-    }
-    let h = m.div_ceil(2);
-    let (big_h, big_h2) = (h * s, (m - h) * s);
-    let mid_want = *alloc;
-    *alloc += 2 * big_h;
-    let lo = build_interp(h, want, s, l, prod, next_leaf, nodes, alloc);
-    let mid = build_interp(h, mid_want, s, l, prod, next_leaf, nodes, alloc);
-    let hi = build_interp(m - h, want + 2 * big_h, s, l, prod, next_leaf, nodes, alloc);
-    nodes.push(Node {
-        r: want,
-        lo,
-        mid,
-        hi,
-        hc: big_h / l,
-        // hi has 2H' >= H coefficients, so H0 is whole and H1 has 2H' - H.
-        h1c: (2 * big_h2 - big_h) / l,
-    });
-    want
-}
-
-impl Plan {
-    /// Builds the plan for degree `n` and `l` lanes (16 or 32).
-    fn new(n: usize, l: usize) -> Plan {
-        let s = 2 * l;
-        let m = n.div_ceil(s);
-        let nn = m * s;
-
-        // Evaluation: blocks, leaves, then storage (sums that are leaves are computed directly
-        // in their leaf slot; other leaves are copied there).
-        let mut blocks: Vec<Block> = vec![Block::Input; m];
-        let mut leaf_ids = Vec::new();
-        build_eval(&(0..m).collect::<Vec<_>>(), &mut blocks, &mut leaf_ids);
-        let nleaves = leaf_ids.len();
-        let groups = nleaves.div_ceil(l);
-        let leaves = 0;
-        let mut alloc = leaves + groups * l * s;
-        // The first leaf occurrence of a block (input or sum) is where it is stored; blocks that
-        // are not leaves get their own slot; further occurrences are copied.
-        let mut at: Vec<Option<usize>> = vec![None; blocks.len()];
-        let mut copies = Vec::new();
-        for (k, &id) in leaf_ids.iter().enumerate() {
-            let slot = leaves + k * s;
-            match at[id] {
-                None => at[id] = Some(slot),
-                Some(_) => copies.push((id, slot)),
-            }
-        }
-        let mut place = |x: &mut Option<usize>| {
-            *x.get_or_insert_with(|| {
-                alloc += s;
-                alloc - s
-            })
-        };
-        let input_at: Vec<usize> = (0..m).map(|i| place(&mut at[i])).collect();
-        let mut sums = Vec::new();
-        for id in 0..blocks.len() {
-            if let Block::Sum(x, y) = blocks[id] {
-                let dst = place(&mut at[id]);
-                sums.push([dst, at[x].unwrap_or(0), at[y].unwrap_or(0)]);
-            }
-        }
-        let copies: Vec<[usize; 2]> = copies
-            .into_iter()
-            .map(|(id, slot)| [slot, at[id].unwrap_or(0)])
-            .collect();
-        let area_len = alloc;
-
-        let a_area = 0;
-        let b_area = area_len;
-        // The node products and middle products reuse the operand areas (dead once the last
-        // group of leaves is transposed); the leaf products, written group by group, do not.
-        let root = 0;
-        let mut alloc = root + 2 * nn;
-        let mut nodes = Vec::new();
-        let mut next_leaf = 0;
-        let prod_at_end = |alloc: usize| alloc.max(2 * area_len);
-        // Leaf-product offsets depend on where the product area starts, which depends on how
-        // much the nodes need: size the nodes first with a provisional product area.
-        build_interp(
-            m,
-            root,
-            s,
-            l,
-            usize::MAX / 4,
-            &mut 0,
-            &mut Vec::new(),
-            &mut alloc,
-        );
-        let prod = prod_at_end(alloc);
-        let mut alloc = root + 2 * nn;
-        let r = build_interp(m, root, s, l, prod, &mut next_leaf, &mut nodes, &mut alloc);
-        debug_assert_eq!((r, next_leaf), (root, nleaves));
-        debug_assert!(alloc <= prod);
-        let mut alloc = prod + groups * l * 2 * s;
-        let zero = alloc;
-        let dummy = zero + l;
-        alloc = dummy + l;
-        let mut recomb = Vec::new();
-        for nd in &nodes {
-            let big_h = nd.hc * l;
-            for i in 0..nd.hc {
-                let k = i * l;
-                let (h1, r3) = if i < nd.h1c {
-                    (nd.hi + big_h + k, nd.r + 3 * big_h + k)
-                } else {
-                    (zero, dummy)
-                };
-                // In place, R0 = L0 and R3 = H1 are rewritten with the same values.
-                let offs = [
-                    nd.lo + k,
-                    nd.lo + big_h + k,
-                    nd.hi + k,
-                    h1,
-                    nd.mid + k,
-                    nd.mid + big_h + k,
-                    nd.r + k,
-                    nd.r + big_h + k,
-                    nd.r + 2 * big_h + k,
-                    r3,
-                ];
-                recomb.push(offs.map(|o| u32::try_from(o).unwrap_or(u32::MAX)));
-            }
-        }
-        let kernel = alloc;
-        // A^T, B^T: S rows each; lo | hi: 2S rows; mid: S rows; scratch: 32 rows.
-        let ws_len = kernel + (5 * s + 32) * l;
-        Plan {
-            n,
-            l,
-            s,
-            nn,
-            nleaves,
-            groups,
-            input_at,
-            sums,
-            copies,
-            leaves,
-            a_area,
-            b_area,
-            prod,
-            recomb,
-            zero,
-            root,
-            kernel,
-            ws_len,
-        }
-    }
-
-    /// The cached plan for `params` and `l` lanes.
-    pub(crate) fn get(params: NtruParams, l: usize) -> &'static Plan {
-        static PLANS: [[OnceLock<Plan>; 2]; 4] = [const { [const { OnceLock::new() }; 2] }; 4];
-        let pi = NtruParams::ALL
-            .iter()
-            .position(|&p| p == params)
-            .unwrap_or(0);
-        let li = usize::from(l == 32);
-        PLANS[pi][li].get_or_init(|| Plan::new(params.n(), l))
-    }
-
-    /// Number of leaf products.
-    pub(crate) fn leaf_count(&self) -> usize {
-        self.nleaves
-    }
-
-    /// Workspace length in `u16`.
-    #[cfg(test)]
-    pub(crate) fn workspace_len(&self) -> usize {
-        self.ws_len
-    }
-}
-
-/// The multiplication; to be instantiated inside a `#[target_feature]` entry point.
+/// Lane-parallel product of 64-coefficient polynomials (one Karatsuba level over [`kmul32`]):
+/// `a`, `b` have 64 rows, `c` receives 128 rows; `scratch` has [`KMUL64_SCRATCH`] rows.
 #[inline(always)]
-pub(crate) fn rq_mul_body<T: Lanes>(
+fn kmul64<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratch: &mut [u16]) {
+    let l = T::L;
+    let (a, b, c) = (&a[..64 * l], &b[..64 * l], &mut c[..128 * l]);
+    let (am, rest) = scratch[..KMUL64_SCRATCH * l].split_at_mut(32 * l);
+    let (bm, rest) = rest.split_at_mut(32 * l);
+    let (mid, k32) = rest.split_at_mut(64 * l);
+    for (x, xm) in [(a, &mut *am), (b, &mut *bm)] {
+        for r in 0..32 {
+            let v = t.add(t.load(&x[r * l..]), t.load(&x[(32 + r) * l..]));
+            t.store(&mut xm[r * l..], v);
+        }
+    }
+    let (lo, hi) = c.split_at_mut(64 * l);
+    kmul32(t, a, b, lo, k32);
+    kmul32(t, &a[32 * l..], &b[32 * l..], hi, k32);
+    kmul32(t, am, bm, mid, k32);
+    combine_rows(t, c, mid, 32);
+}
+
+/// Scratch rows of [`kmul64`]: middle operands (2 x 32), middle product (64), [`kmul32`] (32).
+const KMUL64_SCRATCH: usize = 192;
+
+/// Lane-parallel product of 96-coefficient polynomials: a three-way split into thirds of 32
+/// with six [`kmul32`] products (`a0 b0`, `a1 b1`, `a2 b2`, `(a0 + a1)(b0 + b1)`,
+/// `(a1 + a2)(b1 + b2)`, `(a0 + a2)(b0 + b2)`); `c` receives 192 rows.
+#[inline(always)]
+fn kmul96<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratch: &mut [u16]) {
+    let l = T::L;
+    let (a, b, c) = (&a[..96 * l], &b[..96 * l], &mut c[..192 * l]);
+    let (sums, rest) = scratch[..KMUL96_SCRATCH * l].split_at_mut(6 * 32 * l);
+    let (prods, k32) = rest.split_at_mut(6 * 64 * l);
+    // Sums, 32 rows each: a0 + a1, a1 + a2, a0 + a2, then the same for b.
+    for (x, half) in [(a, 0), (b, 3)] {
+        for (k, (i, j)) in [(0, 1), (1, 2), (0, 2)].into_iter().enumerate() {
+            for r in 0..32 {
+                let v = t.add(
+                    t.load(&x[(32 * i + r) * l..]),
+                    t.load(&x[(32 * j + r) * l..]),
+                );
+                t.store(&mut sums[((half + k) * 32 + r) * l..], v);
+            }
+        }
+    }
+    // Products, 64 rows each: P00, P11, P22, P01, P12, P02.
+    for k in 0..3 {
+        let p = &mut prods[k * 64 * l..(k + 1) * 64 * l];
+        kmul32(t, &a[32 * k * l..], &b[32 * k * l..], p, k32);
+    }
+    for k in 0..3 {
+        let (sa, sb) = (&sums[k * 32 * l..], &sums[(3 + k) * 32 * l..]);
+        let p = &mut prods[(3 + k) * 64 * l..(4 + k) * 64 * l];
+        kmul32(t, sa, sb, p, k32);
+    }
+    // C = P00 + y (P01 - P00 - P11) + y^2 (P02 - P00 - P22 + P11) + y^3 (P12 - P11 - P22)
+    //   + y^4 P22 with y = x^32; the terms are 64 rows, so chunk j of 32 rows gathers the top
+    // half of term j - 1 and the bottom half of term j.
+    let prods = &prods[..];
+    for r in 0..32 {
+        t.store(&mut c[r * l..], term96(t, prods, 0, 0, r));
+        for j in 1..5 {
+            let v = t.add(term96(t, prods, j - 1, 1, r), term96(t, prods, j, 0, r));
+            t.store(&mut c[(32 * j + r) * l..], v);
+        }
+        t.store(&mut c[(160 + r) * l..], term96(t, prods, 4, 1, r));
+    }
+}
+
+/// Row `r` of half `h` (32 rows) of term `j` of [`kmul96`]'s product, from the six products
+/// (64 rows each, in the order P00, P11, P22, P01, P12, P02).
+#[inline(always)]
+fn term96<T: Lanes>(t: T, prods: &[u16], j: usize, h: usize, r: usize) -> T::V {
+    let l = T::L;
+    let prods = &prods[..6 * 64 * l];
+    let p = |k: usize| &prods[(k * 64 + h * 32 + r) * l..];
+    let (p00, p11, p22, p01, p12, p02) = (p(0), p(1), p(2), p(3), p(4), p(5));
+    match j {
+        0 => t.load(p00),
+        1 => t.sub(t.sub(t.load(p01), t.load(p00)), t.load(p11)),
+        2 => t.add(
+            t.sub(t.sub(t.load(p02), t.load(p00)), t.load(p22)),
+            t.load(p11),
+        ),
+        3 => t.sub(t.sub(t.load(p12), t.load(p11)), t.load(p22)),
+        _ => t.load(p22),
+    }
+}
+
+/// Scratch rows of [`kmul96`]: six sums (32 each), six products (64 each), [`kmul32`] (32).
+const KMUL96_SCRATCH: usize = 6 * 32 + 6 * 64 + 32;
+
+/// Lane-parallel product of 128-coefficient polynomials (one Karatsuba level over
+/// [`kmul64`]); `c` receives 256 rows.
+#[inline(always)]
+fn kmul128<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratch: &mut [u16]) {
+    let l = T::L;
+    let (a, b, c) = (&a[..128 * l], &b[..128 * l], &mut c[..256 * l]);
+    let (am, rest) = scratch[..KMUL128_SCRATCH * l].split_at_mut(64 * l);
+    let (bm, rest) = rest.split_at_mut(64 * l);
+    let (mid, k64) = rest.split_at_mut(128 * l);
+    for (x, xm) in [(a, &mut *am), (b, &mut *bm)] {
+        for r in 0..64 {
+            let v = t.add(t.load(&x[r * l..]), t.load(&x[(64 + r) * l..]));
+            t.store(&mut xm[r * l..], v);
+        }
+    }
+    let (lo, hi) = c.split_at_mut(128 * l);
+    kmul64(t, a, b, lo, k64);
+    kmul64(t, &a[64 * l..], &b[64 * l..], hi, k64);
+    kmul64(t, am, bm, mid, k64);
+    combine_rows(t, c, mid, 64);
+}
+
+/// Scratch rows of [`kmul128`]: middle operands (2 x 64), middle product (128), [`kmul64`].
+const KMUL128_SCRATCH: usize = 2 * 64 + 128 + KMUL64_SCRATCH;
+
+/// Blocks per operand at the top: three Karatsuba levels.
+const BLOCKS: usize = 8;
+/// Leaves of the top levels (`3^3`).
+const LEAVES: usize = 27;
+
+/// Leaf size parameter for degree `n`: blocks (and leaves) of `S = 32 K` coefficients, the
+/// smallest with `8 S >= n` and `K >= 2` (509 -> 2, 677 and 701 -> 3, 821 -> 4).
+pub(crate) const fn leaf_k(n: usize) -> usize {
+    let k = n.div_ceil(BLOCKS * 32);
+    if k < 2 {
+        2
+    } else {
+        k
+    }
+}
+
+/// Scratch rows of the leaf product for `K`.
+const fn scratch_rows(k: usize) -> usize {
+    match k {
+        2 => KMUL64_SCRATCH,
+        3 => KMUL96_SCRATCH,
+        _ => KMUL128_SCRATCH,
+    }
+}
+
+/// Workspace length (`u16`) of [`rq_mul_body`] for `K` and `L` lanes: staged operands
+/// (2 x 8S), transposed leaves (2 x S rows), leaf products (2S rows), kernel scratch, leaf
+/// products in natural order (32 x 2S) and the full product (16S).
+pub(crate) const fn workspace_len(k: usize, l: usize) -> usize {
+    let s = 32 * k;
+    2 * BLOCKS * s + 2 * s * l + 2 * s * l + scratch_rows(k) * l + 32 * 2 * s + 2 * BLOCKS * s
+}
+
+/// The 27 leaves of the top Karatsuba levels from the 8 blocks `u` (one chunk of each), in
+/// registers: leaf `9 t1 + 3 t2 + t3` (`t = 0` low half, `1` high half, `2` their sum, at the
+/// levels splitting blocks `4 b1 + 2 b2 + b3` on `b1`, `b2`, `b3`); rows 27..32 are zero.
+#[inline(always)]
+fn eval27<T: Lanes>(t: T, u: &[T::V; BLOCKS]) -> [T::V; 32] {
+    let mut w1 = [t.zero(); 12];
+    unroll!(j in [0, 1, 2, 3] {
+        w1[j] = u[j];
+        w1[4 + j] = u[4 + j];
+        w1[8 + j] = t.add(u[j], u[4 + j]);
+    });
+    let mut w2 = [t.zero(); 18];
+    unroll!(t1 in [0, 1, 2] {
+        unroll!(b3 in [0, 1] {
+            let (lo, hi) = (w1[4 * t1 + b3], w1[4 * t1 + 2 + b3]);
+            w2[6 * t1 + b3] = lo;
+            w2[6 * t1 + 2 + b3] = hi;
+            w2[6 * t1 + 4 + b3] = t.add(lo, hi);
+        });
+    });
+    let mut leaves = [t.zero(); 32];
+    unroll!(q in [0, 1, 2, 3, 4, 5, 6, 7, 8] {
+        let (lo, hi) = (w2[2 * q], w2[2 * q + 1]);
+        leaves[3 * q] = lo;
+        leaves[3 * q + 1] = hi;
+        leaves[3 * q + 2] = t.add(lo, hi);
+    });
+    leaves
+}
+
+/// Refined Karatsuba recombination on units (registers): `lo`, `hi`, `mid` have `2h` units,
+/// `out` receives `4h`: `lo0, T + mid0 - lo0, mid1 - hi1 - T, hi1` with `T = lo1 - hi0` (halves
+/// of `h` units).
+#[inline(always)]
+fn kara_units<T: Lanes>(t: T, lo: &[T::V], hi: &[T::V], mid: &[T::V], out: &mut [T::V]) {
+    let h = lo.len() / 2;
+    for j in 0..h {
+        let tt = t.sub(lo[h + j], hi[j]);
+        out[j] = lo[j];
+        out[h + j] = t.sub(t.add(tt, mid[j]), lo[j]);
+        out[2 * h + j] = t.sub(t.sub(mid[h + j], hi[h + j]), tt);
+        out[3 * h + j] = hi[h + j];
+    }
+}
+
+/// The multiplication for blocks of `S = 32 K`; to be instantiated inside a
+/// `#[target_feature]` entry point. `a`, `b`, `out` have the same length `n <= 8 S`; `ws` has
+/// [`workspace_len`]`(K, L)` elements and starts on a 64-byte boundary.
+#[inline(always)]
+pub(crate) fn rq_mul_body<T: Lanes, const K: usize>(
     t: T,
-    plan: &Plan,
     a: &[u16],
     b: &[u16],
     out: &mut [u16],
     ws: &mut [u16],
 ) {
-    let (l, s, n, nn) = (T::L, plan.s, plan.n, plan.nn);
-    debug_assert!(l == plan.l && plan.leaf_count() <= plan.groups * l);
-    let (main, kernel) = ws[..plan.ws_len].split_at_mut(plan.kernel);
+    let (l, s, n) = (T::L, 32 * K, a.len());
+    debug_assert!(n <= BLOCKS * s && b.len() == n && out.len() == n);
+    let (stage, ws) = ws[..workspace_len(K, l)].split_at_mut(2 * BLOCKS * s);
+    let (at, ws) = ws.split_at_mut(s * l);
+    let (bt, ws) = ws.split_at_mut(s * l);
+    let (prod, ws) = ws.split_at_mut(2 * s * l);
+    let (scratch, ws) = ws.split_at_mut(scratch_rows(K) * l);
+    let (leafprod, full) = ws.split_at_mut(32 * 2 * s);
+    let (sa, sb) = stage.split_at_mut(BLOCKS * s);
 
-    // Stage the zero-padded operands (each block where the plan keeps it) and evaluate the top
-    // Karatsuba levels.
-    main[plan.zero..plan.zero + l].fill(0);
+    // 1. Stage the zero-padded operands.
     let whole = n / l * l;
-    for (base, x) in [(plan.a_area, a), (plan.b_area, b)] {
-        for (i, &dst) in plan.input_at.iter().enumerate() {
-            unroll!(c in [0, 1] {
-                let k = i * s + c * l;
-                let v = if k < whole {
-                    t.load(&x[k..])
-                } else {
-                    // The partial (or empty) last chunks: zero-padded copy.
-                    let mut tmp = [0u16; 32];
-                    if k < n {
-                        tmp[..n - k].copy_from_slice(&x[k..]);
-                    }
-                    t.load(&tmp)
-                };
-                t.store(&mut main[base + dst + c * l..], v);
-            });
+    for (x, st) in [(a, &mut *sa), (b, &mut *sb)] {
+        let x = &x[..n];
+        for k in (0..whole).step_by(l) {
+            t.store(&mut st[k..], t.load(&x[k..]));
         }
-        for &[d, x0, x1] in &plan.sums {
-            unroll!(c in [0, 1] {
-                let v = t.add(t.load(&main[base + x0 + c * l..]), t.load(&main[base + x1 + c * l..]));
-                t.store(&mut main[base + d + c * l..], v);
-            });
-        }
-        for &[d, x0] in &plan.copies {
-            unroll!(c in [0, 1] {
-                let v = t.load(&main[base + x0 + c * l..]);
-                t.store(&mut main[base + d + c * l..], v);
-            });
+        if whole < BLOCKS * s {
+            let mut tmp = [0u16; 32];
+            tmp[..n - whole].copy_from_slice(&x[whole..]);
+            t.store(&mut st[whole..], t.load(&tmp));
+            for k in (whole + l..BLOCKS * s).step_by(l) {
+                t.store(&mut st[k..], t.zero());
+            }
         }
     }
 
-    let (at, rest) = kernel.split_at_mut(s * l);
-    let (bt, rest) = rest.split_at_mut(s * l);
-    let (lh, rest) = rest.split_at_mut(2 * s * l);
-    let (mid, mid2) = rest.split_at_mut(s * l);
-    for g in 0..plan.groups {
-        // Leaves of this group, L coefficients at a time, transposed into rows.
-        for (base, dst) in [(plan.a_area, &mut *at), (plan.b_area, &mut *bt)] {
-            for c0 in (0..s).step_by(l) {
-                let first = base + plan.leaves + g * l * s + c0;
+    for g in 0..LEAVES.div_ceil(l) {
+        // 2. The leaves of this group, chunk by chunk: evaluated in registers and transposed,
+        // so that lane i of row r holds coefficient r of leaf g L + i.
+        for (st, dst) in [(&*sa, &mut *at), (&*sb, &mut *bt)] {
+            for c in 0..s / l {
+                let mut u = [t.zero(); BLOCKS];
+                unroll!(blk in [0, 1, 2, 3, 4, 5, 6, 7] {
+                    u[blk] = t.load(&st[blk * s + c * l..]);
+                });
+                let leaves = eval27(t, &u);
                 let mut io = LeafRows {
-                    src: &main[first..first + (l - 1) * s + l],
-                    dst: &mut dst[c0 * l..(c0 + l) * l],
+                    rows: &leaves,
+                    first: g * l,
+                    dst: &mut dst[c * l * l..(c + 1) * l * l],
                 };
                 t.transpose(&mut io);
             }
         }
 
-        // Lane-parallel S x S products: lo, hi and mid halves (S/2 = L coefficients each).
-        {
-            let (lo, hi) = lh.split_at_mut(s * l);
-            if l == 32 {
-                kmul32::<T, 1, 2>(t, at, bt, [0], lo, mid2);
-                kmul32::<T, 1, 2>(t, at, bt, [32], hi, mid2);
-                kmul32::<T, 2, 4>(t, at, bt, [0, 32], mid, mid2);
-            } else {
-                t.kmul16(at, bt, [0], lo);
-                t.kmul16(at, bt, [16], hi);
-                t.kmul16(at, bt, [0, 16], mid);
-            }
+        // 3. The lane-parallel S x S products (2S rows).
+        match K {
+            2 => kmul64(t, at, bt, prod, scratch),
+            3 => kmul96(t, at, bt, prod, scratch),
+            _ => kmul128(t, at, bt, prod, scratch),
         }
 
-        // Last recombination fused with the transposition back to the leaf-product area.
-        for chunk in 0..4 {
-            let first = plan.prod + g * l * 2 * s + chunk * l;
+        // 4. Back to natural order: leaf product i at leafprod[2S i..].
+        for c in 0..2 * s / l {
+            let first = g * l * 2 * s + c * l;
             let mut io = ProductRows {
-                lh,
-                mid,
-                chunk,
-                dst: &mut main[first..first + (l - 1) * 2 * s + l],
+                src: &prod[c * l * l..(c + 1) * l * l],
+                stride: 2 * s,
+                dst: &mut leafprod[first..first + (l - 1) * 2 * s + l],
             };
             t.transpose(&mut io);
         }
     }
 
-    // Recombine the top Karatsuba levels (refined: with lo = L0 + y L1, hi = H0 + y H1,
-    // mid = M0 + y M1 and T = L1 - H0, the quarters are L0, T + M0 - L0, M1 - H1 - T, H1), one
-    // chunk at a time, children first.
-    for op in &plan.recomb {
-        let [l0, l1, h0, h1, m0, m1, r0, r1, r2, r3] = op.map(|o| o as usize);
-        let (l0, l1) = (t.load(&main[l0..]), t.load(&main[l1..]));
-        let (h0, h1) = (t.load(&main[h0..]), t.load(&main[h1..]));
-        let (m0, m1) = (t.load(&main[m0..]), t.load(&main[m1..]));
-        let tt = t.sub(l1, h0);
-        t.store(&mut main[r0..], l0);
-        t.store(&mut main[r1..], t.sub(t.add(tt, m0), l0));
-        t.store(&mut main[r2..], t.sub(t.sub(m1, h1), tt));
-        t.store(&mut main[r3..], h1);
+    // 5. Recombine the three top levels in registers, one chunk position of the S-units at a
+    // time: leaf products have 2 units of S, level-3 nodes 4, level-2 nodes 8, the root 16.
+    let leafprod = &leafprod[..LEAVES * 2 * s];
+    let full = &mut full[..2 * BLOCKS * s];
+    for c in 0..s / l {
+        let mut n3 = [t.zero(); 36];
+        unroll!(q in [0, 1, 2, 3, 4, 5, 6, 7, 8] {
+            let mut u = [t.zero(); 6];
+            unroll!(k in [0, 1, 2, 3, 4, 5] {
+                // Leaf 3q + k / 2, unit k % 2.
+                u[k] = t.load(&leafprod[(3 * q + k / 2) * 2 * s + (k % 2) * s + c * l..]);
+            });
+            kara_units(t, &u[0..2], &u[2..4], &u[4..6], &mut n3[4 * q..4 * q + 4]);
+        });
+        let mut n2 = [t.zero(); 24];
+        unroll!(t1 in [0, 1, 2] {
+            let m = &n3[12 * t1..12 * t1 + 12];
+            kara_units(t, &m[0..4], &m[4..8], &m[8..12], &mut n2[8 * t1..8 * t1 + 8]);
+        });
+        let mut root = [t.zero(); 16];
+        kara_units(t, &n2[0..8], &n2[8..16], &n2[16..24], &mut root);
+        unroll!(u in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+            t.store(&mut full[u * s + c * l..], root[u]);
+        });
     }
 
-    // Fold mod x^n - 1: r[k] = c[k] + c[k + n].
-    let full = &main[plan.root..plan.root + 2 * nn];
+    // 6. Fold mod x^n - 1: r[k] = c[k] + c[k + n] (2n <= 16 S).
+    let out = &mut out[..n];
     for k in (0..whole).step_by(l) {
         let v = t.add(t.load(&full[k..]), t.load(&full[k + n..]));
         t.store(&mut out[k..], v);
@@ -635,17 +535,18 @@ pub(crate) fn rq_mul_body<T: Lanes>(
     }
 }
 
-/// Transposition input: `L` coefficients of `L` consecutive leaves (`S` apart in `src`); output
-/// rows at `dst[j L..]`.
-struct LeafRows<'a> {
-    src: &'a [u16],
+/// Transposition input: rows `first..first + L` of the evaluated leaves; output row `j` (that
+/// coefficient of the `L` leaves) at `dst[j L..]`.
+struct LeafRows<'a, V> {
+    rows: &'a [V; 32],
+    first: usize,
     dst: &'a mut [u16],
 }
 
-impl<T: Lanes> RowIo<T> for LeafRows<'_> {
+impl<T: Lanes> RowIo<T> for LeafRows<'_, T::V> {
     #[inline(always)]
-    fn load(&mut self, t: T, i: usize) -> T::V {
-        t.load(&self.src[i * 2 * T::L..])
+    fn load(&mut self, _t: T, i: usize) -> T::V {
+        self.rows[self.first + i]
     }
     #[inline(always)]
     fn store(&mut self, t: T, j: usize, v: T::V) {
@@ -653,41 +554,22 @@ impl<T: Lanes> RowIo<T> for LeafRows<'_> {
     }
 }
 
-/// Transposition input: chunk `chunk` (rows `chunk·L..`) of the lane-parallel product, from the
-/// half products. With lo = L0 + y L1, hi = H0 + y H1, mid = M0 + y M1 (`y = x^L`) and
-/// T = L1 - H0, the product is L0 + y (T + M0 - L0) + y^2 (M1 - H1 - T) + y^3 H1. Output: that
-/// chunk of leaf product `i` at `dst[i·2S..]` (leaf products are `2S = 4L` apart).
+/// Transposition input: `L` rows of the lane-parallel products; output row `i` (a chunk of
+/// leaf product `i` of the group) at `dst[i stride..]`.
 struct ProductRows<'a> {
-    lh: &'a [u16],
-    mid: &'a [u16],
-    chunk: usize,
+    src: &'a [u16],
+    stride: usize,
     dst: &'a mut [u16],
 }
 
 impl<T: Lanes> RowIo<T> for ProductRows<'_> {
     #[inline(always)]
     fn load(&mut self, t: T, r: usize) -> T::V {
-        let l = T::L;
-        let (lh, mid) = (self.lh, self.mid);
-        match self.chunk {
-            0 => t.load(&lh[r * l..]),
-            1 => {
-                let tt = t.sub(t.load(&lh[(l + r) * l..]), t.load(&lh[(2 * l + r) * l..]));
-                t.sub(t.add(tt, t.load(&mid[r * l..])), t.load(&lh[r * l..]))
-            }
-            2 => {
-                let tt = t.sub(t.load(&lh[(l + r) * l..]), t.load(&lh[(2 * l + r) * l..]));
-                t.sub(
-                    t.sub(t.load(&mid[(l + r) * l..]), t.load(&lh[(3 * l + r) * l..])),
-                    tt,
-                )
-            }
-            _ => t.load(&lh[(3 * l + r) * l..]),
-        }
+        t.load(&self.src[r * T::L..])
     }
     #[inline(always)]
     fn store(&mut self, t: T, i: usize, v: T::V) {
-        t.store(&mut self.dst[i * 4 * T::L..], v);
+        t.store(&mut self.dst[i * self.stride..], v);
     }
 }
 
@@ -697,15 +579,15 @@ thread_local! {
 
 /// `out = a · b mod (x^n - 1, 2^16)` with backend `t`; lengths already checked.
 pub(crate) fn rq_mul<T: Lanes>(t: T, params: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
-    let plan = Plan::get(params, T::L);
+    let len = workspace_len(leaf_k(params.n()), T::L);
     WORKSPACE.with_borrow_mut(|ws| {
-        // 64 extra elements so that the area can start on a 64-byte boundary (every plan offset
-        // is a multiple of L elements, so every vector access of the kernels is aligned).
-        if ws.len() < plan.ws_len + 64 {
-            ws.resize(plan.ws_len + 64, 0);
+        // 64 extra elements so that the area can start on a 64-byte boundary (every offset is a
+        // multiple of L elements, so every vector access of the kernels is aligned).
+        if ws.len() < len + 64 {
+            ws.resize(len + 64, 0);
         }
         let skip = ws.as_ptr().align_offset(64).min(63);
-        t.rq_mul_entry(plan, a, b, out, &mut ws[skip..skip + plan.ws_len]);
+        t.rq_mul_entry(a, b, out, &mut ws[skip..skip + len]);
     });
 }
 
@@ -714,22 +596,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plans() {
-        // 509 = 8 blocks of 64 -> 27 leaves (one group of 32 lanes); 16 blocks of 32 -> 81.
-        assert_eq!(Plan::new(509, 32).leaf_count(), 27);
-        assert_eq!(Plan::new(509, 16).leaf_count(), 81);
+    fn layouts() {
+        // Every NTRU degree fits eight blocks of S = 32 K, and no smaller K would do.
         for p in NtruParams::ALL {
+            let (n, k) = (p.n(), leaf_k(p.n()));
+            assert!(n <= BLOCKS * 32 * k && n > BLOCKS * 32 * (k - 1), "n={n}");
             for l in [16, 32] {
-                let plan = Plan::new(p.n(), l);
-                assert!(plan.groups * l >= plan.leaf_count());
-                // Small enough to stay in L1 for n = 509.
+                // Staged operands and full product are 8S; the fold reads up to 2n.
+                assert!(2 * n <= 2 * BLOCKS * 32 * k);
                 eprintln!(
-                    "n={} L={l}: leaves {}, workspace {} KB",
-                    p.n(),
-                    plan.leaf_count(),
-                    plan.workspace_len() / 512
+                    "n={n} K={k} L={l}: workspace {} KB",
+                    workspace_len(k, l) / 512
                 );
             }
         }
+        assert_eq!([509, 677, 701, 821].map(leaf_k), [2, 3, 3, 4]);
     }
 }

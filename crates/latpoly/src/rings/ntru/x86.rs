@@ -8,7 +8,7 @@
 
 #![allow(unsafe_code)]
 
-use super::fast::{kmul16_body, rq_mul_body, unroll, Lanes, Plan, RowIo};
+use super::fast::{kmul16_body, leaf_k, rq_mul_body, unroll, Lanes, RowIo};
 use super::reference::{r2_inv_with, s3_inv_with};
 use crate::rings::bitslice::x86::{Avx2Bits, Avx512Bits, VBits, VTrits};
 use core::arch::x86_64::*;
@@ -28,14 +28,20 @@ impl Avx2Lanes {
         is_x86_feature_detected!("avx2").then_some(Self(()))
     }
 
+    // Not inlined: nine inlined copies would not fit the instruction caches.
+    #[inline(never)]
     #[target_feature(enable = "avx2")]
-    fn tf_kmul16<const K: usize>(self, a: &[u16], b: &[u16], terms: [usize; K], c: &mut [u16]) {
-        kmul16_body(self, a, b, terms, c)
+    fn tf_kmul16<const M: u8>(self, a: &[u16], b: &[u16], c: &mut [u16]) {
+        kmul16_body::<Self, M>(self, a, b, c)
     }
 
     #[target_feature(enable = "avx2")]
-    fn tf_rq_mul(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
-        rq_mul_body(self, plan, a, b, out, ws)
+    fn tf_rq_mul(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+        match leaf_k(a.len()) {
+            2 => rq_mul_body::<Self, 2>(self, a, b, out, ws),
+            3 => rq_mul_body::<Self, 3>(self, a, b, out, ws),
+            _ => rq_mul_body::<Self, 4>(self, a, b, out, ws),
+        }
     }
 
     #[target_feature(enable = "avx2")]
@@ -182,14 +188,14 @@ impl Lanes for Avx2Lanes {
         });
     }
     #[inline(always)]
-    fn kmul16<const K: usize>(self, a: &[u16], b: &[u16], terms: [usize; K], c: &mut [u16]) {
+    fn kmul16<const M: u8>(self, a: &[u16], b: &[u16], c: &mut [u16]) {
         // SAFETY: the token exists only if the CPU supports AVX2.
-        unsafe { self.tf_kmul16(a, b, terms, c) }
+        unsafe { self.tf_kmul16::<M>(a, b, c) }
     }
     #[inline(always)]
-    fn rq_mul_entry(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+    fn rq_mul_entry(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
         // SAFETY: the token exists only if the CPU supports AVX2.
-        unsafe { self.tf_rq_mul(plan, a, b, out, ws) }
+        unsafe { self.tf_rq_mul(a, b, out, ws) }
     }
 }
 
@@ -203,14 +209,20 @@ impl Avx512Lanes {
             .then_some(Self(()))
     }
 
+    // Not inlined: nine inlined copies would not fit the instruction caches.
+    #[inline(never)]
     #[target_feature(enable = "avx512f,avx512bw")]
-    fn tf_kmul16<const K: usize>(self, a: &[u16], b: &[u16], terms: [usize; K], c: &mut [u16]) {
-        kmul16_body(self, a, b, terms, c)
+    fn tf_kmul16<const M: u8>(self, a: &[u16], b: &[u16], c: &mut [u16]) {
+        kmul16_body::<Self, M>(self, a, b, c)
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
-    fn tf_rq_mul(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
-        rq_mul_body(self, plan, a, b, out, ws)
+    fn tf_rq_mul(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+        match leaf_k(a.len()) {
+            2 => rq_mul_body::<Self, 2>(self, a, b, out, ws),
+            3 => rq_mul_body::<Self, 3>(self, a, b, out, ws),
+            _ => rq_mul_body::<Self, 4>(self, a, b, out, ws),
+        }
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
@@ -369,14 +381,14 @@ impl Lanes for Avx512Lanes {
         });
     }
     #[inline(always)]
-    fn kmul16<const K: usize>(self, a: &[u16], b: &[u16], terms: [usize; K], c: &mut [u16]) {
+    fn kmul16<const M: u8>(self, a: &[u16], b: &[u16], c: &mut [u16]) {
         // SAFETY: the token exists only if the CPU supports AVX-512F and AVX-512BW.
-        unsafe { self.tf_kmul16(a, b, terms, c) }
+        unsafe { self.tf_kmul16::<M>(a, b, c) }
     }
     #[inline(always)]
-    fn rq_mul_entry(self, plan: &Plan, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+    fn rq_mul_entry(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
         // SAFETY: the token exists only if the CPU supports AVX-512F and AVX-512BW.
-        unsafe { self.tf_rq_mul(plan, a, b, out, ws) }
+        unsafe { self.tf_rq_mul(a, b, out, ws) }
     }
 }
 
