@@ -22,6 +22,7 @@ impl Simd for Avx2U16 {
     const LANES: usize = 16;
     const SHOUP_BITS: u32 = 16;
     const MONT_BITS: u32 = 16;
+    const REG_BLOCKS: bool = true;
 
     #[inline(always)]
     fn splat(self, x: u16) -> __m256i {

@@ -53,6 +53,7 @@ impl Simd for Avx512U16 {
     const LANES: usize = 32;
     const SHOUP_BITS: u32 = 16;
     const MONT_BITS: u32 = 16;
+    const REG_BLOCKS: bool = true;
 
     #[inline(always)]
     fn splat(self, x: u16) -> __m512i {
