@@ -46,6 +46,8 @@
 //! ```
 
 mod fast;
+#[cfg(target_arch = "x86_64")]
+mod r2_clmul;
 mod reference;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -251,8 +253,18 @@ impl Backend {
         }
     }
 
-    /// `poly_R2_inv`, compiled for this backend's instruction set (same result everywhere).
+    /// `poly_R2_inv`, compiled for this backend's instruction set (same result everywhere): on
+    /// the SIMD backends by exponentiation with carry-less products when the CPU has
+    /// `PCLMULQDQ` (`r2_clmul.rs`), otherwise by the reference's divsteps, bit-sliced.
     fn r2_inv(self, a: &[u16], out: &mut [u16]) {
+        #[cfg(target_arch = "x86_64")]
+        if !matches!(self, Backend::Scalar)
+            && r2_clmul::Clmul::try_new()
+                .and_then(|c| c.r2_inv(a, out))
+                .is_some()
+        {
+            return;
+        }
         match self {
             Backend::Scalar => reference::r2_inv(a, out),
             #[cfg(target_arch = "x86_64")]
@@ -409,9 +421,12 @@ fn check_n(p: NtruParams, lens: &[usize]) -> Result<()> {
 }
 
 /// `out = a^-1 mod (2, Phi_n)`, coefficients in `{0, 1}`, `out[n-1] = 0`: the reference
-/// `poly_R2_inv` (constant-time divstep). The input is read mod 2 (`(a[i] ^ a[n-1]) & 1`, i.e.
-/// already reduced mod `Phi_n`). If `a` is not invertible the output is whatever the reference
-/// returns (not an inverse); no error is reported, as in the reference.
+/// `poly_R2_inv`. The input is read mod 2 (`(a[i] ^ a[n-1]) & 1`, i.e. already reduced mod
+/// `Phi_n`). If `a` is not invertible (`a = 0` in `S_2`, a field for the NTRU degrees) the
+/// output is `0`, as the reference returns; no error is reported, as in the reference. Constant
+/// time: the reference's divsteps (bit-sliced) on the scalar backend and on CPUs without
+/// `PCLMULQDQ`, otherwise an exponentiation `a^(2^(n-1) - 2)` with carry-less products (same
+/// output for every input, checked against the divsteps in the tests).
 ///
 /// ```
 /// use latpoly::rings::ntru::{self, NtruParams};
