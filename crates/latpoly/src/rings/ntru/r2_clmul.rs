@@ -14,14 +14,14 @@
 //! Constant time: the step sequence and every memory index depend only on `n`; `PCLMULQDQ`
 //! runs in data-independent time (the Valgrind test `tests/ct_kem.rs` runs NTRU key generation
 //! through this code with the secret poisoned). Measured (`examples/ntru_bench.rs`, Zen 5, same
-//! runs): `n = 509` 8.6-9.4 µs (the bit-sliced divsteps on AVX-512 registers) -> 5.2-5.9 µs,
-//! 677 12.8 -> 8.2, 821 15.4 -> 10.1. What limits it: each squaring is a dependent chain of
-//! products, stores and reloads (~22 ns), and a bit permutation costs ~1 µs (a serial chain
-//! through the source index per bit).
+//! runs): `n = 509` 8.6-9.4 µs (the bit-sliced divsteps on AVX-512 registers) -> 2.9-4.1 µs,
+//! 677 12.8 -> 4.1, 821 15.4 -> 5.4. What limits it: each squaring is a dependent chain of
+//! carry-less products, a store and reloads and shifts (~6-10 ns), a bit permutation ~0.4 µs.
 
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
+use std::sync::OnceLock;
 use zeroize::Zeroize;
 
 /// Largest word count handled here (`n <= 832`).
@@ -38,17 +38,19 @@ impl Clmul {
 
     /// `r = a^-1 mod (2, Phi_n)` with the reference's conventions (input read as
     /// `(a[i] ^ a[n-1]) & 1`, output coefficients in `{0, 1}`, `r[n-1] = 0`); `None` when `n`
-    /// needs more than 13 words or is even (the caller then uses the divstep code).
+    /// is not an NTRU degree (the caller then uses the divstep code).
     pub(crate) fn r2_inv(self, a: &[u16], r: &mut [u16]) -> Option<()> {
         if a.len().is_multiple_of(2) || r.len() != a.len() || a.len() < 3 {
             return None;
         }
         // SAFETY: the token proves PCLMULQDQ.
         unsafe {
-            match a.len().div_ceil(64) {
-                8 => self.tf_r2_inv::<8>(a, r),
-                11 => self.tf_r2_inv::<11>(a, r),
-                13 => self.tf_r2_inv::<13>(a, r),
+            // Degrees as constants: the folds then shift by immediates.
+            match a.len() {
+                509 => self.tf_r2_inv::<8, 509>(a, r),
+                677 => self.tf_r2_inv::<11, 677>(a, r),
+                701 => self.tf_r2_inv::<11, 701>(a, r),
+                821 => self.tf_r2_inv::<13, 821>(a, r),
                 _ => return None,
             }
         }
@@ -56,8 +58,8 @@ impl Clmul {
     }
 
     #[target_feature(enable = "pclmulqdq")]
-    fn tf_r2_inv<const W: usize>(self, a: &[u16], r: &mut [u16]) {
-        r2_inv_pow::<W>(self, a, r)
+    fn tf_r2_inv<const W: usize, const N: usize>(self, a: &[u16], r: &mut [u16]) {
+        r2_inv_pow::<W, N>(self, a, r)
     }
 
     /// The carry-less product of two polynomials of `W` words: `2 W` words (in a buffer of
@@ -65,9 +67,6 @@ impl Clmul {
     /// nothing leaves the vector registers until the end).
     #[inline(always)]
     fn mul_words<const W: usize>(self, a: &[u64; W], b: &[u64; W]) -> [u64; PROD] {
-        let (mut ap, mut bp) = ([0u64; 2 * PAIRS], [0u64; 2 * PAIRS]);
-        ap[..W].copy_from_slice(a);
-        bp[..W].copy_from_slice(b);
         let np = W.div_ceil(2);
         let mut out = [0u64; PROD];
         // SAFETY: the token proves PCLMULQDQ (the rest is SSE2, x86-64 baseline); every
@@ -79,9 +78,9 @@ impl Clmul {
             let mut even = [z; 2 * PAIRS];
             let mut odd = [z; 2 * PAIRS];
             for p in 0..np {
-                let x = _mm_loadu_si128(ap.as_ptr().add(2 * p).cast());
+                let x = pair(a, p);
                 for q in 0..np {
-                    let y = _mm_loadu_si128(bp.as_ptr().add(2 * q).cast());
+                    let y = pair(b, q);
                     let m = p + q;
                     even[m] = _mm_xor_si128(even[m], _mm_clmulepi64_si128::<0x00>(x, y));
                     even[m + 1] = _mm_xor_si128(even[m + 1], _mm_clmulepi64_si128::<0x11>(x, y));
@@ -99,8 +98,6 @@ impl Clmul {
                 let at = out.as_mut_ptr().add(2 * m + 1).cast::<__m128i>();
                 _mm_storeu_si128(at, _mm_xor_si128(_mm_loadu_si128(at), o));
             }
-            ap.zeroize();
-            bp.zeroize();
             for v in even.iter_mut().chain(odd.iter_mut()) {
                 *v = z;
             }
@@ -108,17 +105,15 @@ impl Clmul {
         out
     }
 
-    /// The carry-less square of a polynomial of `W` words (the bits spread to even positions).
+    /// The carry-less square of a polynomial of `W` words (the bits spread to even positions)
+    /// into words `0 .. 4 ceil(W / 2)` of `out` (the rest is left as it is: zero).
     #[inline(always)]
-    fn sqr_words<const W: usize>(self, a: &[u64; W]) -> [u64; PROD] {
-        let mut ap = [0u64; 2 * PAIRS];
-        ap[..W].copy_from_slice(a);
-        let mut out = [0u64; PROD];
-        // SAFETY: the token proves PCLMULQDQ; loads read 2 words at an even index below
-        // 2 PAIRS, stores write 2 words at index 4p or 4p + 2 with 4p + 3 < 4 PAIRS <= PROD.
+    fn sqr_words<const W: usize>(self, a: &[u64; W], out: &mut [u64; PROD]) {
+        // SAFETY: the token proves PCLMULQDQ; stores write 2 words at index 4p or 4p + 2 with
+        // 4p + 3 < 4 PAIRS <= PROD.
         unsafe {
             for p in 0..W.div_ceil(2) {
-                let x = _mm_loadu_si128(ap.as_ptr().add(2 * p).cast());
+                let x = pair(a, p);
                 _mm_storeu_si128(
                     out.as_mut_ptr().add(4 * p).cast(),
                     _mm_clmulepi64_si128::<0x00>(x, x),
@@ -129,9 +124,17 @@ impl Clmul {
                 );
             }
         }
-        ap.zeroize();
-        out
     }
+}
+
+/// Words `2p` and `2p + 1` of `a` (zero past the end) in one vector, built from registers: a
+/// 16-byte load of two words just written by separate 8-byte stores would stall (no store
+/// forwarding), and the squarings are a chain of exactly such steps.
+#[inline(always)]
+fn pair<const W: usize>(a: &[u64; W], p: usize) -> __m128i {
+    let hi = if 2 * p + 1 < W { a[2 * p + 1] } else { 0 };
+    // SAFETY: SSE2 is part of x86-64.
+    unsafe { _mm_set_epi64x(hi as i64, a[2 * p] as i64) }
 }
 
 /// Word pairs of the largest polynomial (`MAX_W` rounded up to even, halved).
@@ -139,17 +142,17 @@ const PAIRS: usize = MAX_W.div_ceil(2);
 /// Words of a product buffer (`4 PAIRS`: every pair product of the largest size fits).
 const PROD: usize = 4 * PAIRS;
 
-/// `p mod (x^n - 1)` for a product `p` of two polynomials of degree `< n` (bits `0 .. 2n - 1`):
-/// bits at and above `n` fold down by `n`. `n` odd, `W = ceil(n / 64)`.
+/// `p mod (x^N - 1)` for a product `p` of two polynomials of degree `< N` (bits `0 .. 2N - 1`):
+/// bits at and above `N` fold down by `N`. `N` odd, `W = ceil(N / 64)`.
 #[inline(always)]
-fn fold<const W: usize>(p: &[u64; PROD], n: usize) -> [u64; W] {
-    let (s, b) = (n / 64, n % 64);
+fn fold<const W: usize, const N: usize>(p: &[u64; PROD]) -> [u64; W] {
+    let (s, b) = (N / 64, N % 64);
     let mut r = [0u64; W];
     for (k, rk) in r.iter_mut().enumerate() {
         let hi = (p[k + s] >> b) | (p[k + s + 1] << (64 - b));
         *rk = p[k] ^ hi;
     }
-    r[W - 1] &= top_mask(n);
+    r[W - 1] &= top_mask(N);
     r
 }
 
@@ -161,9 +164,9 @@ fn top_mask(n: usize) -> u64 {
 
 /// `a · b mod (x^n - 1)` over `F_2` (schoolbook on pairs of 64-bit words).
 #[inline(always)]
-fn mul<const W: usize>(t: Clmul, a: &[u64; W], b: &[u64; W], n: usize) -> [u64; W] {
+fn mul<const W: usize, const N: usize>(t: Clmul, a: &[u64; W], b: &[u64; W]) -> [u64; W] {
     let mut p = t.mul_words::<W>(a, b);
-    let r = fold::<W>(&p, n);
+    let r = fold::<W, N>(&p);
     p.zeroize();
     r
 }
@@ -172,30 +175,80 @@ fn mul<const W: usize>(t: Clmul, a: &[u64; W], b: &[u64; W], n: usize) -> [u64; 
 /// word by itself, then folds), or for large `k` the permutation they amount to
 /// ([`frobenius_perm`]).
 #[inline(always)]
-fn sqr_k<const W: usize>(t: Clmul, a: &[u64; W], k: usize, n: usize) -> [u64; W] {
+fn sqr_k<const W: usize, const N: usize>(t: Clmul, a: &[u64; W], k: usize) -> [u64; W] {
     if k >= PERM_FROM {
-        return frobenius_perm::<W>(a, k, n);
+        return frobenius_perm::<W>(a, k, N);
     }
     let mut x = *a;
+    let mut p = [0u64; PROD];
     for _ in 0..k {
-        let mut p = t.sqr_words::<W>(&x);
-        x = fold::<W>(&p, n);
-        p.zeroize();
+        t.sqr_words::<W>(&x, &mut p);
+        x = fold::<W, N>(&p);
     }
+    p.zeroize();
     x
 }
 
-/// From this many squarings on, [`sqr_k`] permutes bits instead (measured on Zen 5, `n = 509`:
-/// 16 -> 5.5 µs per inversion, 64 -> 5.9, 128 -> 7.9, squarings only -> 12.1; a squaring is a
-/// chain of dependent products, stores and reloads, ~22 ns).
-const PERM_FROM: usize = 16;
+/// From this many squarings on, [`sqr_k`] permutes bits instead. Measured on Zen 5 (µs per
+/// inversion, n = 509 / 677 / 821): 16 -> 4.7 / 6.9 / 9.0, 32 -> 2.8 / 4.7 / 6.8, 64 -> 3.2 /
+/// 4.0 / 5.3, squarings only -> 7.4 / 14.8 / 19.1: the break-even is near 50 squarings (the
+/// chains' runs are 63 for 509, 42 for 677, 51 for 821).
+const PERM_FROM: usize = 56;
 
 /// `a^(2^k) mod (x^n - 1)` as a bit permutation: squaring is the ring automorphism
 /// `x -> x^2` in characteristic 2, so bit `j` of the result is bit `j · 2^-k mod n` of `a`.
-/// The source positions follow from `n` and `k` alone (public), so every memory index is
-/// independent of the data.
+/// The source positions come from a table built once per `(n, k)` ([`perm_table`]); they
+/// depend on `n` and `k` alone (public), so every memory index is independent of the data.
 #[inline(always)]
 fn frobenius_perm<const W: usize>(a: &[u64; W], k: usize, n: usize) -> [u64; W] {
+    let owned;
+    let src = match perm_table(n, k) {
+        Some(t) => t,
+        None => {
+            // Not a k of the chain (not reached from `r2_inv_pow`): built for this call.
+            owned = build_perm(n, k);
+            &owned
+        }
+    };
+    let mut r = [0u64; W];
+    for (rw, chunk) in r.iter_mut().zip(src.chunks(64)) {
+        let mut acc = 0u64;
+        for (b, &i) in chunk.iter().enumerate() {
+            let i = usize::from(i);
+            acc |= ((a[(i / 64).min(W - 1)] >> (i % 64)) & 1) << b;
+        }
+        *rw = acc;
+    }
+    r
+}
+
+/// Source positions `j · 2^-k mod n` (`j < n`) of the `2^k`-th power map, cached per degree
+/// for the `k` the inversion chain uses.
+fn perm_table(n: usize, k: usize) -> Option<&'static [u16]> {
+    static TABLES: [OnceLock<PermTables>; 4] = [const { OnceLock::new() }; 4];
+    let slot = match n {
+        509 => 0,
+        677 => 1,
+        701 => 2,
+        _ => 3,
+    };
+    let tables = TABLES[slot].get_or_init(|| {
+        chain_ks(n)
+            .filter(|&k| k >= PERM_FROM)
+            .map(|k| (k, build_perm(n, k)))
+            .collect()
+    });
+    tables
+        .iter()
+        .find(|(kk, _)| *kk == k)
+        .map(|(_, t)| t.as_slice())
+}
+
+/// `(k, source positions)` for every `k` of one degree's chain that is permuted.
+type PermTables = Vec<(usize, Vec<u16>)>;
+
+/// The table of [`perm_table`].
+fn build_perm(n: usize, k: usize) -> Vec<u16> {
     // c = 2^-k mod n by square-and-multiply ((n + 1) / 2 is the inverse of 2, n odd).
     let (mut c, mut base, mut e) = (1usize, n.div_ceil(2), k);
     while e > 0 {
@@ -205,26 +258,27 @@ fn frobenius_perm<const W: usize>(a: &[u64; W], k: usize, n: usize) -> [u64; W] 
         base = base * base % n;
         e >>= 1;
     }
-    let mut r = [0u64; W];
-    for (w, rw) in r.iter_mut().enumerate() {
-        // Each word starts its own chain i = j · c mod n (independent chains overlap).
-        let mut i = 64 * w * c % n;
-        let mut acc = 0u64;
-        for b in 0..64.min(n - 64 * w) {
-            acc |= ((a[i / 64] >> (i % 64)) & 1) << b;
-            i += c;
-            if i >= n {
-                i -= n;
-            }
-        }
-        *rw = acc;
-    }
-    r
+    (0..n).map(|j| (j * c % n) as u16).collect()
+}
+
+/// The squaring counts `k` of the doubling steps of the chain for degree `n`.
+fn chain_ks(n: usize) -> impl Iterator<Item = usize> {
+    let e = n - 2;
+    let mut k = 1;
+    (0..(usize::BITS - 1 - e.leading_zeros()) as usize)
+        .rev()
+        .map(move |bit| {
+            let here = k;
+            k = 2 * k + ((e >> bit) & 1);
+            here
+        })
 }
 
 #[inline(always)]
-fn r2_inv_pow<const W: usize>(t: Clmul, a: &[u16], r: &mut [u16]) {
-    let n = a.len();
+fn r2_inv_pow<const W: usize, const N: usize>(t: Clmul, a: &[u16], r: &mut [u16]) {
+    let n = N;
+    let a = &a[..N];
+    let r = &mut r[..N];
     debug_assert!(n.div_ceil(64) == W && W <= MAX_W && n % 2 == 1);
     // a mod Phi_n, degree <= n - 2: coefficient i is (a[i] ^ a[n-1]) & 1.
     let mut x = [0u64; W];
@@ -240,18 +294,18 @@ fn r2_inv_pow<const W: usize>(t: Clmul, a: &[u16], r: &mut [u16]) {
     let mut beta = x;
     let mut k = 1;
     for bit in (0..(usize::BITS - 1 - e.leading_zeros()) as usize).rev() {
-        let mut s = sqr_k::<W>(t, &beta, k, n);
-        beta = mul::<W>(t, &s, &beta, n);
+        let mut s = sqr_k::<W, N>(t, &beta, k);
+        beta = mul::<W, N>(t, &s, &beta);
         k *= 2;
         if (e >> bit) & 1 == 1 {
-            s = sqr_k::<W>(t, &beta, 1, n);
-            beta = mul::<W>(t, &s, &x, n);
+            s = sqr_k::<W, N>(t, &beta, 1);
+            beta = mul::<W, N>(t, &s, &x);
             k += 1;
         }
         s.zeroize();
     }
     debug_assert_eq!(k, e);
-    let mut inv = sqr_k::<W>(t, &beta, 1, n);
+    let mut inv = sqr_k::<W, N>(t, &beta, 1);
     // Reduce mod Phi_n = 1 + x + ... + x^(n-1): subtract inv[n-1] · Phi_n.
     let top = (inv[(n - 1) / 64] >> ((n - 1) % 64)) & 1;
     for (i, ri) in r[..n - 1].iter_mut().enumerate() {
