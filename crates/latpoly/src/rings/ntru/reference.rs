@@ -130,19 +130,44 @@ pub(crate) fn lift_hrss(a: &[u16], r: &mut [u16], q: u16) {
         .wrapping_add(a[2].wrapping_mul(t));
     b[1] = a[1].wrapping_mul(two_minus_t);
     b[2] = a[2].wrapping_mul(two_minus_t);
-    let mut zj: u16 = 0; // z[1]
-    for &ai in &a[3..] {
-        b[0] = b[0].wrapping_add(ai.wrapping_mul(zj + 2 * t));
-        b[1] = b[1].wrapping_add(ai.wrapping_mul(zj + t));
-        b[2] = b[2].wrapping_add(ai.wrapping_mul(zj));
-        zj = (zj + t) % 3;
+    // The reference's loop runs z = (k t) mod 3 for the k-th term a[3 + k]: z depends only on
+    // k mod 3, and the sums are linear (mod 2^16), so they are gathered per residue class first
+    // (same result, no serial chain through z).
+    let z = |k: usize| (k as u16 * t) % 3;
+    let mut class = [0u16; 3];
+    let body = a[3..].chunks_exact(3);
+    for (r, &ai) in body.remainder().iter().enumerate() {
+        class[r] = class[r].wrapping_add(ai);
     }
+    for c in body {
+        class[0] = class[0].wrapping_add(c[0]);
+        class[1] = class[1].wrapping_add(c[1]);
+        class[2] = class[2].wrapping_add(c[2]);
+    }
+    for (r, &sum) in class.iter().enumerate() {
+        let zr = z(r);
+        b[0] = b[0].wrapping_add(sum.wrapping_mul(zr + 2 * t));
+        b[1] = b[1].wrapping_add(sum.wrapping_mul(zr + t));
+        b[2] = b[2].wrapping_add(sum.wrapping_mul(zr));
+    }
+    let zj = z(n - 3); // z after the loop
     b[1] = b[1].wrapping_add(a[0].wrapping_mul(zj + t));
     b[2] = b[2].wrapping_add(a[0].wrapping_mul(zj));
     b[2] = b[2].wrapping_add(a[1].wrapping_mul(zj + t));
-    for i in 3..n {
-        let s = a[i].wrapping_add(a[i - 1]).wrapping_add(a[i - 2]);
-        b[i] = b[i - 3].wrapping_add(s.wrapping_mul(2));
+    // b[i] = b[i - 3] + 2 (a[i] + a[i - 1] + a[i - 2]): three running sums, three indices at a
+    // time (so that each stays in a register).
+    let mut acc = [b[0], b[1], b[2]];
+    let mut i = 3;
+    while i < n {
+        for (j, acc_j) in acc.iter_mut().enumerate() {
+            if i + j < n {
+                let k = i + j;
+                let s = a[k].wrapping_add(a[k - 1]).wrapping_add(a[k - 2]);
+                *acc_j = acc_j.wrapping_add(s.wrapping_mul(2));
+                b[k] = *acc_j;
+            }
+        }
+        i += 3;
     }
     // Finish the reduction mod Phi_n, switch to {0, 1, q-1}, multiply by (x - 1).
     mod_3_phi_n(&mut b);
