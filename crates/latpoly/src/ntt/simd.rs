@@ -15,10 +15,9 @@
 //!   go through these layers side by side ([`SMALL_K`]): one pair alone is a chain of dependent
 //!   products and permutations whose latency, not the vector units, would set the pace;
 //! * transforms of [`REG_BLOCK`] vectors (n = 256 in 16-bit lanes) run entirely in registers,
-//!   fully unrolled ([`forward_regs`], [`inverse_regs`]: no loop control, one load and one store
-//!   per vector); on backends that set [`Simd::REG_BLOCKS`] (16-bit lanes), larger transforms
-//!   finish (inverse: start) with the same register kernel on every block of `REG_BLOCK`
-//!   vectors.
+//!   fully unrolled ([`regs_block`]: no loop control, one load and one store per vector); on
+//!   backends that set [`Simd::REG_BLOCKS`] (16-bit lanes), larger transforms finish (inverse:
+//!   start) with the same register kernel on every block of `REG_BLOCK` vectors.
 //!
 //! Ranges: forward input `[0, 4q)` -> output `[0, 4q)`; inverse input `[0, 2q)` -> `[0, 2q)`.
 
@@ -46,8 +45,8 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// 64 x 64 products) run faster in radix 2.
     const RADIX4: bool = true;
     /// Whether transforms larger than [`REG_BLOCK`] vectors finish their forward layers (start
-    /// their inverse layers) in registers, `REG_BLOCK` vectors at a time ([`forward_regs`],
-    /// [`inverse_regs`]), instead of the memory passes and pair groups of the generic drivers.
+    /// their inverse layers) in registers, `REG_BLOCK` vectors at a time ([`regs_block`]),
+    /// instead of the memory passes and pair groups of the generic drivers.
     /// Measured (Zen 5, same-process A/B): 11-17% faster for 16-bit lanes at n = 512..2048,
     /// neutral for 32-bit lanes, 4-12% slower for 64-bit lanes (longer product chains, more
     /// register pressure), so only the 16-bit backends enable it. Transforms of exactly
@@ -534,16 +533,18 @@ fn small_all<S: Simd, const INV: bool, const STRICT: bool, const V: usize>(
     }
 }
 
-/// Vectors per register block ([`forward_regs`], [`inverse_regs`]).
+/// Vectors per register block ([`regs_block`]).
 const REG_BLOCK: usize = 8;
 
-/// The last forward layers of a transform of `nv` vectors on the block of `V` vectors that
-/// starts at vector `bv` (a multiple of `V`), held in registers: the layers of distance
-/// `V/2 .. 1` vectors, then the in-register layers. Fully unrolled: no loop control, one load
-/// and one store per vector. With `nv == V` this is the whole transform ([`forward`]'s
-/// contract); larger transforms run their outer layers first and then this on every block.
+/// A block of `V` vectors of a transform of `nv` vectors, starting at vector `bv` (a multiple
+/// of `V`), held in registers. Forward (`!INV`): the layers of distance `V/2 .. 1` vectors, then
+/// the in-register layers. Inverse (`INV`): the in-register layers, then the layers of distance
+/// `1 .. V/2` vectors; with `FULL` (the whole transform, `nv == V`) the last of them, of distance
+/// `V/2`, merges `1/n`. Fully unrolled: no loop control, one load and one store per vector.
+/// With `nv == V` this is the whole transform ([`forward`]'s or [`inverse`]'s contract); larger
+/// transforms run their outer layers before (forward) or after (inverse) this on every block.
 #[inline(always)]
-fn forward_regs<S: Simd, const STRICT: bool, const V: usize>(
+fn regs_block<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, const V: usize>(
     s: S,
     tb: &SimdTables<S::W>,
     c: Consts<S::V>,
@@ -556,62 +557,38 @@ fn forward_regs<S: Simd, const STRICT: bool, const V: usize>(
     let mut v = [c.q; V];
     for (i, x) in v.iter_mut().enumerate() {
         *x = s.load(&a[i * l..]);
+    }
+    if INV {
+        small_all::<S, true, false, V>(s, c, &mut v, &tb.small_inv, bv / 2);
     }
     // Layer of distance `tv` vectors: group `g` of the block uses table entry
-    // `nv / 2tv + bv / 2tv + g`.
-    let mut tv = V / 2;
-    while tv >= 1 {
+    // `nv / 2tv + bv / 2tv + g`. Forward: tv = V/2 down to 1; inverse: 1 up to V/2 (V/4 when
+    // the last layer is the 1/n one below).
+    let layers = V.trailing_zeros() as usize - usize::from(INV && FULL);
+    for step in 0..layers {
+        let tv = if INV { 1 << step } else { V >> (step + 1) };
         let base = nv / (2 * tv) + bv / (2 * tv);
         for g in 0..V / (2 * tv) {
-            let w = s.splat(tb.fwd[base + g]);
-            let wp = s.splat(tb.fwd_shoup[base + g]);
+            let (table, shoup) = if INV {
+                (&tb.inv, &tb.inv_shoup)
+            } else {
+                (&tb.fwd, &tb.fwd_shoup)
+            };
+            let (w, wp) = (s.splat(table[base + g]), s.splat(shoup[base + g]));
             for j in 0..tv {
                 let (i0, i1) = (2 * tv * g + j, 2 * tv * g + tv + j);
-                (v[i0], v[i1]) = ct_butterfly(s, v[i0], v[i1], w, wp, c.q, c.two_q);
+                (v[i0], v[i1]) = if INV {
+                    gs_butterfly(s, v[i0], v[i1], w, wp, c.q, c.two_q)
+                } else {
+                    ct_butterfly(s, v[i0], v[i1], w, wp, c.q, c.two_q)
+                };
             }
         }
-        tv /= 2;
     }
-    small_all::<S, false, STRICT, V>(s, c, &mut v, &tb.small_fwd, bv / 2);
-    for (i, x) in v.iter().enumerate() {
-        s.store(&mut a[i * l..], *x);
+    if !INV {
+        small_all::<S, false, STRICT, V>(s, c, &mut v, &tb.small_fwd, bv / 2);
     }
-}
-
-/// The first inverse layers of a transform of `nv` vectors on the block of `V` vectors that
-/// starts at vector `bv`, in registers: the in-register layers, then the layers of distance
-/// `1 .. V/2` vectors (`FULL`: the whole transform, `nv == V`, whose last layer, of distance
-/// `V/2`, merges `1/n`; otherwise distances `1 .. V/2` inclusive, no scaling).
-#[inline(always)]
-fn inverse_regs<S: Simd, const STRICT: bool, const FULL: bool, const V: usize>(
-    s: S,
-    tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
-    a: &mut [S::W],
-    nv: usize,
-    bv: usize,
-) {
-    let l = S::LANES;
-    let a = &mut a[..V * l];
-    let mut v = [c.q; V];
-    for (i, x) in v.iter_mut().enumerate() {
-        *x = s.load(&a[i * l..]);
-    }
-    small_all::<S, true, false, V>(s, c, &mut v, &tb.small_inv, bv / 2);
-    let mut tv = 1;
-    while tv < if FULL { V / 2 } else { V } {
-        let base = nv / (2 * tv) + bv / (2 * tv);
-        for g in 0..V / (2 * tv) {
-            let w = s.splat(tb.inv[base + g]);
-            let wp = s.splat(tb.inv_shoup[base + g]);
-            for j in 0..tv {
-                let (i0, i1) = (2 * tv * g + j, 2 * tv * g + tv + j);
-                (v[i0], v[i1]) = gs_butterfly(s, v[i0], v[i1], w, wp, c.q, c.two_q);
-            }
-        }
-        tv *= 2;
-    }
-    if FULL {
+    if INV && FULL {
         // Last layer (one group, distance n/2) with 1/n merged.
         let (ni, nip) = (s.splat(tb.n_inv.0), s.splat(tb.n_inv.1));
         let (niw, niwp) = (s.splat(tb.n_inv_w.0), s.splat(tb.n_inv_w.1));
@@ -650,7 +627,7 @@ pub(crate) fn forward<S: Simd, const STRICT: bool>(
     };
     let rb = REG_BLOCK * l;
     if n == rb {
-        return forward_regs::<S, STRICT, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
+        return regs_block::<S, false, STRICT, true, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
     }
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     // Outer layers: butterflies span more than one block.
@@ -665,7 +642,7 @@ pub(crate) fn forward<S: Simd, const STRICT: bool>(
             fwd_big_layers(s, tb, c, blk, n, off, block / 2, rb);
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
-                forward_regs::<S, STRICT, REG_BLOCK>(s, tb, c, sub, n / l, bv);
+                regs_block::<S, false, STRICT, false, REG_BLOCK>(s, tb, c, sub, n / l, bv);
             }
         } else {
             fwd_big_layers(s, tb, c, blk, n, off, block / 2, l);
@@ -791,7 +768,7 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     };
     let rb = REG_BLOCK * l;
     if n == rb {
-        return inverse_regs::<S, STRICT, true, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
+        return regs_block::<S, true, STRICT, true, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
     }
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     let last = n / 2;
@@ -802,7 +779,7 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
             // last layer, of distance n / 2 >= rb, is not among them).
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
-                inverse_regs::<S, false, false, REG_BLOCK>(s, tb, c, sub, n / l, bv);
+                regs_block::<S, true, false, false, REG_BLOCK>(s, tb, c, sub, n / l, bv);
             }
             inv_big_layers(s, tb, c, blk, n, off, rb, (block / 2 + 1).min(last));
         } else {
