@@ -28,7 +28,8 @@ impl Avx2Lanes {
         is_x86_feature_detected!("avx2").then_some(Self(()))
     }
 
-    // Not inlined: nine inlined copies would not fit the instruction caches.
+    // Not inlined: a leaf group makes nine to 27 calls, which inlined would not fit the
+    // instruction caches.
     #[inline(never)]
     #[target_feature(enable = "avx2")]
     fn tf_kmul16<const M: u8>(self, a: &[u16], b: &[u16], c: &mut [u16]) {
@@ -209,7 +210,8 @@ impl Avx512Lanes {
             .then_some(Self(()))
     }
 
-    // Not inlined: nine inlined copies would not fit the instruction caches.
+    // Not inlined: a leaf group makes nine to 27 calls, which inlined would not fit the
+    // instruction caches.
     #[inline(never)]
     #[target_feature(enable = "avx512f,avx512bw")]
     fn tf_kmul16<const M: u8>(self, a: &[u16], b: &[u16], c: &mut [u16]) {
