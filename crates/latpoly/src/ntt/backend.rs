@@ -232,3 +232,43 @@ pub(crate) fn build_kernels<W: Word>(
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ntt::Plan;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// `max` (the range checks' fast path) equals the scalar maximum on every backend, with
+    /// the maximum in every lane position of a vector and at either end of the array.
+    fn max_matches<W: Word>(n: usize, q: u64) {
+        let mut rng = ChaCha20Rng::seed_from_u64(n as u64 ^ q);
+        for isa in Plan::<W>::available_isas(n, q) {
+            let p = Plan::<W>::with_isa(n, q, isa).unwrap();
+            let Some(k) = &p.kernels else { continue };
+            for pos in (0..n).step_by(1.max(n / 97)).chain([n - 1]) {
+                let mut a: Vec<W> = (0..n)
+                    .map(|_| W::from_u64(rng.gen_range(0..q / 2)))
+                    .collect();
+                let top = W::from_u64(rng.gen_range(q / 2..=u64::MAX >> (64 - W::BITS)));
+                a[pos] = top;
+                assert_eq!(k.max(&a), top, "{isa:?} n={n} pos={pos}");
+            }
+            let zero = vec![W::ZERO; n];
+            assert_eq!(k.max(&zero), W::ZERO, "{isa:?} n={n}");
+        }
+    }
+
+    #[test]
+    fn max_equals_scalar_maximum() {
+        for n in [8usize, 64, 256, 1024, 4096] {
+            if n <= 2048 {
+                max_matches::<u16>(n, 12289);
+            }
+            max_matches::<u32>(n, crate::primes::ntt_primes(30, n, 1).unwrap()[0]);
+            max_matches::<u64>(n, crate::primes::ntt_primes(62, n, 1).unwrap()[0]);
+            max_matches::<u64>(n, crate::primes::ntt_primes(50, n, 1).unwrap()[0]);
+        }
+    }
+}

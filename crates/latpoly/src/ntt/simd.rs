@@ -11,9 +11,15 @@
 //!   layer per pass otherwise;
 //! * the last `log2(LANES)` forward layers (first inverse layers) run in registers on pairs of
 //!   vectors: a backend-specific `deinterleave` gathers the `X` and `Y` halves of every butterfly,
-//!   with per-lane twiddles taken from tables expanded for that backend's lane order. Four pairs
-//!   go through these layers side by side ([`SMALL_K`]): one pair alone is a chain of dependent
-//!   products and permutations whose latency, not the vector units, would set the pace;
+//!   with per-lane twiddles. The 64-bit AVX-512 backends lay the lanes out so that these are
+//!   broadcast loads straight from the bit-reversed tables ([`Simd::BCAST_TWIDDLES`]); the others
+//!   read tables expanded at plan construction in their lane order (log2(LANES) n more words per
+//!   plan: for u64 lanes that was 3n of a plan's 14n words, and re-reading it from L3 or memory
+//!   when many plans take turns, as the limbs of an RNS polynomial do, made latpoly's 100-limb
+//!   transforms twice tfhe-ntt's; for 16/32-bit lanes the broadcasts measured 10% slower on hot
+//!   small transforms, and their plans are small). Four pairs go through these layers side by
+//!   side ([`SMALL_K`]): one pair alone is a chain of dependent products and permutations whose
+//!   latency, not the vector units, would set the pace;
 //! * transforms of [`REG_BLOCK`] vectors (n = 256 in 16-bit lanes) run entirely in registers,
 //!   fully unrolled ([`regs_block`]: no loop control, one load and one store per vector); on
 //!   backends that set [`Simd::REG_BLOCKS`] (16-bit lanes), larger transforms finish (inverse:
@@ -107,6 +113,24 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
             .max()
             .unwrap_or(Self::W::ZERO)
     }
+    /// Whether the in-register layers take their per-lane twiddles straight from the
+    /// bit-reversed tables with [`Simd::load_bcast`]: true when `deinterleave` at distance `t`
+    /// puts butterfly group `g` of the `G = LANES / t` groups of a pair in the lanes `l` with
+    /// `l mod G = g` (checked when the tables are built). Otherwise the plan stores per-lane
+    /// tables expanded in the backend's lane order (`SimdTables::small_fwd` / `small_inv`,
+    /// `log2(LANES) n` words each: more memory, and more traffic when many plans take turns, as
+    /// the limbs of an RNS polynomial do).
+    const BCAST_TWIDDLES: bool = false;
+    /// The first `g` values of `s` repeated across the vector (lane `l` gets `s[l % g]`; `g` a
+    /// power of two `<= LANES`, `s.len() >= g`). Default: through memory.
+    #[inline(always)]
+    fn load_bcast(self, s: &[Self::W], g: usize) -> Self::V {
+        let mut lanes = [Self::W::ZERO; 64];
+        for (l, x) in lanes[..Self::LANES].iter_mut().enumerate() {
+            *x = s[l % g];
+        }
+        self.load(&lanes)
+    }
     /// From the butterfly layout of distance `t` to that of `t / 2` (backends may fuse the two
     /// permutations).
     #[inline(always)]
@@ -132,7 +156,8 @@ pub(crate) struct SimdTables<W: Word> {
     /// Per-lane twiddles of the in-register layers (distances `t < LANES`), one record of
     /// `2 · log2(LANES) · LANES` values per pair of vectors: for each layer in the order the
     /// forward transform uses them (largest `t` first), `LANES` twiddles then `LANES` quotients,
-    /// in the backend's deinterleaved lane order.
+    /// in the backend's deinterleaved lane order. Empty for backends that read these twiddles
+    /// from `fwd` / `inv` with broadcast loads ([`Simd::BCAST_TWIDDLES`]).
     pub small_fwd: Vec<W>,
     /// As `small_fwd` for the inverse, layers in the order it uses them (`t = 1` first).
     pub small_inv: Vec<W>,
@@ -197,9 +222,21 @@ impl<W: Word> SimdTables<W> {
             pos.iter().map(|p| p.to_u64() as usize).collect()
         };
         let pos: Vec<Vec<usize>> = (0..small).map(|k| positions(1 << k)).collect();
-        let mut small_fwd = Vec::with_capacity(n * small);
-        let mut small_inv = Vec::with_capacity(n * small);
-        for pair in 0..n / (2 * l) {
+        let mut small_fwd = Vec::new();
+        let mut small_inv = Vec::new();
+        if S::BCAST_TWIDDLES {
+            // The layout `load_bcast` relies on: group `l mod G` in lane `l`.
+            for (k, p) in pos.iter().enumerate() {
+                let (t, groups) = (1usize << k, l >> k);
+                for (lane, &e) in p.iter().enumerate() {
+                    assert_eq!(e / (2 * t), lane % groups, "lane layout of {}", S::LANES);
+                }
+            }
+        }
+        let expanded_pairs = if S::BCAST_TWIDDLES { 0 } else { n / (2 * l) };
+        small_fwd.reserve(expanded_pairs * 2 * l * small);
+        small_inv.reserve(expanded_pairs * 2 * l * small);
+        for pair in 0..expanded_pairs {
             for (table, out, order) in [
                 (fwd, &mut small_fwd, (0..small).rev().collect::<Vec<_>>()),
                 (inv, &mut small_inv, (0..small).collect::<Vec<_>>()),
@@ -395,14 +432,36 @@ fn fwd_big_layers<S: Simd>(
     }
 }
 
-/// Twiddle vector and quotients of in-register layer `k` for pair `p` of the block whose
-/// records start at `tw`.
+/// Twiddle vector and quotients of in-register layer `k` (the `k`-th such layer the transform
+/// runs) for pair `p` of the transform (`2 LANES` values from element `2 LANES p`).
 #[inline(always)]
-fn small_twiddles<S: Simd>(s: S, tw: &[S::W], p: usize, k: usize) -> (S::V, S::V) {
+fn small_twiddles<S: Simd, const INV: bool>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    p: usize,
+    k: usize,
+) -> (S::V, S::V) {
     let l = S::LANES;
-    let rec = 2 * l.trailing_zeros() as usize * l;
-    let r = &tw[p * rec + 2 * l * k..];
-    (s.load(r), s.load(&r[l..]))
+    if S::BCAST_TWIDDLES {
+        // Layer of distance `t` has `n / 2t` groups, `G = LANES / t` of them in each pair: the
+        // pair's are entries `n / 2t + p G ..` of the bit-reversed table, in lanes `l mod G`.
+        let (table, shoup) = if INV {
+            (&tb.inv, &tb.inv_shoup)
+        } else {
+            (&tb.fwd, &tb.fwd_shoup)
+        };
+        // Shifts, not divisions: `k` may be a loop variable here.
+        let log_l = l.trailing_zeros() as usize;
+        let log_t = if INV { k } else { log_l - 1 - k };
+        let g = 1 << (log_l - log_t);
+        let i = (table.len() >> (log_t + 1)) + (p << (log_l - log_t));
+        (s.load_bcast(&table[i..], g), s.load_bcast(&shoup[i..], g))
+    } else {
+        let rec = 2 * l.trailing_zeros() as usize * l;
+        let table = if INV { &tb.small_inv } else { &tb.small_fwd };
+        let r = &table[p * rec + 2 * l * k..];
+        (s.load(r), s.load(&r[l..]))
+    }
 }
 
 /// Pairs of vectors that go through the in-register layers side by side: each pair is a chain
@@ -422,27 +481,25 @@ fn small_layers<S: Simd, const INV: bool, const STRICT: bool>(
     off: usize,
 ) {
     let l = S::LANES;
-    let rec = 2 * l.trailing_zeros() as usize * l;
-    let table = if INV { &tb.small_inv } else { &tb.small_fwd };
-    let tw = &table[off / (2 * l) * rec..];
+    let p0 = off / (2 * l);
     let split = blk.len() / (2 * l * SMALL_K) * (2 * l * SMALL_K);
     let (body, tail) = blk.split_at_mut(split);
     for (g, group) in body.chunks_exact_mut(2 * l * SMALL_K).enumerate() {
-        small_group::<S, INV, STRICT, SMALL_K>(s, c, group, tw, g * SMALL_K);
+        small_group::<S, INV, STRICT, SMALL_K>(s, tb, c, group, p0 + g * SMALL_K);
     }
     for (i, pair) in tail.chunks_exact_mut(2 * l).enumerate() {
-        small_group::<S, INV, STRICT, 1>(s, c, pair, tw, split / (2 * l) + i);
+        small_group::<S, INV, STRICT, 1>(s, tb, c, pair, p0 + split / (2 * l) + i);
     }
 }
 
 /// [`small_layers`] on `K` consecutive pairs of vectors (`grp`: `2 LANES K` values, the first
-/// pair being pair `p0` of the block whose twiddle records start at `tw`).
+/// pair being pair `p0` of the transform).
 #[inline(always)]
 fn small_group<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
     s: S,
+    tb: &SimdTables<S::W>,
     c: Consts<S::V>,
     grp: &mut [S::W],
-    tw: &[S::W],
     p0: usize,
 ) {
     let l = S::LANES;
@@ -452,7 +509,7 @@ fn small_group<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
         let p = &grp[2 * l * j..];
         (a[j], b[j]) = (s.load(p), s.load(&p[l..]));
     }
-    small_regs::<S, INV, STRICT, K>(s, c, &mut a, &mut b, tw, p0);
+    small_regs::<S, INV, STRICT, K>(s, tb, c, &mut a, &mut b, p0);
     for j in 0..K {
         let p = &mut grp[2 * l * j..];
         s.store(p, a[j]);
@@ -461,15 +518,14 @@ fn small_group<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
 }
 
 /// The in-register layers on `K` pairs of vectors held in registers: pair `j` is `a[j]`, `b[j]`
-/// (`2 LANES` consecutive values, natural order) and uses the twiddle records of pair `p0 + j`
-/// of `tw`.
+/// (`2 LANES` consecutive values, natural order), pair `p0 + j` of the transform.
 #[inline(always)]
 fn small_regs<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
     s: S,
+    tb: &SimdTables<S::W>,
     c: Consts<S::V>,
     a: &mut [S::V; K],
     b: &mut [S::V; K],
-    tw: &[S::W],
     p0: usize,
 ) {
     let l = S::LANES;
@@ -480,26 +536,38 @@ fn small_regs<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
     for j in 0..K {
         (x[j], y[j]) = s.deinterleave(a[j], b[j], t);
     }
-    for k in 0..small {
-        for j in 0..K {
-            let (w, wp) = small_twiddles(s, tw, p0 + j, k);
-            (x[j], y[j]) = if INV {
-                gs_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q)
-            } else {
-                ct_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q)
-            };
-        }
-        if k + 1 < small {
-            for j in 0..K {
-                (x[j], y[j]) = if INV {
-                    s.step_up(x[j], y[j], t)
-                } else {
-                    s.step_down(x[j], y[j], t)
-                };
+    // Unrolled by hand (at most five layers, for 32 lanes): every layer's twiddle addressing
+    // and broadcast width is then a constant, and the pairs stay in registers.
+    macro_rules! layer {
+        ($k:expr) => {
+            if $k < small {
+                for j in 0..K {
+                    let (w, wp) = small_twiddles::<S, INV>(s, tb, p0 + j, $k);
+                    (x[j], y[j]) = if INV {
+                        gs_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q)
+                    } else {
+                        ct_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q)
+                    };
+                }
+                if $k + 1 < small {
+                    for j in 0..K {
+                        (x[j], y[j]) = if INV {
+                            s.step_up(x[j], y[j], t)
+                        } else {
+                            s.step_down(x[j], y[j], t)
+                        };
+                    }
+                    t = if INV { 2 * t } else { t / 2 };
+                }
             }
-            t = if INV { 2 * t } else { t / 2 };
-        }
+        };
     }
+    debug_assert!(small <= 5);
+    layer!(0);
+    layer!(1);
+    layer!(2);
+    layer!(3);
+    layer!(4);
     for j in 0..K {
         let (mut v0, mut v1) = s.interleave(x[j], y[j], t);
         if STRICT {
@@ -511,13 +579,13 @@ fn small_regs<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
 }
 
 /// The in-register layers on all pairs of `v` (`V` vectors, `V` a multiple of 8), four pairs
-/// side by side; pair `j` of `v` uses the twiddle records of pair `p0 + j`.
+/// side by side; pair `j` of `v` is pair `p0 + j` of the transform.
 #[inline(always)]
 fn small_all<S: Simd, const INV: bool, const STRICT: bool, const V: usize>(
     s: S,
+    tb: &SimdTables<S::W>,
     c: Consts<S::V>,
     v: &mut [S::V; V],
-    tw: &[S::W],
     p0: usize,
 ) {
     for ch in 0..V / (2 * SMALL_K) {
@@ -526,7 +594,7 @@ fn small_all<S: Simd, const INV: bool, const STRICT: bool, const V: usize>(
         for j in 0..SMALL_K {
             (a[j], b[j]) = (v[2 * SMALL_K * ch + 2 * j], v[2 * SMALL_K * ch + 2 * j + 1]);
         }
-        small_regs::<S, INV, STRICT, SMALL_K>(s, c, &mut a, &mut b, tw, p0 + SMALL_K * ch);
+        small_regs::<S, INV, STRICT, SMALL_K>(s, tb, c, &mut a, &mut b, p0 + SMALL_K * ch);
         for j in 0..SMALL_K {
             (v[2 * SMALL_K * ch + 2 * j], v[2 * SMALL_K * ch + 2 * j + 1]) = (a[j], b[j]);
         }
@@ -559,7 +627,7 @@ fn regs_block<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, co
         *x = s.load(&a[i * l..]);
     }
     if INV {
-        small_all::<S, true, false, V>(s, c, &mut v, &tb.small_inv, bv / 2);
+        small_all::<S, true, false, V>(s, tb, c, &mut v, bv / 2);
     }
     // Layer of distance `tv` vectors: group `g` of the block uses table entry
     // `nv / 2tv + bv / 2tv + g`. Forward: tv = V/2 down to 1; inverse: 1 up to V/2 (V/4 when
@@ -586,7 +654,7 @@ fn regs_block<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, co
         }
     }
     if !INV {
-        small_all::<S, false, STRICT, V>(s, c, &mut v, &tb.small_fwd, bv / 2);
+        small_all::<S, false, STRICT, V>(s, tb, c, &mut v, bv / 2);
     }
     if INV && FULL {
         // Last layer (one group, distance n/2) with 1/n merged.
@@ -908,22 +976,4 @@ pub(crate) fn max_value<S: Simd>(s: S, a: &[S::W]) -> S::W {
         acc = s.max(acc, s.load(chunks.remainder()));
     }
     s.hmax(s.max(acc, acc2))
-}
-
-/// Horizontal maximum of `v` for backends whose `deinterleave` is the canonical layout of
-/// [`crate::ntt::x86`]'s index tables (lane `l` of `X` is element `(l / t) 2t + l % t`):
-/// deinterleaving `v` with itself at distance `t` puts lanes `i` and `i + t` of every 2t-block
-/// side by side, and log2(LANES) folds leave the maximum in lane 0.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(crate) fn hmax_canonical<S: Simd>(s: S, mut v: S::V) -> S::W {
-    let mut t = S::LANES / 2;
-    while t >= 1 {
-        let (x, y) = s.deinterleave(v, v, t);
-        v = s.max(x, y);
-        t /= 2;
-    }
-    let mut lanes = [S::W::ZERO; 64];
-    s.store(&mut lanes[..S::LANES], v);
-    lanes[0]
 }

@@ -35,10 +35,10 @@ const fn narrow(t: [[[i64; 32]; 2]; 5]) -> [[[i16; 32]; 2]; 5] {
     out
 }
 
-const DEINT: [[[i16; 32]; 2]; 5] = narrow(perm_tables::<32, 5, false>());
-const DOWN: [[[i16; 32]; 2]; 5] = narrow(step_tables::<32, 5, false>());
-const UP: [[[i16; 32]; 2]; 5] = narrow(step_tables::<32, 5, true>());
-const INTER: [[[i16; 32]; 2]; 5] = narrow(perm_tables::<32, 5, true>());
+const DEINT: [[[i16; 32]; 2]; 5] = narrow(perm_tables::<32, 5, false, false>());
+const DOWN: [[[i16; 32]; 2]; 5] = narrow(step_tables::<32, 5, false, false>());
+const UP: [[[i16; 32]; 2]; 5] = narrow(step_tables::<32, 5, true, false>());
+const INTER: [[[i16; 32]; 2]; 5] = narrow(perm_tables::<32, 5, true, false>());
 
 /// Loads a constant index vector. Caller holds an AVX-512F token.
 #[inline(always)]
@@ -94,8 +94,16 @@ impl Simd for Avx512U16 {
     }
     #[inline(always)]
     fn hmax(self, v: __m512i) -> u16 {
-        // The permutex2var layouts of this backend are the canonical ones.
-        simd::hmax_canonical(self, v)
+        // SAFETY: token proves AVX-512F and AVX-512BW. Rotations of the whole vector by 8, 4,
+        // 2, 1 dwords fold every lane into dword 0, then its two halves.
+        unsafe {
+            let v = _mm512_max_epu16(v, _mm512_alignr_epi32::<8>(v, v));
+            let v = _mm512_max_epu16(v, _mm512_alignr_epi32::<4>(v, v));
+            let v = _mm512_max_epu16(v, _mm512_alignr_epi32::<2>(v, v));
+            let v = _mm512_max_epu16(v, _mm512_alignr_epi32::<1>(v, v));
+            let v = _mm512_max_epu16(v, _mm512_srli_epi32::<16>(v));
+            _mm_cvtsi128_si32(_mm512_castsi512_si128(v)) as u16
+        }
     }
     #[inline(always)]
     fn parity_mask(self, v: __m512i, half: u16) -> u64 {

@@ -44,10 +44,10 @@ const fn narrow(t: [[[i64; 16]; 2]; 4]) -> [[[i32; 16]; 2]; 4] {
     out
 }
 
-const DEINT: [[[i32; 16]; 2]; 4] = narrow(perm_tables::<16, 4, false>());
-const DOWN: [[[i32; 16]; 2]; 4] = narrow(step_tables::<16, 4, false>());
-const UP: [[[i32; 16]; 2]; 4] = narrow(step_tables::<16, 4, true>());
-const INTER: [[[i32; 16]; 2]; 4] = narrow(perm_tables::<16, 4, true>());
+const DEINT: [[[i32; 16]; 2]; 4] = narrow(perm_tables::<16, 4, false, false>());
+const DOWN: [[[i32; 16]; 2]; 4] = narrow(step_tables::<16, 4, false, false>());
+const UP: [[[i32; 16]; 2]; 4] = narrow(step_tables::<16, 4, true, false>());
+const INTER: [[[i32; 16]; 2]; 4] = narrow(perm_tables::<16, 4, true, false>());
 
 /// Loads a constant index vector. Caller holds an AVX-512F token.
 #[inline(always)]
@@ -102,8 +102,8 @@ impl Simd for Avx512U32 {
     }
     #[inline(always)]
     fn hmax(self, v: __m512i) -> u32 {
-        // The permutex2var layouts of this backend are the canonical ones.
-        simd::hmax_canonical(self, v)
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_reduce_max_epu32(v) }
     }
     #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {

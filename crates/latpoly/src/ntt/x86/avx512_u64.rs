@@ -22,10 +22,10 @@ impl Avx512U64 {
     }
 }
 
-const DEINT: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, false>();
-const DOWN: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, false>();
-const UP: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, true>();
-const INTER: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, true>();
+const DEINT: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, false, true>();
+const DOWN: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, false, true>();
+const UP: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, true, true>();
+const INTER: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, true, true>();
 
 /// Loads a constant index vector. Caller holds an AVX-512F token.
 #[inline(always)]
@@ -177,8 +177,23 @@ macro_rules! avx512_u64_lanes {
         }
         #[inline(always)]
         fn hmax(self, v: __m512i) -> u64 {
-            // The permutex2var layouts of this backend are the canonical ones.
-            simd::hmax_canonical(self, v)
+            // SAFETY: token proves AVX-512F.
+            unsafe { _mm512_reduce_max_epu64(v) }
+        }
+        const BCAST_TWIDDLES: bool = true;
+        #[inline(always)]
+        fn load_bcast(self, s: &[u64], g: usize) -> __m512i {
+            let s = &s[..g];
+            // SAFETY: token proves AVX-512F; `s` has `g` readable u64 (16, 32 or 64 bytes for
+            // g = 2, 4, 8; unaligned loads).
+            unsafe {
+                match g {
+                    2 => _mm512_broadcast_i32x4(_mm_loadu_si128(s.as_ptr().cast())),
+                    4 => _mm512_broadcast_i64x4(_mm256_loadu_si256(s.as_ptr().cast())),
+                    8 => _mm512_loadu_si512(s.as_ptr().cast()),
+                    _ => _mm512_set1_epi64(s[0] as i64),
+                }
+            }
         }
         #[inline(always)]
         fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {

@@ -33,45 +33,69 @@ pub(crate) use ifma_u64::IfmaU64;
 
 /// Index vector for `permutex2var` that gathers the `X` (`y = false`) or `Y` (`y = true`)
 /// inputs of the butterflies at distance `t` from a pair of `L`-lane vectors.
-pub(crate) const fn deinterleave_idx<const L: usize>(t: usize, y: bool) -> [usize; L] {
+///
+/// Two layouts. Canonical (`bcast = false`): lane `l` holds element `(l / t) 2t + l % t` (group
+/// by group). Broadcast-friendly (`bcast = true`): butterfly group `g` of the `G = L / t` groups
+/// of `2t` consecutive values in the pair sits in the lanes `l` with `l mod G = g` (element `m`
+/// of the group in lane `m G + g`), so the per-lane twiddles of a layer are the `G` consecutive
+/// entries of the bit-reversed table repeated across the vector: one broadcast load
+/// ([`crate::ntt::simd::Simd::load_bcast`]) instead of a per-lane table expanded in the plan.
+pub(crate) const fn deinterleave_idx<const L: usize>(t: usize, y: bool, bcast: bool) -> [usize; L] {
+    let g_count = L / t;
     let mut out = [0usize; L];
     let mut l = 0;
     while l < L {
-        out[l] = (l / t) * 2 * t + l % t + if y { t } else { 0 };
+        let (g, m) = if bcast {
+            (l % g_count, l / g_count)
+        } else {
+            (l / t, l % t)
+        };
+        out[l] = g * 2 * t + m + if y { t } else { 0 };
         l += 1;
     }
     out
 }
 
 /// Index vector for `permutex2var` that scatters `(X, Y)` back to the first (`hi = false`) or
-/// second (`hi = true`) vector of consecutive values.
-pub(crate) const fn interleave_idx<const L: usize>(t: usize, hi: bool) -> [usize; L] {
+/// second (`hi = true`) vector of consecutive values: the inverse of [`deinterleave_idx`] with
+/// the same `bcast`.
+pub(crate) const fn interleave_idx<const L: usize>(t: usize, hi: bool, bcast: bool) -> [usize; L] {
+    let g_count = L / t;
     let mut out = [0usize; L];
     let mut l = 0;
     while l < L {
         let k = l + if hi { L } else { 0 };
         let g = k / (2 * t);
         let o = k % (2 * t);
-        out[l] = if o < t { g * t + o } else { L + g * t + o - t };
+        let (m, half) = if o < t { (o, 0) } else { (o - t, L) };
+        out[l] = half + if bcast { m * g_count + g } else { g * t + m };
         l += 1;
     }
     out
 }
 
 /// Index tables `[log2 t][0 = first, 1 = second]` of [`deinterleave_idx`] (`INTER = false`) or
-/// [`interleave_idx`] (`INTER = true`) for every `t < L`, as `i64` (narrowed by the backends).
-pub(crate) const fn perm_tables<const L: usize, const K: usize, const INTER: bool>(
-) -> [[[i64; L]; 2]; K] {
+/// [`interleave_idx`] (`INTER = true`) for every `t < L`, as `i64` (narrowed by the backends),
+/// in the layout chosen by `BCAST`.
+pub(crate) const fn perm_tables<
+    const L: usize,
+    const K: usize,
+    const INTER: bool,
+    const BCAST: bool,
+>() -> [[[i64; L]; 2]; K] {
     let mut out = [[[0i64; L]; 2]; K];
     let mut k = 0;
     while k < K {
         let t = 1usize << k;
         let (a, b) = if INTER {
-            (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true))
+            (
+                interleave_idx::<L>(t, false, BCAST),
+                interleave_idx::<L>(t, true, BCAST),
+            )
         } else {
             (
-                deinterleave_idx::<L>(t, false),
-                deinterleave_idx::<L>(t, true),
+                deinterleave_idx::<L>(t, false, BCAST),
+                deinterleave_idx::<L>(t, true, BCAST),
             )
         };
         let mut l = 0;
@@ -88,8 +112,12 @@ pub(crate) const fn perm_tables<const L: usize, const K: usize, const INTER: boo
 /// Fused layout changes `[log2 t][first/second]`: from the butterfly layout of distance `t` to
 /// that of `t / 2` (`UP = false`, entries for `t >= 2`) or `2 t` (`UP = true`, `2t < L`), i.e.
 /// `deinterleave(interleave(x, y, t), t')` as a single pair of `permutex2var` indices into `(x, y)`.
-pub(crate) const fn step_tables<const L: usize, const K: usize, const UP: bool>(
-) -> [[[i64; L]; 2]; K] {
+pub(crate) const fn step_tables<
+    const L: usize,
+    const K: usize,
+    const UP: bool,
+    const BCAST: bool,
+>() -> [[[i64; L]; 2]; K] {
     let mut out = [[[0i64; L]; 2]; K];
     let mut k = 0;
     while k < K {
@@ -97,10 +125,13 @@ pub(crate) const fn step_tables<const L: usize, const K: usize, const UP: bool>(
         let valid = t < L && if UP { 2 * t < L } else { t >= 2 };
         if valid {
             let t2 = if UP { 2 * t } else { t / 2 };
-            let (ia, ib) = (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true));
+            let (ia, ib) = (
+                interleave_idx::<L>(t, false, BCAST),
+                interleave_idx::<L>(t, true, BCAST),
+            );
             let (dx, dy) = (
-                deinterleave_idx::<L>(t2, false),
-                deinterleave_idx::<L>(t2, true),
+                deinterleave_idx::<L>(t2, false, BCAST),
+                deinterleave_idx::<L>(t2, true, BCAST),
             );
             let mut l = 0;
             while l < L {
@@ -244,14 +275,17 @@ mod tests {
 
     #[test]
     fn index_vectors_are_inverse_permutations() {
-        fn check<const L: usize>() {
+        fn check<const L: usize, const BCAST: bool>() {
             let mut t = 1;
             while t < L {
                 let (x, y) = (
-                    deinterleave_idx::<L>(t, false),
-                    deinterleave_idx::<L>(t, true),
+                    deinterleave_idx::<L>(t, false, BCAST),
+                    deinterleave_idx::<L>(t, true, BCAST),
                 );
-                let (a, b) = (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true));
+                let (a, b) = (
+                    interleave_idx::<L>(t, false, BCAST),
+                    interleave_idx::<L>(t, true, BCAST),
+                );
                 // XY[i] = pair[x or y]; pair'[k] = XY[a or b]; must give the identity.
                 let xy: Vec<usize> = x.iter().chain(y.iter()).copied().collect();
                 for k in 0..2 * L {
@@ -260,19 +294,23 @@ mod tests {
                 }
                 for l in 0..L {
                     assert_eq!(y[l], x[l] + t);
+                    // The broadcast layout: group `l mod (L / t)` in lane `l`.
+                    if BCAST {
+                        assert_eq!(x[l] / (2 * t), l % (L / t));
+                    }
                 }
                 // Fused steps equal the two-step composition.
                 let k = t.trailing_zeros() as usize;
                 let compose = |t2: usize| -> Vec<usize> {
-                    let d = deinterleave_idx::<L>(t2, false);
-                    let e = deinterleave_idx::<L>(t2, true);
+                    let d = deinterleave_idx::<L>(t2, false, BCAST);
+                    let e = deinterleave_idx::<L>(t2, true, BCAST);
                     d.iter()
                         .chain(e.iter())
                         .map(|&p| if p < L { a[p] } else { b[p - L] })
                         .collect()
                 };
                 if t >= 2 {
-                    let st = step_tables::<L, 6, false>();
+                    let st = step_tables::<L, 6, false, BCAST>();
                     let got: Vec<usize> = st[k][0]
                         .iter()
                         .chain(st[k][1].iter())
@@ -281,7 +319,7 @@ mod tests {
                     assert_eq!(got, compose(t / 2));
                 }
                 if 2 * t < L {
-                    let st = step_tables::<L, 6, true>();
+                    let st = step_tables::<L, 6, true, BCAST>();
                     let got: Vec<usize> = st[k][0]
                         .iter()
                         .chain(st[k][1].iter())
@@ -292,9 +330,13 @@ mod tests {
                 t *= 2;
             }
         }
-        check::<4>();
-        check::<8>();
-        check::<16>();
-        check::<32>();
+        check::<4, false>();
+        check::<8, false>();
+        check::<16, false>();
+        check::<32, false>();
+        check::<4, true>();
+        check::<8, true>();
+        check::<16, true>();
+        check::<32, true>();
     }
 }
