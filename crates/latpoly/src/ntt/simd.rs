@@ -74,6 +74,13 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn max(self, a: Self::V, b: Self::V) -> Self::V;
     /// `w · x mod q` in `[0, 2q)` for `x < 4q`, `w < q`, `wp` the Shoup quotient.
     fn mul_shoup_lazy(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V;
+    /// [`Simd::mul_shoup_lazy`] for a twiddle `w` and quotient `wp` that are the same in every
+    /// lane (broadcasts): backends that emulate a high product on lane pairs can skip moving the
+    /// odd lanes' quotient into place.
+    #[inline(always)]
+    fn mul_shoup_lazy_splat(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V {
+        self.mul_shoup_lazy(x, w, wp, q)
+    }
     /// `a · b · 2^-MONT_BITS mod q` in `[0, q)` for `a, b < q`; `qinv = q^-1 mod 2^MONT_BITS`.
     fn mont_mul(self, a: Self::V, b: Self::V, q: Self::V, qinv: Self::V) -> Self::V;
     /// `a · b mod q` in `[0, q)` for `a, b < q`. Default: the Montgomery product, then its factor
@@ -81,7 +88,7 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     #[inline(always)]
     fn mul_mod(self, a: Self::V, b: Self::V, c: &MulConsts<Self::V>) -> Self::V {
         let m = self.mont_mul(a, b, c.q, c.qinv);
-        self.csub(self.mul_shoup_lazy(m, c.fix, c.fix_shoup, c.q), c.q)
+        self.csub(self.mul_shoup_lazy_splat(m, c.fix, c.fix_shoup, c.q), c.q)
     }
     /// Splits two vectors holding `2·LANES` consecutive values into the `X` and `Y` inputs of the
     /// butterflies at distance `t < LANES`.
@@ -301,8 +308,9 @@ struct Consts<V> {
     two_q: V,
 }
 
+/// Cooley-Tukey butterfly; `SPLAT`: `w`, `wp` are broadcasts ([`Simd::mul_shoup_lazy_splat`]).
 #[inline(always)]
-fn ct_butterfly<S: Simd>(
+fn ct_butterfly<S: Simd, const SPLAT: bool>(
     s: S,
     x: S::V,
     y: S::V,
@@ -312,12 +320,17 @@ fn ct_butterfly<S: Simd>(
     two_q: S::V,
 ) -> (S::V, S::V) {
     let u = s.csub(x, two_q);
-    let v = s.mul_shoup_lazy(y, w, wp, q);
+    let v = if SPLAT {
+        s.mul_shoup_lazy_splat(y, w, wp, q)
+    } else {
+        s.mul_shoup_lazy(y, w, wp, q)
+    };
     (s.add(u, v), s.add(s.sub(u, v), two_q))
 }
 
+/// Gentleman-Sande butterfly; `SPLAT` as for [`ct_butterfly`].
 #[inline(always)]
-fn gs_butterfly<S: Simd>(
+fn gs_butterfly<S: Simd, const SPLAT: bool>(
     s: S,
     x: S::V,
     y: S::V,
@@ -327,7 +340,12 @@ fn gs_butterfly<S: Simd>(
     two_q: S::V,
 ) -> (S::V, S::V) {
     let u = s.csub(s.add(x, y), two_q);
-    let v = s.mul_shoup_lazy(s.add(s.sub(x, y), two_q), w, wp, q);
+    let d = s.add(s.sub(x, y), two_q);
+    let v = if SPLAT {
+        s.mul_shoup_lazy_splat(d, w, wp, q)
+    } else {
+        s.mul_shoup_lazy(d, w, wp, q)
+    };
     (u, v)
 }
 
@@ -348,7 +366,7 @@ fn fwd_radix2<S: Simd>(
         let wp = s.splat(tb.fwd_shoup[base + i]);
         let (lo, hi) = grp.split_at_mut(t);
         for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
-            let (u, v) = ct_butterfly(s, s.load(x), s.load(y), w, wp, c.q, c.two_q);
+            let (u, v) = ct_butterfly::<S, true>(s, s.load(x), s.load(y), w, wp, c.q, c.two_q);
             s.store(x, u);
             s.store(y, v);
         }
@@ -385,10 +403,12 @@ fn fwd_radix4<S: Simd>(
             .zip(b2.chunks_exact_mut(l))
             .zip(b3.chunks_exact_mut(l))
         {
-            let (x0, x2) = ct_butterfly(s, s.load(c0), s.load(c2), w1, w1p, c.q, c.two_q);
-            let (x1, x3) = ct_butterfly(s, s.load(c1), s.load(c3), w1, w1p, c.q, c.two_q);
-            let (x0, x1) = ct_butterfly(s, x0, x1, w2, w2p, c.q, c.two_q);
-            let (x2, x3) = ct_butterfly(s, x2, x3, w3, w3p, c.q, c.two_q);
+            let (x0, x2) =
+                ct_butterfly::<S, true>(s, s.load(c0), s.load(c2), w1, w1p, c.q, c.two_q);
+            let (x1, x3) =
+                ct_butterfly::<S, true>(s, s.load(c1), s.load(c3), w1, w1p, c.q, c.two_q);
+            let (x0, x1) = ct_butterfly::<S, true>(s, x0, x1, w2, w2p, c.q, c.two_q);
+            let (x2, x3) = ct_butterfly::<S, true>(s, x2, x3, w3, w3p, c.q, c.two_q);
             s.store(c0, x0);
             s.store(c1, x1);
             s.store(c2, x2);
@@ -544,9 +564,9 @@ fn small_regs<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
                 for j in 0..K {
                     let (w, wp) = small_twiddles::<S, INV>(s, tb, p0 + j, $k);
                     (x[j], y[j]) = if INV {
-                        gs_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q)
+                        gs_butterfly::<S, false>(s, x[j], y[j], w, wp, c.q, c.two_q)
                     } else {
-                        ct_butterfly(s, x[j], y[j], w, wp, c.q, c.two_q)
+                        ct_butterfly::<S, false>(s, x[j], y[j], w, wp, c.q, c.two_q)
                     };
                 }
                 if $k + 1 < small {
@@ -646,9 +666,9 @@ fn regs_block<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, co
             for j in 0..tv {
                 let (i0, i1) = (2 * tv * g + j, 2 * tv * g + tv + j);
                 (v[i0], v[i1]) = if INV {
-                    gs_butterfly(s, v[i0], v[i1], w, wp, c.q, c.two_q)
+                    gs_butterfly::<S, true>(s, v[i0], v[i1], w, wp, c.q, c.two_q)
                 } else {
-                    ct_butterfly(s, v[i0], v[i1], w, wp, c.q, c.two_q)
+                    ct_butterfly::<S, true>(s, v[i0], v[i1], w, wp, c.q, c.two_q)
                 };
             }
         }
@@ -662,8 +682,8 @@ fn regs_block<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, co
         let (niw, niwp) = (s.splat(tb.n_inv_w.0), s.splat(tb.n_inv_w.1));
         for j in 0..V / 2 {
             let (u0, v0) = (v[j], v[V / 2 + j]);
-            let mut u = s.mul_shoup_lazy(s.add(u0, v0), ni, nip, c.q);
-            let mut w = s.mul_shoup_lazy(s.add(s.sub(u0, v0), c.two_q), niw, niwp, c.q);
+            let mut u = s.mul_shoup_lazy_splat(s.add(u0, v0), ni, nip, c.q);
+            let mut w = s.mul_shoup_lazy_splat(s.add(s.sub(u0, v0), c.two_q), niw, niwp, c.q);
             if STRICT {
                 u = s.csub(u, c.q);
                 w = s.csub(w, c.q);
@@ -735,7 +755,7 @@ fn inv_radix2<S: Simd>(
         let wp = s.splat(tb.inv_shoup[base + i]);
         let (lo, hi) = grp.split_at_mut(t);
         for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
-            let (u, v) = gs_butterfly(s, s.load(x), s.load(y), w, wp, c.q, c.two_q);
+            let (u, v) = gs_butterfly::<S, true>(s, s.load(x), s.load(y), w, wp, c.q, c.two_q);
             s.store(x, u);
             s.store(y, v);
         }
@@ -770,10 +790,12 @@ fn inv_radix4<S: Simd>(
             .zip(b2.chunks_exact_mut(l))
             .zip(b3.chunks_exact_mut(l))
         {
-            let (x0, x1) = gs_butterfly(s, s.load(c0), s.load(c1), wa, wap, c.q, c.two_q);
-            let (x2, x3) = gs_butterfly(s, s.load(c2), s.load(c3), wb, wbp, c.q, c.two_q);
-            let (x0, x2) = gs_butterfly(s, x0, x2, wc, wcp, c.q, c.two_q);
-            let (x1, x3) = gs_butterfly(s, x1, x3, wc, wcp, c.q, c.two_q);
+            let (x0, x1) =
+                gs_butterfly::<S, true>(s, s.load(c0), s.load(c1), wa, wap, c.q, c.two_q);
+            let (x2, x3) =
+                gs_butterfly::<S, true>(s, s.load(c2), s.load(c3), wb, wbp, c.q, c.two_q);
+            let (x0, x2) = gs_butterfly::<S, true>(s, x0, x2, wc, wcp, c.q, c.two_q);
+            let (x1, x3) = gs_butterfly::<S, true>(s, x1, x3, wc, wcp, c.q, c.two_q);
             s.store(c0, x0);
             s.store(c1, x1);
             s.store(c2, x2);
@@ -868,8 +890,8 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     let (lo, hi) = a.split_at_mut(last);
     for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
         let (u0, v0) = (s.load(x), s.load(y));
-        let mut u = s.mul_shoup_lazy(s.add(u0, v0), ni, nip, c.q);
-        let mut v = s.mul_shoup_lazy(s.add(s.sub(u0, v0), c.two_q), niw, niwp, c.q);
+        let mut u = s.mul_shoup_lazy_splat(s.add(u0, v0), ni, nip, c.q);
+        let mut v = s.mul_shoup_lazy_splat(s.add(s.sub(u0, v0), c.two_q), niw, niwp, c.q);
         if STRICT {
             u = s.csub(u, c.q);
             v = s.csub(v, c.q);

@@ -127,7 +127,7 @@ pub(crate) fn convert<S: Simd<W = u64>>(
         for i in 0..l {
             let q = s.splat(tb.q[i]);
             let x = s.load(&src[i * n + j..]);
-            let v = s.mul_shoup_lazy(x, s.splat(w[i].0), s.splat(w[i].1), q);
+            let v = s.mul_shoup_lazy_splat(x, s.splat(w[i].0), s.splat(w[i].1), q);
             y[i] = s.csub(v, q);
         }
         let u = match lift {
@@ -149,10 +149,10 @@ pub(crate) fn convert<S: Simd<W = u64>>(
         };
         for (k, (&pk, row)) in tb.p.iter().zip(&tb.rows).enumerate() {
             let p = s.splat(pk);
-            let mut acc = s.mul_shoup_lazy(u, s.splat(row[l].0), s.splat(row[l].1), p);
+            let mut acc = s.mul_shoup_lazy_splat(u, s.splat(row[l].0), s.splat(row[l].1), p);
             acc = s.csub(acc, p);
             for i in 0..l {
-                let t = s.mul_shoup_lazy(y[i], s.splat(row[i].0), s.splat(row[i].1), p);
+                let t = s.mul_shoup_lazy_splat(y[i], s.splat(row[i].0), s.splat(row[i].1), p);
                 acc = s.csub(s.add(acc, s.csub(t, p)), p);
             }
             s.store(&mut out[k * n + j..], acc);

@@ -20,9 +20,17 @@ impl Avx2U32 {
 #[inline(always)]
 unsafe fn mulhi32(a: __m256i, b: __m256i) -> __m256i {
     // SAFETY: caller guarantees AVX2.
+    unsafe { mulhi32_split(a, b, _mm256_srli_epi64::<32>(b)) }
+}
+
+/// [`mulhi32`] with the odd lanes of `b` supplied already shifted into the even positions
+/// (`b_odd`; for a broadcast `b` that is `b` itself). Caller holds an AVX2 token.
+#[inline(always)]
+unsafe fn mulhi32_split(a: __m256i, b: __m256i, b_odd: __m256i) -> __m256i {
+    // SAFETY: caller guarantees AVX2.
     unsafe {
         let even = _mm256_srli_epi64::<32>(_mm256_mul_epu32(a, b));
-        let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), _mm256_srli_epi64::<32>(b));
+        let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), b_odd);
         _mm256_blend_epi32::<0b1010_1010>(even, odd)
     }
 }
@@ -76,6 +84,15 @@ impl Simd for Avx2U32 {
         // SAFETY: token proves AVX2.
         unsafe {
             let qhat = mulhi32(x, wp);
+            _mm256_sub_epi32(_mm256_mullo_epi32(x, w), _mm256_mullo_epi32(qhat, q))
+        }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazy_splat(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2. `wp` is a broadcast of a 32-bit value, so every 64-bit
+        // lane already holds the odd lane's quotient in its low half.
+        unsafe {
+            let qhat = mulhi32_split(x, wp, wp);
             _mm256_sub_epi32(_mm256_mullo_epi32(x, w), _mm256_mullo_epi32(qhat, q))
         }
     }

@@ -22,10 +22,20 @@ impl Avx512U32 {
 #[inline(always)]
 unsafe fn mulhi32(a: __m512i, b: __m512i) -> __m512i {
     // SAFETY: caller guarantees AVX-512F.
+    unsafe { mulhi32_split(a, b, _mm512_srli_epi64::<32>(b)) }
+}
+
+/// [`mulhi32`] with the odd lanes of `b` supplied already shifted into the even positions
+/// (`b_odd`; for a broadcast `b` that is `b` itself). Caller holds an AVX-512F token.
+#[inline(always)]
+unsafe fn mulhi32_split(a: __m512i, b: __m512i, b_odd: __m512i) -> __m512i {
+    // SAFETY: caller guarantees AVX-512F.
     unsafe {
         let even = _mm512_srli_epi64::<32>(_mm512_mul_epu32(a, b));
-        let odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(a), _mm512_srli_epi64::<32>(b));
-        _mm512_mask_blend_epi32(0xAAAA, even, odd)
+        let odd = _mm512_mul_epu32(_mm512_srli_epi64::<32>(a), b_odd);
+        // even | (odd & high halves): one vpternlogq against a hoisted constant, where a
+        // mask blend rematerialized its mask register for every product.
+        _mm512_ternarylogic_epi64::<0xF8>(even, odd, _mm512_set1_epi64(-1i64 << 32))
     }
 }
 
@@ -110,6 +120,15 @@ impl Simd for Avx512U32 {
         // SAFETY: token proves AVX-512F.
         unsafe {
             let qhat = mulhi32(x, wp);
+            _mm512_sub_epi32(_mm512_mullo_epi32(x, w), _mm512_mullo_epi32(qhat, q))
+        }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazy_splat(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F. `wp` is a broadcast of a 32-bit value, so every 64-bit
+        // lane already holds the odd lane's quotient in its low half.
+        unsafe {
+            let qhat = mulhi32_split(x, wp, wp);
             _mm512_sub_epi32(_mm512_mullo_epi32(x, w), _mm512_mullo_epi32(qhat, q))
         }
     }
