@@ -47,6 +47,8 @@
 
 mod fast;
 #[cfg(target_arch = "x86_64")]
+mod pack_x86;
+#[cfg(target_arch = "x86_64")]
 mod r2_clmul;
 mod reference;
 #[cfg(target_arch = "x86_64")]
@@ -271,6 +273,42 @@ impl Backend {
             Backend::Avx2(t) => t.r2_inv(a, out),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512(t) => t.r2_inv(a, out),
+        }
+    }
+
+    /// `poly_Sq_frombytes` (same output on every backend; AVX-512BW: `pack_x86.rs`).
+    fn sq_frombytes(self, bytes: &[u8], r: &mut [u16], log_q: u32) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.sq_frombytes(bytes, r, log_q),
+            _ => reference::sq_frombytes(bytes, r, log_q),
+        }
+    }
+
+    /// `poly_Sq_tobytes` (same output on every backend).
+    fn sq_tobytes(self, a: &[u16], out: &mut [u8], log_q: u32) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.sq_tobytes(a, out, log_q),
+            _ => reference::sq_tobytes(a, out, log_q),
+        }
+    }
+
+    /// `poly_S3_frombytes` (same output on every backend).
+    fn s3_frombytes(self, bytes: &[u8], r: &mut [u16]) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.s3_frombytes(bytes, r),
+            _ => reference::s3_frombytes(bytes, r),
+        }
+    }
+
+    /// `poly_S3_tobytes` (same output on every backend).
+    fn s3_tobytes(self, a: &[u16], out: &mut [u8]) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.s3_tobytes(a, out),
+            _ => reference::s3_tobytes(a, out),
         }
     }
 
@@ -644,7 +682,7 @@ pub fn poly_mod_q_phi_n(r: &mut [u16], params: NtruParams) -> Result<()> {
 pub fn poly_sq_tobytes(a: &[u16], params: NtruParams, out: &mut [u8]) -> Result<()> {
     check_n(params, &[a.len()])?;
     check_len(params.sq_bytes(), out.len())?;
-    reference::sq_tobytes(a, out, params.log_q());
+    default_backend().sq_tobytes(a, out, params.log_q());
     Ok(())
 }
 
@@ -667,7 +705,7 @@ pub fn poly_sq_tobytes(a: &[u16], params: NtruParams, out: &mut [u8]) -> Result<
 pub fn poly_sq_frombytes(bytes: &[u8], params: NtruParams, out: &mut [u16]) -> Result<()> {
     check_len(params.sq_bytes(), bytes.len())?;
     check_n(params, &[out.len()])?;
-    reference::sq_frombytes(bytes, out, params.log_q());
+    default_backend().sq_frombytes(bytes, out, params.log_q());
     Ok(())
 }
 
@@ -710,7 +748,8 @@ pub fn poly_rq_sum_zero_tobytes(a: &[u16], params: NtruParams, out: &mut [u8]) -
 pub fn poly_rq_sum_zero_frombytes(bytes: &[u8], params: NtruParams, out: &mut [u16]) -> Result<()> {
     check_len(params.sq_bytes(), bytes.len())?;
     check_n(params, &[out.len()])?;
-    reference::rq_sum_zero_frombytes(bytes, out, params.log_q());
+    default_backend().sq_frombytes(bytes, out, params.log_q());
+    reference::set_sum_zero_last(out);
     Ok(())
 }
 
@@ -732,7 +771,7 @@ pub fn poly_rq_sum_zero_frombytes(bytes: &[u8], params: NtruParams, out: &mut [u
 pub fn poly_s3_tobytes(a: &[u16], params: NtruParams, out: &mut [u8]) -> Result<()> {
     check_n(params, &[a.len()])?;
     check_len(params.s3_bytes(), out.len())?;
-    reference::s3_tobytes(a, out);
+    default_backend().s3_tobytes(a, out);
     Ok(())
 }
 
@@ -753,6 +792,6 @@ pub fn poly_s3_tobytes(a: &[u16], params: NtruParams, out: &mut [u8]) -> Result<
 pub fn poly_s3_frombytes(bytes: &[u8], params: NtruParams, out: &mut [u16]) -> Result<()> {
     check_len(params.s3_bytes(), bytes.len())?;
     check_n(params, &[out.len()])?;
-    reference::s3_frombytes(bytes, out);
+    default_backend().s3_frombytes(bytes, out);
     Ok(())
 }

@@ -484,10 +484,9 @@ fn sq_frombytes_groups<const LQ: usize>(bytes: &[u8], r: &mut [u16]) -> usize {
     groups
 }
 
-/// `poly_Rq_sum_zero_frombytes`: `poly_Sq_frombytes`, then `r[n-1] = -(r[0] + ... + r[n-2])`
-/// in `u16` (not reduced mod `q`).
-pub(crate) fn rq_sum_zero_frombytes(bytes: &[u8], r: &mut [u16], log_q: u32) {
-    sq_frombytes(bytes, r, log_q);
+/// `r[n-1] = -(r[0] + ... + r[n-2])` in `u16`: `poly_Rq_sum_zero_frombytes` is
+/// `poly_Sq_frombytes` followed by this.
+pub(crate) fn set_sum_zero_last(r: &mut [u16]) {
     let n = r.len();
     let mut s: u16 = 0;
     for &c in &r[..n - 1] {
