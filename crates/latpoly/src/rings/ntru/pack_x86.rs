@@ -162,6 +162,38 @@ unsafe fn load32u(t: &[u16]) -> __m512i {
     unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
 }
 
+/// Stores the first `min(32, d.len())` lanes of `v` at the start of `d`. Caller holds an
+/// AVX-512F token.
+#[inline(always)]
+unsafe fn store_u16s(d: &mut [u16], v: __m512i) {
+    if d.len() >= 32 {
+        // SAFETY: caller guarantees AVX-512F; `d` has 32 writable u16 (unaligned store).
+        unsafe { _mm512_storeu_si512(d.as_mut_ptr().cast(), v) };
+    } else {
+        let mut t = [0u16; 32];
+        // SAFETY: caller guarantees AVX-512F; `t` has 32 writable u16.
+        unsafe { _mm512_storeu_si512(t.as_mut_ptr().cast(), v) };
+        let m = d.len();
+        d.copy_from_slice(&t[..m]);
+    }
+}
+
+/// Stores the first `min(32, d.len())` bytes of `v` at the start of `d`. Caller holds an AVX
+/// token.
+#[inline(always)]
+unsafe fn store_bytes(d: &mut [u8], v: __m256i) {
+    if d.len() >= 32 {
+        // SAFETY: caller guarantees AVX; `d` has 32 writable bytes (unaligned store).
+        unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast(), v) };
+    } else {
+        let mut t = [0u8; 32];
+        // SAFETY: caller guarantees AVX; `t` has 32 writable bytes.
+        unsafe { _mm256_storeu_si256(t.as_mut_ptr().cast(), v) };
+        let m = d.len();
+        d.copy_from_slice(&t[..m]);
+    }
+}
+
 /// 16 bytes as a vector.
 #[inline(always)]
 fn load16(s: &[u8]) -> __m128i {
@@ -251,16 +283,8 @@ impl Avx512Lanes {
                 _mm512_or_si512(_mm512_srlv_epi16(lo, right), _mm512_sllv_epi16(hi, left)),
                 mask,
             );
-            if k + 32 <= total {
-                let d = &mut r[k..k + 32];
-                // SAFETY: `d` has 32 writable u16 (unaligned store).
-                unsafe { _mm512_storeu_si512(d.as_mut_ptr().cast(), f) };
-            } else {
-                let mut t = [0u16; 32];
-                // SAFETY: `t` has 32 writable u16.
-                unsafe { _mm512_storeu_si512(t.as_mut_ptr().cast(), f) };
-                r[k..total].copy_from_slice(&t[..total - k]);
-            }
+            // SAFETY: AVX-512F is enabled here.
+            unsafe { store_u16s(&mut r[k..total], f) };
             k += 32;
         }
         r[total] = 0;
@@ -295,19 +319,15 @@ impl Avx512Lanes {
             let b = _mm512_or_si512(_mm512_srlv_epi16(x, sa), _mm512_sllv_epi16(y, sb));
             let b = _mm512_cvtepi16_epi8(b);
             let o = k / 8 * LQ;
-            if o + 32 <= out.len() {
-                // The 2 LQ bytes of these fields, then garbage that the next block (which
-                // exists, as 32 > 2 LQ bytes remain) overwrites.
-                let d = &mut out[o..o + 32];
-                // SAFETY: `d` has 32 writable bytes (unaligned store).
-                unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast(), b) };
+            // The 2 LQ bytes of these fields, then (while 32 bytes remain) garbage that the next
+            // block, which exists then, overwrites.
+            let end = if o + 32 <= out.len() {
+                o + 32
             } else {
-                let mut t = [0u8; 32];
-                // SAFETY: `t` has 32 writable bytes.
-                unsafe { _mm256_storeu_si256(t.as_mut_ptr().cast(), b) };
-                let nb = (2 * LQ).min(out.len() - o);
-                out[o..o + nb].copy_from_slice(&t[..nb]);
-            }
+                (o + 2 * LQ).min(out.len())
+            };
+            // SAFETY: AVX-512F (so AVX) is enabled here.
+            unsafe { store_bytes(&mut out[o..end], b) };
             k += 16;
         }
     }
@@ -344,16 +364,8 @@ impl Avx512Lanes {
                 // d mod 3 for d <= 255: floor(d / 3) = (171 d) >> 9.
                 let q = _mm512_srli_epi16::<9>(_mm512_mullo_epi16(d, m171));
                 let m = _mm512_sub_epi16(d, _mm512_add_epi16(q, _mm512_add_epi16(q, q)));
-                if pos + 32 <= deg {
-                    let o = &mut r[pos..pos + 32];
-                    // SAFETY: `o` has 32 writable u16 (unaligned store).
-                    unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), m) };
-                } else {
-                    let mut t = [0u16; 32];
-                    // SAFETY: `t` has 32 writable u16.
-                    unsafe { _mm512_storeu_si512(t.as_mut_ptr().cast(), m) };
-                    r[pos..deg].copy_from_slice(&t[..deg - pos]);
-                }
+                // SAFETY: AVX-512F is enabled here.
+                unsafe { store_u16s(&mut r[pos..deg], m) };
             }
             k += 160;
         }
@@ -398,17 +410,8 @@ impl Avx512Lanes {
                 sum = _mm512_add_epi16(sum, _mm512_mullo_epi16(g, _mm512_set1_epi16(w[j])));
             }
             let b = _mm512_cvtepi16_epi8(sum);
-            if i + 32 <= out.len() {
-                let o = &mut out[i..i + 32];
-                // SAFETY: `o` has 32 writable bytes (unaligned store).
-                unsafe { _mm256_storeu_si256(o.as_mut_ptr().cast(), b) };
-            } else {
-                let mut t = [0u8; 32];
-                // SAFETY: `t` has 32 writable bytes.
-                unsafe { _mm256_storeu_si256(t.as_mut_ptr().cast(), b) };
-                let m = out.len() - i;
-                out[i..].copy_from_slice(&t[..m]);
-            }
+            // SAFETY: AVX-512F (so AVX) is enabled here.
+            unsafe { store_bytes(&mut out[i..], b) };
             i += 32;
         }
     }
