@@ -220,6 +220,22 @@ fn every_backend_matches_scalar() {
     }
 }
 
+/// The sizes above the grid of `every_backend_matches_scalar` (n <= 8192), where the 64-bit
+/// backends first run their outer layers over several cache blocks (radix-8 passes on IFMA):
+/// n = 2^14 .. 2^16 at the edge of the IFMA range and with 62-bit primes.
+#[test]
+fn large_transforms_match_scalar() {
+    let mut rng = ChaCha20Rng::seed_from_u64(1234);
+    for log_n in 14..=16 {
+        let n = 1usize << log_n;
+        for bits in [50, 62] {
+            let q = ntt_primes(bits, n, 1).unwrap()[0];
+            let ran = differential::<u64>(n, q, &mut rng);
+            println!("n={n} {bits}-bit: {ran:?}");
+        }
+    }
+}
+
 #[test]
 fn forced_backend_errors_when_unavailable() {
     // IFMA never applies to q >= 2^50 or to 16/32-bit lanes.
