@@ -18,7 +18,7 @@
 //! word, each waiting for the previous one). The reconstruction's `Σ y_i (Q/q_i)` is formed limb
 //! by limb from the same dot product (a column table of the `Q/q_i`), carries propagated once.
 //! NFLlib's 100 x 62-bit set at n = 1024 (`latpoly bench --only W6`): big integers to residues
-//! 42-45 ms -> 7-9 ms, residues to big integers 10-12 ms -> 6-8 ms.
+//! 42-45 ms -> 6-9 ms, residues to big integers 10-12 ms -> 6-9 ms.
 
 use crate::arith::{Modulus, Modulus64};
 use crate::error::{Error, Result};
