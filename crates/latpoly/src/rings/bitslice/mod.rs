@@ -54,6 +54,19 @@ pub(crate) trait TritOps: Copy {
     fn shl1(&mut self, top_mask: u64);
     /// Divides by `x` (the constant term is dropped).
     fn shr1(&mut self);
+    /// The whole loop of [`divsteps3`] on this representation; the default runs the generic
+    /// steps above, a representation may override it with a faster loop of the same result.
+    #[inline(always)]
+    fn divsteps(
+        f: &mut Self,
+        g: &mut Self,
+        v: &mut Self,
+        w: &mut Self,
+        steps: usize,
+        top_mask: u64,
+    ) -> i32 {
+        divsteps3_steps(f, g, v, w, steps, top_mask)
+    }
 }
 
 impl<const W: usize> TritOps for Trits<W> {
@@ -232,6 +245,20 @@ fn swap_step(delta: &mut i32, g0_nonzero: bool) -> u64 {
 /// Returns the final `delta`. Branch-free in the data.
 #[inline(always)]
 pub(crate) fn divsteps3<T: TritOps>(
+    f: &mut T,
+    g: &mut T,
+    v: &mut T,
+    w: &mut T,
+    steps: usize,
+    top_mask: u64,
+) -> i32 {
+    T::divsteps(f, g, v, w, steps, top_mask)
+}
+
+/// [`divsteps3`] step by step through the [`TritOps`] primitives (the default loop, and the
+/// specification of the overrides).
+#[inline(always)]
+pub(crate) fn divsteps3_steps<T: TritOps>(
     f: &mut T,
     g: &mut T,
     v: &mut T,

@@ -74,6 +74,20 @@ pub(crate) trait Reg: Copy {
     fn next(self, upper: Self) -> Self;
     /// Word 0.
     fn word0(self) -> u64;
+    /// [`super::divsteps3`] on polynomials of `K` registers per plane. The default runs the
+    /// generic steps (each step's control through a general-purpose register); a register
+    /// type may override it with a loop that keeps the control in vector and mask registers.
+    #[inline(always)]
+    fn divsteps3<const K: usize>(
+        f: &mut VTrits<Self, K>,
+        g: &mut VTrits<Self, K>,
+        v: &mut VTrits<Self, K>,
+        w: &mut VTrits<Self, K>,
+        steps: usize,
+        top_mask: u64,
+    ) -> i32 {
+        super::divsteps3_steps(f, g, v, w, steps, top_mask)
+    }
 }
 
 impl Reg for __m512i {
@@ -154,6 +168,17 @@ impl Reg for __m512i {
     fn word0(self) -> u64 {
         // SAFETY: AVX-512F (module invariant).
         unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(self)) as u64 }
+    }
+    #[inline(always)]
+    fn divsteps3<const K: usize>(
+        f: &mut VTrits<Self, K>,
+        g: &mut VTrits<Self, K>,
+        v: &mut VTrits<Self, K>,
+        w: &mut VTrits<Self, K>,
+        steps: usize,
+        _top_mask: u64,
+    ) -> i32 {
+        divsteps3_avx512(f, g, v, w, steps)
     }
 }
 
@@ -382,6 +407,163 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
         plane_shr1(&mut self.p);
         plane_shr1(&mut self.m);
     }
+
+    #[inline(always)]
+    fn divsteps(
+        f: &mut Self,
+        g: &mut Self,
+        v: &mut Self,
+        w: &mut Self,
+        steps: usize,
+        top_mask: u64,
+    ) -> i32 {
+        R::divsteps3::<K>(f, g, v, w, steps, top_mask)
+    }
+}
+
+/// `a ? b : c`, bit by bit.
+#[inline(always)]
+fn mux(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
+    // SAFETY: AVX-512F (module invariant: `__m512i` values exist only after an AVX-512 token
+    // loaded them).
+    unsafe { _mm512_ternarylogic_epi64::<0xCA>(a, b, c) }
+}
+
+/// `(x + y)` in GF(3) on one register of each plane (`0 = (0, 0)`, `1 = (1, 0)`, `2 = (0, 1)`):
+/// `r.p = y_m ? x_m : (y_p ? !(x_p | x_m) : x_p)`,
+/// `r.m = y_p ? x_p : (y_m ? !(x_p | x_m) : x_m)`; four ternary-logic operations.
+#[inline(always)]
+fn gf3_add(xp: __m512i, xm: __m512i, yp: __m512i, ym: __m512i) -> (__m512i, __m512i) {
+    // SAFETY: as in `mux`.
+    let (t1, t2) = unsafe {
+        (
+            _mm512_ternarylogic_epi64::<0x1C>(yp, xp, xm),
+            _mm512_ternarylogic_epi64::<0x1A>(ym, xp, xm),
+        )
+    };
+    (mux(ym, xm, t1), mux(yp, xp, t2))
+}
+
+/// `x + s·y` on `K` registers per plane, where the scalar `s` is 1 on `k1`, 2 on `k2` and 0
+/// where neither mask is set (the masks select all lanes or none).
+#[inline(always)]
+fn gf3_add_scaled<const K: usize>(
+    x: &mut VTrits<__m512i, K>,
+    y: &VTrits<__m512i, K>,
+    k1: __mmask8,
+    k2: __mmask8,
+) {
+    for j in 0..K {
+        // SAFETY: as in `mux`.
+        let (yp, ym) = unsafe {
+            (
+                _mm512_maskz_mov_epi64(k1 | k2, _mm512_mask_blend_epi64(k2, y.p[j], y.m[j])),
+                _mm512_maskz_mov_epi64(k1 | k2, _mm512_mask_blend_epi64(k2, y.m[j], y.p[j])),
+            )
+        };
+        (x.p[j], x.m[j]) = gf3_add(x.p[j], x.m[j], yp, ym);
+    }
+}
+
+/// Conditional swap of `K` registers per plane where `k` selects all lanes.
+#[inline(always)]
+fn cswap_k<const K: usize>(a: &mut [__m512i; K], b: &mut [__m512i; K], k: __mmask8) {
+    for j in 0..K {
+        // SAFETY: as in `mux`.
+        (a[j], b[j]) = unsafe {
+            (
+                _mm512_mask_blend_epi64(k, a[j], b[j]),
+                _mm512_mask_blend_epi64(k, b[j], a[j]),
+            )
+        };
+    }
+}
+
+/// Steps per batch of [`divsteps3_avx512`]: after `j` steps on the low word alone, its bits
+/// `0..64 - j` are still exact, so 64 steps can be decided from it.
+const BATCH: usize = 64;
+
+/// The decisions of one step: swap, and the factor `s` of `g += s·f` as two masks (`s = 1`,
+/// `s = 2`); each all-ones or zero.
+#[derive(Clone, Copy, Default)]
+struct Step {
+    swap: u8,
+    s1: u8,
+    s2: u8,
+}
+
+/// Runs up to [`BATCH`] divsteps on the low words `(fp, fm)`, `(gp, gm)` of `f` and `g` (64
+/// coefficients each) and records their decisions; returns the updated `delta`. Word-wise the
+/// same steps as [`super::divsteps3_steps`], branch-free (masks from shifts and negations).
+#[inline(always)]
+fn decide(words: [u64; 4], mut delta: i64, out: &mut [Step]) -> i64 {
+    let [mut fp, mut fm, mut gp, mut gm] = words;
+    for st in out.iter_mut() {
+        // sign = -g_0 f_0: 1 where g_0 f_0 = 2, 2 where g_0 f_0 = 1
+        let s1 = (((gp & fm) | (gm & fp)) & 1).wrapping_neg();
+        let s2 = (((gp & fp) | (gm & fm)) & 1).wrapping_neg();
+        let g0 = ((gp | gm) & 1).wrapping_neg();
+        // swap where delta > 0 and g_0 != 0 (the sign bit of -delta)
+        let swap = ((delta.wrapping_neg() >> 63) as u64) & g0;
+        delta ^= (swap as i64) & (delta ^ delta.wrapping_neg());
+        delta += 1;
+        let t = swap & (fp ^ gp);
+        (fp, gp) = (fp ^ t, gp ^ t);
+        let t = swap & (fm ^ gm);
+        (fm, gm) = (fm ^ t, gm ^ t);
+        let (yp, ym) = ((s1 & fp) | (s2 & fm), (s1 & fm) | (s2 & fp));
+        let (x0, y0) = (!(gp | gm), !(yp | ym));
+        let np = (gp & y0) | (yp & x0) | (gm & ym);
+        let nm = (gm & y0) | (ym & x0) | (gp & yp);
+        (gp, gm) = (np >> 1, nm >> 1);
+        *st = Step {
+            swap: swap as u8,
+            s1: s1 as u8,
+            s2: s2 as u8,
+        };
+    }
+    delta
+}
+
+/// [`super::divsteps3`] on AVX-512 registers, in batches: the decisions of up to [`BATCH`]
+/// steps come from the low words alone ([`decide`], general-purpose registers), then the
+/// recorded steps run on the whole polynomials with the decisions as mask registers. The
+/// vector steps then form a chain of blends and ternary-logic operations with no round trip
+/// through general-purpose registers (the per-step round trip made the plain loop three times
+/// slower). The same steps and results as the generic loop, branch-free in the data.
+#[inline(always)]
+fn divsteps3_avx512<const K: usize>(
+    f: &mut VTrits<__m512i, K>,
+    g: &mut VTrits<__m512i, K>,
+    v: &mut VTrits<__m512i, K>,
+    w: &mut VTrits<__m512i, K>,
+    steps: usize,
+) -> i32 {
+    let mut delta: i64 = 1;
+    let mut done = 0;
+    let mut rec = [Step::default(); BATCH];
+    while done < steps {
+        let batch = BATCH.min(steps - done);
+        let words = [
+            f.p[0].word0(),
+            f.m[0].word0(),
+            g.p[0].word0(),
+            g.m[0].word0(),
+        ];
+        delta = decide(words, delta, &mut rec[..batch]);
+        for st in &rec[..batch] {
+            v.shl1(0);
+            cswap_k(&mut f.p, &mut g.p, st.swap);
+            cswap_k(&mut f.m, &mut g.m, st.swap);
+            cswap_k(&mut v.p, &mut w.p, st.swap);
+            cswap_k(&mut v.m, &mut w.m, st.swap);
+            gf3_add_scaled(g, f, st.s1, st.s2);
+            gf3_add_scaled(w, v, st.s1, st.s2);
+            g.shr1();
+        }
+        done += batch;
+    }
+    delta as i32
 }
 
 /// A bit-sliced GF(2) polynomial (as [`Bits`]) in registers of type `R`.
@@ -441,5 +623,98 @@ impl<R: Reg, const K: usize> BitOps for VBits<R, K> {
     #[inline(always)]
     fn shr1(&mut self) {
         plane_shr1(&mut self.b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{divsteps3_steps, top_mask, TritOps, Trits};
+    use super::*;
+
+    fn xorshift(s: &mut u64) -> u64 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    /// A polynomial of `n` trits: `kind` 0 random, 1 zero, 2 all twos, 3 all ones.
+    fn trits<const W: usize>(n: usize, kind: u8, seed: &mut u64) -> Trits<W> {
+        let mut t = Trits::<W>::ZERO;
+        for i in 0..n {
+            let v = match kind {
+                0 => (xorshift(seed) % 3) as u8,
+                1 => 0,
+                2 => 2,
+                _ => 1,
+            };
+            t.set(i, v);
+        }
+        t
+    }
+
+    /// The batched AVX-512 loop against the generic steps on words: every output polynomial
+    /// and `delta`, for random and degenerate inputs (zero, constant, `f_0 = 0`), over step
+    /// counts that end inside a batch and on its boundary.
+    fn check<const W: usize, const K: usize>(t: Avx512Bits, n: usize) {
+        let mut seed = 0x2545_f491_4f6c_dd1d ^ n as u64;
+        let mask = top_mask(n);
+        for case in 0..40u8 {
+            let (kf, kg) = match case {
+                0 => (3, 1),
+                1 => (2, 2),
+                2 => (1, 0),
+                3 => (0, 3),
+                _ => (0, 0),
+            };
+            let mut polys = [
+                trits::<W>(n, kf, &mut seed),
+                trits::<W>(n, kg, &mut seed),
+                trits::<W>(n, 1, &mut seed),
+                trits::<W>(n, 1, &mut seed),
+            ];
+            polys[3].set(0, 1);
+            if case == 4 {
+                polys[0].p[0] &= !1; // f_0 = 0
+                polys[0].m[0] &= !1;
+            }
+            let steps = match case % 4 {
+                0 => 2 * (n - 1) - 1,
+                1 => 64,
+                2 => 65,
+                _ => 1 + (xorshift(&mut seed) % (2 * n as u64)) as usize,
+            };
+            let [mut f, mut g, mut v, mut w] = polys;
+            let want = divsteps3_steps(&mut f, &mut g, &mut v, &mut w, steps, mask);
+            let load = |x: &Trits<W>| VTrits::<__m512i, K>::load(t, x, n);
+            let [mut vf, mut vg, mut vv, mut vw] = polys.map(|x| load(&x));
+            let got = <VTrits<__m512i, K> as TritOps>::divsteps(
+                &mut vf, &mut vg, &mut vv, &mut vw, steps, mask,
+            );
+            assert_eq!(got, want, "delta, n = {n}, case {case}");
+            for (name, a, b) in [
+                ("f", &vf, &f),
+                ("g", &vg, &g),
+                ("v", &vv, &v),
+                ("w", &vw, &w),
+            ] {
+                let a: Trits<W> = a.store();
+                assert_eq!((a.p, a.m), (b.p, b.m), "{name}, n = {n}, case {case}");
+            }
+        }
+    }
+
+    #[test]
+    fn batched_divsteps_match_the_generic_steps() {
+        let Some(t) = Avx512Bits::try_new() else {
+            eprintln!("skipped: this CPU has no AVX-512F");
+            return;
+        };
+        check::<8, 1>(t, 509);
+        check::<11, 2>(t, 677);
+        check::<11, 2>(t, 701);
+        check::<12, 2>(t, 762);
+        check::<13, 2>(t, 821);
+        check::<2, 1>(t, 100);
     }
 }
