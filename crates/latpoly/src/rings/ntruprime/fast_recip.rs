@@ -5,7 +5,10 @@
 //! Per iteration of the reference: shift `v` up, swap `(f, g)` and `(v, r)` under a mask,
 //! `g = f0·g - g0·f`, `r = f0·r - g0·v`, shift `g` down. Here the shifts are free (unaligned
 //! loads / stores one lane off: `g` in place, `v` double-buffered) and the swap is three
-//! bitwise operations per vector under a broadcast mask.
+//! bitwise operations per vector under a broadcast mask. In iteration `it` the pair `(v, r)`
+//! can only be nonzero below index `it + 2` (a public bound), so only those vectors are
+//! computed: over the first ~760 iterations that halves the `(v, r)` work (the whole loop 12%
+//! faster: 88-90 -> 79 µs on AVX-512).
 //!
 //! In `R/q` the arrays hold *representatives* bounded by `2 · 0.75 q` instead of the centred
 //! residues: `fqmul` accepts any `i16` and returns less than `0.75 q` in absolute value, so
@@ -99,6 +102,18 @@ pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
         let mask = s.splat(swap as i16);
         for i in (0..RP).step_by(l) {
             let (fs, gs) = cswap(s, mask, s.load(&f.0[OFF + i..]), s.load(&g.0[OFF + i..]));
+            let ng = s.sub(fqmul(s, gs, fw, fwp, q), fqmul(s, fs, gw, gwp, q));
+            s.store(&mut f.0[OFF + i..], fs);
+            // g shifted down by one (in place: this store ends before the next chunk's load).
+            s.store(&mut g.0[OFF + i - 1..], ng);
+        }
+        // After this iteration v and r are zero beyond index it + 1 (v starts at zero and moves
+        // up one place per iteration, r starts as a constant and only takes combinations of
+        // itself and v), so only the vectors that can hold nonzero entries are computed: a
+        // bound on the iteration count, public. Entries past the bound were never written and
+        // stay zero, as the full computation would leave them (`fqmul` maps 0 to 0).
+        let live = (it + 2).div_ceil(l) * l;
+        for i in (0..RP.min(live)).step_by(l) {
             // v shifted up by one: element i of the new v is element i - 1 of the old.
             let (vs, rs) = cswap(
                 s,
@@ -106,11 +121,7 @@ pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
                 s.load(&vo.0[OFF + i - 1..]),
                 s.load(&r.0[OFF + i..]),
             );
-            let ng = s.sub(fqmul(s, gs, fw, fwp, q), fqmul(s, fs, gw, gwp, q));
             let nr = s.sub(fqmul(s, rs, fw, fwp, q), fqmul(s, vs, gw, gwp, q));
-            s.store(&mut f.0[OFF + i..], fs);
-            // g shifted down by one (in place: this store ends before the next chunk's load).
-            s.store(&mut g.0[OFF + i - 1..], ng);
             s.store(&mut vn.0[OFF + i..], vs);
             s.store(&mut r.0[OFF + i..], nr);
         }
