@@ -196,13 +196,14 @@ impl Avx512Sort {
             // the same vector; all of them applied to one vector while it sits in a register.
             if k / 2 >= vecs {
                 let asc = clear_lanes(k / vecs);
-                for va in v.iter_mut() {
-                    let mut jl = k / 2 / vecs;
-                    while jl > 0 {
-                        // SAFETY: AVX-512F (token).
-                        *va = unsafe { lane_stage(*va, jl, asc) };
-                        jl /= 2;
-                    }
+                // One copy per first distance, so every stage's shuffle is a constant (a
+                // loop over the distance branched on it for every vector).
+                match k / 2 / vecs {
+                    // SAFETY (all arms): AVX-512F (token).
+                    8 => unsafe { lane_stages::<8>(v, asc) },
+                    4 => unsafe { lane_stages::<4>(v, asc) },
+                    2 => unsafe { lane_stages::<2>(v, asc) },
+                    _ => unsafe { lane_stages::<1>(v, asc) },
                 }
             }
             // Vector stages (distances below vecs), up to three per pass over the vectors.
@@ -338,6 +339,27 @@ unsafe fn lane_stage(va: __m512i, jl: usize, asc: __mmask16) -> __m512i {
         let take_min = !(clear_lanes(jl) ^ asc);
         let (mn, mx) = (_mm512_min_epu32(va, w), _mm512_max_epu32(va, w));
         _mm512_mask_blend_epi32(take_min, mx, mn)
+    }
+}
+
+/// The lane stages of distances `J0, J0/2, ..., 1` on every vector of `v` (merge of ascending
+/// lanes `asc`). Caller holds an AVX-512F token.
+#[inline(always)]
+unsafe fn lane_stages<const J0: usize>(v: &mut [__m512i], asc: __mmask16) {
+    for va in v.iter_mut() {
+        // SAFETY: the caller guarantees AVX-512F.
+        unsafe {
+            if J0 >= 8 {
+                *va = lane_stage(*va, 8, asc);
+            }
+            if J0 >= 4 {
+                *va = lane_stage(*va, 4, asc);
+            }
+            if J0 >= 2 {
+                *va = lane_stage(*va, 2, asc);
+            }
+            *va = lane_stage(*va, 1, asc);
+        }
     }
 }
 
