@@ -198,12 +198,15 @@ impl Avx512Sort {
                 let asc = clear_lanes(k / vecs);
                 // One copy per first distance, so every stage's shuffle is a constant (a
                 // loop over the distance branched on it for every vector).
-                match k / 2 / vecs {
-                    // SAFETY (all arms): AVX-512F (token).
-                    8 => unsafe { lane_stages::<8>(v, asc) },
-                    4 => unsafe { lane_stages::<4>(v, asc) },
-                    2 => unsafe { lane_stages::<2>(v, asc) },
-                    _ => unsafe { lane_stages::<1>(v, asc) },
+                let jl = k / 2 / vecs;
+                // SAFETY: AVX-512F (token).
+                unsafe {
+                    match jl {
+                        8 => lane_stages::<8>(v, asc),
+                        4 => lane_stages::<4>(v, asc),
+                        2 => lane_stages::<2>(v, asc),
+                        _ => lane_stages::<1>(v, asc),
+                    }
                 }
             }
             // Vector stages (distances below vecs), up to three per pass over the vectors.
