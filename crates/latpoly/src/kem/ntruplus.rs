@@ -165,31 +165,51 @@ fn sotp_inv(m: &mut [u8], e: &[i16], b: &[u8], p: NtruPlusParams) -> Choice {
     // bad collects t & !1 over all t in {-1, 0, 1, 2}: anything but 0 and 1 sets a high bit
     let mut bad = 0u16;
     for (base, w) in ntruplus::cbd1_blocks(p) {
-        // the block's words, then row k (coefficients base + w·k .. + w) against bit k of
-        // every word: contiguous element-wise loops, which the compiler vectorises
-        let (mut xs, mut ys, mut words) = ([0u16; 16], [0u16; 16], [0u16; 16]);
-        for j in 0..w {
-            let off = base / 8 + 2 * j;
-            xs[j] = u16::from_le_bytes([lo[off], lo[off + 1]]);
-            ys[j] = u16::from_le_bytes([hi[off], hi[off + 1]]);
-        }
-        for k in 0..16 {
-            let row = &e[base + w * k..base + w * (k + 1)];
-            for (j, &ek) in row.iter().enumerate() {
-                let t = ((ys[j] >> k) & 1).wrapping_add(ek as u16);
-                bad |= t & !1;
-                words[j] |= ((t ^ (xs[j] >> k)) & 1) << k;
-            }
-        }
-        for (j, word) in words.iter().enumerate().take(w) {
-            let off = base / 8 + 2 * j;
-            m[off..off + 2].copy_from_slice(&word.to_le_bytes());
-        }
-        wipe(&mut xs);
-        wipe(&mut ys);
-        wipe(&mut words);
+        // one copy per block width: fixed-length loops the compiler unrolls and vectorises
+        bad |= match w {
+            16 => sotp_inv_block::<16>(m, e, lo, hi, base),
+            8 => sotp_inv_block::<8>(m, e, lo, hi, base),
+            4 => sotp_inv_block::<4>(m, e, lo, hi, base),
+            2 => sotp_inv_block::<2>(m, e, lo, hi, base),
+            _ => sotp_inv_block::<1>(m, e, lo, hi, base),
+        };
     }
     barrier(bad as u32).ct_eq(&0)
+}
+
+/// One block of [`sotp_inv`] (`W` words, coefficients `base .. base + 16 W`): the block's
+/// words, then row `k` (coefficients `base + W·k .. + W`) against bit `k` of every word;
+/// returns the OR of `t & !1` over the block's `t`.
+#[inline(always)]
+fn sotp_inv_block<const W: usize>(
+    m: &mut [u8],
+    e: &[i16],
+    lo: &[u8],
+    hi: &[u8],
+    base: usize,
+) -> u16 {
+    let mut bad = 0u16;
+    let (mut xs, mut ys, mut words) = ([0u16; W], [0u16; W], [0u16; W]);
+    for j in 0..W {
+        let off = base / 8 + 2 * j;
+        xs[j] = u16::from_le_bytes([lo[off], lo[off + 1]]);
+        ys[j] = u16::from_le_bytes([hi[off], hi[off + 1]]);
+    }
+    for (k, row) in e[base..base + 16 * W].chunks_exact(W).enumerate() {
+        for (j, &ek) in row.iter().enumerate() {
+            let t = ((ys[j] >> k) & 1).wrapping_add(ek as u16);
+            bad |= t & !1;
+            words[j] |= ((t ^ (xs[j] >> k)) & 1) << k;
+        }
+    }
+    for (j, word) in words.iter().enumerate() {
+        let off = base / 8 + 2 * j;
+        m[off..off + 2].copy_from_slice(&word.to_le_bytes());
+    }
+    wipe(&mut xs);
+    wipe(&mut ys);
+    wipe(&mut words);
+    bad
 }
 
 /// `3·CBD1(SHAKE256(d, n/4))`, plus 1 on the constant coefficient if `plus_one`.

@@ -151,22 +151,26 @@ pub(crate) fn decodeq_reduced_into(f: &mut [i16], bytes: &[u8], n: usize) -> boo
 /// The `CBD1` bit layout: `(base, w)` for each block of `16·w` coefficients (`w` = 16 per 256
 /// coefficients, then 8/4/2/1 for the tail). Within a block, bit `k` of the little-endian 16-bit
 /// word `j` (at byte `base/8 + 2j` of each half) is coefficient `base + w·k + j`.
-pub(crate) fn cbd1_blocks(n: usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
+pub(crate) fn cbd1_blocks(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    // at most 4 blocks of 256 and 4 tail blocks (no allocation: this runs in every KEM call)
+    let mut out = [(0, 0); 8];
+    let mut len = 0;
     let (mut base, mut rem) = (0, n);
-    while rem >= 256 {
-        out.push((base, 16));
+    while rem >= 256 && len < 4 {
+        out[len] = (base, 16);
+        len += 1;
         base += 256;
         rem -= 256;
     }
     for w in [8, 4, 2, 1] {
         if rem >= 16 * w {
-            out.push((base, w));
+            out[len] = (base, w);
+            len += 1;
             base += 16 * w;
             rem -= 16 * w;
         }
     }
-    out
+    out.into_iter().take(len)
 }
 
 /// `CBD1`: `f_i = β_i - β_(i+n)` with the reference bit order: the first `n/8` bytes hold
@@ -183,20 +187,34 @@ pub(crate) fn cbd1(bytes: &[u8], n: usize) -> Vec<i16> {
 pub(crate) fn cbd1_into(f: &mut [i16], bytes: &[u8], n: usize) {
     let (lo, hi) = bytes.split_at(n / 8);
     for (base, w) in cbd1_blocks(n) {
-        let (mut xs, mut ys) = ([0u16; 16], [0u16; 16]);
-        for j in 0..w {
-            let off = base / 8 + 2 * j;
-            xs[j] = u16::from_le_bytes([lo[off], lo[off + 1]]);
-            ys[j] = u16::from_le_bytes([hi[off], hi[off + 1]]);
+        // one copy per block width, so the rows are fixed-length loops the compiler unrolls and
+        // vectorises
+        match w {
+            16 => cbd1_block::<16>(f, lo, hi, base),
+            8 => cbd1_block::<8>(f, lo, hi, base),
+            4 => cbd1_block::<4>(f, lo, hi, base),
+            2 => cbd1_block::<2>(f, lo, hi, base),
+            _ => cbd1_block::<1>(f, lo, hi, base),
         }
-        // row k of the block holds bit k of every word: contiguous stores
-        for k in 0..16 {
-            let row = &mut f[base + w * k..base + w * (k + 1)];
-            for ((c, &x), &y) in row.iter_mut().zip(&xs).zip(&ys) {
-                *c = ((x >> k) & 1) as i16 - ((y >> k) & 1) as i16;
-            }
-        }
-        xs.fill(0);
-        ys.fill(0);
     }
+}
+
+/// One [`cbd1`] block of `W` words (`16 W` coefficients from `base`).
+#[inline(always)]
+fn cbd1_block<const W: usize>(f: &mut [i16], lo: &[u8], hi: &[u8], base: usize) {
+    let (mut xs, mut ys) = ([0u16; W], [0u16; W]);
+    for j in 0..W {
+        let off = base / 8 + 2 * j;
+        xs[j] = u16::from_le_bytes([lo[off], lo[off + 1]]);
+        ys[j] = u16::from_le_bytes([hi[off], hi[off + 1]]);
+    }
+    // row k of the block holds bit k of every word: contiguous stores
+    let blk = &mut f[base..base + 16 * W];
+    for (k, row) in blk.chunks_exact_mut(W).enumerate() {
+        for ((c, &x), &y) in row.iter_mut().zip(&xs).zip(&ys) {
+            *c = ((x >> k) & 1) as i16 - ((y >> k) & 1) as i16;
+        }
+    }
+    crate::secret::wipe(&mut xs);
+    crate::secret::wipe(&mut ys);
 }

@@ -885,6 +885,6 @@ pub(crate) fn cbd1_into_unchecked(f: &mut [i16], bytes: &[u8], p: NtruPlusParams
 /// The [`cbd1`] bit layout of `p` (crate-internal, for the KEM's SOTP inverse): `(base, w)` per
 /// block; bit `k` of the little-endian 16-bit word `j` at byte `base/8 + 2j` of each half is
 /// coefficient `base + w·k + j`.
-pub(crate) fn cbd1_blocks(p: NtruPlusParams) -> Vec<(usize, usize)> {
+pub(crate) fn cbd1_blocks(p: NtruPlusParams) -> impl Iterator<Item = (usize, usize)> {
     encode::cbd1_blocks(p.n())
 }
