@@ -165,23 +165,15 @@ fn sample_fixed_type(u: &[u8], w: usize, r: &mut [u16]) {
     const SIGN: u32 = 0x8000_0000;
     let n = r.len();
     let mut s = Wiped::new(vec![0u32; n - 1]);
-    // Four words take 120 bits: 15 bytes, read as one little-endian integer.
-    for (k, quad) in s.chunks_mut(4).enumerate() {
-        let start = (15 * k).min(u.len());
-        let mut buf = [0u8; 16];
-        match u.get(start..start + 16) {
-            // 16 bytes at once where they exist (the 16th is not used)
-            Some(b) => buf.copy_from_slice(b),
-            None => {
-                let take = (u.len() - start).min(15);
-                buf[..take].copy_from_slice(&u[start..start + take]);
-            }
-        }
-        let lo = u64::from_le_bytes(buf[..8].try_into().expect("8 bytes"));
-        let hi = u64::from_le_bytes(buf[8..].try_into().expect("8 bytes"));
-        crate::secret::wipe(&mut buf);
-        const M: u64 = 0x3fff_ffff;
-        let words = [lo, lo >> 30, (lo >> 60) | (hi << 4), hi >> 26];
+    // Four words take 120 bits: 15 bytes, read as two overlapping little-endian words (bytes
+    // 0..8 hold bits 0..63, bytes 7..15 bits 56..119).
+    // (n - 1 = 508, 676, 820: whole groups of four, and `u` has exactly 15 bytes per group)
+    const M: u64 = 0x3fff_ffff;
+    debug_assert!((n - 1).is_multiple_of(4) && u.len() == 15 * (n - 1) / 4);
+    for (quad, b) in s.chunks_exact_mut(4).zip(u.chunks_exact(15)) {
+        let lo = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+        let hi = u64::from_le_bytes(b[7..].try_into().expect("8 bytes"));
+        let words = [lo, lo >> 30, hi >> 4, hi >> 34];
         for (x, w) in quad.iter_mut().zip(words) {
             *x = (((w & M) as u32) << 2) ^ SIGN;
         }
