@@ -177,17 +177,19 @@ fn equal(a: &[u8], b: &[u8]) -> Choice {
 }
 
 /// `F3_freeze(Fq_freeze(3 x))` for a centred `x` in `[-2295, 2295]` (the first step of sntrup761
-/// decryption), in branch-free `i32` arithmetic the compiler can vectorise: `3 x` is brought
-/// into `[-2295, 2295]` by at most one masked `±q`, then `x mod 3` is read off `x + 2296` with
-/// the reciprocal `21846 = ceil(2^16 / 3)` (exact below `2^15`). Equal to the reference
-/// composition on the whole range (exhaustive test).
+/// decryption), in branch-free 16-bit arithmetic the compiler vectorises: `3 x` (at most 6885 in
+/// absolute value) is brought into `[-2295, 2295]` by at most one masked `±q`, then `x mod 3`
+/// is read off `x + 2296` with the reciprocal `21846 = ceil(2^16 / 3)` as an unsigned 16-bit
+/// multiply-high (exact below `2^15`). Equal to the reference composition on the whole range
+/// (exhaustive test).
 #[inline(always)]
 fn times3_mod3(x: i16) -> i8 {
-    let (q, q12) = (i32::from(Q), i32::from(Q12));
-    let y = 3 * i32::from(x);
-    let y = y - (((q12 - y) >> 31) & q) + (((y + q12) >> 31) & q);
-    let z = y + q12 + 1; // in [1, 4591], congruent to y + 1 mod 3
-    (z - 3 * ((z * 21846) >> 16) - 1) as i8
+    let (q, q12) = (Q as i16, Q12);
+    let y = 3 * x;
+    let y = y - (((q12 - y) >> 15) & q) + (((y + q12) >> 15) & q);
+    let z = (y + q12 + 1) as u16; // in [1, 4591], congruent to y + 1 mod 3
+    let t = ((u32::from(z) * 21846) >> 16) as u16;
+    (z - 3 * t) as i8 - 1
 }
 
 // ----- Streamlined NTRU Prime
@@ -266,18 +268,16 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let weight: i32 = ev.iter().map(|&x| i32::from(x & 1)).sum();
     let good = (weight as u32).ct_eq(&(s::W as u32)); // weight w
     let keep = i8::conditional_select(&0, &-1, good); // all-ones iff weight w
-    let r: Wiped<Vec<i8>> = Wiped::new(
-        ev.iter()
-            .enumerate()
-            .map(|(i, &x)| {
-                if i < s::W {
-                    ((x ^ 1) & keep) ^ 1
-                } else {
-                    x & keep
-                }
-            })
-            .collect(),
-    );
+                                                      // the first w coefficients become 1 and the others 0 unless the weight is w (two loops
+                                                      // split at the public index w, so each is a plain element-wise loop)
+    let mut r: Wiped<Vec<i8>> = Wiped::new(ev.to_vec());
+    let (head, tail) = r.split_at_mut(s::W);
+    for x in head.iter_mut() {
+        *x = ((*x ^ 1) & keep) ^ 1;
+    }
+    for x in tail.iter_mut() {
+        *x &= keep;
+    }
     // Re-encrypt and compare (in constant time), select the session key input
     let (cnew, r3) = sntrup_hide(&r, pk, cache)?;
     let ok = equal(&cnew, ct);
