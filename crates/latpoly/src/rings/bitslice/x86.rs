@@ -76,7 +76,8 @@ pub(crate) trait Reg: Copy {
     fn word0(self) -> u64;
     /// [`super::divsteps3`] on polynomials of `K` registers per plane. The default runs the
     /// generic steps (each step's control through a general-purpose register); a register
-    /// type may override it with a loop that keeps the control in vector and mask registers.
+    /// type may override it with a faster loop of the same result (`__m512i`: decisions in
+    /// batches from the low words, applied with mask registers).
     #[inline(always)]
     fn divsteps3<const K: usize>(
         f: &mut VTrits<Self, K>,
