@@ -189,12 +189,8 @@ fn sotp_inv_block<const W: usize>(
     base: usize,
 ) -> u16 {
     let mut bad = 0u16;
-    let (mut xs, mut ys, mut words) = ([0u16; W], [0u16; W], [0u16; W]);
-    for j in 0..W {
-        let off = base / 8 + 2 * j;
-        xs[j] = u16::from_le_bytes([lo[off], lo[off + 1]]);
-        ys[j] = u16::from_le_bytes([hi[off], hi[off + 1]]);
-    }
+    let (mut xs, mut ys) = ntruplus::cbd1_words::<W>(lo, hi, base);
+    let mut words = [0u16; W];
     for (k, row) in e[base..base + 16 * W].chunks_exact(W).enumerate() {
         for (j, &ek) in row.iter().enumerate() {
             let t = ((ys[j] >> k) & 1).wrapping_add(ek as u16);

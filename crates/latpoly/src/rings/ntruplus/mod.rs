@@ -888,3 +888,5 @@ pub(crate) fn cbd1_into_unchecked(f: &mut [i16], bytes: &[u8], p: NtruPlusParams
 pub(crate) fn cbd1_blocks(p: NtruPlusParams) -> impl Iterator<Item = (usize, usize)> {
     encode::cbd1_blocks(p.n())
 }
+
+pub(crate) use encode::cbd1_words;
