@@ -194,7 +194,10 @@ fn every_backend_matches_scalar() {
     }
     // The bottom of each bit length (q just above 2^(k-1)): the loosest case of the Barrett
     // quotient estimate of the u64 pointwise products.
-    for k in [62u32, 61, 52, 33, 20] {
+    // The same at the bounds of the reduction schedules (`ntt::simd::lazy`): the AVX-512
+    // 64-bit backend keeps values below 16q for q < 2^60 and 8q for q < 2^61, IFMA below 8q
+    // for q < 2^49 (the tops of these ranges are in EDGE_BITS).
+    for k in [62u32, 61, 60, 52, 50, 49, 33, 20] {
         let n = 1024usize;
         let step = 2 * n as u64;
         let q = (0..)
@@ -221,14 +224,15 @@ fn every_backend_matches_scalar() {
 }
 
 /// The sizes above the grid of `every_backend_matches_scalar` (n <= 8192), where the 64-bit
-/// backends first run their outer layers over several cache blocks (radix-8 passes on IFMA):
-/// n = 2^14 .. 2^16 at the edge of the IFMA range and with 62-bit primes.
+/// backends first run their outer layers over several cache blocks: n = 2^14 .. 2^16 at the
+/// edge of the IFMA range, with 62-bit primes, and below the bounds of the reduction schedules
+/// (49 and 60 bits: half the forward layers skip their reduction).
 #[test]
 fn large_transforms_match_scalar() {
     let mut rng = ChaCha20Rng::seed_from_u64(1234);
     for log_n in 14..=16 {
         let n = 1usize << log_n;
-        for bits in [50, 62] {
+        for bits in [49, 50, 60, 62] {
             let q = ntt_primes(bits, n, 1).unwrap()[0];
             let ran = differential::<u64>(n, q, &mut rng);
             println!("n={n} {bits}-bit: {ran:?}");

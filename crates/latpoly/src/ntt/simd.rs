@@ -72,7 +72,8 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn csub(self, a: Self::V, m: Self::V) -> Self::V;
     /// Lane-wise unsigned maximum.
     fn max(self, a: Self::V, b: Self::V) -> Self::V;
-    /// `w · x mod q` in `[0, 2q)` for `x < 4q`, `w < q`, `wp` the Shoup quotient.
+    /// `w · x mod q` in `[0, 2q)` for `x < 4q` (any `x < 2^VALUE_BITS` on backends with
+    /// [`Simd::SLOTHFUL`]), `w < q`, `wp` the Shoup quotient.
     fn mul_shoup_lazy(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V;
     /// [`Simd::mul_shoup_lazy`] for a twiddle `w` and quotient `wp` that are the same in every
     /// lane (broadcasts): backends that emulate a high product on lane pairs can skip moving the
@@ -80,6 +81,28 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     #[inline(always)]
     fn mul_shoup_lazy_splat(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V {
         self.mul_shoup_lazy(x, w, wp, q)
+    }
+    /// Whether the forward and inverse drivers may use a reduction schedule with more headroom
+    /// than the standard one when `q` leaves it ([`Lazy`], chosen per plan in
+    /// [`SimdTables::new`]): the lanes hold values up to `2^VALUE_BITS` and the products
+    /// accept any input below that.
+    const SLOTHFUL: bool = false;
+    /// Values the NTT layers may hold are below `2^VALUE_BITS` (with [`Simd::SLOTHFUL`]): the
+    /// lane width, or less when the products read fewer bits of their inputs (52 for IFMA).
+    const VALUE_BITS: u32 = 64;
+    /// `V`: [`Simd::mul_shoup_lazier`] returns values in `[0, V q)`.
+    const LAZIER_V: u64 = 2;
+    /// `w · x mod q` in `[0, LAZIER_V · q)` for any `x < 2^VALUE_BITS` (used with
+    /// [`Simd::SLOTHFUL`] only). Default: [`Simd::mul_shoup_lazy`], whose output is in
+    /// `[0, 2q)`.
+    #[inline(always)]
+    fn mul_shoup_lazier(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V {
+        self.mul_shoup_lazy(x, w, wp, q)
+    }
+    /// [`Simd::mul_shoup_lazier`] for broadcast twiddles.
+    #[inline(always)]
+    fn mul_shoup_lazier_splat(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V {
+        self.mul_shoup_lazy_splat(x, w, wp, q)
     }
     /// `a · b · 2^-MONT_BITS mod q` in `[0, q)` for `a, b < q`; `qinv = q^-1 mod 2^MONT_BITS`.
     fn mont_mul(self, a: Self::V, b: Self::V, q: Self::V, qinv: Self::V) -> Self::V;
@@ -177,6 +200,33 @@ pub(crate) struct SimdTables<W: Word> {
     /// Barrett constants for `u64` lanes: `k` = bit length of `q` and `floor(2^(k+63) / q)`
     /// (0 for narrower lanes).
     pub barrett: (u32, u64),
+    /// Reduction schedule of the forward transform ([`lazy`]).
+    pub lazy_fwd: u8,
+    /// Reduction schedule of the inverse transform ([`lazy::STD`] or [`lazy::WIDE`]).
+    pub lazy_inv: u8,
+}
+
+/// Reduction schedules of the forward and inverse drivers: Scott's "slothful" reduction, which
+/// leaves values unreduced across layers while the lanes have room for them. A butterfly
+/// `(u + v, u - v + V q)` with `v = w y mod q` in `[0, V q)` lets values grow by `V q` per
+/// layer; the conditional subtraction that bounds `u` costs two of the nine (IFMA) to
+/// eighteen (AVX-512, 64-bit) vector operations of a butterfly, the one that brings an AVX-512
+/// product from `[0, 4q)` to `[0, 2q)` two more. Which schedule a plan uses depends on `q` and
+/// the backend ([`SimdTables::new`]); all give the same outputs mod `q` in the documented
+/// ranges of [`forward`] and [`inverse`].
+pub(crate) mod lazy {
+    /// Every layer brings `u` to `[0, 2q)`, products in `[0, 2q)`: values below `4q`.
+    pub(crate) const STD: u8 = 0;
+    /// Products in `[0, 4q)` (no final correction of the AVX-512 quotient estimate), every
+    /// layer brings `u` to `[0, 4q)`: values below `8q`. Needs `Simd::LAZIER_V == 4` and
+    /// `8q <= 2^VALUE_BITS`.
+    pub(crate) const WIDE: u8 = 1;
+    /// Forward only. Products in `[0, V q)` (`V = Simd::LAZIER_V`); the layers of odd index
+    /// (the first layer, of distance `n/2`, has index 0) bring `u` from `[0, 4V q)` to
+    /// `[0, 2V q)`, the others leave it alone: values below `3V q` before an even layer and
+    /// `4V q` before an odd one. Half the layers skip their conditional subtraction. Needs
+    /// `4V q <= 2^VALUE_BITS`.
+    pub(crate) const SLOTH: u8 = 2;
 }
 
 /// The loop-invariant vectors of [`Simd::mul_mod`].
@@ -268,7 +318,19 @@ impl<W: Word> SimdTables<W> {
         let r = m.mul(half, half); // 2^MONT_BITS mod q
         let qinv =
             W::from_u64(crate::arith::modulus::inv_mod_2_64(q) & (u64::MAX >> (64 - S::MONT_BITS)));
+        // Room for values below `k q` in the lanes.
+        let room = |k: u64| S::SLOTHFUL && q as u128 * k as u128 <= 1u128 << S::VALUE_BITS;
+        let v = S::LAZIER_V;
+        let wide = v == 4 && room(8);
         Self {
+            lazy_fwd: if room(4 * v) {
+                lazy::SLOTH
+            } else if wide {
+                lazy::WIDE
+            } else {
+                lazy::STD
+            },
+            lazy_inv: if wide { lazy::WIDE } else { lazy::STD },
             fwd_shoup: fwd.iter().map(|&w| sh(w)).collect(),
             inv_shoup: inv.iter().map(|&w| sh(w)).collect(),
             fwd: fwd.to_vec(),
@@ -301,61 +363,104 @@ fn p2(x: usize) -> usize {
     1 << x.trailing_zeros()
 }
 
-/// Loop-invariant vectors of one transform.
+/// Loop-invariant vectors of one transform under reduction schedule `M` ([`lazy`]).
 #[derive(Clone, Copy)]
 struct Consts<V> {
     q: V,
     two_q: V,
+    /// `V q`: the bound of the butterflies' products, added to `u - v`.
+    vq: V,
+    /// The threshold of the conditional subtraction of `u` in reducing layers: `2q` ([`lazy::STD`]),
+    /// `4q` ([`lazy::WIDE`]), `2V q` ([`lazy::SLOTH`]).
+    cq: V,
 }
 
-/// Cooley-Tukey butterfly; `SPLAT`: `w`, `wp` are broadcasts ([`Simd::mul_shoup_lazy_splat`]).
+impl<V: Copy> Consts<V> {
+    #[inline(always)]
+    fn new<S: Simd<V = V>, const M: u8>(s: S, q: S::W) -> Self {
+        let qv = s.splat(q);
+        let two_q = s.add(qv, qv);
+        let four_q = s.add(two_q, two_q);
+        let (vq, cq) = match M {
+            lazy::STD => (two_q, two_q),
+            lazy::WIDE => (four_q, four_q),
+            _ if S::LAZIER_V == 4 => (four_q, s.add(four_q, four_q)),
+            _ => (two_q, four_q),
+        };
+        Self {
+            q: qv,
+            two_q,
+            vq,
+            cq,
+        }
+    }
+}
+
+/// Whether the forward layer of index `layer` (0 for distance `n/2`) brings `u` down under
+/// schedule `M`.
 #[inline(always)]
-fn ct_butterfly<S: Simd, const SPLAT: bool>(
+fn reduces<const M: u8>(layer: u32) -> bool {
+    M != lazy::SLOTH || layer % 2 == 1
+}
+
+/// The twiddle product of the butterflies under schedule `M`; `SPLAT`: `w`, `wp` are broadcasts
+/// ([`Simd::mul_shoup_lazy_splat`]).
+#[inline(always)]
+fn bf_mul<S: Simd, const SPLAT: bool, const M: u8>(
+    s: S,
+    y: S::V,
+    w: S::V,
+    wp: S::V,
+    q: S::V,
+) -> S::V {
+    match (M == lazy::STD, SPLAT) {
+        (true, true) => s.mul_shoup_lazy_splat(y, w, wp, q),
+        (true, false) => s.mul_shoup_lazy(y, w, wp, q),
+        (false, true) => s.mul_shoup_lazier_splat(y, w, wp, q),
+        (false, false) => s.mul_shoup_lazier(y, w, wp, q),
+    }
+}
+
+/// Cooley-Tukey butterfly `(u + v, u - v + V q)` with `v = w y`; `RED`: `u` is `x` brought
+/// below `cq` by one conditional subtraction, otherwise `x` itself.
+#[inline(always)]
+fn ct_butterfly<S: Simd, const SPLAT: bool, const M: u8, const RED: bool>(
     s: S,
     x: S::V,
     y: S::V,
     w: S::V,
     wp: S::V,
-    q: S::V,
-    two_q: S::V,
+    c: &Consts<S::V>,
 ) -> (S::V, S::V) {
-    let u = s.csub(x, two_q);
-    let v = if SPLAT {
-        s.mul_shoup_lazy_splat(y, w, wp, q)
-    } else {
-        s.mul_shoup_lazy(y, w, wp, q)
-    };
-    (s.add(u, v), s.add(s.sub(u, v), two_q))
+    let u = if RED { s.csub(x, c.cq) } else { x };
+    let v = bf_mul::<S, SPLAT, M>(s, y, w, wp, c.q);
+    (s.add(u, v), s.add(s.sub(u, v), c.vq))
 }
 
-/// Gentleman-Sande butterfly; `SPLAT` as for [`ct_butterfly`].
+/// Gentleman-Sande butterfly `(x + y` brought below `cq`, `w (x - y + V q))`; `SPLAT` as for
+/// [`ct_butterfly`]. Inputs below `V q` (`M` is [`lazy::STD`] or [`lazy::WIDE`], where
+/// `cq = V q`), outputs too.
 #[inline(always)]
-fn gs_butterfly<S: Simd, const SPLAT: bool>(
+fn gs_butterfly<S: Simd, const SPLAT: bool, const M: u8>(
     s: S,
     x: S::V,
     y: S::V,
     w: S::V,
     wp: S::V,
-    q: S::V,
-    two_q: S::V,
+    c: &Consts<S::V>,
 ) -> (S::V, S::V) {
-    let u = s.csub(s.add(x, y), two_q);
-    let d = s.add(s.sub(x, y), two_q);
-    let v = if SPLAT {
-        s.mul_shoup_lazy_splat(d, w, wp, q)
-    } else {
-        s.mul_shoup_lazy(d, w, wp, q)
-    };
-    (u, v)
+    let u = s.csub(s.add(x, y), c.cq);
+    let d = s.add(s.sub(x, y), c.vq);
+    (u, bf_mul::<S, SPLAT, M>(s, d, w, wp, c.q))
 }
 
 /// One forward (Cooley-Tukey) layer of distance `t >= LANES` on `blk`; `base` is the table
-/// index of `blk`'s first group.
+/// index of `blk`'s first group; `RED` as for [`ct_butterfly`].
 #[inline(always)]
-fn fwd_radix2<S: Simd>(
+fn fwd_radix2<S: Simd, const M: u8, const RED: bool>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     blk: &mut [S::W],
     t: usize,
     base: usize,
@@ -366,7 +471,7 @@ fn fwd_radix2<S: Simd>(
         let wp = s.splat(tb.fwd_shoup[base + i]);
         let (lo, hi) = grp.split_at_mut(t);
         for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
-            let (u, v) = ct_butterfly::<S, true>(s, s.load(x), s.load(y), w, wp, c.q, c.two_q);
+            let (u, v) = ct_butterfly::<S, true, M, RED>(s, s.load(x), s.load(y), w, wp, c);
             s.store(x, u);
             s.store(y, v);
         }
@@ -374,12 +479,14 @@ fn fwd_radix2<S: Simd>(
 }
 
 /// Two forward layers (distances `t` and `t/2`, `t/2 >= LANES`) in one pass over `blk`.
-/// `base1`, `base2`: table indices of `blk`'s first group in each layer.
+/// `base1`, `base2`: table indices of `blk`'s first group in each layer; `R1`, `R2`: whether
+/// each layer reduces ([`ct_butterfly`]).
 #[inline(always)]
-fn fwd_radix4<S: Simd>(
+#[allow(clippy::too_many_arguments)]
+fn fwd_radix4<S: Simd, const M: u8, const R1: bool, const R2: bool>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     blk: &mut [S::W],
     t: usize,
     base1: usize,
@@ -403,12 +510,10 @@ fn fwd_radix4<S: Simd>(
             .zip(b2.chunks_exact_mut(l))
             .zip(b3.chunks_exact_mut(l))
         {
-            let (x0, x2) =
-                ct_butterfly::<S, true>(s, s.load(c0), s.load(c2), w1, w1p, c.q, c.two_q);
-            let (x1, x3) =
-                ct_butterfly::<S, true>(s, s.load(c1), s.load(c3), w1, w1p, c.q, c.two_q);
-            let (x0, x1) = ct_butterfly::<S, true>(s, x0, x1, w2, w2p, c.q, c.two_q);
-            let (x2, x3) = ct_butterfly::<S, true>(s, x2, x3, w3, w3p, c.q, c.two_q);
+            let (x0, x2) = ct_butterfly::<S, true, M, R1>(s, s.load(c0), s.load(c2), w1, w1p, c);
+            let (x1, x3) = ct_butterfly::<S, true, M, R1>(s, s.load(c1), s.load(c3), w1, w1p, c);
+            let (x0, x1) = ct_butterfly::<S, true, M, R2>(s, x0, x1, w2, w2p, c);
+            let (x2, x3) = ct_butterfly::<S, true, M, R2>(s, x2, x3, w3, w3p, c);
             s.store(c0, x0);
             s.store(c1, x1);
             s.store(c2, x2);
@@ -421,10 +526,10 @@ fn fwd_radix4<S: Simd>(
 /// starts at element `off` of a transform of size `n`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn fwd_big_layers<S: Simd>(
+fn fwd_big_layers<S: Simd, const M: u8>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     blk: &mut [S::W],
     n: usize,
     off: usize,
@@ -434,19 +539,25 @@ fn fwd_big_layers<S: Simd>(
     let mut t = t_hi;
     while t >= t_lo {
         let groups = n >> (2 * t).trailing_zeros();
+        // Index of the layer of distance `t`: 0 for `n/2`.
+        let layer = groups.trailing_zeros();
+        let b1 = groups + (off >> (2 * t).trailing_zeros());
         if S::RADIX4 && t / 2 >= t_lo {
-            fwd_radix4(
-                s,
-                tb,
-                c,
-                blk,
-                t,
-                groups + (off >> (2 * t).trailing_zeros()),
-                2 * groups + (off >> t.trailing_zeros()),
-            );
+            let b2 = 2 * groups + (off >> t.trailing_zeros());
+            if M != lazy::SLOTH {
+                fwd_radix4::<S, M, true, true>(s, tb, c, blk, t, b1, b2);
+            } else if reduces::<M>(layer) {
+                fwd_radix4::<S, M, true, false>(s, tb, c, blk, t, b1, b2);
+            } else {
+                fwd_radix4::<S, M, false, true>(s, tb, c, blk, t, b1, b2);
+            }
             t /= 4;
         } else {
-            fwd_radix2(s, tb, c, blk, t, groups + (off >> (2 * t).trailing_zeros()));
+            if reduces::<M>(layer) {
+                fwd_radix2::<S, M, true>(s, tb, c, blk, t, b1);
+            } else {
+                fwd_radix2::<S, M, false>(s, tb, c, blk, t, b1);
+            }
             t /= 2;
         }
     }
@@ -490,13 +601,15 @@ fn small_twiddles<S: Simd, const INV: bool>(
 const SMALL_K: usize = 4;
 
 /// The in-register layers on `blk` (starting at element `off`): forward (distances
-/// `LANES/2 .. 1`, with the optional final reduction to `[0, q)`) or inverse (`INV`, distances
-/// `1 .. LANES/2`).
+/// `LANES/2 .. 1`, with the final reduction to `[0, 4q)`, or `[0, q)` when `STRICT`) or inverse
+/// (`INV`, distances `1 .. LANES/2`). `M`: the reduction schedule; `R0`: whether the first
+/// forward in-register layer (distance `LANES/2`) reduces under [`lazy::SLOTH`] (the layers
+/// alternate from there).
 #[inline(always)]
-fn small_layers<S: Simd, const INV: bool, const STRICT: bool>(
+fn small_layers<S: Simd, const INV: bool, const STRICT: bool, const M: u8, const R0: bool>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     blk: &mut [S::W],
     off: usize,
 ) {
@@ -505,20 +618,27 @@ fn small_layers<S: Simd, const INV: bool, const STRICT: bool>(
     let split = blk.len() / (2 * l * SMALL_K) * (2 * l * SMALL_K);
     let (body, tail) = blk.split_at_mut(split);
     for (g, group) in body.chunks_exact_mut(2 * l * SMALL_K).enumerate() {
-        small_group::<S, INV, STRICT, SMALL_K>(s, tb, c, group, p0 + g * SMALL_K);
+        small_group::<S, INV, STRICT, M, R0, SMALL_K>(s, tb, c, group, p0 + g * SMALL_K);
     }
     for (i, pair) in tail.chunks_exact_mut(2 * l).enumerate() {
-        small_group::<S, INV, STRICT, 1>(s, tb, c, pair, p0 + split / (2 * l) + i);
+        small_group::<S, INV, STRICT, M, R0, 1>(s, tb, c, pair, p0 + split / (2 * l) + i);
     }
 }
 
 /// [`small_layers`] on `K` consecutive pairs of vectors (`grp`: `2 LANES K` values, the first
 /// pair being pair `p0` of the transform).
 #[inline(always)]
-fn small_group<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
+fn small_group<
+    S: Simd,
+    const INV: bool,
+    const STRICT: bool,
+    const M: u8,
+    const R0: bool,
+    const K: usize,
+>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     grp: &mut [S::W],
     p0: usize,
 ) {
@@ -529,7 +649,7 @@ fn small_group<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
         let p = &grp[2 * l * j..];
         (a[j], b[j]) = (s.load(p), s.load(&p[l..]));
     }
-    small_regs::<S, INV, STRICT, K>(s, tb, c, &mut a, &mut b, p0);
+    small_regs::<S, INV, STRICT, M, R0, K>(s, tb, c, &mut a, &mut b, p0);
     for j in 0..K {
         let p = &mut grp[2 * l * j..];
         s.store(p, a[j]);
@@ -540,10 +660,17 @@ fn small_group<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
 /// The in-register layers on `K` pairs of vectors held in registers: pair `j` is `a[j]`, `b[j]`
 /// (`2 LANES` consecutive values, natural order), pair `p0 + j` of the transform.
 #[inline(always)]
-fn small_regs<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
+fn small_regs<
+    S: Simd,
+    const INV: bool,
+    const STRICT: bool,
+    const M: u8,
+    const R0: bool,
+    const K: usize,
+>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     a: &mut [S::V; K],
     b: &mut [S::V; K],
     p0: usize,
@@ -561,12 +688,16 @@ fn small_regs<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
     macro_rules! layer {
         ($k:expr) => {
             if $k < small {
+                // Constant per unrolled layer: forward layers alternate under SLOTH.
+                let red = M != lazy::SLOTH || (R0 == ($k % 2 == 0));
                 for j in 0..K {
                     let (w, wp) = small_twiddles::<S, INV>(s, tb, p0 + j, $k);
                     (x[j], y[j]) = if INV {
-                        gs_butterfly::<S, false>(s, x[j], y[j], w, wp, c.q, c.two_q)
+                        gs_butterfly::<S, false, M>(s, x[j], y[j], w, wp, c)
+                    } else if red {
+                        ct_butterfly::<S, false, M, true>(s, x[j], y[j], w, wp, c)
                     } else {
-                        ct_butterfly::<S, false>(s, x[j], y[j], w, wp, c.q, c.two_q)
+                        ct_butterfly::<S, false, M, false>(s, x[j], y[j], w, wp, c)
                     };
                 }
                 if $k + 1 < small {
@@ -590,21 +721,47 @@ fn small_regs<S: Simd, const INV: bool, const STRICT: bool, const K: usize>(
     layer!(4);
     for j in 0..K {
         let (mut v0, mut v1) = s.interleave(x[j], y[j], t);
-        if STRICT {
-            v0 = s.csub(s.csub(v0, c.two_q), c.q);
-            v1 = s.csub(s.csub(v1, c.two_q), c.q);
+        if !INV {
+            v0 = fwd_out::<S, STRICT, M>(s, c, v0);
+            v1 = fwd_out::<S, STRICT, M>(s, c, v1);
         }
         (a[j], b[j]) = (v0, v1);
     }
 }
 
+/// The forward transform's output from its last layer's: `[0, 4q)`, or `[0, q)` when
+/// `STRICT`. The last layer leaves values below `4q` ([`lazy::STD`]), `8q` ([`lazy::WIDE`]) or
+/// `4V q` ([`lazy::SLOTH`]).
+#[inline(always)]
+fn fwd_out<S: Simd, const STRICT: bool, const M: u8>(s: S, c: &Consts<S::V>, v: S::V) -> S::V {
+    let mut v = v;
+    if M != lazy::STD {
+        // WIDE: 8q -> 4q; SLOTH: 4V q -> 2V q.
+        v = s.csub(v, c.cq);
+        if M == lazy::SLOTH && S::LAZIER_V == 4 {
+            v = s.csub(v, c.vq); // 8q -> 4q
+        }
+    }
+    if STRICT {
+        v = s.csub(s.csub(v, c.two_q), c.q);
+    }
+    v
+}
+
 /// The in-register layers on all pairs of `v` (`V` vectors, `V` a multiple of 8), four pairs
 /// side by side; pair `j` of `v` is pair `p0 + j` of the transform.
 #[inline(always)]
-fn small_all<S: Simd, const INV: bool, const STRICT: bool, const V: usize>(
+fn small_all<
+    S: Simd,
+    const INV: bool,
+    const STRICT: bool,
+    const M: u8,
+    const R0: bool,
+    const V: usize,
+>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     v: &mut [S::V; V],
     p0: usize,
 ) {
@@ -614,7 +771,7 @@ fn small_all<S: Simd, const INV: bool, const STRICT: bool, const V: usize>(
         for j in 0..SMALL_K {
             (a[j], b[j]) = (v[2 * SMALL_K * ch + 2 * j], v[2 * SMALL_K * ch + 2 * j + 1]);
         }
-        small_regs::<S, INV, STRICT, SMALL_K>(s, tb, c, &mut a, &mut b, p0 + SMALL_K * ch);
+        small_regs::<S, INV, STRICT, M, R0, SMALL_K>(s, tb, c, &mut a, &mut b, p0 + SMALL_K * ch);
         for j in 0..SMALL_K {
             (v[2 * SMALL_K * ch + 2 * j], v[2 * SMALL_K * ch + 2 * j + 1]) = (a[j], b[j]);
         }
@@ -632,10 +789,17 @@ const REG_BLOCK: usize = 8;
 /// With `nv == V` this is the whole transform ([`forward`]'s or [`inverse`]'s contract); larger
 /// transforms run their outer layers before (forward) or after (inverse) this on every block.
 #[inline(always)]
-fn regs_block<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, const V: usize>(
+fn regs_block<
+    S: Simd,
+    const INV: bool,
+    const STRICT: bool,
+    const FULL: bool,
+    const M: u8,
+    const V: usize,
+>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     a: &mut [S::W],
     nv: usize,
     bv: usize,
@@ -647,7 +811,7 @@ fn regs_block<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, co
         *x = s.load(&a[i * l..]);
     }
     if INV {
-        small_all::<S, true, false, V>(s, tb, c, &mut v, bv / 2);
+        small_all::<S, true, false, M, true, V>(s, tb, c, &mut v, bv / 2);
     }
     // Layer of distance `tv` vectors: group `g` of the block uses table entry
     // `nv / 2tv + bv / 2tv + g`. Forward: tv = V/2 down to 1; inverse: 1 up to V/2 (V/4 when
@@ -663,18 +827,27 @@ fn regs_block<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, co
                 (&tb.fwd, &tb.fwd_shoup)
             };
             let (w, wp) = (s.splat(table[base + g]), s.splat(shoup[base + g]));
+            // Forward layer index: 0 for distance `nv / 2` vectors.
+            let red = reduces::<M>((nv / (2 * tv)).trailing_zeros());
             for j in 0..tv {
                 let (i0, i1) = (2 * tv * g + j, 2 * tv * g + tv + j);
                 (v[i0], v[i1]) = if INV {
-                    gs_butterfly::<S, true>(s, v[i0], v[i1], w, wp, c.q, c.two_q)
+                    gs_butterfly::<S, true, M>(s, v[i0], v[i1], w, wp, c)
+                } else if red {
+                    ct_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
                 } else {
-                    ct_butterfly::<S, true>(s, v[i0], v[i1], w, wp, c.q, c.two_q)
+                    ct_butterfly::<S, true, M, false>(s, v[i0], v[i1], w, wp, c)
                 };
             }
         }
     }
     if !INV {
-        small_all::<S, false, STRICT, V>(s, tb, c, &mut v, bv / 2);
+        // The first in-register layer (distance LANES/2) has index log2(nv).
+        if reduces::<M>(nv.trailing_zeros()) {
+            small_all::<S, false, STRICT, M, true, V>(s, tb, c, &mut v, bv / 2);
+        } else {
+            small_all::<S, false, STRICT, M, false, V>(s, tb, c, &mut v, bv / 2);
+        }
     }
     if INV && FULL {
         // Last layer (one group, distance n/2) with 1/n merged.
@@ -683,7 +856,7 @@ fn regs_block<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, co
         for j in 0..V / 2 {
             let (u0, v0) = (v[j], v[V / 2 + j]);
             let mut u = s.mul_shoup_lazy_splat(s.add(u0, v0), ni, nip, c.q);
-            let mut w = s.mul_shoup_lazy_splat(s.add(s.sub(u0, v0), c.two_q), niw, niwp, c.q);
+            let mut w = s.mul_shoup_lazy_splat(s.add(s.sub(u0, v0), c.vq), niw, niwp, c.q);
             if STRICT {
                 u = s.csub(u, c.q);
                 w = s.csub(w, c.q);
@@ -705,46 +878,66 @@ pub(crate) fn forward<S: Simd, const STRICT: bool>(
     q: S::W,
     a: &mut [S::W],
 ) {
+    if !S::SLOTHFUL {
+        return forward_m::<S, STRICT, { lazy::STD }>(s, tb, q, a);
+    }
+    match tb.lazy_fwd {
+        lazy::SLOTH => forward_m::<S, STRICT, { lazy::SLOTH }>(s, tb, q, a),
+        lazy::WIDE => forward_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, a),
+        _ => forward_m::<S, STRICT, { lazy::STD }>(s, tb, q, a),
+    }
+}
+
+/// [`forward`] under reduction schedule `M`.
+#[inline(always)]
+fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    q: S::W,
+    a: &mut [S::W],
+) {
     let n = a.len();
     let l = S::LANES;
     debug_assert!(n >= 2 * l);
-    let qv = s.splat(q);
-    let c = Consts {
-        q: qv,
-        two_q: s.add(qv, qv),
-    };
+    let c = &Consts::new::<S, M>(s, q);
     let rb = REG_BLOCK * l;
     if n == rb {
-        return regs_block::<S, false, STRICT, true, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
+        return regs_block::<S, false, STRICT, true, M, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
     }
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     // Outer layers: butterflies span more than one block.
     if block < n {
-        fwd_big_layers(s, tb, c, a, n, 0, n / 2, block);
+        fwd_big_layers::<S, M>(s, tb, c, a, n, 0, n / 2, block);
     }
+    // Whether the first in-register layer (distance LANES/2, index log2(n / LANES)) reduces.
+    let r0 = reduces::<M>((n / l).trailing_zeros());
     // Inner layers, block by block: in memory down to distance `REG_BLOCK / 2` vectors, then in
     // registers, `REG_BLOCK` vectors at a time.
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
         if S::REG_BLOCKS && block >= rb {
-            fwd_big_layers(s, tb, c, blk, n, off, block / 2, rb);
+            fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, rb);
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
-                regs_block::<S, false, STRICT, false, REG_BLOCK>(s, tb, c, sub, n / l, bv);
+                regs_block::<S, false, STRICT, false, M, REG_BLOCK>(s, tb, c, sub, n / l, bv);
             }
         } else {
-            fwd_big_layers(s, tb, c, blk, n, off, block / 2, l);
-            small_layers::<S, false, STRICT>(s, tb, c, blk, off);
+            fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, l);
+            if M != lazy::SLOTH || r0 {
+                small_layers::<S, false, STRICT, M, true>(s, tb, c, blk, off);
+            } else {
+                small_layers::<S, false, STRICT, M, false>(s, tb, c, blk, off);
+            }
         }
     }
 }
 
 /// One inverse (Gentleman-Sande) layer of distance `t >= LANES` on `blk`.
 #[inline(always)]
-fn inv_radix2<S: Simd>(
+fn inv_radix2<S: Simd, const M: u8>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     blk: &mut [S::W],
     t: usize,
     base: usize,
@@ -755,7 +948,7 @@ fn inv_radix2<S: Simd>(
         let wp = s.splat(tb.inv_shoup[base + i]);
         let (lo, hi) = grp.split_at_mut(t);
         for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
-            let (u, v) = gs_butterfly::<S, true>(s, s.load(x), s.load(y), w, wp, c.q, c.two_q);
+            let (u, v) = gs_butterfly::<S, true, M>(s, s.load(x), s.load(y), w, wp, c);
             s.store(x, u);
             s.store(y, v);
         }
@@ -764,10 +957,10 @@ fn inv_radix2<S: Simd>(
 
 /// Two inverse layers (distances `t` then `2t`) in one pass; `base1`, `base2` as in the forward.
 #[inline(always)]
-fn inv_radix4<S: Simd>(
+fn inv_radix4<S: Simd, const M: u8>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     blk: &mut [S::W],
     t: usize,
     base1: usize,
@@ -790,12 +983,10 @@ fn inv_radix4<S: Simd>(
             .zip(b2.chunks_exact_mut(l))
             .zip(b3.chunks_exact_mut(l))
         {
-            let (x0, x1) =
-                gs_butterfly::<S, true>(s, s.load(c0), s.load(c1), wa, wap, c.q, c.two_q);
-            let (x2, x3) =
-                gs_butterfly::<S, true>(s, s.load(c2), s.load(c3), wb, wbp, c.q, c.two_q);
-            let (x0, x2) = gs_butterfly::<S, true>(s, x0, x2, wc, wcp, c.q, c.two_q);
-            let (x1, x3) = gs_butterfly::<S, true>(s, x1, x3, wc, wcp, c.q, c.two_q);
+            let (x0, x1) = gs_butterfly::<S, true, M>(s, s.load(c0), s.load(c1), wa, wap, c);
+            let (x2, x3) = gs_butterfly::<S, true, M>(s, s.load(c2), s.load(c3), wb, wbp, c);
+            let (x0, x2) = gs_butterfly::<S, true, M>(s, x0, x2, wc, wcp, c);
+            let (x1, x3) = gs_butterfly::<S, true, M>(s, x1, x3, wc, wcp, c);
             s.store(c0, x0);
             s.store(c1, x1);
             s.store(c2, x2);
@@ -808,10 +999,10 @@ fn inv_radix4<S: Simd>(
 /// starts at element `off` of a transform of size `n`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn inv_big_layers<S: Simd>(
+fn inv_big_layers<S: Simd, const M: u8>(
     s: S,
     tb: &SimdTables<S::W>,
-    c: Consts<S::V>,
+    c: &Consts<S::V>,
     blk: &mut [S::W],
     n: usize,
     off: usize,
@@ -822,7 +1013,7 @@ fn inv_big_layers<S: Simd>(
     while t < t_end {
         let groups = n >> (2 * t).trailing_zeros();
         if S::RADIX4 && 2 * t < t_end {
-            inv_radix4(
+            inv_radix4::<S, M>(
                 s,
                 tb,
                 c,
@@ -833,7 +1024,7 @@ fn inv_big_layers<S: Simd>(
             );
             t *= 4;
         } else {
-            inv_radix2(s, tb, c, blk, t, groups + (off >> (2 * t).trailing_zeros()));
+            inv_radix2::<S, M>(s, tb, c, blk, t, groups + (off >> (2 * t).trailing_zeros()));
             t *= 2;
         }
     }
@@ -848,17 +1039,29 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     q: S::W,
     a: &mut [S::W],
 ) {
+    if S::SLOTHFUL && tb.lazy_inv == lazy::WIDE {
+        inverse_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, a)
+    } else {
+        inverse_m::<S, STRICT, { lazy::STD }>(s, tb, q, a)
+    }
+}
+
+/// [`inverse`] under reduction schedule `M` ([`lazy::STD`] or [`lazy::WIDE`]: values below
+/// `V q` between layers; the last layer's products bring them to `[0, 2q)`).
+#[inline(always)]
+fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    q: S::W,
+    a: &mut [S::W],
+) {
     let n = a.len();
     let l = S::LANES;
     debug_assert!(n >= 2 * l);
-    let qv = s.splat(q);
-    let c = Consts {
-        q: qv,
-        two_q: s.add(qv, qv),
-    };
+    let c = &Consts::new::<S, M>(s, q);
     let rb = REG_BLOCK * l;
     if n == rb {
-        return regs_block::<S, true, STRICT, true, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
+        return regs_block::<S, true, STRICT, true, M, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
     }
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     let last = n / 2;
@@ -869,19 +1072,19 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
             // last layer, of distance n / 2 >= rb, is not among them).
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
-                regs_block::<S, true, false, false, REG_BLOCK>(s, tb, c, sub, n / l, bv);
+                regs_block::<S, true, false, false, M, REG_BLOCK>(s, tb, c, sub, n / l, bv);
             }
-            inv_big_layers(s, tb, c, blk, n, off, rb, (block / 2 + 1).min(last));
+            inv_big_layers::<S, M>(s, tb, c, blk, n, off, rb, (block / 2 + 1).min(last));
         } else {
-            small_layers::<S, true, false>(s, tb, c, blk, off);
-            inv_big_layers(s, tb, c, blk, n, off, l, (block / 2 + 1).min(last));
+            small_layers::<S, true, false, M, true>(s, tb, c, blk, off);
+            inv_big_layers::<S, M>(s, tb, c, blk, n, off, l, (block / 2 + 1).min(last));
         }
     }
     if block < n {
         // Distances block, 2 block, ... below the last layer.
         let t0 = block.min(last);
         if t0 < last {
-            inv_big_layers(s, tb, c, a, n, 0, t0, last);
+            inv_big_layers::<S, M>(s, tb, c, a, n, 0, t0, last);
         }
     }
     // Last layer (one group, distance n/2) with 1/n merged.
@@ -891,7 +1094,7 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
         let (u0, v0) = (s.load(x), s.load(y));
         let mut u = s.mul_shoup_lazy_splat(s.add(u0, v0), ni, nip, c.q);
-        let mut v = s.mul_shoup_lazy_splat(s.add(s.sub(u0, v0), c.two_q), niw, niwp, c.q);
+        let mut v = s.mul_shoup_lazy_splat(s.add(s.sub(u0, v0), c.vq), niw, niwp, c.q);
         if STRICT {
             u = s.csub(u, c.q);
             v = s.csub(v, c.q);

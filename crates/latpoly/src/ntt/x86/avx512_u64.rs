@@ -231,17 +231,31 @@ impl Simd for Avx512U64 {
 
     avx512_u64_lanes!();
 
+    // The products take any 64-bit input and, without their final correction, return values
+    // in [0, 4q): with q <= 2^61 the transforms keep values below 8q (lazy::WIDE), with
+    // q <= 2^60 below 16q (lazy::SLOTH).
+    const SLOTHFUL: bool = true;
+    const VALUE_BITS: u32 = 64;
+    const LAZIER_V: u64 = 4;
+
     #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
+        let r = self.mul_shoup_lazier(x, w, wp, q);
+        // SAFETY: token proves AVX-512F.
+        unsafe {
+            let two_q = _mm512_add_epi64(q, q);
+            _mm512_min_epu64(r, _mm512_sub_epi64(r, two_q))
+        }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazier(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512F and AVX-512DQ (vpmullq).
         unsafe {
             // qhat = Q - e with Q the exact Shoup quotient and e <= 2, so x w - qhat q =
-            // (x w - Q q) + e q lies in [0, 4q) (below 2^64 as q < 2^62): exact in wrapping
-            // arithmetic, and one conditional subtraction of 2q brings it to [0, 2q).
+            // (x w - Q q) + e q lies in [0, 4q) for any x < 2^64 (below 2^64 as q < 2^62):
+            // exact in wrapping arithmetic.
             let qhat = mulhi64_approx(x, wp);
-            let r = _mm512_sub_epi64(_mm512_mullo_epi64(x, w), _mm512_mullo_epi64(qhat, q));
-            let two_q = _mm512_add_epi64(q, q);
-            _mm512_min_epu64(r, _mm512_sub_epi64(r, two_q))
+            _mm512_sub_epi64(_mm512_mullo_epi64(x, w), _mm512_mullo_epi64(qhat, q))
         }
     }
     /// Barrett: `X = floor(a b / 2^(k-1)) < 2^(k+1)`, `qhat = floor(X mu / 2^64)` with

@@ -37,6 +37,11 @@ impl Simd for IfmaU64 {
     const SHOUP_BITS: u32 = 52;
     const MONT_BITS: u32 = 52;
 
+    // The products read 52 bits of their inputs and return values in [0, 2q) for any input
+    // below 2^52: with q <= 2^49 the forward transform keeps values below 8q (lazy::SLOTH).
+    const SLOTHFUL: bool = true;
+    const VALUE_BITS: u32 = 52;
+
     avx512_u64_lanes!();
 
     #[inline(always)]
