@@ -195,8 +195,8 @@ fn every_backend_matches_scalar() {
     // The bottom of each bit length (q just above 2^(k-1)): the loosest case of the Barrett
     // quotient estimate of the u64 pointwise products.
     // The same at the bounds of the reduction schedules (`ntt::simd::lazy`): the AVX-512
-    // 64-bit backend keeps values below 16q for q < 2^60 and 8q for q < 2^61, IFMA below 8q
-    // for q < 2^49 (the tops of these ranges are in EDGE_BITS).
+    // 64-bit backend keeps values below 16q for q < 2^60 and 8q for q < 2^61 (the tops of
+    // these ranges are in EDGE_BITS; 49 and 50 bits: where IFMA would switch, were it on).
     for k in [62u32, 61, 60, 52, 50, 49, 33, 20] {
         let n = 1024usize;
         let step = 2 * n as u64;

@@ -213,7 +213,10 @@ pub(crate) struct SimdTables<W: Word> {
 /// eighteen (AVX-512, 64-bit) vector operations of a butterfly, the one that brings an AVX-512
 /// product from `[0, 4q)` to `[0, 2q)` two more. Which schedule a plan uses depends on `q` and
 /// the backend ([`SimdTables::new`]); all give the same outputs mod `q` in the documented
-/// ranges of [`forward`] and [`inverse`].
+/// ranges of [`forward`] and [`inverse`]. Measured on the AVX-512 64-bit backend (Zen 5,
+/// n = 8192, 4 x 60-bit primes, minimum of 12 alternating runs): forward 48.1 -> 46.0 µs,
+/// inverse 49.8 -> 47.8 µs. The IFMA backend does not enable it ([`Simd::SLOTHFUL`]): neutral
+/// there.
 pub(crate) mod lazy {
     /// Every layer brings `u` to `[0, 2q)`, products in `[0, 2q)`: values below `4q`.
     pub(crate) const STD: u8 = 0;
