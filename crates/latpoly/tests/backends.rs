@@ -296,3 +296,37 @@ fn range_checks_see_every_position() {
         range_check_every_position::<u64>(n, ntt_primes(50, n, 1).unwrap()[0]);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Random NTT primes anywhere in the 64-bit lanes' range (not only the largest of a bit
+    /// length, as the grid above): every backend against the scalar reference. The reduction
+    /// schedule of a plan depends on `q` (`ntt::simd::lazy`), so primes on both sides of 2^60
+    /// and 2^61 matter.
+    #[test]
+    fn random_u64_primes_match_scalar(
+        log_n in 4u32..=12,
+        bits in 40u32..=62,
+        frac in 0.0f64..1.0,
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        let n = 1u64 << log_n;
+        let (lo, hi) = (1u64 << (bits - 1), 1u64 << bits);
+        // Candidates q = 1 + 2n k from a random start in [2^(bits-1), 2^bits).
+        let start = lo + ((hi - lo) as f64 * frac) as u64;
+        let mut q = (start / (2 * n)) * 2 * n + 1;
+        while q < lo || !latpoly::primes::is_prime(q) {
+            q += 2 * n;
+            if q >= hi {
+                q = lo / (2 * n) * 2 * n + 1;
+            }
+        }
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        differential::<u64>(n as usize, q, &mut rng);
+    }
+}
