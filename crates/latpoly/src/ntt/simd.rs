@@ -216,7 +216,7 @@ pub(crate) struct SimdTables<W: Word> {
 /// ranges of [`forward`] and [`inverse`]. Measured on the AVX-512 64-bit backend (Zen 5,
 /// n = 8192, 4 x 60-bit primes, minimum of 12 alternating runs): forward 48.1 -> 46.0 µs,
 /// inverse 49.8 -> 47.8 µs. The IFMA backend does not enable it ([`Simd::SLOTHFUL`]): neutral
-/// there.
+/// there (its arithmetic is not what bounds it; see `x86/ifma_u64.rs`).
 pub(crate) mod lazy {
     /// Every layer brings `u` to `[0, 2q)`, products in `[0, 2q)`: values below `4q`.
     pub(crate) const STD: u8 = 0;

@@ -41,8 +41,9 @@ impl Simd for IfmaU64 {
     // below 2^52, so with q <= 2^49 the forward transform could keep values below 8q
     // (lazy::SLOTH, one conditional subtraction of the nine operations of a butterfly saved on
     // every other layer). Measured neutral (n = 4096 and 5 x 8192, 49-bit primes, min of 12
-    // alternating runs: the IFMA passes are bound by loads and stores, not by these
-    // operations), so off.
+    // alternating runs), so off: the memory passes run at ~3.1 cycles per vector butterfly
+    // against ~2.2 for the arithmetic alone (loads and stores), and the in-register layers,
+    // chains of two-source permutations (~5 cycles latency each), take ~40% of a transform.
     const SLOTHFUL: bool = false;
     const VALUE_BITS: u32 = 52;
 
