@@ -566,34 +566,62 @@ fn fwd_big_layers<S: Simd, const M: u8>(
     }
 }
 
-/// Twiddle vector and quotients of in-register layer `k` (the `k`-th such layer the transform
-/// runs) for pair `p` of the transform (`2 LANES` values from element `2 LANES p`).
+/// The twiddle entries of in-register layer `k` (the `k`-th such layer the transform runs) for
+/// the `K` pairs from pair `p0` of the transform (`2 LANES` values from element `2 LANES p0`):
+/// (values, Shoup quotients). Sliced once per layer and group, so that the per-pair loads of
+/// [`small_twiddles`] (constant offsets into slices of constant length) carry no bounds checks;
+/// with checks per load, the in-register loop of the 64-bit backends was about 40% scalar
+/// compares and branches.
 #[inline(always)]
-fn small_twiddles<S: Simd, const INV: bool>(
-    s: S,
+fn small_span<S: Simd, const INV: bool, const K: usize>(
     tb: &SimdTables<S::W>,
-    p: usize,
+    p0: usize,
     k: usize,
-) -> (S::V, S::V) {
+) -> (&[S::W], &[S::W]) {
     let l = S::LANES;
+    let log_l = l.trailing_zeros() as usize;
     if S::BCAST_TWIDDLES {
         // Layer of distance `t` has `n / 2t` groups, `G = LANES / t` of them in each pair: the
-        // pair's are entries `n / 2t + p G ..` of the bit-reversed table, in lanes `l mod G`.
+        // pairs' are entries `n / 2t + p0 G ..` of the bit-reversed table, in lanes `l mod G`.
         let (table, shoup) = if INV {
             (&tb.inv, &tb.inv_shoup)
         } else {
             (&tb.fwd, &tb.fwd_shoup)
         };
         // Shifts, not divisions: `k` may be a loop variable here.
-        let log_l = l.trailing_zeros() as usize;
         let log_t = if INV { k } else { log_l - 1 - k };
         let g = 1 << (log_l - log_t);
-        let i = (table.len() >> (log_t + 1)) + (p << (log_l - log_t));
-        (s.load_bcast(&table[i..], g), s.load_bcast(&shoup[i..], g))
+        let i = (table.len() >> (log_t + 1)) + (p0 << (log_l - log_t));
+        (&table[i..i + K * g], &shoup[i..i + K * g])
     } else {
-        let rec = 2 * l.trailing_zeros() as usize * l;
+        // Per pair a record of `2 LANES` entries per layer (values, then quotients).
+        let rec = 2 * log_l * l;
         let table = if INV { &tb.small_inv } else { &tb.small_fwd };
-        let r = &table[p * rec + 2 * l * k..];
+        let r = &table[p0 * rec + 2 * l * k..][..(K - 1) * rec + 2 * l];
+        (r, r)
+    }
+}
+
+/// Twiddle vector and quotients of in-register layer `k` for pair `p0 + j`, from the layer's
+/// [`small_span`].
+#[inline(always)]
+fn small_twiddles<S: Simd, const INV: bool>(
+    s: S,
+    span: (&[S::W], &[S::W]),
+    j: usize,
+    k: usize,
+) -> (S::V, S::V) {
+    let l = S::LANES;
+    let log_l = l.trailing_zeros() as usize;
+    if S::BCAST_TWIDDLES {
+        let log_t = if INV { k } else { log_l - 1 - k };
+        let g = 1 << (log_l - log_t);
+        (
+            s.load_bcast(&span.0[j * g..], g),
+            s.load_bcast(&span.1[j * g..], g),
+        )
+    } else {
+        let r = &span.0[j * 2 * log_l * l..];
         (s.load(r), s.load(&r[l..]))
     }
 }
@@ -693,8 +721,9 @@ fn small_regs<
             if $k < small {
                 // Constant per unrolled layer: forward layers alternate under SLOTH.
                 let red = M != lazy::SLOTH || (R0 == ($k % 2 == 0));
+                let span = small_span::<S, INV, K>(tb, p0, $k);
                 for j in 0..K {
-                    let (w, wp) = small_twiddles::<S, INV>(s, tb, p0 + j, $k);
+                    let (w, wp) = small_twiddles::<S, INV>(s, span, j, $k);
                     (x[j], y[j]) = if INV {
                         gs_butterfly::<S, false, M>(s, x[j], y[j], w, wp, c)
                     } else if red {
