@@ -37,6 +37,7 @@ pub mod arith;
 pub mod error;
 pub mod he;
 pub mod isa;
+mod keccak;
 pub mod kem;
 pub mod ntt;
 pub mod parallel;

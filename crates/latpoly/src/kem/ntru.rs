@@ -63,7 +63,6 @@ use crate::arith::ct::barrier;
 use crate::error::Result;
 use crate::rings::ntru::{self as ring, NtruParams};
 use crate::secret::Wiped;
-use sha3::{Digest, Sha3_256};
 use subtle::{Choice, ConditionallySelectable};
 
 /// Bytes of the shared secret and of the rejection key `prf`.
@@ -213,13 +212,7 @@ fn sample_pair(p: NtruParams, seed: &[u8], plus: bool, a: &mut [u16], b: &mut [u
 // ----- the KEM
 
 fn sha3_256(parts: &[&[u8]]) -> Wiped<[u8; KEY_BYTES]> {
-    let mut h = Sha3_256::new();
-    for part in parts {
-        h.update(part);
-    }
-    let mut out = Wiped::new([0u8; KEY_BYTES]);
-    out.copy_from_slice(&h.finalize());
-    out
+    Wiped::new(crate::keccak::sha3_256(parts))
 }
 
 fn keypair(p: NtruParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
@@ -363,8 +356,10 @@ fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; KEY_BYT
     ring::poly_trinary_zq_to_z3(&mut r, p)?;
     ring::poly_s3_tobytes(&r, p, &mut rm[..z.s3])?;
 
-    let mut k = sha3_256(&[&rm]);
-    let reject = sha3_256(&[&sk[z.owcpa_sk()..], ct]);
+    // the session-key input and the rejection key, hashed side by side (one paired permutation
+    // per block while both have blocks left)
+    let (k, reject) = crate::keccak::sha3_256_x2(&[&rm], &[&sk[z.owcpa_sk()..], ct]);
+    let (mut k, reject) = (Wiped::new(k), Wiped::new(reject));
     let fail = Choice::from(fail);
     for (x, &y) in k.iter_mut().zip(reject.iter()) {
         x.conditional_assign(&y, fail);

@@ -75,8 +75,6 @@ use crate::error::{Error, Result};
 use crate::rings::ntruplus::{self, NtruPlusParams, NtruPlusRing};
 use crate::secret::{wipe, Wiped};
 use sha2::{Digest, Sha256};
-use sha3::digest::{ExtendableOutput, Update, XofReader};
-use sha3::Shake256;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 const Q: i32 = ntruplus::Q_NTRUPLUS as i32;
@@ -103,11 +101,7 @@ fn hash_f(pk: &[u8]) -> [u8; SYMBYTES] {
 
 /// `SHAKE256(parts[0] ‖ parts[1] ‖ ..)` into `out`.
 fn shake256(parts: &[&[u8]], out: &mut [u8]) {
-    let mut h = Shake256::default();
-    for part in parts {
-        Update::update(&mut h, part);
-    }
-    h.finalize_xof().read(out);
+    crate::keccak::shake256(parts, out);
 }
 
 /// All-ones if `x < 0`, else zero, as plain arithmetic (an arithmetic shift): used in the
