@@ -87,6 +87,11 @@ pub(crate) trait Lanes: Copy {
     fn and(self, a: Self::V, b: Self::V) -> Self::V;
     /// Bitwise exclusive or.
     fn xor(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `b` where `mask` is all ones, `a` where it is zero (`mask` lanes are all ones or zero).
+    #[inline(always)]
+    fn select(self, mask: Self::V, a: Self::V, b: Self::V) -> Self::V {
+        self.xor(a, self.and(mask, self.xor(a, b)))
+    }
     /// Low 16 bits of the product.
     fn mullo(self, a: Self::V, b: Self::V) -> Self::V;
     /// High 16 bits of the signed product.

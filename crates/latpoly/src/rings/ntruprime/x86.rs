@@ -164,6 +164,11 @@ impl Lanes for Avx2 {
         unsafe { _mm256_xor_si256(a, b) }
     }
     #[inline(always)]
+    fn select(self, mask: __m256i, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_blendv_epi8(a, b, mask) }
+    }
+    #[inline(always)]
     fn mullo(self, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: the token proves AVX2.
         unsafe { _mm256_mullo_epi16(a, b) }
@@ -392,6 +397,11 @@ impl Lanes for Avx512 {
     fn xor(self, a: __m512i, b: __m512i) -> __m512i {
         // SAFETY: the token proves AVX-512F.
         unsafe { _mm512_xor_si512(a, b) }
+    }
+    #[inline(always)]
+    fn select(self, mask: __m512i, a: __m512i, b: __m512i) -> __m512i {
+        // (mask & b) | (!mask & a): one vpternlogq. SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_ternarylogic_epi64::<0xca>(mask, b, a) }
     }
     #[inline(always)]
     fn mullo(self, a: __m512i, b: __m512i) -> __m512i {
