@@ -11,12 +11,13 @@
 
 #![allow(unsafe_code)]
 
-use super::fast::{self, Input, Lanes, Tables};
+use super::fast::{self, Lanes, Scratch, Tables};
 use super::fast_recip;
 use super::{recip, scalar, P};
 use crate::isa::Isa;
 use crate::rings::bitslice::x86::{Avx2Bits, Avx512Bits, VTrits};
 use core::arch::x86_64::*;
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 /// Proof that the CPU runs AVX2.
@@ -455,61 +456,72 @@ macro_rules! entry_points {
     ($tok:ty, $feat:literal) => {
         impl $tok {
             #[target_feature(enable = $feat)]
-            fn tf_mul_rq(self, tb: &Tables, a: &[i16], b: &[i16], out: &mut [i16]) {
-                self.w_mul_rq(self.splat(0), tb, a, b, out)
+            fn tf_mul_rq(
+                self,
+                tb: &Tables,
+                sc: &mut Scratch,
+                a: &[i16],
+                b: &[i16],
+                out: &mut [i16],
+            ) {
+                self.w_mul_rq(self.splat(0), tb, sc, a, b, out)
             }
             #[target_feature(enable = $feat)]
             fn w_mul_rq(
                 self,
                 _width: <$tok as Lanes>::V,
                 tb: &Tables,
+                sc: &mut Scratch,
                 a: &[i16],
                 b: &[i16],
                 out: &mut [i16],
             ) {
-                let mut ia = Input::zeroed();
-                let mut ib = Input::zeroed();
-                fast::load_rq(self, tb, a, &mut ia);
-                fast::load_rq(self, tb, b, &mut ib);
-                fast::mul_rq(self, tb, &ia, &ib, out)
+                fast::load_rq(self, tb, a, &mut sc.ia);
+                fast::load_rq(self, tb, b, &mut sc.ib);
+                fast::mul_rq(self, tb, sc, out)
             }
             #[target_feature(enable = $feat)]
-            fn tf_mul_rq_small(self, tb: &Tables, a: &[i16], s: &[i8], out: &mut [i16]) {
-                self.w_mul_rq_small(self.splat(0), tb, a, s, out)
+            fn tf_mul_rq_small(
+                self,
+                tb: &Tables,
+                sc: &mut Scratch,
+                a: &[i16],
+                s: &[i8],
+                out: &mut [i16],
+            ) {
+                self.w_mul_rq_small(self.splat(0), tb, sc, a, s, out)
             }
             #[target_feature(enable = $feat)]
             fn w_mul_rq_small(
                 self,
                 _width: <$tok as Lanes>::V,
                 tb: &Tables,
+                sc: &mut Scratch,
                 a: &[i16],
                 s: &[i8],
                 out: &mut [i16],
             ) {
-                let mut ia = Input::zeroed();
-                let mut ib = Input::zeroed();
-                fast::load_rq(self, tb, a, &mut ia);
-                fast::load_small(self, s, &mut ib);
-                fast::mul_rq_small(self, tb, &ia, &ib, out)
+                fast::load_rq(self, tb, a, &mut sc.ia);
+                fast::load_small(self, s, &mut sc.ib);
+                fast::mul_rq_small(self, tb, sc, out)
             }
             #[target_feature(enable = $feat)]
-            fn tf_mul_r3(self, tb: &Tables, a: &[i8], b: &[i8], out: &mut [i16]) {
-                self.w_mul_r3(self.splat(0), tb, a, b, out)
+            fn tf_mul_r3(self, tb: &Tables, sc: &mut Scratch, a: &[i8], b: &[i8], out: &mut [i16]) {
+                self.w_mul_r3(self.splat(0), tb, sc, a, b, out)
             }
             #[target_feature(enable = $feat)]
             fn w_mul_r3(
                 self,
                 _width: <$tok as Lanes>::V,
                 tb: &Tables,
+                sc: &mut Scratch,
                 a: &[i8],
                 b: &[i8],
                 out: &mut [i16],
             ) {
-                let mut ia = Input::zeroed();
-                let mut ib = Input::zeroed();
-                fast::load_small(self, a, &mut ia);
-                fast::load_small(self, b, &mut ib);
-                fast::mul_r3(self, tb, &ia, &ib, out)
+                fast::load_small(self, a, &mut sc.ia);
+                fast::load_small(self, b, &mut sc.ib);
+                fast::mul_r3(self, tb, sc, out)
             }
             #[target_feature(enable = $feat)]
             fn tf_rq_recip3(self, a: &[i8]) -> (Vec<i16>, bool) {
@@ -525,6 +537,16 @@ macro_rules! entry_points {
 
 entry_points!(Avx2, "avx2");
 entry_points!(Avx512, "avx512f,avx512bw");
+
+thread_local! {
+    /// This thread's product buffers (allocated on first use, never zeroed again).
+    static SCRATCH: RefCell<Option<Box<Scratch>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's [`Scratch`].
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    SCRATCH.with_borrow_mut(|sc| f(sc.get_or_insert_with(Scratch::new)))
+}
 
 fn avx2_tables(s: Avx2) -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
@@ -542,9 +564,13 @@ pub(crate) fn mul_rq(isa: Isa, a: &[i16], b: &[i16]) -> Vec<i16> {
     let mut out = vec![0i16; fast::PADDED];
     match (isa, Avx512::try_new(), Avx2::try_new()) {
         // SAFETY: the token proves the features the entry point enables.
-        (Isa::Avx512, Some(s), _) => unsafe { s.tf_mul_rq(avx512_tables(s), a, b, &mut out) },
+        (Isa::Avx512, Some(s), _) => unsafe {
+            with_scratch(|sc| s.tf_mul_rq(avx512_tables(s), sc, a, b, &mut out))
+        },
         // SAFETY: as above.
-        (Isa::Avx2, _, Some(s)) => unsafe { s.tf_mul_rq(avx2_tables(s), a, b, &mut out) },
+        (Isa::Avx2, _, Some(s)) => unsafe {
+            with_scratch(|sc| s.tf_mul_rq(avx2_tables(s), sc, a, b, &mut out))
+        },
         _ => return scalar::mul_rq(a, b),
     }
     out.truncate(P);
@@ -556,9 +582,13 @@ pub(crate) fn mul_rq_small(isa: Isa, a: &[i16], s: &[i8]) -> Vec<i16> {
     let mut out = vec![0i16; fast::PADDED];
     match (isa, Avx512::try_new(), Avx2::try_new()) {
         // SAFETY: the token proves the features the entry point enables.
-        (Isa::Avx512, Some(t), _) => unsafe { t.tf_mul_rq_small(avx512_tables(t), a, s, &mut out) },
+        (Isa::Avx512, Some(t), _) => unsafe {
+            with_scratch(|sc| t.tf_mul_rq_small(avx512_tables(t), sc, a, s, &mut out))
+        },
         // SAFETY: as above.
-        (Isa::Avx2, _, Some(t)) => unsafe { t.tf_mul_rq_small(avx2_tables(t), a, s, &mut out) },
+        (Isa::Avx2, _, Some(t)) => unsafe {
+            with_scratch(|sc| t.tf_mul_rq_small(avx2_tables(t), sc, a, s, &mut out))
+        },
         _ => return scalar::mul_rq_small(a, s),
     }
     out.truncate(P);
@@ -570,9 +600,13 @@ pub(crate) fn mul_r3(isa: Isa, a: &[i8], b: &[i8]) -> Vec<i8> {
     let mut out = vec![0i16; fast::PADDED];
     match (isa, Avx512::try_new(), Avx2::try_new()) {
         // SAFETY: the token proves the features the entry point enables.
-        (Isa::Avx512, Some(s), _) => unsafe { s.tf_mul_r3(avx512_tables(s), a, b, &mut out) },
+        (Isa::Avx512, Some(s), _) => unsafe {
+            with_scratch(|sc| s.tf_mul_r3(avx512_tables(s), sc, a, b, &mut out))
+        },
         // SAFETY: as above.
-        (Isa::Avx2, _, Some(s)) => unsafe { s.tf_mul_r3(avx2_tables(s), a, b, &mut out) },
+        (Isa::Avx2, _, Some(s)) => unsafe {
+            with_scratch(|sc| s.tf_mul_r3(avx2_tables(s), sc, a, b, &mut out))
+        },
         _ => return scalar::mul_r3(a, b),
     }
     out[..P].iter().map(|&x| x as i8).collect()
