@@ -202,20 +202,21 @@ fn sotp_inv_block<const W: usize>(
     bad
 }
 
-/// `3·CBD1(SHAKE256(d, n/4))`, plus 1 on the constant coefficient if `plus_one`.
-fn small_from_seed(
+/// `3·CBD1(SHAKE256(d, n/4))`, plus 1 on the constant coefficient if `plus_one`, into `f`
+/// (`buf`: `n/4` bytes of scratch for the SHAKE output).
+fn small_from_seed_into(
+    f: &mut [i16],
     d: &[u8; SYMBYTES],
     plus_one: bool,
+    buf: &mut [u8],
     p: NtruPlusParams,
-) -> Result<Wiped<Vec<i16>>> {
-    let mut buf = Wiped::new(vec![0u8; p.n() / 4]);
-    shake256(&[d], &mut buf);
-    let mut f = Wiped::new(ntruplus::cbd1(&buf, p)?);
+) {
+    shake256(&[d], buf);
+    ntruplus::cbd1_into_unchecked(f, buf, p);
     for v in f.iter_mut() {
         *v *= 3;
     }
     f[0] += plus_one as i16;
-    Ok(f)
 }
 
 fn too_many_attempts(what: &str) -> Error {
@@ -225,44 +226,54 @@ fn too_many_attempts(what: &str) -> Error {
     ))
 }
 
-/// Key generation (spec Alg. 15 / reference `crypto_kem_keypair`): `(pk, sk)` bytes.
+/// Key generation (spec Alg. 15 / reference `crypto_kem_keypair`): `(pk, sk)` bytes. Works in
+/// two scratch buffers (one for polynomials, one for the SHAKE output), wiped on drop.
 fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let ring = NtruPlusRing::new(p);
+    let (n, l) = (p.n(), p.encoded_bytes());
     let mut d = Wiped::new([0u8; SYMBYTES]);
+    let mut buf = Wiped::new(vec![0u8; n / 4]);
+    let mut polys = Wiped::new(vec![0i16; 4 * n]);
+    let (fhat, rest) = polys.split_at_mut(n);
+    let (finv, rest) = rest.split_at_mut(n);
+    let (g, hinv) = rest.split_at_mut(n);
     // f: one randombytes(32) per attempt until f̂ is invertible; finv = 2^32·f̂^-1
-    let mut found = None;
+    let mut found = false;
     for _ in 0..MAX_ATTEMPTS {
         rng.fill(&mut d[..]);
-        let mut f = small_from_seed(&d, true, p)?;
-        ring.ntt_unchecked(&mut f);
-        let (finv, ok) = ring.baseinv(&f)?;
-        let finv = Wiped::new(finv);
-        if ok {
-            found = Some((f, finv));
+        small_from_seed_into(fhat, &d, true, &mut buf, p);
+        ring.ntt_unchecked(fhat);
+        if ring.baseinv_into(finv, fhat)? {
+            found = true;
             break;
         }
     }
-    let (fhat, finv) = found.ok_or_else(|| too_many_attempts("f"))?;
-    // g: separate loop and seeds; h = basemul(ĝ, finv) = 2^16·ĥ, hinv = 2^32·h^-1 = 2^16·ĥ^-1
-    let mut found = None;
+    if !found {
+        return Err(too_many_attempts("f"));
+    }
+    // g: separate loop and seeds; h = basemul(ĝ, finv) = 2^16·ĥ (in the public key, not
+    // secret), hinv = 2^32·h^-1 = 2^16·ĥ^-1
+    let mut h = vec![0i16; n];
+    let mut found = false;
     for _ in 0..MAX_ATTEMPTS {
         rng.fill(&mut d[..]);
-        let mut g = small_from_seed(&d, false, p)?;
-        ring.ntt_unchecked(&mut g);
-        let h = ring.basemul_unchecked(&g, &finv);
-        let (hinv, ok) = ring.baseinv(&h)?;
-        let hinv = Wiped::new(hinv);
-        if ok {
-            found = Some((h, hinv));
+        small_from_seed_into(g, &d, false, &mut buf, p);
+        ring.ntt_unchecked(g);
+        ring.basemul_unchecked_into(&mut h, g, finv);
+        if ring.baseinv_into(hinv, &h)? {
+            found = true;
             break;
         }
     }
-    let (h, hinv) = found.ok_or_else(|| too_many_attempts("h"))?;
-    let pk = ntruplus::encodeq_unchecked(&h, p);
-    let mut sk = Wiped::new(Vec::with_capacity(sk_bytes(p)));
-    sk.extend_from_slice(&Wiped::new(ntruplus::encodeq_unchecked(&fhat, p)));
-    sk.extend_from_slice(&Wiped::new(ntruplus::encodeq_unchecked(&hinv, p)));
-    sk.extend_from_slice(&hash_f(&pk));
+    if !found {
+        return Err(too_many_attempts("h"));
+    }
+    let mut pk = vec![0u8; l];
+    ntruplus::encodeq_into_unchecked(&mut pk, &h, p);
+    let mut sk = Wiped::new(vec![0u8; sk_bytes(p)]);
+    ntruplus::encodeq_into_unchecked(&mut sk[..l], fhat, p);
+    ntruplus::encodeq_into_unchecked(&mut sk[l..2 * l], hinv, p);
+    sk[2 * l..].copy_from_slice(&hash_f(&pk));
     debug_assert_eq!((pk.len(), sk.len()), (pk_bytes(p), sk_bytes(p)));
     Ok((pk, sk))
 }

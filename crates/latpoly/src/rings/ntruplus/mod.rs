@@ -853,14 +853,8 @@ pub fn cbd1(bytes: &[u8], p: NtruPlusParams) -> Result<Vec<i16>> {
     Ok(encode::cbd1(bytes, p.n()))
 }
 
-/// [`encodeq`] without the checks (crate-internal, for secret data; lengths and ranges only
-/// `debug_assert!`ed): no branch depends on the values.
-pub(crate) fn encodeq_unchecked(a: &[i16], p: NtruPlusParams) -> Vec<u8> {
-    debug_assert!(a.len() == p.n() && a.iter().all(|v| v.unsigned_abs() < Q as u16));
-    encode::encodeq(a, p.n())
-}
-
-/// [`encodeq_unchecked`] into `out` (`3n/2` bytes).
+/// [`encodeq`] into `out` (`3n/2` bytes) without the checks (crate-internal, for secret data;
+/// lengths and ranges only `debug_assert!`ed): no branch depends on the values.
 pub(crate) fn encodeq_into_unchecked(out: &mut [u8], a: &[i16], p: NtruPlusParams) {
     debug_assert!(a.len() == p.n() && a.iter().all(|v| v.unsigned_abs() < Q as u16));
     debug_assert_eq!(out.len(), p.encoded_bytes());
