@@ -13,9 +13,11 @@
 //! computed: over the first ~760 iterations that halves the `(v, r)` work (the whole loop 12%
 //! faster: 88-90 -> 79 µs on AVX-512).
 //!
-//! In `R/q` the arrays hold *representatives* bounded by `2 · 0.75 q` instead of the centred
-//! residues: `fqmul` accepts any `i16` and returns less than `0.75 q` in absolute value, so
-//! `f0·g - g0·f` never overflows and nothing grows. Only the scalars that steer the loop
+//! In `R/q` the arrays hold *representatives* bounded by `1.1 q` instead of the centred
+//! residues: [`comb`] computes `f0·g - g0·f` as one Shoup-style combination (exact low halves,
+//! one quotient estimate for both products, five multiplications where two Montgomery products
+//! took six: the loop is bound by the two multiply pipes) whose output stays below `1.1 q` for
+//! inputs below `1.1 q`, so nothing grows. Only the scalars that steer the loop
 //! (`g[0] != 0`, and `f[0]` at the end) are frozen exactly, so the control flow (all masks) and
 //! the final centred output are those of the reference.
 
@@ -30,33 +32,33 @@ const RP: usize = 768;
 const OFF: usize = 32;
 type RBuf = Buf<{ OFF + RP + OFF }>;
 
-/// `p^-1 mod 2^16` for `q = 4591`.
-const QINV: i16 = {
-    let p = Q as i32;
-    let mut x = p;
-    let mut k = 0;
-    while k < 4 {
-        x = x.wrapping_mul(2i32.wrapping_sub(p.wrapping_mul(x)));
-        k += 1;
-    }
-    x as i16
-};
-
-/// `2^16 mod q`.
-const R_MOD_Q: i32 = (1 << 16) % Q as i32;
-
-/// The multiplier constant `(w, w·q^-1)` with `fqmul(x, w) = x · c mod q`, for a secret centred
-/// scalar `c`, computed branch-free.
+/// A secret centred scalar `c` (`|c| <= 2295`) as the pair `(c, c')` of [`comb`], with
+/// `c' = round(c · 2^16 / q)` (at most 32762 in absolute value), computed branch-free (the
+/// division is by a constant).
 #[inline(always)]
-fn mc_q(c: i16) -> (i16, i16) {
-    let w = fq_freeze_small(i32::from(c) * R_MOD_Q);
-    (w, w.wrapping_mul(QINV))
+fn sh_q(c: i16) -> (i16, i16) {
+    let c = i32::from(c);
+    let q = Q as i32;
+    // round half away from zero: (|x| + q/2) / q with the sign restored
+    let x = c << 16;
+    let sign = x >> 31;
+    let r = ((x ^ sign) - sign + q / 2) / q;
+    (c as i16, ((r ^ sign) - sign) as i16)
 }
 
-/// `a · w · 2^-16 mod q`, below `0.75 q` in absolute value for any `i16` input.
+/// `a·c - b·d mod q` for lane vectors `a`, `b` (`|a|, |b| <= 1.1 q`) and scalars
+/// `(c, c')`, `(d, d')` of [`sh_q`]: the exact low halves `a·c - b·d mod 2^16`, the quotient
+/// estimate `t = floor(a·c'/2^16) - floor(b·d'/2^16)`, and `lo - t·q`. With
+/// `c' = c·2^16/q + δ`, `|δ| <= 1/2`, the true value `a c - b d - t q` is below
+/// `q + q (|a| + |b|) / 2^17` in absolute value (< 2^15, so the wrapping 16-bit result is
+/// exact), and on inputs below `1.1 q` the output stays below `1.1 q`. Five multiplications,
+/// against six for two Montgomery products.
 #[inline(always)]
-fn fqmul<S: Lanes>(s: S, a: S::V, w: S::V, wp: S::V, q: S::V) -> S::V {
-    s.sub(s.mulhi(a, w), s.mulhi(s.mullo(a, wp), q))
+#[allow(clippy::too_many_arguments)]
+fn comb<S: Lanes>(s: S, a: S::V, c: S::V, cp: S::V, b: S::V, d: S::V, dp: S::V, q: S::V) -> S::V {
+    let lo = s.sub(s.mullo(a, c), s.mullo(b, d));
+    let t = s.sub(s.mulhi(a, cp), s.mulhi(b, dp));
+    s.sub(lo, s.mullo(t, q))
 }
 
 /// Reverses the input into `g` and sets up `f = reversal of x^p - x - 1`.
@@ -94,13 +96,13 @@ pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
         // With the swap, g becomes g0·f - f0·g = -(f0·g - g0·f): the unswapped product with
         // both scalars negated, so only f needs the (one-instruction) select.
         let neg = swap as i16;
-        let (fw, fwp) = mc_q((f0 ^ neg) - neg);
-        let (gw, gwp) = mc_q((g0 ^ neg) - neg);
+        let (fw, fwp) = sh_q((f0 ^ neg) - neg);
+        let (gw, gwp) = sh_q((g0 ^ neg) - neg);
         let (fw, fwp, gw, gwp) = (s.splat(fw), s.splat(fwp), s.splat(gw), s.splat(gwp));
         let mask = s.splat(swap as i16);
         for i in (0..RP).step_by(l) {
             let (fv, gv) = (s.load(&f.0[OFF + i..]), s.load(&g.0[OFF + i..]));
-            let ng = s.sub(fqmul(s, gv, fw, fwp, q), fqmul(s, fv, gw, gwp, q));
+            let ng = comb(s, gv, fw, fwp, fv, gw, gwp, q);
             s.store(&mut f.0[OFF + i..], s.select(mask, fv, gv));
             // g shifted down by one (in place: this store ends before the next chunk's load).
             s.store(&mut g.0[OFF + i - 1..], ng);
@@ -109,13 +111,13 @@ pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
         // up one place per iteration, r starts as a constant and only takes combinations of
         // itself and v), so only the vectors that can hold nonzero entries are computed: a
         // bound on the iteration count, public. Entries past the bound were never written and
-        // stay zero, as the full computation would leave them (`fqmul` maps 0 to 0).
+        // stay zero, as the full computation would leave them (`comb` maps 0 to 0).
         let live = (it + 2).div_ceil(l) * l;
         for i in (0..RP.min(live)).step_by(l) {
             // v shifted up by one: element i of the new v is element i - 1 of the old; as for
             // (f, g), the swap is in the signs of the scalars and one select.
             let (vv, rv) = (s.load(&vo.0[OFF + i - 1..]), s.load(&r.0[OFF + i..]));
-            let nr = s.sub(fqmul(s, rv, fw, fwp, q), fqmul(s, vv, gw, gwp, q));
+            let nr = comb(s, rv, fw, fwp, vv, gw, gwp, q);
             s.store(&mut vn.0[OFF + i..], s.select(mask, vv, rv));
             s.store(&mut r.0[OFF + i..], nr);
         }
