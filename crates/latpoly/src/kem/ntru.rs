@@ -75,6 +75,9 @@ fn poly(p: NtruParams) -> Poly {
     Wiped::new(vec![0u16; p.n()])
 }
 
+/// The largest packed trinary polynomial (`n = 821`): the size of the stack buffers.
+const MAX_S3_BYTES: usize = (821 - 1usize).div_ceil(5);
+
 /// Byte lengths of a parameter set.
 #[derive(Clone, Copy)]
 struct Sizes {
@@ -90,6 +93,7 @@ struct Sizes {
 
 impl Sizes {
     const fn of(p: NtruParams) -> Sizes {
+        assert!(p.s3_bytes() <= MAX_S3_BYTES);
         Sizes {
             iid: p.n() - 1,
             fixed: (30 * (p.n() - 1)).div_ceil(8),
@@ -267,25 +271,30 @@ fn encapsulate(
     let z = Sizes::of(p);
     let mut seed = Wiped::new(vec![0u8; z.seed(p.is_hrss())]);
     rng.fill(&mut seed);
-    let (mut r, mut m) = (poly(p), poly(p));
-    sample_pair(p, &seed, false, &mut r, &mut m);
+    // one wiped scratch buffer for the five polynomials (h is public, the others secret)
+    let n = p.n();
+    let mut polys = Wiped::new(vec![0u16; 5 * n]);
+    let (r, rest) = polys.split_at_mut(n);
+    let (m, rest) = rest.split_at_mut(n);
+    let (h, rest) = rest.split_at_mut(n);
+    let (c, lift) = rest.split_at_mut(n);
+    sample_pair(p, &seed, false, r, m);
 
-    let mut rm = Wiped::new(vec![0u8; 2 * z.s3]);
-    ring::poly_s3_tobytes(&r, p, &mut rm[..z.s3])?;
-    ring::poly_s3_tobytes(&m, p, &mut rm[z.s3..])?;
-    let k = sha3_256(&[&rm]);
+    let mut rm = Wiped::new([0u8; 2 * MAX_S3_BYTES]);
+    let rm = &mut rm[..2 * z.s3];
+    ring::poly_s3_tobytes(r, p, &mut rm[..z.s3])?;
+    ring::poly_s3_tobytes(m, p, &mut rm[z.s3..])?;
+    let k = sha3_256(&[rm]);
 
-    ring::poly_z3_to_zq(&mut r, p)?;
-    let mut h = vec![0u16; p.n()];
-    ring::poly_rq_sum_zero_frombytes(pk, p, &mut h)?;
-    let (mut c, mut lift) = (poly(p), poly(p));
-    ring::poly_rq_mul(&r, &h, &mut c)?;
-    ring::poly_lift(&m, p, &mut lift)?;
+    ring::poly_z3_to_zq(r, p)?;
+    ring::poly_rq_sum_zero_frombytes(pk, p, h)?;
+    ring::poly_rq_mul(r, h, c)?;
+    ring::poly_lift(m, p, lift)?;
     for (x, &l) in c.iter_mut().zip(lift.iter()) {
         *x = x.wrapping_add(l);
     }
     let mut ct = vec![0u8; z.sq];
-    ring::poly_rq_sum_zero_tobytes(&c, p, &mut ct)?;
+    ring::poly_rq_sum_zero_tobytes(c, p, &mut ct)?;
     Ok((ct, k))
 }
 
@@ -325,40 +334,43 @@ fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; KEY_BYT
     let unused_mask = if used == 0 { 0 } else { 0xffu8 << used };
     let mut fail = nonzero(u64::from(ct[z.sq - 1] & unused_mask));
 
-    let mut c = vec![0u16; n];
-    ring::poly_rq_sum_zero_frombytes(ct, p, &mut c)?;
-    let (mut f, mut t) = (poly(p), poly(p));
-    ring::poly_s3_frombytes(&sk[..z.s3], p, &mut f)?;
-    ring::poly_z3_to_zq(&mut f, p)?;
-    ring::poly_rq_mul(&c, &f, &mut t)?;
-    let mut mf = poly(p);
-    ring::poly_rq_to_s3(&t, p, &mut mf)?;
-    ring::poly_s3_frombytes(&sk[z.s3..2 * z.s3], p, &mut f)?;
-    let mut m = poly(p);
-    ring::poly_s3_mul(&mf, &f, &mut m)?;
+    // one wiped scratch buffer for the seven polynomials (c is public, the others secret)
+    let mut polys = Wiped::new(vec![0u16; 7 * n]);
+    let (c, rest) = polys.split_at_mut(n);
+    let (f, rest) = rest.split_at_mut(n);
+    let (t, rest) = rest.split_at_mut(n);
+    let (mf, rest) = rest.split_at_mut(n);
+    let (m, rest) = rest.split_at_mut(n);
+    let (b, r) = rest.split_at_mut(n);
+    ring::poly_rq_sum_zero_frombytes(ct, p, c)?;
+    ring::poly_s3_frombytes(&sk[..z.s3], p, f)?;
+    ring::poly_z3_to_zq(f, p)?;
+    ring::poly_rq_mul(c, f, t)?;
+    ring::poly_rq_to_s3(t, p, mf)?;
+    ring::poly_s3_frombytes(&sk[z.s3..2 * z.s3], p, f)?;
+    ring::poly_s3_mul(mf, f, m)?;
 
-    let mut rm = Wiped::new(vec![0u8; 2 * z.s3]);
-    ring::poly_s3_tobytes(&m, p, &mut rm[z.s3..])?;
+    let mut rm = Wiped::new([0u8; 2 * MAX_S3_BYTES]);
+    let rm = &mut rm[..2 * z.s3];
+    ring::poly_s3_tobytes(m, p, &mut rm[z.s3..])?;
     if !p.is_hrss() {
-        fail |= check_m(&m, weight(p));
+        fail |= check_m(m, weight(p));
     }
 
     // r = (c - Lift(m)) / h mod (q, Phi_n)
-    ring::poly_lift(&m, p, &mut t)?;
-    let mut b = poly(p);
-    for ((y, &x), &l) in b.iter_mut().zip(&c).zip(t.iter()) {
+    ring::poly_lift(m, p, t)?;
+    for ((y, &x), &l) in b.iter_mut().zip(c.iter()).zip(t.iter()) {
         *y = x.wrapping_sub(l);
     }
-    ring::poly_sq_frombytes(&sk[2 * z.s3..z.owcpa_sk()], p, &mut f)?;
-    let mut r = poly(p);
-    ring::poly_sq_mul(&b, &f, &mut r)?;
-    fail |= check_r(&r, p.q());
-    ring::poly_trinary_zq_to_z3(&mut r, p)?;
-    ring::poly_s3_tobytes(&r, p, &mut rm[..z.s3])?;
+    ring::poly_sq_frombytes(&sk[2 * z.s3..z.owcpa_sk()], p, f)?;
+    ring::poly_sq_mul(b, f, r)?;
+    fail |= check_r(r, p.q());
+    ring::poly_trinary_zq_to_z3(r, p)?;
+    ring::poly_s3_tobytes(r, p, &mut rm[..z.s3])?;
 
     // the session-key input and the rejection key, hashed side by side (one paired permutation
     // per block while both have blocks left)
-    let (k, reject) = crate::keccak::sha3_256_x2(&[&rm], &[&sk[z.owcpa_sk()..], ct]);
+    let (k, reject) = crate::keccak::sha3_256_x2(&[rm], &[&sk[z.owcpa_sk()..], ct]);
     let (mut k, reject) = (Wiped::new(k), Wiped::new(reject));
     let fail = Choice::from(fail);
     for (x, &y) in k.iter_mut().zip(reject.iter()) {
