@@ -144,11 +144,11 @@ fn crepmod3(a: i16) -> i16 {
 
 /// `SOTP(m, B) = CBD1((B[..n/8] ⊕ m) ‖ B[n/8..])` into `e`; `b` (the `n/4` bytes of `B`) is
 /// overwritten with the CBD1 input.
-fn sotp_into(e: &mut [i16], m: &[u8], b: &mut [u8], p: NtruPlusParams) {
+fn sotp_into(ring: &NtruPlusRing, e: &mut [i16], m: &[u8], b: &mut [u8]) {
     for (t, x) in b.iter_mut().zip(m) {
         *t ^= x;
     }
-    ntruplus::cbd1_into_unchecked(e, b, p);
+    ring.cbd1_into_unchecked(e, b);
 }
 
 /// `SOTP^-1(e, B)`: writes `m_i = ((e_i + β_(i+n)) & 1) ⊕ β_i` into `m` (in the `CBD1` bit order)
@@ -205,14 +205,14 @@ fn sotp_inv_block<const W: usize>(
 /// `3·CBD1(SHAKE256(d, n/4))`, plus 1 on the constant coefficient if `plus_one`, into `f`
 /// (`buf`: `n/4` bytes of scratch for the SHAKE output).
 fn small_from_seed_into(
+    ring: &NtruPlusRing,
     f: &mut [i16],
     d: &[u8; SYMBYTES],
     plus_one: bool,
     buf: &mut [u8],
-    p: NtruPlusParams,
 ) {
     shake256(&[d], buf);
-    ntruplus::cbd1_into_unchecked(f, buf, p);
+    ring.cbd1_into_unchecked(f, buf);
     for v in f.iter_mut() {
         *v *= 3;
     }
@@ -241,7 +241,7 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wi
     let mut found = false;
     for _ in 0..MAX_ATTEMPTS {
         rng.fill(&mut d[..]);
-        small_from_seed_into(fhat, &d, true, &mut buf, p);
+        small_from_seed_into(&ring, fhat, &d, true, &mut buf);
         ring.ntt_unchecked(fhat);
         if ring.baseinv_into(finv, fhat)? {
             found = true;
@@ -257,7 +257,7 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wi
     let mut found = false;
     for _ in 0..MAX_ATTEMPTS {
         rng.fill(&mut d[..]);
-        small_from_seed_into(g, &d, false, &mut buf, p);
+        small_from_seed_into(&ring, g, &d, false, &mut buf);
         ring.ntt_unchecked(g);
         ring.basemul_unchecked_into(&mut h, g, finv);
         if ring.baseinv_into(hinv, &h)? {
@@ -269,10 +269,10 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wi
         return Err(too_many_attempts("h"));
     }
     let mut pk = vec![0u8; l];
-    ntruplus::encodeq_into_unchecked(&mut pk, &h, p);
+    ring.encodeq_into_unchecked(&mut pk, &h);
     let mut sk = Wiped::new(vec![0u8; sk_bytes(p)]);
-    ntruplus::encodeq_into_unchecked(&mut sk[..l], fhat, p);
-    ntruplus::encodeq_into_unchecked(&mut sk[l..2 * l], hinv, p);
+    ring.encodeq_into_unchecked(&mut sk[..l], fhat);
+    ring.encodeq_into_unchecked(&mut sk[l..2 * l], hinv);
     sk[2 * l..].copy_from_slice(&hash_f(&pk));
     debug_assert_eq!((pk.len(), sk.len()), (pk_bytes(p), sk_bytes(p)));
     Ok((pk, sk))
@@ -302,11 +302,11 @@ fn encapsulate(
     rng.fill(&mut msg[..n / 8]);
     msg[n / 8..].copy_from_slice(&hash_f(pk));
     shake256(&[&[2], msg], kr);
-    ntruplus::cbd1_into_unchecked(r, &kr[SYMBYTES..], p);
+    ring.cbd1_into_unchecked(r, &kr[SYMBYTES..]);
     ring.ntt_unchecked(r);
-    ntruplus::encodeq_into_unchecked(rbytes, r, p);
+    ring.encodeq_into_unchecked(rbytes, r);
     shake256(&[&[1], rbytes], g);
-    sotp_into(m, &msg[..n / 8], g, p);
+    sotp_into(&ring, m, &msg[..n / 8], g);
     ring.ntt_unchecked(m);
     // ĉ = ĥ∘r̂ + m̂ (basemul removes the 2^16 of the stored h)
     ring.basemul_unchecked_into(hr, &h, r);
@@ -314,7 +314,7 @@ fn encapsulate(
         *x = canonical(*x + y);
     }
     let mut ct = vec![0u8; l];
-    ntruplus::encodeq_into_unchecked(&mut ct, hr, p);
+    ring.encodeq_into_unchecked(&mut ct, hr);
     Ok((ct, Wiped::new(kr[..SYMBYTES].to_vec())))
 }
 
@@ -345,11 +345,11 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<Vec<u8>>
     let (g, rest) = rest.split_at_mut(n / 4);
     let (msg, kr) = rest.split_at_mut(n / 8 + SYMBYTES);
     // ĉ reduced into [0, q); a non-canonical ciphertext is rejected below, not here
-    let canonical_ct = ntruplus::decodeq_reduced_into(c, ct, p)?;
+    let canonical_ct = ring.decodeq_reduced_into(c, ct)?;
     // the secret key is not validated (as in the reference): fields >= q are reduced, with no
     // branch on the key
-    ntruplus::decodeq_reduced_into(f, &sk[..l], p)?;
-    ntruplus::decodeq_reduced_into(hinv, &sk[l..2 * l], p)?;
+    ring.decodeq_reduced_into(f, &sk[..l])?;
+    ring.decodeq_reduced_into(hinv, &sk[l..2 * l])?;
     // m' = (c·f mod q, centred) mod ±3: basemul gives ĉ∘f̂·2^-16, invntt multiplies by 2^16
     ring.basemul_unchecked_into(t, c, f);
     ring.invntt_unchecked(t);
@@ -364,15 +364,15 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<Vec<u8>>
     }
     let r2 = t;
     ring.basemul_unchecked_into(r2, m2, hinv);
-    ntruplus::encodeq_into_unchecked(rbytes, r2, p);
+    ring.encodeq_into_unchecked(rbytes, r2);
     shake256(&[&[1], rbytes], g);
     let inv_ok = sotp_inv(&mut msg[..n / 8], m1, g, p);
     msg[n / 8..].copy_from_slice(&sk[2 * l..]);
     shake256(&[&[2], msg], kr);
     let r1 = f;
-    ntruplus::cbd1_into_unchecked(r1, &kr[SYMBYTES..], p);
+    ring.cbd1_into_unchecked(r1, &kr[SYMBYTES..]);
     ring.ntt_unchecked(r1);
-    ntruplus::encodeq_into_unchecked(rbytes2, r1, p);
+    ring.encodeq_into_unchecked(rbytes2, r1);
     let accept =
         inv_ok & crate::arith::ct::bytes_equal(rbytes, rbytes2) & Choice::from(canonical_ct as u8);
     let ss = kr[..SYMBYTES]
@@ -479,7 +479,8 @@ mod tests {
         let m: Vec<u8> = (0..n / 8).map(|i| (i * 37 + 11) as u8).collect();
         let b: Vec<u8> = (0..n / 4).map(|i| (i * 101 + 3) as u8).collect();
         let mut e = vec![0i16; n];
-        sotp_into(&mut e, &m, &mut b.clone(), p);
+        let ring = NtruPlusRing::new(p);
+        sotp_into(&ring, &mut e, &m, &mut b.clone());
         let mut back = vec![0u8; n / 8];
         assert!(bool::from(sotp_inv(&mut back, &e, &b, p)));
         assert_eq!(back, m);

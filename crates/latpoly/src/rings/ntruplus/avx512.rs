@@ -36,7 +36,7 @@
 
 use super::lanes::{self, vop2, ztab, Lanes16};
 use super::tables::{Shape, MONT, OMEGA_MONT, Q, QINV};
-use super::{scalar, tables, NtruPlusParams};
+use super::{encode, scalar, tables, NtruPlusParams};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -1108,8 +1108,36 @@ impl Avx512 {
         Lanes16::in_range(self, a)
     }
 
+    // The byte codecs of `encode.rs` (plain slice loops, `#[inline(always)]`) compiled with
+    // this backend's features, so that they vectorise beyond the SSE2 baseline.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn cbd1_tf(self, f: &mut [i16], bytes: &[u8], n: usize) {
+        // 16-word rows fill 256-bit registers: the AVX2 code (AVX-512F implies AVX2)
+        super::x86::cbd1_avx2(f, bytes, n)
+    }
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn encodeq_tf(self, out: &mut [u8], a: &[i16], n: usize) {
+        encode::encodeq_into(out, a, n)
+    }
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn decodeq_reduced_tf(self, f: &mut [i16], bytes: &[u8], n: usize) -> bool {
+        encode::decodeq_reduced_into(f, bytes, n)
+    }
+
     // ---- entry points ----
 
+    pub(crate) fn cbd1_into(self, f: &mut [i16], bytes: &[u8], n: usize) {
+        // SAFETY: the token exists only if the CPU runs AVX-512F/BW.
+        unsafe { self.cbd1_tf(f, bytes, n) }
+    }
+    pub(crate) fn encodeq_into(self, out: &mut [u8], a: &[i16], n: usize) {
+        // SAFETY: the token exists only if the CPU runs AVX-512F/BW.
+        unsafe { self.encodeq_tf(out, a, n) }
+    }
+    pub(crate) fn decodeq_reduced_into(self, f: &mut [i16], bytes: &[u8], n: usize) -> bool {
+        // SAFETY: the token exists only if the CPU runs AVX-512F/BW.
+        unsafe { self.decodeq_reduced_tf(f, bytes, n) }
+    }
     pub(crate) fn in_range(self, a: &[i16]) -> bool {
         // SAFETY: the token exists only if the CPU runs AVX-512F/BW.
         unsafe { self.in_range_tf(a) }

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 /// Packs one block of `4W` coefficients (`W` = 16, or 8 for the 864 tail) into `6W` bytes:
 /// `t_k = f[i + W·k]` for `i < W`, two 12-bit values per 3 bytes in the interleaved order of
 /// the reference `poly_tobytes`.
+#[inline(always)]
 fn pack_block(out: &mut [u8], f: &[u16], w: usize) {
     // one copy per block width, so the loops have constant bounds and vectorise
     if w == 16 {
@@ -39,6 +40,7 @@ fn pack_block_w<const W: usize>(out: &mut [u8], f: &[u16]) {
     }
 }
 
+#[inline(always)]
 fn unpack_block(f: &mut [i16], b: &[u8], w: usize) {
     if w == 16 {
         unpack_block_w::<16>(f, b)
@@ -84,7 +86,9 @@ pub(crate) fn encodeq(a: &[i16], n: usize) -> Vec<u8> {
     out
 }
 
-/// [`encodeq`] into `out` (`3n/2` bytes).
+/// [`encodeq`] into `out` (`3n/2` bytes). Inlined: the ring backends compile it with their
+/// features (`NtruPlusRing::encodeq_into_unchecked`).
+#[inline(always)]
 pub(crate) fn encodeq_into(out: &mut [u8], a: &[i16], n: usize) {
     let mut f = [0u16; 64];
     for (c, b, w) in blocks(n) {
@@ -128,6 +132,7 @@ pub(crate) fn decodeq(bytes: &[u8], n: usize) -> Result<Vec<i16>> {
 /// `Decodeq` for ciphertexts, into `f` (`n` values): every 12-bit field reduced into `[0, q)`
 /// (a field `>= q` loses one `q`); returns `true` iff all fields were already `< q`
 /// (canonical). No data-dependent branch. `bytes.len()` must be `3n/2` (checked by the caller).
+#[inline(always)]
 pub(crate) fn decodeq_reduced_into(f: &mut [i16], bytes: &[u8], n: usize) -> bool {
     debug_assert_eq!(bytes.len(), 3 * n / 2);
     for (c, b, w) in blocks(n) {
@@ -183,19 +188,25 @@ pub(crate) fn cbd1(bytes: &[u8], n: usize) -> Vec<i16> {
     f
 }
 
-/// [`cbd1`] into `f` (`n` values).
+/// [`cbd1`] into `f` (`n` values). Inlined, as [`encodeq_into`].
+#[inline(always)]
 pub(crate) fn cbd1_into(f: &mut [i16], bytes: &[u8], n: usize) {
     let (lo, hi) = bytes.split_at(n / 8);
     for (base, w) in cbd1_blocks(n) {
-        // one copy per block width, so the rows are fixed-length loops the compiler unrolls and
-        // vectorises
-        match w {
-            16 => cbd1_block::<16>(f, lo, hi, base),
-            8 => cbd1_block::<8>(f, lo, hi, base),
-            4 => cbd1_block::<4>(f, lo, hi, base),
-            2 => cbd1_block::<2>(f, lo, hi, base),
-            _ => cbd1_block::<1>(f, lo, hi, base),
-        }
+        cbd1_block_dyn(f, lo, hi, base, w);
+    }
+}
+
+/// One [`cbd1`] block of `w` words (one copy per block width, so the rows are fixed-length
+/// loops the compiler unrolls and vectorises).
+#[inline(always)]
+pub(crate) fn cbd1_block_dyn(f: &mut [i16], lo: &[u8], hi: &[u8], base: usize, w: usize) {
+    match w {
+        16 => cbd1_block::<16>(f, lo, hi, base),
+        8 => cbd1_block::<8>(f, lo, hi, base),
+        4 => cbd1_block::<4>(f, lo, hi, base),
+        2 => cbd1_block::<2>(f, lo, hi, base),
+        _ => cbd1_block::<1>(f, lo, hi, base),
     }
 }
 
@@ -216,15 +227,29 @@ pub(crate) fn cbd1_words<const W: usize>(
     (xs, ys)
 }
 
-/// One [`cbd1`] block of `W` words (`16 W` coefficients from `base`).
+/// One [`cbd1`] block of `W` words (`16 W` coefficients from `base`): the words as fixed-size
+/// arrays, then one fixed-length row per bit, which the compiler turns into vector shifts, ands
+/// and subtractions.
 #[inline(always)]
 fn cbd1_block<const W: usize>(f: &mut [i16], lo: &[u8], hi: &[u8], base: usize) {
-    let (mut xs, mut ys) = cbd1_words::<W>(lo, hi, base);
+    let off = base / 8;
+    let (lo, hi) = (&lo[off..off + 2 * W], &hi[off..off + 2 * W]);
+    let mut xs = [0u16; W];
+    let mut ys = [0u16; W];
+    for ((x, y), (a, b)) in xs
+        .iter_mut()
+        .zip(ys.iter_mut())
+        .zip(lo.chunks_exact(2).zip(hi.chunks_exact(2)))
+    {
+        *x = u16::from_le_bytes([a[0], a[1]]);
+        *y = u16::from_le_bytes([b[0], b[1]]);
+    }
     // row k of the block holds bit k of every word: contiguous stores
     let blk = &mut f[base..base + 16 * W];
     for (k, row) in blk.chunks_exact_mut(W).enumerate() {
-        for ((c, &x), &y) in row.iter_mut().zip(&xs).zip(&ys) {
-            *c = ((x >> k) & 1) as i16 - ((y >> k) & 1) as i16;
+        let row: &mut [i16; W] = row.try_into().expect("W values");
+        for j in 0..W {
+            row[j] = ((xs[j] >> k) & 1) as i16 - ((ys[j] >> k) & 1) as i16;
         }
     }
     crate::secret::wipe(&mut xs);

@@ -617,6 +617,52 @@ impl NtruPlusRing {
         c
     }
 
+    /// `CBD1` of `bytes` (`n/4` bytes) into `f` (`n` values) without checks (crate-internal),
+    /// compiled for this ring's backend.
+    pub(crate) fn cbd1_into_unchecked(&self, f: &mut [i16], bytes: &[u8]) {
+        let n = self.p.n();
+        debug_assert!(bytes.len() == n / 4 && f.len() == n);
+        match self.backend {
+            Backend::Scalar => encode::cbd1_into(f, bytes, n),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.cbd1_into(f, bytes, n),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.cbd1_into(f, bytes, n),
+        }
+    }
+
+    /// [`encodeq`] into `out` (`3n/2` bytes) without checks (crate-internal, for secret data;
+    /// lengths and ranges only `debug_assert!`ed), compiled for this ring's backend: no branch
+    /// depends on the values.
+    pub(crate) fn encodeq_into_unchecked(&self, out: &mut [u8], a: &[i16]) {
+        let n = self.p.n();
+        debug_assert!(a.len() == n && a.iter().all(|v| v.unsigned_abs() < Q as u16));
+        debug_assert_eq!(out.len(), self.p.encoded_bytes());
+        match self.backend {
+            Backend::Scalar => encode::encodeq_into(out, a, n),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.encodeq_into(out, a, n),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.encodeq_into(out, a, n),
+        }
+    }
+
+    /// [`decodeq`] for ciphertexts and secret keys (crate-internal, used by the KEM), into `f`
+    /// (`n` values): every 12-bit field reduced into `[0, q)`; returns `true` iff the encoding
+    /// was canonical (all fields `< q`). Constant time; `Err` only on a wrong length.
+    pub(crate) fn decodeq_reduced_into(&self, f: &mut [i16], bytes: &[u8]) -> Result<bool> {
+        let n = self.p.n();
+        check_len(bytes.len(), self.p.encoded_bytes())?;
+        check_len(f.len(), n)?;
+        Ok(match self.backend {
+            Backend::Scalar => encode::decodeq_reduced_into(f, bytes, n),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.decodeq_reduced_into(f, bytes, n),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.decodeq_reduced_into(f, bytes, n),
+        })
+    }
+
     /// [`Self::basemul_unchecked`] into `c`.
     pub(crate) fn basemul_unchecked_into(&self, c: &mut [i16], a: &[i16], b: &[i16]) {
         let s = self.p.shape();
@@ -853,29 +899,6 @@ pub fn cbd1(bytes: &[u8], p: NtruPlusParams) -> Result<Vec<i16>> {
     Ok(encode::cbd1(bytes, p.n()))
 }
 
-/// [`encodeq`] into `out` (`3n/2` bytes) without the checks (crate-internal, for secret data;
-/// lengths and ranges only `debug_assert!`ed): no branch depends on the values.
-pub(crate) fn encodeq_into_unchecked(out: &mut [u8], a: &[i16], p: NtruPlusParams) {
-    debug_assert!(a.len() == p.n() && a.iter().all(|v| v.unsigned_abs() < Q as u16));
-    debug_assert_eq!(out.len(), p.encoded_bytes());
-    encode::encodeq_into(out, a, p.n())
-}
-
-/// [`decodeq`] for ciphertexts (crate-internal, used by the KEM), into `f` (`n` values): every
-/// 12-bit field reduced into `[0, q)`; returns `true` iff the encoding was canonical (all fields
-/// `< q`). Constant time; `Err` only on a wrong length.
-pub(crate) fn decodeq_reduced_into(f: &mut [i16], bytes: &[u8], p: NtruPlusParams) -> Result<bool> {
-    check_len(bytes.len(), p.encoded_bytes())?;
-    check_len(f.len(), p.n())?;
-    Ok(encode::decodeq_reduced_into(f, bytes, p.n()))
-}
-
-/// [`cbd1`] into `f` (`n` values), without the length check (crate-internal).
-pub(crate) fn cbd1_into_unchecked(f: &mut [i16], bytes: &[u8], p: NtruPlusParams) {
-    debug_assert!(bytes.len() == p.n() / 4 && f.len() == p.n());
-    encode::cbd1_into(f, bytes, p.n())
-}
-
 /// The [`cbd1`] bit layout of `p` (crate-internal, for the KEM's SOTP inverse): `(base, w)` per
 /// block; bit `k` of the little-endian 16-bit word `j` at byte `base/8 + 2j` of each half is
 /// coefficient `base + w·k + j`.
@@ -884,3 +907,45 @@ pub(crate) fn cbd1_blocks(p: NtruPlusParams) -> impl Iterator<Item = (usize, usi
 }
 
 pub(crate) use encode::cbd1_words;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, RngCore, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// The byte codecs compiled per backend (the KEM's `CBD1`, `Encodeq`, reducing `Decodeq`)
+    /// against the generic code, for every parameter set (all block widths) and backend.
+    #[test]
+    fn backend_codecs_match_generic() {
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        for p in NtruPlusParams::ALL {
+            let (n, l) = (p.n(), p.encoded_bytes());
+            for isa in available_isas() {
+                let ring = NtruPlusRing::with_isa(p, isa).unwrap();
+                for _ in 0..20 {
+                    let mut bytes = vec![0u8; n / 4];
+                    rng.fill_bytes(&mut bytes);
+                    let mut got = vec![7i16; n];
+                    ring.cbd1_into_unchecked(&mut got, &bytes);
+                    assert_eq!(got, encode::cbd1(&bytes, n), "{p:?} {isa}");
+
+                    let a: Vec<i16> = (0..n).map(|_| rng.gen_range(-(Q - 1)..Q) as i16).collect();
+                    let mut out = vec![0u8; l];
+                    ring.encodeq_into_unchecked(&mut out, &a);
+                    assert_eq!(out, encode::encodeq(&a, n), "{p:?} {isa}");
+
+                    let mut enc = vec![0u8; l];
+                    rng.fill_bytes(&mut enc);
+                    let (mut f1, mut f2) = (vec![0i16; n], vec![0i16; n]);
+                    let ok = ring.decodeq_reduced_into(&mut f1, &enc).unwrap();
+                    assert_eq!(ok, encode::decodeq_reduced_into(&mut f2, &enc, n));
+                    assert_eq!(f1, f2, "{p:?} {isa}");
+                }
+                assert!(ring
+                    .decodeq_reduced_into(&mut vec![0; n], &[0u8; 3])
+                    .is_err());
+            }
+        }
+    }
+}

@@ -20,7 +20,7 @@
 
 use super::lanes::{self, vop2, ztab, Lanes16};
 use super::tables::{Shape, MONT, OMEGA_MONT, Q, QINV};
-use super::{scalar, tables, NtruPlusParams};
+use super::{encode, scalar, tables, NtruPlusParams};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -160,6 +160,54 @@ const fn soa3_out(r: usize) -> [i8; 32] {
 
 const SOA3_IN: [[i8; 32]; 3] = [soa3_in(0), soa3_in(1), soa3_in(2)];
 const SOA3_OUT: [[i8; 32]; 3] = [soa3_out(0), soa3_out(1), soa3_out(2)];
+
+/// `CBD1` ([`encode::cbd1_into`], same output) with the blocks of 16 and 8 words in vector
+/// registers: row `k` of a block is bit `k` of every word (`(x >> k) & 1` minus the same for the
+/// second half), one shift, and and subtraction per row of 16 (or 8) coefficients, where the
+/// compiler's code for the generic loop extracted every coefficient separately. Smaller tail
+/// blocks (4 and 2 words) take the generic code. Constant time: fixed shifts, loads and stores.
+#[target_feature(enable = "avx2")]
+pub(crate) fn cbd1_avx2(f: &mut [i16], bytes: &[u8], n: usize) {
+    let (lo, hi) = bytes.split_at(n / 8);
+    for (base, w) in encode::cbd1_blocks(n) {
+        let off = base / 8;
+        let blk = &mut f[base..base + 16 * w];
+        match w {
+            16 => {
+                let (a, b) = (&lo[off..off + 32], &hi[off..off + 32]);
+                // SAFETY: AVX2 is enabled for this function; `a`, `b` have 32 readable bytes and
+                // every row of `blk` 16 writable i16 (unaligned loads and stores).
+                unsafe {
+                    let x = _mm256_loadu_si256(a.as_ptr().cast());
+                    let y = _mm256_loadu_si256(b.as_ptr().cast());
+                    let one = _mm256_set1_epi16(1);
+                    for (k, row) in blk.chunks_exact_mut(16).enumerate() {
+                        let cnt = _mm_cvtsi32_si128(k as i32);
+                        let bx = _mm256_and_si256(_mm256_srl_epi16(x, cnt), one);
+                        let by = _mm256_and_si256(_mm256_srl_epi16(y, cnt), one);
+                        _mm256_storeu_si256(row.as_mut_ptr().cast(), _mm256_sub_epi16(bx, by));
+                    }
+                }
+            }
+            8 => {
+                let (a, b) = (&lo[off..off + 16], &hi[off..off + 16]);
+                // SAFETY: as above, with 16 bytes per input and 8 i16 per row.
+                unsafe {
+                    let x = _mm_loadu_si128(a.as_ptr().cast());
+                    let y = _mm_loadu_si128(b.as_ptr().cast());
+                    let one = _mm_set1_epi16(1);
+                    for (k, row) in blk.chunks_exact_mut(8).enumerate() {
+                        let cnt = _mm_cvtsi32_si128(k as i32);
+                        let bx = _mm_and_si128(_mm_srl_epi16(x, cnt), one);
+                        let by = _mm_and_si128(_mm_srl_epi16(y, cnt), one);
+                        _mm_storeu_si128(row.as_mut_ptr().cast(), _mm_sub_epi16(bx, by));
+                    }
+                }
+            }
+            _ => encode::cbd1_block_dyn(f, lo, hi, base, w),
+        }
+    }
+}
 
 impl Avx2 {
     pub(crate) fn try_new() -> Option<Self> {
@@ -662,8 +710,35 @@ impl Avx2 {
         Lanes16::in_range(self, a)
     }
 
+    // The byte codecs of `encode.rs` (plain slice loops, `#[inline(always)]`) compiled with
+    // this backend's features, so that they vectorise beyond the SSE2 baseline.
+    #[target_feature(enable = "avx2")]
+    fn cbd1_tf(self, f: &mut [i16], bytes: &[u8], n: usize) {
+        cbd1_avx2(f, bytes, n)
+    }
+    #[target_feature(enable = "avx2")]
+    fn encodeq_tf(self, out: &mut [u8], a: &[i16], n: usize) {
+        encode::encodeq_into(out, a, n)
+    }
+    #[target_feature(enable = "avx2")]
+    fn decodeq_reduced_tf(self, f: &mut [i16], bytes: &[u8], n: usize) -> bool {
+        encode::decodeq_reduced_into(f, bytes, n)
+    }
+
     // ---- entry points ----
 
+    pub(crate) fn cbd1_into(self, f: &mut [i16], bytes: &[u8], n: usize) {
+        // SAFETY: the token exists only if the CPU runs AVX2.
+        unsafe { self.cbd1_tf(f, bytes, n) }
+    }
+    pub(crate) fn encodeq_into(self, out: &mut [u8], a: &[i16], n: usize) {
+        // SAFETY: the token exists only if the CPU runs AVX2.
+        unsafe { self.encodeq_tf(out, a, n) }
+    }
+    pub(crate) fn decodeq_reduced_into(self, f: &mut [i16], bytes: &[u8], n: usize) -> bool {
+        // SAFETY: the token exists only if the CPU runs AVX2.
+        unsafe { self.decodeq_reduced_tf(f, bytes, n) }
+    }
     pub(crate) fn in_range(self, a: &[i16]) -> bool {
         // SAFETY: the token exists only if the CPU runs AVX2.
         unsafe { self.in_range_tf(a) }
