@@ -204,6 +204,7 @@ mod s {
 }
 
 fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
+    let _wipe = ring::ScratchWipe;
     let mut found = None;
     for _ in 0..MAX_ATTEMPTS {
         let g = small_random(rng);
@@ -246,6 +247,7 @@ fn sntrup_hide(r: &[i8], pk: &[u8], cache: &[u8]) -> Result<(Vec<u8>, Wiped<[u8;
 }
 
 fn sntrup_encapsulate(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
+    let _wipe = ring::ScratchWipe;
     let cache = hash_prefix(4, &[pk]);
     let r = short_random(rng, s::W);
     let (ct, r3) = sntrup_hide(&r, pk, &cache)?;
@@ -254,6 +256,7 @@ fn sntrup_encapsulate(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>,
 }
 
 fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
+    let _wipe = ring::ScratchWipe;
     let (f, rest) = sk.split_at(SMALL_BYTES);
     let (v, rest) = rest.split_at(SMALL_BYTES);
     let (pk, rest) = rest.split_at(s::PK);
@@ -320,6 +323,7 @@ fn generator(seed: &[u8]) -> Vec<i16> {
 }
 
 fn ntrulpr_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
+    let _wipe = ring::ScratchWipe;
     let mut pk = vec![0u8; l::SEED];
     rng.fill(&mut pk);
     let g = generator(&pk);
@@ -375,6 +379,7 @@ fn ntrulpr_encapsulate(
     pk: &[u8],
     rng: &mut dyn RandomSource,
 ) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
+    let _wipe = ring::ScratchWipe;
     let cache = hash_prefix(4, &[pk]);
     let mut r_enc = Wiped::new([0u8; l::INPUTS]);
     rng.fill(&mut *r_enc);
@@ -384,6 +389,7 @@ fn ntrulpr_encapsulate(
 }
 
 fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
+    let _wipe = ring::ScratchWipe;
     let (a, rest) = sk.split_at(SMALL_BYTES);
     let (pk, rest) = rest.split_at(l::PK);
     let (rho, cache) = rest.split_at(l::INPUTS);
@@ -472,6 +478,31 @@ mod tests {
     use super::*;
 
     use crate::rings::ntruprime::f3_freeze;
+
+    /// The products reuse a per-thread scratch; every KEM operation leaves it zeroed.
+    #[test]
+    fn kem_operations_leave_the_product_scratch_zeroed() {
+        use crate::kem::{Kem, OsRandom};
+        // a product outside a KEM operation leaves values in it
+        let a: Vec<i16> = (0..P as i16).map(|i| i - 380).collect();
+        let s: Vec<i8> = (0..P).map(|i| (i % 3) as i8 - 1).collect();
+        let _ = ring::mul_rq_small(&a, &s).unwrap();
+        let avx = ring::Multiplier::default().isa() != crate::Isa::Scalar;
+        assert_eq!(ring::scratch_is_clear(), !avx);
+        let (pk, sk) = Sntrup761::keypair(&mut OsRandom).unwrap();
+        assert!(ring::scratch_is_clear());
+        let _ = ring::mul_rq_small(&a, &s).unwrap();
+        let (ct, ss) = Sntrup761::encapsulate(&pk, &mut OsRandom).unwrap();
+        assert!(ring::scratch_is_clear());
+        let _ = ring::mul_rq_small(&a, &s).unwrap();
+        assert_eq!(Sntrup761::decapsulate(&sk, &ct).unwrap(), ss);
+        assert!(ring::scratch_is_clear());
+        let (pk, sk) = Ntrulpr761::keypair(&mut OsRandom).unwrap();
+        let (ct, ss) = Ntrulpr761::encapsulate(&pk, &mut OsRandom).unwrap();
+        let _ = ring::mul_rq_small(&a, &s).unwrap();
+        assert_eq!(Ntrulpr761::decapsulate(&sk, &ct).unwrap(), ss);
+        assert!(ring::scratch_is_clear());
+    }
 
     #[test]
     fn times3_mod3_matches_reference_composition() {

@@ -833,7 +833,9 @@ pub(crate) fn load_small<S: Lanes>(s: S, a: &[i8], buf: &mut Input) {
 /// The buffers of one product: the padded inputs, the two transform buffers and the three
 /// folded residues (about 14 KB, 64-byte aligned). Every product writes each buffer before
 /// reading it, so a [`Scratch`] is reused across calls (one per thread, see `x86.rs`) instead of
-/// being zeroed for every product (that zeroing was ~5% of an sntrup761 decapsulation).
+/// being zeroed for every product (that zeroing was ~5% of an sntrup761 decapsulation). The KEMs
+/// zero it once at the end of each operation (`ScratchWipe`), so no secret-derived values stay
+/// in it.
 pub(crate) struct Scratch {
     /// First operand (written by [`load_rq`] / [`load_small`]).
     pub(crate) ia: Input,
@@ -845,6 +847,32 @@ pub(crate) struct Scratch {
 }
 
 impl Scratch {
+    /// Zeroes every buffer (see `ScratchWipe` in `mod.rs`).
+    pub(crate) fn wipe(&mut self) {
+        use crate::secret::wipe;
+        wipe(&mut self.ia.0);
+        wipe(&mut self.ib.0);
+        wipe(&mut self.wa.0);
+        wipe(&mut self.wb.0);
+        for f in self.f.iter_mut() {
+            wipe(f);
+        }
+    }
+
+    /// Whether every buffer is zero (for tests).
+    #[cfg(test)]
+    pub(crate) fn is_zero(&self) -> bool {
+        [
+            &self.ia.0[..],
+            &self.ib.0[..],
+            &self.wa.0[..],
+            &self.wb.0[..],
+        ]
+        .into_iter()
+        .chain(self.f.iter().map(|f| &f[..]))
+        .all(|b| b.iter().all(|&x| x == 0))
+    }
+
     pub(crate) fn new() -> Box<Self> {
         Box::new(Scratch {
             ia: Input::zeroed(),

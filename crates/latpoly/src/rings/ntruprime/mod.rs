@@ -381,6 +381,27 @@ impl Multiplier {
 /// Crate-internal calls without the value-dependent range checks (whose single branch would
 /// depend on secret data), for the KEMs. The caller guarantees lengths of [`P`], small inputs in
 /// `{-1, 0, 1}` and centred inputs in `[-Q12, Q12]`; the backend is the global one.
+/// Zeroes this thread's product scratch when dropped: the KEMs hold one for each operation, so
+/// that the buffers the products reuse across calls keep no secret-derived values afterwards
+/// (one 14 KB wipe per KEM operation instead of zeroed buffers per product).
+pub(crate) struct ScratchWipe;
+
+/// Whether this thread's product scratch holds nothing (for tests).
+#[cfg(test)]
+pub(crate) fn scratch_is_clear() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return x86::scratch_is_clear();
+    #[cfg(not(target_arch = "x86_64"))]
+    true
+}
+
+impl Drop for ScratchWipe {
+    fn drop(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        x86::wipe_scratch();
+    }
+}
+
 pub(crate) mod unchecked {
     use super::*;
 

@@ -548,6 +548,23 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     SCRATCH.with_borrow_mut(|sc| f(sc.get_or_insert_with(Scratch::new)))
 }
 
+/// Whether this thread's [`Scratch`] is absent or all zero (for tests).
+#[cfg(test)]
+pub(crate) fn scratch_is_clear() -> bool {
+    SCRATCH.with_borrow(|sc| sc.as_ref().is_none_or(|sc| sc.is_zero()))
+}
+
+/// Zeroes this thread's [`Scratch`] (if it has one and it is not in use).
+pub(crate) fn wipe_scratch() {
+    SCRATCH.with(|cell| {
+        if let Ok(mut sc) = cell.try_borrow_mut() {
+            if let Some(sc) = sc.as_mut() {
+                sc.wipe();
+            }
+        }
+    });
+}
+
 fn avx2_tables(s: Avx2) -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| Tables::new(s))
