@@ -62,7 +62,7 @@ use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::Result;
 use crate::rings::ntru::{self as ring, NtruParams};
-use crate::secret::Wiped;
+use crate::secret::{with_scratch, Wiped};
 use subtle::{Choice, ConditionallySelectable};
 
 /// Bytes of the shared secret and of the rejection key `prf`.
@@ -75,7 +75,7 @@ fn poly(p: NtruParams) -> Poly {
     Wiped::new(vec![0u16; p.n()])
 }
 
-/// The largest packed trinary polynomial (`n = 821`): the size of the stack buffers.
+/// The largest packed trinary polynomial (`n = 821`), a bound checked for every parameter set.
 const MAX_S3_BYTES: usize = (821 - 1usize).div_ceil(5);
 
 /// Byte lengths of a parameter set.
@@ -269,33 +269,34 @@ fn encapsulate(
     rng: &mut dyn RandomSource,
 ) -> Result<(Vec<u8>, Wiped<[u8; KEY_BYTES]>)> {
     let z = Sizes::of(p);
-    let mut seed = Wiped::new(vec![0u8; z.seed(p.is_hrss())]);
-    rng.fill(&mut seed);
-    // one wiped scratch buffer for the five polynomials (h is public, the others secret)
     let n = p.n();
-    let mut polys = Wiped::new(vec![0u16; 5 * n]);
-    let (r, rest) = polys.split_at_mut(n);
-    let (m, rest) = rest.split_at_mut(n);
-    let (h, rest) = rest.split_at_mut(n);
-    let (c, lift) = rest.split_at_mut(n);
-    sample_pair(p, &seed, false, r, m);
+    let seed_len = z.seed(p.is_hrss());
+    // the thread's wiped scratch: five polynomials (h is public, the others secret), the seed
+    // and the packed r ‖ m
+    with_scratch(5 * n, seed_len + 2 * z.s3, |polys: &mut [u16], bytes| {
+        let (seed, rm) = bytes.split_at_mut(seed_len);
+        rng.fill(seed);
+        let (r, rest) = polys.split_at_mut(n);
+        let (m, rest) = rest.split_at_mut(n);
+        let (h, rest) = rest.split_at_mut(n);
+        let (c, lift) = rest.split_at_mut(n);
+        sample_pair(p, seed, false, r, m);
 
-    let mut rm = Wiped::new([0u8; 2 * MAX_S3_BYTES]);
-    let rm = &mut rm[..2 * z.s3];
-    ring::poly_s3_tobytes(r, p, &mut rm[..z.s3])?;
-    ring::poly_s3_tobytes(m, p, &mut rm[z.s3..])?;
-    let k = sha3_256(&[rm]);
+        ring::poly_s3_tobytes(r, p, &mut rm[..z.s3])?;
+        ring::poly_s3_tobytes(m, p, &mut rm[z.s3..])?;
+        let k = sha3_256(&[rm]);
 
-    ring::poly_z3_to_zq(r, p)?;
-    ring::poly_rq_sum_zero_frombytes(pk, p, h)?;
-    ring::poly_rq_mul(r, h, c)?;
-    ring::poly_lift(m, p, lift)?;
-    for (x, &l) in c.iter_mut().zip(lift.iter()) {
-        *x = x.wrapping_add(l);
-    }
-    let mut ct = vec![0u8; z.sq];
-    ring::poly_rq_sum_zero_tobytes(c, p, &mut ct)?;
-    Ok((ct, k))
+        ring::poly_z3_to_zq(r, p)?;
+        ring::poly_rq_sum_zero_frombytes(pk, p, h)?;
+        ring::poly_rq_mul(r, h, c)?;
+        ring::poly_lift(m, p, lift)?;
+        for (x, &l) in c.iter_mut().zip(lift.iter()) {
+            *x = x.wrapping_add(l);
+        }
+        let mut ct = vec![0u8; z.sq];
+        ring::poly_rq_sum_zero_tobytes(c, p, &mut ct)?;
+        Ok((ct, k))
+    })
 }
 
 /// 1 iff `t != 0`, without a branch.
@@ -332,10 +333,27 @@ fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; KEY_BYT
     // unused high bits of the last ciphertext byte must be zero
     let used = (p.log_q() as usize * (n - 1)) % 8;
     let unused_mask = if used == 0 { 0 } else { 0xffu8 << used };
-    let mut fail = nonzero(u64::from(ct[z.sq - 1] & unused_mask));
+    let fail = nonzero(u64::from(ct[z.sq - 1] & unused_mask));
 
-    // one wiped scratch buffer for the seven polynomials (c is public, the others secret)
-    let mut polys = Wiped::new(vec![0u16; 7 * n]);
+    // the thread's wiped scratch: seven polynomials (c is public, the others secret) and the
+    // packed r ‖ m
+    with_scratch(7 * n, 2 * z.s3, |polys: &mut [u16], rm| {
+        decapsulate_in(p, sk, ct, polys, rm, fail)
+    })
+}
+
+/// [`decapsulate`] in the scratch `polys` (`7n` words) and `rm` (`2 s3` bytes), `fail` the
+/// ciphertext's padding check.
+fn decapsulate_in(
+    p: NtruParams,
+    sk: &[u8],
+    ct: &[u8],
+    polys: &mut [u16],
+    rm: &mut [u8],
+    mut fail: u8,
+) -> Result<Wiped<[u8; KEY_BYTES]>> {
+    let z = Sizes::of(p);
+    let n = p.n();
     let (c, rest) = polys.split_at_mut(n);
     let (f, rest) = rest.split_at_mut(n);
     let (t, rest) = rest.split_at_mut(n);
@@ -350,8 +368,6 @@ fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; KEY_BYT
     ring::poly_s3_frombytes(&sk[z.s3..2 * z.s3], p, f)?;
     ring::poly_s3_mul(mf, f, m)?;
 
-    let mut rm = Wiped::new([0u8; 2 * MAX_S3_BYTES]);
-    let rm = &mut rm[..2 * z.s3];
     ring::poly_s3_tobytes(m, p, &mut rm[z.s3..])?;
     if !p.is_hrss() {
         fail |= check_m(m, weight(p));
@@ -370,7 +386,7 @@ fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; KEY_BYT
 
     // the session-key input and the rejection key, hashed side by side (one paired permutation
     // per block while both have blocks left)
-    let (k, reject) = crate::keccak::sha3_256_x2(&[rm], &[&sk[z.owcpa_sk()..], ct]);
+    let (k, reject) = crate::keccak::sha3_256_x2(&[&*rm], &[&sk[z.owcpa_sk()..], ct]);
     let (mut k, reject) = (Wiped::new(k), Wiped::new(reject));
     let fail = Choice::from(fail);
     for (x, &y) in k.iter_mut().zip(reject.iter()) {

@@ -73,7 +73,7 @@ use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
 use crate::rings::ntruplus::{self, NtruPlusParams, NtruPlusRing};
-use crate::secret::{wipe, Wiped};
+use crate::secret::{wipe, with_scratch, Wiped};
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
@@ -227,13 +227,22 @@ fn too_many_attempts(what: &str) -> Error {
 }
 
 /// Key generation (spec Alg. 15 / reference `crypto_kem_keypair`): `(pk, sk)` bytes. Works in
-/// two scratch buffers (one for polynomials, one for the SHAKE output), wiped on drop.
+/// the thread's secret scratch (polynomials and the SHAKE output), wiped afterwards.
 fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
+    let n = p.n();
+    with_scratch(4 * n, n / 4, |polys, buf| keypair_in(p, rng, polys, buf))
+}
+
+/// [`keypair`] in the scratch `polys` (`4n` words) and `buf` (`n/4` bytes).
+fn keypair_in(
+    p: NtruPlusParams,
+    rng: &mut dyn RandomSource,
+    polys: &mut [i16],
+    buf: &mut [u8],
+) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let ring = NtruPlusRing::new(p);
     let (n, l) = (p.n(), p.encoded_bytes());
     let mut d = Wiped::new([0u8; SYMBYTES]);
-    let mut buf = Wiped::new(vec![0u8; n / 4]);
-    let mut polys = Wiped::new(vec![0i16; 4 * n]);
     let (fhat, rest) = polys.split_at_mut(n);
     let (finv, rest) = rest.split_at_mut(n);
     let (g, hinv) = rest.split_at_mut(n);
@@ -241,7 +250,7 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wi
     let mut found = false;
     for _ in 0..MAX_ATTEMPTS {
         rng.fill(&mut d[..]);
-        small_from_seed_into(&ring, fhat, &d, true, &mut buf);
+        small_from_seed_into(&ring, fhat, &d, true, buf);
         ring.ntt_unchecked(fhat);
         if ring.baseinv_into(finv, fhat)? {
             found = true;
@@ -257,7 +266,7 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wi
     let mut found = false;
     for _ in 0..MAX_ATTEMPTS {
         rng.fill(&mut d[..]);
-        small_from_seed_into(&ring, g, &d, false, &mut buf);
+        small_from_seed_into(&ring, g, &d, false, buf);
         ring.ntt_unchecked(g);
         ring.basemul_unchecked_into(&mut h, g, finv);
         if ring.baseinv_into(hinv, &h)? {
@@ -278,8 +287,8 @@ fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wi
     Ok((pk, sk))
 }
 
-/// Encapsulation (spec Alg. 16 / reference `crypto_kem_enc`): `(ct, ss)` bytes. Works in two
-/// scratch buffers (one for polynomials, one for bytes), wiped on drop.
+/// Encapsulation (spec Alg. 16 / reference `crypto_kem_enc`): `(ct, ss)` bytes. Works in the
+/// thread's secret scratch (polynomials and bytes), wiped afterwards.
 fn encapsulate(
     p: NtruPlusParams,
     pk: &[u8],
@@ -289,38 +298,36 @@ fn encapsulate(
     let (n, l) = (p.n(), p.encoded_bytes());
     // strict decoding: a non-canonical public key is an error (public data, may branch)
     let h = ntruplus::decodeq(pk, p)?; // 2^16·ĥ
-    let mut polys = Wiped::new(vec![0i16; 3 * n]);
-    let (r, rest) = polys.split_at_mut(n);
-    let (m, hr) = rest.split_at_mut(n);
-    let mut bytes = Wiped::new(vec![
-        0u8;
-        (n / 8 + SYMBYTES) + (SYMBYTES + n / 4) + l + n / 4
-    ]);
-    let (msg, rest) = bytes.split_at_mut(n / 8 + SYMBYTES);
-    let (kr, rest) = rest.split_at_mut(SYMBYTES + n / 4);
-    let (rbytes, g) = rest.split_at_mut(l);
-    rng.fill(&mut msg[..n / 8]);
-    msg[n / 8..].copy_from_slice(&hash_f(pk));
-    shake256(&[&[2], msg], kr);
-    ring.cbd1_into_unchecked(r, &kr[SYMBYTES..]);
-    ring.ntt_unchecked(r);
-    ring.encodeq_into_unchecked(rbytes, r);
-    shake256(&[&[1], rbytes], g);
-    sotp_into(&ring, m, &msg[..n / 8], g);
-    ring.ntt_unchecked(m);
-    // ĉ = ĥ∘r̂ + m̂ (basemul removes the 2^16 of the stored h)
-    ring.basemul_unchecked_into(hr, &h, r);
-    for (x, &y) in hr.iter_mut().zip(m.iter()) {
-        *x = canonical(*x + y);
-    }
-    let mut ct = vec![0u8; l];
-    ring.encodeq_into_unchecked(&mut ct, hr);
-    Ok((ct, Wiped::new(kr[..SYMBYTES].to_vec())))
+    let nbytes = (n / 8 + SYMBYTES) + (SYMBYTES + n / 4) + l + n / 4;
+    with_scratch(3 * n, nbytes, |polys, bytes| {
+        let (r, rest) = polys.split_at_mut(n);
+        let (m, hr) = rest.split_at_mut(n);
+        let (msg, rest) = bytes.split_at_mut(n / 8 + SYMBYTES);
+        let (kr, rest) = rest.split_at_mut(SYMBYTES + n / 4);
+        let (rbytes, g) = rest.split_at_mut(l);
+        rng.fill(&mut msg[..n / 8]);
+        msg[n / 8..].copy_from_slice(&hash_f(pk));
+        shake256(&[&[2], msg], kr);
+        ring.cbd1_into_unchecked(r, &kr[SYMBYTES..]);
+        ring.ntt_unchecked(r);
+        ring.encodeq_into_unchecked(rbytes, r);
+        shake256(&[&[1], rbytes], g);
+        sotp_into(&ring, m, &msg[..n / 8], g);
+        ring.ntt_unchecked(m);
+        // ĉ = ĥ∘r̂ + m̂ (basemul removes the 2^16 of the stored h)
+        ring.basemul_unchecked_into(hr, &h, r);
+        for (x, &y) in hr.iter_mut().zip(m.iter()) {
+            *x = canonical(*x + y);
+        }
+        let mut ct = vec![0u8; l];
+        ring.encodeq_into_unchecked(&mut ct, hr);
+        Ok((ct, Wiped::new(kr[..SYMBYTES].to_vec())))
+    })
 }
 
 /// Decapsulation (spec Alg. 17 / reference `crypto_kem_dec`): the shared secret bytes, all
-/// zero on rejection. Works in two scratch buffers (one for polynomials, one for bytes), wiped
-/// on drop.
+/// zero on rejection. Works in the thread's secret scratch (polynomials and bytes), wiped
+/// afterwards.
 fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<Vec<u8>>> {
     let ring = NtruPlusRing::new(p);
     let (n, l) = (p.n(), p.encoded_bytes());
@@ -330,16 +337,27 @@ fn decapsulate(p: NtruPlusParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<Vec<u8>>
             got: sk.len(),
         });
     }
-    let mut polys = Wiped::new(vec![0i16; 6 * n]);
+    let nbytes = 2 * l + n / 4 + (n / 8 + SYMBYTES) + (SYMBYTES + n / 4);
+    with_scratch(6 * n, nbytes, |polys, bytes| {
+        decapsulate_in(&ring, sk, ct, polys, bytes)
+    })
+}
+
+/// [`decapsulate`] in the scratch `polys` (`6n` words) and `bytes`; lengths checked.
+fn decapsulate_in(
+    ring: &NtruPlusRing,
+    sk: &[u8],
+    ct: &[u8],
+    polys: &mut [i16],
+    bytes: &mut [u8],
+) -> Result<Wiped<Vec<u8>>> {
+    let p = ring.params();
+    let (n, l) = (p.n(), p.encoded_bytes());
     let (c, rest) = polys.split_at_mut(n);
     let (f, rest) = rest.split_at_mut(n);
     let (hinv, rest) = rest.split_at_mut(n);
     let (t, rest) = rest.split_at_mut(n);
     let (m1, m2) = rest.split_at_mut(n);
-    let mut bytes = Wiped::new(vec![
-        0u8;
-        2 * l + n / 4 + (n / 8 + SYMBYTES) + (SYMBYTES + n / 4)
-    ]);
     let (rbytes, rest) = bytes.split_at_mut(l);
     let (rbytes2, rest) = rest.split_at_mut(l);
     let (g, rest) = rest.split_at_mut(n / 4);
