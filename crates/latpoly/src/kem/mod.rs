@@ -621,6 +621,23 @@ pub fn by_name(name: &str) -> Option<&'static dyn DynKem> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn ntru_and_ntruplus_operations_leave_the_secret_scratch_zeroed() {
+        use crate::secret::scratch_is_clear;
+        fn run<K: Kem>() {
+            let (pk, sk) = K::keypair(&mut OsRandom).unwrap();
+            assert!(scratch_is_clear::<i16>() && scratch_is_clear::<u16>(), "{}", K::NAME);
+            let (ct, ss) = K::encapsulate(&pk, &mut OsRandom).unwrap();
+            assert!(scratch_is_clear::<i16>() && scratch_is_clear::<u16>(), "{}", K::NAME);
+            assert!(K::decapsulate(&sk, &ct).unwrap() == ss, "{}", K::NAME);
+            assert!(scratch_is_clear::<i16>() && scratch_is_clear::<u16>(), "{}", K::NAME);
+        }
+        run::<ntru::NtruHps2048509>();
+        run::<ntru::NtruHrss701>();
+        run::<ntruplus::NtruPlusKem576>();
+        run::<ntruplus::NtruPlusKem1152>();
+    }
+
     /// Generic code compares typed values without a `K: PartialEq` bound; secrets compare in
     /// constant time and still by value.
     fn same<K: Kem>(a: &SharedSecret<K>, b: &SharedSecret<K>) -> bool {
