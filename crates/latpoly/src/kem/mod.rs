@@ -626,11 +626,23 @@ mod tests {
         use crate::secret::scratch_is_clear;
         fn run<K: Kem>() {
             let (pk, sk) = K::keypair(&mut OsRandom).unwrap();
-            assert!(scratch_is_clear::<i16>() && scratch_is_clear::<u16>(), "{}", K::NAME);
+            assert!(
+                scratch_is_clear::<i16>() && scratch_is_clear::<u16>(),
+                "{}",
+                K::NAME
+            );
             let (ct, ss) = K::encapsulate(&pk, &mut OsRandom).unwrap();
-            assert!(scratch_is_clear::<i16>() && scratch_is_clear::<u16>(), "{}", K::NAME);
+            assert!(
+                scratch_is_clear::<i16>() && scratch_is_clear::<u16>(),
+                "{}",
+                K::NAME
+            );
             assert!(K::decapsulate(&sk, &ct).unwrap() == ss, "{}", K::NAME);
-            assert!(scratch_is_clear::<i16>() && scratch_is_clear::<u16>(), "{}", K::NAME);
+            assert!(
+                scratch_is_clear::<i16>() && scratch_is_clear::<u16>(),
+                "{}",
+                K::NAME
+            );
         }
         run::<ntru::NtruHps2048509>();
         run::<ntru::NtruHrss701>();

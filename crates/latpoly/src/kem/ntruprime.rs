@@ -73,7 +73,7 @@ use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
 use crate::rings::ntruprime::{
-    self as ring, fq_freeze, unchecked, P, Q, Q12, ROUNDED_BYTES, RQ_BYTES, SMALL_BYTES,
+    self as ring, fq_freeze, unchecked, P, PADDED, Q, Q12, ROUNDED_BYTES, RQ_BYTES, SMALL_BYTES,
 };
 use crate::secret::{wipe, Wiped};
 use aes::cipher::{BlockEncrypt, KeyInit};
@@ -104,19 +104,22 @@ fn hash_prefix(b: u8, parts: &[&[u8]]) -> [u8; HASH_BYTES] {
 }
 
 /// `Short_fromlist`: weight-`w` ternary polynomial from 761 samples (consumes and wipes `l`).
-fn short_fromlist(l: &mut [u32; P], w: usize) -> Wiped<Vec<i8>> {
+fn short_fromlist(l: &mut [u32; P], w: usize) -> Wiped<[i8; P]> {
     for (i, x) in l.iter_mut().enumerate() {
         *x = if i < w { *x & !1 } else { (*x & !3) | 1 };
     }
     sort_u32(l);
-    let out = Wiped::new(l.iter().map(|&x| (x & 3) as i8 - 1).collect());
+    let mut out = Wiped::new([0i8; P]);
+    for (o, &x) in out.iter_mut().zip(l.iter()) {
+        *o = (x & 3) as i8 - 1;
+    }
     wipe(l);
     out
 }
 
 /// `Short_random`: 761 `urandom32` values ([`RandomSource::fill_words`]: one 4-byte draw each
 /// for the KAT generator), then [`short_fromlist`].
-fn short_random(rng: &mut dyn RandomSource, w: usize) -> Wiped<Vec<i8>> {
+fn short_random(rng: &mut dyn RandomSource, w: usize) -> Wiped<[i8; P]> {
     let mut l = Wiped::new([0u32; P]);
     rng.fill_words(&mut l[..]);
     short_fromlist(&mut l, w)
@@ -167,8 +170,10 @@ fn round3(a: &[i16]) -> Wiped<Vec<i16>> {
 }
 
 /// Small-decodes a secret-key part, branch-free (a `11` pattern is read as `-1`).
-fn small_decode_sk(s: &[u8]) -> Wiped<Vec<i8>> {
-    Wiped::new(unchecked::small_decode_mod3(s))
+fn small_decode_sk(s: &[u8]) -> Wiped<[i8; P]> {
+    let mut out = Wiped::new([0i8; P]);
+    unchecked::small_decode_mod3_into(s, &mut out);
+    out
 }
 
 /// All-ones (`Choice(1)`) iff `a == b` (constant time).
@@ -219,12 +224,12 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>
         Error::InvalidArgument("sntrup761: no invertible g in 256 attempts".into())
     })?;
     let f = short_random(rng, s::W);
-    let (finv, _) = unchecked::recip3_rq(&f); // always invertible for short f
+    let (finv, _) = unchecked::recip3_rq(&f[..]); // always invertible for short f
     let finv = Wiped::new(finv);
     let h = unchecked::mul_rq_small(&finv, &g);
     let pk = ring::rq_encode(&h)?;
     let mut sk = Wiped::new(Vec::with_capacity(s::SK));
-    sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&f)));
+    sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&f[..])));
     sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&ginv)));
     sk.extend_from_slice(&pk);
     let mut rho = Wiped::new([0u8; SMALL_BYTES]);
@@ -235,13 +240,19 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>
     Ok((pk, sk))
 }
 
-/// `Hide`: ciphertext (with confirmation) for the short `r`, and `Hash3(Small(r))`.
+/// `Hide`: ciphertext (with confirmation) for the short `r`, and `Hash3(Small(r))`. The
+/// secret temporaries live in wiped stack buffers (no allocation besides the ciphertext and the
+/// decoded public key).
 fn sntrup_hide(r: &[i8], pk: &[u8], cache: &[u8]) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
     let h = ring::rq_decode(pk)?;
-    let r_enc = Wiped::new(unchecked::small_encode(r));
-    let hr = Wiped::new(unchecked::mul_rq_small(&h, r));
-    let mut ct = unchecked::rounded_encode(&round3(&hr));
-    let r3 = Wiped::new(hash_prefix(3, &[&r_enc]));
+    let mut r_enc = Wiped::new([0u8; SMALL_BYTES]);
+    unchecked::small_encode_into(r, &mut r_enc);
+    let mut hr = Wiped::new([0i16; PADDED]);
+    unchecked::mul_rq_small_into(&h, r, &mut hr);
+    let hr = &mut hr[..P];
+    unchecked::round3_in_place(hr);
+    let mut ct = unchecked::rounded_encode(hr);
+    let r3 = Wiped::new(hash_prefix(3, &[&r_enc[..]]));
     ct.extend_from_slice(&hash_prefix(2, &[&*r3, cache]));
     Ok((ct, r3))
 }
@@ -250,7 +261,7 @@ fn sntrup_encapsulate(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>,
     let _wipe = ring::ScratchWipe;
     let cache = hash_prefix(4, &[pk]);
     let r = short_random(rng, s::W);
-    let (ct, r3) = sntrup_hide(&r, pk, &cache)?;
+    let (ct, r3) = sntrup_hide(&r[..], pk, &cache)?;
     let k = Wiped::new(hash_prefix(1, &[&*r3, &ct]));
     Ok((ct, k))
 }
@@ -265,15 +276,19 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let v = small_decode_sk(v);
     // Decrypt
     let c = ring::rounded_decode(&ct[..ROUNDED_BYTES])?;
-    let cf = Wiped::new(unchecked::mul_rq_small(&c, &f));
-    let e: Wiped<Vec<i8>> = Wiped::new(cf.iter().map(|&x| times3_mod3(x)).collect());
-    let ev = Wiped::new(unchecked::mul_r3(&e, &v));
-    let weight: i32 = ev.iter().map(|&x| i32::from(x & 1)).sum();
+    let mut cf = Wiped::new([0i16; PADDED]);
+    unchecked::mul_rq_small_into(&c, &f[..], &mut cf);
+    let mut e = Wiped::new([0i8; P]);
+    for (e, &x) in e.iter_mut().zip(cf.iter()) {
+        *e = times3_mod3(x);
+    }
+    let mut r = Wiped::new([0i8; P]);
+    unchecked::mul_r3_into(&e[..], &v[..], &mut r);
+    let weight: i32 = r.iter().map(|&x| i32::from(x & 1)).sum();
     let good = (weight as u32).ct_eq(&(s::W as u32)); // weight w
     let keep = i8::conditional_select(&0, &-1, good); // all-ones iff weight w
                                                       // the first w coefficients become 1 and the others 0 unless the weight is w (two loops
                                                       // split at the public index w, so each is a plain element-wise loop)
-    let mut r: Wiped<Vec<i8>> = Wiped::new(ev.to_vec());
     let (head, tail) = r.split_at_mut(s::W);
     for x in head.iter_mut() {
         *x = ((*x ^ 1) & keep) ^ 1;
@@ -282,7 +297,7 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
         *x &= keep;
     }
     // Re-encrypt and compare (in constant time), select the session key input
-    let (cnew, r3) = sntrup_hide(&r, pk, cache)?;
+    let (cnew, r3) = sntrup_hide(&r[..], pk, cache)?;
     let ok = equal(&cnew, ct);
     let mut rho3 = Wiped::new(hash_prefix(3, &[rho]));
     let mut y = Wiped::new([0u8; 32]);
@@ -328,10 +343,10 @@ fn ntrulpr_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>
     rng.fill(&mut pk);
     let g = generator(&pk);
     let a = short_random(rng, l::W);
-    let ag = Wiped::new(unchecked::mul_rq_small(&g, &a));
+    let ag = Wiped::new(unchecked::mul_rq_small(&g, &a[..]));
     pk.extend_from_slice(&unchecked::rounded_encode(&round3(&ag)));
     let mut sk = Wiped::new(Vec::with_capacity(l::SK));
-    sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&a)));
+    sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&a[..])));
     sk.extend_from_slice(&pk);
     let mut rho = Wiped::new([0u8; l::INPUTS]);
     rng.fill(&mut *rho);
@@ -362,9 +377,9 @@ fn ntrulpr_hide(r_enc: &[u8], pk: &[u8], cache: &[u8]) -> Result<Vec<u8>> {
     let mut lst = expand(&hs);
     wipe(&mut hs[..]);
     let b = short_fromlist(&mut lst, l::W);
-    let bg = Wiped::new(unchecked::mul_rq_small(&g, &b));
+    let bg = Wiped::new(unchecked::mul_rq_small(&g, &b[..]));
     let mut ct = unchecked::rounded_encode(&round3(&bg));
-    let ba = Wiped::new(unchecked::mul_rq_small(&a_pub, &b));
+    let ba = Wiped::new(unchecked::mul_rq_small(&a_pub, &b[..]));
     let mut t = Wiped::new([0u8; l::I]);
     for (i, ti) in t.iter_mut().enumerate() {
         let bit = i64::from((r_enc[i >> 3] >> (i & 7)) & 1);
@@ -395,7 +410,7 @@ fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let (rho, cache) = rest.split_at(l::INPUTS);
     let a = small_decode_sk(a);
     let b = ring::rounded_decode(&ct[..ROUNDED_BYTES])?;
-    let ab = Wiped::new(unchecked::mul_rq_small(&b, &a));
+    let ab = Wiped::new(unchecked::mul_rq_small(&b, &a[..]));
     let tops = &ct[ROUNDED_BYTES..ROUNDED_BYTES + l::TOP];
     let mut r_enc = Wiped::new([0u8; l::INPUTS]);
     for i in 0..l::I {
@@ -522,12 +537,25 @@ mod tests {
         let a: Vec<i16> = (0..P as i16).map(|i| 6 * i - 2283).collect();
         let enc = ring::small_encode(&f).unwrap();
         assert_eq!(unchecked::small_encode(&f), enc);
-        assert_eq!(unchecked::small_decode_mod3(&enc), f);
-        assert_eq!(unchecked::mul_r3(&f, &g), ring::mul_r3(&f, &g).unwrap());
+        let mut enc_into = [0u8; SMALL_BYTES];
+        unchecked::small_encode_into(&f, &mut enc_into);
+        assert_eq!(enc_into[..], enc[..]);
+        let mut dec = [0i8; P];
+        unchecked::small_decode_mod3_into(&enc, &mut dec);
+        assert_eq!(dec[..], f[..]);
+        let mut r3 = [0i8; P];
+        unchecked::mul_r3_into(&f, &g, &mut r3);
+        assert_eq!(r3[..], ring::mul_r3(&f, &g).unwrap()[..]);
         assert_eq!(
             unchecked::mul_rq_small(&a, &f),
             ring::mul_rq_small(&a, &f).unwrap()
         );
+        let mut wide = [7i16; PADDED];
+        unchecked::mul_rq_small_into(&a, &f, &mut wide);
+        assert_eq!(wide[..P], ring::mul_rq_small(&a, &f).unwrap()[..]);
+        let mut rounded = wide;
+        unchecked::round3_in_place(&mut rounded[..P]);
+        assert_eq!(rounded[..P], ring::round3(&wide[..P]).unwrap()[..]);
         assert_eq!(unchecked::round3(&a), ring::round3(&a).unwrap());
         let r = unchecked::round3(&a);
         assert_eq!(
@@ -540,7 +568,8 @@ mod tests {
         let mut bad = enc.clone();
         bad[0] = 0xff;
         bad[SMALL_BYTES - 1] |= 0xfc;
-        let d = unchecked::small_decode_mod3(&bad);
+        let mut d = [0i8; P];
+        unchecked::small_decode_mod3_into(&bad, &mut d);
         assert_eq!(d[..4], [-1; 4]);
         assert_eq!(d[4..], f[4..]);
     }

@@ -44,7 +44,7 @@ use super::{P, Q};
 /// Transform length.
 pub(crate) const N: usize = 1536;
 /// Length of the output buffers the products write (`P` rounded up to whole vectors).
-pub(crate) const PADDED: usize = 768;
+pub(crate) const PADDED: usize = super::PADDED;
 /// NTT primes (each `1 mod 1536`, below `2^14`).
 pub(crate) const PRIMES: [i16; 3] = [7681, 10753, 12289];
 /// Radix-2 layers after the radix-3 one.

@@ -402,6 +402,10 @@ impl Drop for ScratchWipe {
     }
 }
 
+/// Entries of the product buffers of the `_into` calls: [`P`] rounded up to whole vectors
+/// (the fast multipliers write that many).
+pub(crate) const PADDED: usize = 768;
+
 pub(crate) mod unchecked {
     use super::*;
 
@@ -415,13 +419,24 @@ pub(crate) mod unchecked {
         }
     }
 
-    /// [`super::mul_r3`] without checks.
-    pub(crate) fn mul_r3(a: &[i8], b: &[i8]) -> Vec<i8> {
+    /// [`mul_rq_small`] into `out`: the product in the first [`P`] entries (the rest is
+    /// scratch), no allocation.
+    pub(crate) fn mul_rq_small_into(a: &[i16], s: &[i8], out: &mut [i16; PADDED]) {
+        debug_assert!(a.len() == P && check_small(s).is_ok());
+        match global().isa {
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 | Isa::Avx2 => x86::mul_rq_small_into(global().isa, a, s, out),
+            _ => out[..P].copy_from_slice(&scalar::mul_rq_small(a, s)),
+        }
+    }
+
+    /// [`super::mul_r3`] without checks, into `out`: no allocation on the SIMD backends.
+    pub(crate) fn mul_r3_into(a: &[i8], b: &[i8], out: &mut [i8; P]) {
         debug_assert!(check_small(a).is_ok() && check_small(b).is_ok());
         match global().isa {
             #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 | Isa::Avx2 => x86::mul_r3(global().isa, a, b),
-            _ => scalar::mul_r3(a, b),
+            Isa::Avx512 | Isa::Avx2 => x86::mul_r3_into(global().isa, a, b, out),
+            _ => out.copy_from_slice(&scalar::mul_r3(a, b)),
         }
     }
 
@@ -446,6 +461,14 @@ pub(crate) mod unchecked {
     }
 
     /// [`super::round3`] without checks.
+    /// [`round3`] in place.
+    pub(crate) fn round3_in_place(a: &mut [i16]) {
+        debug_assert!(check_centred(a).is_ok());
+        for x in a.iter_mut() {
+            *x = super::round3_one(*x);
+        }
+    }
+
     pub(crate) fn round3(a: &[i16]) -> Vec<i16> {
         debug_assert!(check_centred(a).is_ok());
         a.iter().map(|&x| super::round3_one(x)).collect()
@@ -461,6 +484,17 @@ pub(crate) mod unchecked {
         let mut out = Vec::with_capacity(ROUNDED_BYTES);
         encode::encode_uniform(&mut out, &rr, ROUNDED_M);
         out
+    }
+
+    /// [`small_encode`] into `out`.
+    pub(crate) fn small_encode_into(f: &[i8], out: &mut [u8; SMALL_BYTES]) {
+        debug_assert!(f.len() == P && check_small(f).is_ok());
+        for (o, chunk) in out.iter_mut().zip(f.chunks(4)) {
+            *o = chunk
+                .iter()
+                .enumerate()
+                .fold(0u8, |acc, (k, &c)| acc | (((c + 1) as u8) << (2 * k)));
+        }
     }
 
     /// [`super::small_encode`] without checks.
@@ -479,14 +513,13 @@ pub(crate) mod unchecked {
     /// `Small_decode` of any [`SMALL_BYTES`] bytes, branch-free: the non-canonical two-bit
     /// pattern `11` (the reference's out-of-range 2) is read as `-1` (equal modulo 3); padding
     /// bits are ignored, as in the reference.
-    pub(crate) fn small_decode_mod3(s: &[u8]) -> Vec<i8> {
+    pub(crate) fn small_decode_mod3_into(s: &[u8], out: &mut [i8; P]) {
         debug_assert_eq!(s.len(), SMALL_BYTES);
         let decode = |x: u8, k: usize| -> i8 {
             let v = (x >> (2 * k)) & 3; // 0..=3
             let v = v - 3 * (v >> 1 & v & 1); // 3 -> 0
             v as i8 - 1
         };
-        let mut out = vec![0i8; P];
         // Four coefficients per byte (a fixed-size loop the compiler vectorises), then the
         // last byte's P % 4.
         for (o, &x) in out.chunks_exact_mut(4).zip(s) {
@@ -498,7 +531,6 @@ pub(crate) mod unchecked {
         for (k, ok) in out[P - P % 4..].iter_mut().enumerate() {
             *ok = decode(last, k);
         }
-        out
     }
 }
 

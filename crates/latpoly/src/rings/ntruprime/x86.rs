@@ -16,6 +16,7 @@ use super::fast_recip;
 use super::{recip, scalar, P};
 use crate::isa::Isa;
 use crate::rings::bitslice::x86::{Avx2Bits, Avx512Bits, VTrits};
+use crate::secret::Wiped;
 use core::arch::x86_64::*;
 use std::cell::RefCell;
 use std::sync::OnceLock;
@@ -597,36 +598,52 @@ pub(crate) fn mul_rq(isa: Isa, a: &[i16], b: &[i16]) -> Vec<i16> {
 /// `a · s` in `R/q` for small `s` (see [`mul_rq`]).
 pub(crate) fn mul_rq_small(isa: Isa, a: &[i16], s: &[i8]) -> Vec<i16> {
     let mut out = vec![0i16; fast::PADDED];
-    match (isa, Avx512::try_new(), Avx2::try_new()) {
-        // SAFETY: the token proves the features the entry point enables.
-        (Isa::Avx512, Some(t), _) => unsafe {
-            with_scratch(|sc| t.tf_mul_rq_small(avx512_tables(t), sc, a, s, &mut out))
-        },
-        // SAFETY: as above.
-        (Isa::Avx2, _, Some(t)) => unsafe {
-            with_scratch(|sc| t.tf_mul_rq_small(avx2_tables(t), sc, a, s, &mut out))
-        },
-        _ => return scalar::mul_rq_small(a, s),
-    }
+    mul_rq_small_into(isa, a, s, &mut out);
     out.truncate(P);
     out
 }
 
+/// [`mul_rq_small`] into `out` ([`fast::PADDED`] entries; the first [`P`] are the product, the
+/// others are overwritten with unspecified values).
+pub(crate) fn mul_rq_small_into(isa: Isa, a: &[i16], s: &[i8], out: &mut [i16]) {
+    debug_assert_eq!(out.len(), fast::PADDED);
+    match (isa, Avx512::try_new(), Avx2::try_new()) {
+        // SAFETY: the token proves the features the entry point enables.
+        (Isa::Avx512, Some(t), _) => unsafe {
+            with_scratch(|sc| t.tf_mul_rq_small(avx512_tables(t), sc, a, s, out))
+        },
+        // SAFETY: as above.
+        (Isa::Avx2, _, Some(t)) => unsafe {
+            with_scratch(|sc| t.tf_mul_rq_small(avx2_tables(t), sc, a, s, out))
+        },
+        _ => out[..P].copy_from_slice(&scalar::mul_rq_small(a, s)),
+    }
+}
+
 /// `a · b` in `R/3` (see [`mul_rq`]).
 pub(crate) fn mul_r3(isa: Isa, a: &[i8], b: &[i8]) -> Vec<i8> {
-    let mut out = vec![0i16; fast::PADDED];
+    let mut out = vec![0i8; P];
+    mul_r3_into(isa, a, b, &mut out);
+    out
+}
+
+/// [`mul_r3`] into `out` ([`P`] entries).
+pub(crate) fn mul_r3_into(isa: Isa, a: &[i8], b: &[i8], out: &mut [i8]) {
+    let mut wide = Wiped::new([0i16; fast::PADDED]);
     match (isa, Avx512::try_new(), Avx2::try_new()) {
         // SAFETY: the token proves the features the entry point enables.
         (Isa::Avx512, Some(s), _) => unsafe {
-            with_scratch(|sc| s.tf_mul_r3(avx512_tables(s), sc, a, b, &mut out))
+            with_scratch(|sc| s.tf_mul_r3(avx512_tables(s), sc, a, b, &mut wide[..]))
         },
         // SAFETY: as above.
         (Isa::Avx2, _, Some(s)) => unsafe {
-            with_scratch(|sc| s.tf_mul_r3(avx2_tables(s), sc, a, b, &mut out))
+            with_scratch(|sc| s.tf_mul_r3(avx2_tables(s), sc, a, b, &mut wide[..]))
         },
-        _ => return scalar::mul_r3(a, b),
+        _ => return out.copy_from_slice(&scalar::mul_r3(a, b)),
     }
-    out[..P].iter().map(|&x| x as i8).collect()
+    for (o, &x) in out.iter_mut().zip(wide.iter()) {
+        *o = x as i8;
+    }
 }
 
 /// `R3_recip` on `isa`: the bit-sliced divsteps of `rings::bitslice` on AVX-512 or AVX2
