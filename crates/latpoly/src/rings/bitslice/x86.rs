@@ -532,8 +532,89 @@ fn decide(words: [u64; 4], mut delta: i64, out: &mut [Step]) -> i64 {
 /// vector steps then form a chain of blends and ternary-logic operations with no round trip
 /// through general-purpose registers (the per-step round trip made the plain loop three times
 /// slower). The same steps and results as the generic loop, branch-free in the data.
+///
+/// On CPUs with AVX-512 VBMI2 the one-bit shifts across words are single concatenating shifts
+/// (`vpshldq` / `vpshrdq` of a register and its word-shifted neighbour: two instructions per
+/// register instead of four), see [`divsteps3_batched`].
 #[inline(always)]
 fn divsteps3_avx512<const K: usize>(
+    f: &mut VTrits<__m512i, K>,
+    g: &mut VTrits<__m512i, K>,
+    v: &mut VTrits<__m512i, K>,
+    w: &mut VTrits<__m512i, K>,
+    steps: usize,
+) -> i32 {
+    if has_vbmi2() {
+        // SAFETY: the CPU runs AVX-512 VBMI2 (checked just above) and AVX-512F (the caller's
+        // `__m512i` values come from an AVX-512 token).
+        unsafe { divsteps3_vbmi2(f, g, v, w, steps) }
+    } else {
+        divsteps3_batched::<K, false>(f, g, v, w, steps)
+    }
+}
+
+/// Whether the CPU runs AVX-512 VBMI2 (checked once).
+fn has_vbmi2() -> bool {
+    static VBMI2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *VBMI2.get_or_init(|| is_x86_feature_detected!("avx512vbmi2"))
+}
+
+/// [`divsteps3_batched`] with the VBMI2 shifts.
+#[target_feature(enable = "avx512f,avx512vbmi2")]
+fn divsteps3_vbmi2<const K: usize>(
+    f: &mut VTrits<__m512i, K>,
+    g: &mut VTrits<__m512i, K>,
+    v: &mut VTrits<__m512i, K>,
+    w: &mut VTrits<__m512i, K>,
+    steps: usize,
+) -> i32 {
+    divsteps3_batched::<K, true>(f, g, v, w, steps)
+}
+
+/// `x = x · X` on a plane of `K` registers (the bit below comes from the previous word);
+/// `VBMI2`: with `vpshldq` (the caller enables AVX-512 VBMI2).
+#[inline(always)]
+fn shl1_plane<const K: usize, const VBMI2: bool>(x: &mut [__m512i; K]) {
+    for j in (0..K).rev() {
+        let lower = if j > 0 {
+            x[j - 1]
+        } else {
+            <__m512i as Reg>::zero()
+        };
+        let prev = x[j].prev(lower);
+        x[j] = if VBMI2 {
+            // SAFETY: VBMI2 is enabled by the caller (see the function documentation).
+            unsafe { _mm512_shldi_epi64::<1>(x[j], prev) }
+        } else {
+            x[j].shl1().or(prev.shr63())
+        };
+    }
+}
+
+/// `x = x / X` on a plane of `K` registers (zero comes in at the top); `VBMI2` as in
+/// [`shl1_plane`].
+#[inline(always)]
+fn shr1_plane<const K: usize, const VBMI2: bool>(x: &mut [__m512i; K]) {
+    for j in 0..K {
+        let upper = if j + 1 < K {
+            x[j + 1]
+        } else {
+            <__m512i as Reg>::zero()
+        };
+        let next = x[j].next(upper);
+        x[j] = if VBMI2 {
+            // SAFETY: as in `shl1_plane`.
+            unsafe { _mm512_shrdi_epi64::<1>(x[j], next) }
+        } else {
+            x[j].shr1().or(next.shl63())
+        };
+    }
+}
+
+/// The batched loop of [`divsteps3_avx512`]; `VBMI2` selects the shift instructions (true only
+/// inside a function that enables AVX-512 VBMI2).
+#[inline(always)]
+fn divsteps3_batched<const K: usize, const VBMI2: bool>(
     f: &mut VTrits<__m512i, K>,
     g: &mut VTrits<__m512i, K>,
     v: &mut VTrits<__m512i, K>,
@@ -553,14 +634,21 @@ fn divsteps3_avx512<const K: usize>(
         ];
         delta = decide(words, delta, &mut rec[..batch]);
         for st in &rec[..batch] {
-            v.shl1(0);
+            // v = v · X, cut to the polynomial's n coefficients
+            shl1_plane::<K, VBMI2>(&mut v.p);
+            shl1_plane::<K, VBMI2>(&mut v.m);
+            for j in 0..K {
+                v.p[j] = v.p[j].and(v.mask[j]);
+                v.m[j] = v.m[j].and(v.mask[j]);
+            }
             cswap_k(&mut f.p, &mut g.p, st.swap);
             cswap_k(&mut f.m, &mut g.m, st.swap);
             cswap_k(&mut v.p, &mut w.p, st.swap);
             cswap_k(&mut v.m, &mut w.m, st.swap);
             gf3_add_scaled(g, f, st.s1, st.s2);
             gf3_add_scaled(w, v, st.s1, st.s2);
-            g.shr1();
+            shr1_plane::<K, VBMI2>(&mut g.p);
+            shr1_plane::<K, VBMI2>(&mut g.m);
         }
         done += batch;
     }
@@ -689,10 +777,28 @@ mod tests {
             let want = divsteps3_steps(&mut f, &mut g, &mut v, &mut w, steps, mask);
             let load = |x: &Trits<W>| VTrits::<__m512i, K>::load(t, x, n);
             let [mut vf, mut vg, mut vv, mut vw] = polys.map(|x| load(&x));
+            let [mut pf, mut pg, mut pv, mut pw] = [vf, vg, vv, vw];
             let got = <VTrits<__m512i, K> as TritOps>::divsteps(
                 &mut vf, &mut vg, &mut vv, &mut vw, steps, mask,
             );
             assert_eq!(got, want, "delta, n = {n}, case {case}");
+            // the loop without VBMI2 shifts (the dispatch above takes the VBMI2 one where the
+            // CPU has it)
+            let plain = divsteps3_batched::<K, false>(&mut pf, &mut pg, &mut pv, &mut pw, steps);
+            assert_eq!(plain, want, "delta (no VBMI2), n = {n}, case {case}");
+            for (name, a, b) in [
+                ("f", &pf, &f),
+                ("g", &pg, &g),
+                ("v", &pv, &v),
+                ("w", &pw, &w),
+            ] {
+                let a: Trits<W> = a.store();
+                assert_eq!(
+                    (a.p, a.m),
+                    (b.p, b.m),
+                    "{name} (no VBMI2), n = {n}, case {case}"
+                );
+            }
             for (name, a, b) in [
                 ("f", &vf, &f),
                 ("g", &vg, &g),
