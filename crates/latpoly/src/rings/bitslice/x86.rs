@@ -446,20 +446,22 @@ fn gf3_add(xp: __m512i, xm: __m512i, yp: __m512i, ym: __m512i) -> (__m512i, __m5
 }
 
 /// `x + s·y` on `K` registers per plane, where the scalar `s` is 1 on `k1`, 2 on `k2` and 0
-/// where neither mask is set (the masks select all lanes or none).
+/// where neither mask is set (the masks select all lanes or none); `s2` is the `k2` decision
+/// as a vector (all ones or zero), so that `s·y` is one zero-masked ternary-logic operation
+/// per plane.
 #[inline(always)]
 fn gf3_add_scaled<const K: usize>(
     x: &mut VTrits<__m512i, K>,
     y: &VTrits<__m512i, K>,
-    k1: __mmask8,
-    k2: __mmask8,
+    k12: __mmask8,
+    s2: __m512i,
 ) {
     for j in 0..K {
-        // SAFETY: as in `mux`.
+        // SAFETY: as in `mux`. `s2 ? b : c` is truth table 0xCA; lanes outside `k12` are zero.
         let (yp, ym) = unsafe {
             (
-                _mm512_maskz_mov_epi64(k1 | k2, _mm512_mask_blend_epi64(k2, y.p[j], y.m[j])),
-                _mm512_maskz_mov_epi64(k1 | k2, _mm512_mask_blend_epi64(k2, y.m[j], y.p[j])),
+                _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2, y.m[j], y.p[j]),
+                _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2, y.p[j], y.m[j]),
             )
         };
         (x.p[j], x.m[j]) = gf3_add(x.p[j], x.m[j], yp, ym);
@@ -484,13 +486,15 @@ fn cswap_k<const K: usize>(a: &mut [__m512i; K], b: &mut [__m512i; K], k: __mmas
 /// `0..64 - j` are still exact, so 64 steps can be decided from it.
 const BATCH: usize = 64;
 
-/// The decisions of one step: swap, and the factor `s` of `g += s·f` as two masks (`s = 1`,
-/// `s = 2`); each all-ones or zero.
+/// The decisions of one step: swap, and the factor `s` of `g += s·f` (`s != 0` and `s = 2`);
+/// each all-ones or zero.
 #[derive(Clone, Copy, Default)]
 struct Step {
     swap: u8,
-    s1: u8,
-    s2: u8,
+    /// `s != 0` (mask register form).
+    s12: u8,
+    /// `s = 2`, all ones or zero (broadcast into a vector by a load).
+    s2: u64,
 }
 
 /// Runs up to [`BATCH`] divsteps on the low words `(fp, fm)`, `(gp, gm)` of `f` and `g` (64
@@ -519,8 +523,8 @@ fn decide(words: [u64; 4], mut delta: i64, out: &mut [Step]) -> i64 {
         (gp, gm) = (np >> 1, nm >> 1);
         *st = Step {
             swap: swap as u8,
-            s1: s1 as u8,
-            s2: s2 as u8,
+            s12: (s1 | s2) as u8,
+            s2,
         };
     }
     delta
@@ -634,23 +638,27 @@ fn divsteps3_batched<const K: usize, const VBMI2: bool>(
         ];
         delta = decide(words, delta, &mut rec[..batch]);
         for st in &rec[..batch] {
-            // v = v · X, cut to the polynomial's n coefficients
+            // v = v · X; the bits that pass the polynomial's n coefficients are cut once after
+            // the loop: v and w only ever move up and add bit by bit, so they never flow back
             shl1_plane::<K, VBMI2>(&mut v.p);
             shl1_plane::<K, VBMI2>(&mut v.m);
-            for j in 0..K {
-                v.p[j] = v.p[j].and(v.mask[j]);
-                v.m[j] = v.m[j].and(v.mask[j]);
-            }
             cswap_k(&mut f.p, &mut g.p, st.swap);
             cswap_k(&mut f.m, &mut g.m, st.swap);
             cswap_k(&mut v.p, &mut w.p, st.swap);
             cswap_k(&mut v.m, &mut w.m, st.swap);
-            gf3_add_scaled(g, f, st.s1, st.s2);
-            gf3_add_scaled(w, v, st.s1, st.s2);
+            let s2 = <__m512i as Reg>::splat(st.s2);
+            gf3_add_scaled(g, f, st.s12, s2);
+            gf3_add_scaled(w, v, st.s12, s2);
             shr1_plane::<K, VBMI2>(&mut g.p);
             shr1_plane::<K, VBMI2>(&mut g.m);
         }
         done += batch;
+    }
+    for x in [v, w] {
+        for j in 0..K {
+            x.p[j] = x.p[j].and(x.mask[j]);
+            x.m[j] = x.m[j].and(x.mask[j]);
+        }
     }
     delta as i32
 }
