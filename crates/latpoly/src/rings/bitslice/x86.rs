@@ -548,7 +548,31 @@ fn divsteps3_avx512<const K: usize>(
     w: &mut VTrits<__m512i, K>,
     steps: usize,
 ) -> i32 {
-    if has_vbmi2() {
+    // Two registers per plane whose second one holds at most four used words (n <= 768:
+    // 677, 701, 761 + 1): that half in `ymm` registers, whose operations cost half as much.
+    let narrow = K == 2 && {
+        let mut words = [0u64; 16];
+        f.mask[K - 1].store(&mut words[..8]);
+        words[4..8].iter().all(|&x| x == 0)
+    };
+    if has_vbmi2() && narrow {
+        let zy = |x: &VTrits<__m512i, K>| [Zy::new(x.p[0], x.p[1]), Zy::new(x.m[0], x.m[1])];
+        let (mut zf, mut zg, mut zv, mut zw) = (zy(f), zy(g), zy(v), zy(w));
+        // SAFETY: the CPU runs AVX-512 VBMI2 (checked above), AVX-512F and VL (the caller's
+        // `__m512i` values come from an AVX-512 token, which requires both).
+        let delta = unsafe { divsteps3_zy(&mut zf, &mut zg, &mut zv, &mut zw, steps) };
+        for (x, z) in [(f, zf), (g, zg), (v, zv), (w, zw)] {
+            (x.p[0], x.p[1]) = z[0].get();
+            (x.m[0], x.m[1]) = z[1].get();
+        }
+        for x in [v, w] {
+            for j in 0..K {
+                x.p[j] = x.p[j].and(x.mask[j]);
+                x.m[j] = x.m[j].and(x.mask[j]);
+            }
+        }
+        delta
+    } else if has_vbmi2() {
         // SAFETY: the CPU runs AVX-512 VBMI2 (checked just above) and AVX-512F (the caller's
         // `__m512i` values come from an AVX-512 token).
         unsafe { divsteps3_vbmi2(f, g, v, w, steps) }
@@ -573,6 +597,124 @@ fn divsteps3_vbmi2<const K: usize>(
     steps: usize,
 ) -> i32 {
     divsteps3_batched::<K, true>(f, g, v, w, steps)
+}
+
+/// One bit plane of up to 768 coefficients: words 0..8 in a `zmm` register, words 8..12 in a
+/// `ymm` register.
+#[derive(Clone, Copy)]
+struct Zy {
+    lo: __m512i,
+    hi: __m256i,
+}
+
+impl Zy {
+    /// From two registers whose second one has at most four used words.
+    #[inline(always)]
+    fn new(lo: __m512i, hi: __m512i) -> Self {
+        // SAFETY: AVX-512F (module invariant: `__m512i` values exist only after a token).
+        Zy {
+            lo,
+            hi: unsafe { _mm512_castsi512_si256(hi) },
+        }
+    }
+
+    /// Back to two registers (words 12..16 zero).
+    #[inline(always)]
+    fn get(self) -> (__m512i, __m512i) {
+        // SAFETY: as in `new`.
+        (self.lo, unsafe { _mm512_zextsi256_si512(self.hi) })
+    }
+}
+
+/// [`divsteps3_batched`] for two registers per plane of which the second holds at most four
+/// used words ([`Zy`]): the same steps, the upper words in `ymm` registers.
+#[target_feature(enable = "avx512f,avx512vl,avx512vbmi2")]
+fn divsteps3_zy(
+    f: &mut [Zy; 2],
+    g: &mut [Zy; 2],
+    v: &mut [Zy; 2],
+    w: &mut [Zy; 2],
+    steps: usize,
+) -> i32 {
+    let z512 = _mm512_setzero_si512();
+    let z256 = _mm256_setzero_si256();
+    // x · X (bits passing word 11 fall off; the caller cuts to n afterwards)
+    let shl1 = |x: Zy| -> Zy {
+        let lo_prev = _mm512_alignr_epi64::<7>(x.lo, z512);
+        let top = _mm512_extracti64x4_epi64::<1>(x.lo);
+        let hi_prev = _mm256_alignr_epi64::<3>(x.hi, top);
+        Zy {
+            lo: _mm512_shldi_epi64::<1>(x.lo, lo_prev),
+            hi: _mm256_shldi_epi64::<1>(x.hi, hi_prev),
+        }
+    };
+    // x / X (zero comes in at the top)
+    let shr1 = |x: Zy| -> Zy {
+        let lo_next = _mm512_alignr_epi64::<1>(_mm512_castsi256_si512(x.hi), x.lo);
+        let hi_next = _mm256_alignr_epi64::<1>(z256, x.hi);
+        Zy {
+            lo: _mm512_shrdi_epi64::<1>(x.lo, lo_next),
+            hi: _mm256_shrdi_epi64::<1>(x.hi, hi_next),
+        }
+    };
+    let cswap = |a: &mut Zy, b: &mut Zy, k: __mmask8| {
+        (a.lo, b.lo) = (
+            _mm512_mask_blend_epi64(k, a.lo, b.lo),
+            _mm512_mask_blend_epi64(k, b.lo, a.lo),
+        );
+        (a.hi, b.hi) = (
+            _mm256_mask_blend_epi64(k, a.hi, b.hi),
+            _mm256_mask_blend_epi64(k, b.hi, a.hi),
+        );
+    };
+    // x + s·y (as `gf3_add_scaled` and `gf3_add`)
+    let add_scaled = |x: &mut [Zy; 2], y: &[Zy; 2], k12: __mmask8, s2: u64| {
+        let s2z = _mm512_set1_epi64(s2 as i64);
+        let s2y = _mm256_set1_epi64x(s2 as i64);
+        let [xp, xm] = x;
+        let [y_p, y_m] = *y;
+        let yp = _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2z, y_m.lo, y_p.lo);
+        let ym = _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2z, y_p.lo, y_m.lo);
+        let t1 = _mm512_ternarylogic_epi64::<0x1C>(yp, xp.lo, xm.lo);
+        let t2 = _mm512_ternarylogic_epi64::<0x1A>(ym, xp.lo, xm.lo);
+        (xp.lo, xm.lo) = (
+            _mm512_ternarylogic_epi64::<0xCA>(ym, xm.lo, t1),
+            _mm512_ternarylogic_epi64::<0xCA>(yp, xp.lo, t2),
+        );
+        let yp = _mm256_maskz_ternarylogic_epi64::<0xCA>(k12, s2y, y_m.hi, y_p.hi);
+        let ym = _mm256_maskz_ternarylogic_epi64::<0xCA>(k12, s2y, y_p.hi, y_m.hi);
+        let t1 = _mm256_ternarylogic_epi64::<0x1C>(yp, xp.hi, xm.hi);
+        let t2 = _mm256_ternarylogic_epi64::<0x1A>(ym, xp.hi, xm.hi);
+        (xp.hi, xm.hi) = (
+            _mm256_ternarylogic_epi64::<0xCA>(ym, xm.hi, t1),
+            _mm256_ternarylogic_epi64::<0xCA>(yp, xp.hi, t2),
+        );
+    };
+    let word0 = |x: Zy| _mm_cvtsi128_si64(_mm512_castsi512_si128(x.lo)) as u64;
+    let mut delta: i64 = 1;
+    let mut done = 0;
+    let mut rec = [Step::default(); BATCH];
+    while done < steps {
+        let batch = BATCH.min(steps - done);
+        let words = [word0(f[0]), word0(f[1]), word0(g[0]), word0(g[1])];
+        delta = decide(words, delta, &mut rec[..batch]);
+        for st in &rec[..batch] {
+            v[0] = shl1(v[0]);
+            v[1] = shl1(v[1]);
+            for k in 0..2 {
+                let (fk, gk) = (&mut f[k], &mut g[k]);
+                cswap(fk, gk, st.swap);
+                let (vk, wk) = (&mut v[k], &mut w[k]);
+                cswap(vk, wk, st.swap);
+            }
+            add_scaled(g, f, st.s12, st.s2);
+            add_scaled(w, v, st.s12, st.s2);
+            g[0] = shr1(g[0]);
+            g[1] = shr1(g[1]);
+        }
+        done += batch;
+    }
+    delta as i32
 }
 
 /// `x = x · X` on a plane of `K` registers (the bit below comes from the previous word);
