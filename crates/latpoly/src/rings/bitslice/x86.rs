@@ -612,10 +612,8 @@ impl Zy {
     #[inline(always)]
     fn new(lo: __m512i, hi: __m512i) -> Self {
         // SAFETY: AVX-512F (module invariant: `__m512i` values exist only after a token).
-        Zy {
-            lo,
-            hi: unsafe { _mm512_castsi512_si256(hi) },
-        }
+        let hi = unsafe { _mm512_castsi512_si256(hi) };
+        Zy { lo, hi }
     }
 
     /// Back to two registers (words 12..16 zero).
