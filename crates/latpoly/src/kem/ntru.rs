@@ -75,9 +75,6 @@ fn poly(p: NtruParams) -> Poly {
     Wiped::new(vec![0u16; p.n()])
 }
 
-/// The largest packed trinary polynomial (`n = 821`), a bound checked for every parameter set.
-const MAX_S3_BYTES: usize = (821 - 1usize).div_ceil(5);
-
 /// Byte lengths of a parameter set.
 #[derive(Clone, Copy)]
 struct Sizes {
@@ -93,7 +90,6 @@ struct Sizes {
 
 impl Sizes {
     const fn of(p: NtruParams) -> Sizes {
-        assert!(p.s3_bytes() <= MAX_S3_BYTES);
         Sizes {
             iid: p.n() - 1,
             fixed: (30 * (p.n() - 1)).div_ceil(8),

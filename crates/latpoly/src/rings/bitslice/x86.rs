@@ -565,12 +565,7 @@ fn divsteps3_avx512<const K: usize>(
             (x.p[0], x.p[1]) = z[0].get();
             (x.m[0], x.m[1]) = z[1].get();
         }
-        for x in [v, w] {
-            for j in 0..K {
-                x.p[j] = x.p[j].and(x.mask[j]);
-                x.m[j] = x.m[j].and(x.mask[j]);
-            }
-        }
+        cut_to_n(v, w);
         delta
     } else if has_vbmi2() {
         // SAFETY: the CPU runs AVX-512 VBMI2 (checked just above) and AVX-512F (the caller's
@@ -794,13 +789,20 @@ fn divsteps3_batched<const K: usize, const VBMI2: bool>(
         }
         done += batch;
     }
+    cut_to_n(v, w);
+    delta as i32
+}
+
+/// Clears the bits of `v` and `w` past the polynomial's `n` coefficients (the batched loops
+/// shift `v` up without cutting every step: bits only move up, so they never flow back).
+#[inline(always)]
+fn cut_to_n<const K: usize>(v: &mut VTrits<__m512i, K>, w: &mut VTrits<__m512i, K>) {
     for x in [v, w] {
         for j in 0..K {
             x.p[j] = x.p[j].and(x.mask[j]);
             x.m[j] = x.m[j].and(x.mask[j]);
         }
     }
-    delta as i32
 }
 
 /// A bit-sliced GF(2) polynomial (as [`Bits`]) in registers of type `R`.
