@@ -521,6 +521,15 @@ fn reciprocals_every_path() {
     inputs.push(vec![1; P]);
     inputs.push(vec![-1; P]);
     inputs.push(one_small());
+    // monomials and other sparse inputs: long runs without a swap (delta far from 0), the
+    // cases that stress the vectorised loops' public bounds on what can still matter
+    for k in [1, 2, 31, 32, 33, 380, 759, 760] {
+        let mut a = vec![0i8; P];
+        a[k] = if k % 2 == 0 { 1 } else { -1 };
+        inputs.push(a.clone());
+        a[0] = 1;
+        inputs.push(a);
+    }
     for m in paths() {
         if m.isa() == Isa::Scalar {
             continue;
