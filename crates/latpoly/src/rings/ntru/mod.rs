@@ -49,6 +49,8 @@ mod fast;
 #[cfg(target_arch = "x86_64")]
 mod pack_x86;
 #[cfg(target_arch = "x86_64")]
+mod r2_avx512;
+#[cfg(target_arch = "x86_64")]
 mod r2_clmul;
 mod reference;
 #[cfg(target_arch = "x86_64")]
@@ -256,9 +258,18 @@ impl Backend {
     }
 
     /// `poly_R2_inv`, compiled for this backend's instruction set (same result everywhere): on
-    /// the SIMD backends by exponentiation with carry-less products when the CPU has
-    /// `PCLMULQDQ` (`r2_clmul.rs`), otherwise by the reference's divsteps, bit-sliced.
+    /// the SIMD backends by exponentiation with carry-less products, all in AVX-512 registers
+    /// on the AVX-512 backend when the CPU has the subsets `r2_avx512.rs` uses, otherwise with
+    /// `PCLMULQDQ` (`r2_clmul.rs`); without that, by the reference's divsteps, bit-sliced.
     fn r2_inv(self, a: &[u16], out: &mut [u16]) {
+        #[cfg(target_arch = "x86_64")]
+        if matches!(self, Backend::Avx512(_))
+            && r2_avx512::R2Avx512::try_new()
+                .and_then(|t| t.r2_inv(a, out))
+                .is_some()
+        {
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if !matches!(self, Backend::Scalar)
             && r2_clmul::Clmul::try_new()

@@ -158,7 +158,7 @@ fn fold<const W: usize, const N: usize>(p: &[u64; PROD]) -> [u64; W] {
 
 /// Mask of the bits of the top word below `n`.
 #[inline(always)]
-fn top_mask(n: usize) -> u64 {
+pub(super) fn top_mask(n: usize) -> u64 {
     u64::MAX >> (64 * n.div_ceil(64) - n)
 }
 
@@ -248,7 +248,7 @@ fn perm_table(n: usize, k: usize) -> Option<&'static [u16]> {
 type PermTables = Vec<(usize, Vec<u16>)>;
 
 /// The table of [`perm_table`].
-fn build_perm(n: usize, k: usize) -> Vec<u16> {
+pub(super) fn build_perm(n: usize, k: usize) -> Vec<u16> {
     // c = 2^-k mod n by square-and-multiply ((n + 1) / 2 is the inverse of 2, n odd).
     let (mut c, mut base, mut e) = (1usize, n.div_ceil(2), k);
     while e > 0 {
@@ -262,7 +262,7 @@ fn build_perm(n: usize, k: usize) -> Vec<u16> {
 }
 
 /// The squaring counts `k` of the doubling steps of the chain for degree `n`.
-fn chain_ks(n: usize) -> impl Iterator<Item = usize> {
+pub(super) fn chain_ks(n: usize) -> impl Iterator<Item = usize> {
     let e = n - 2;
     let mut k = 1;
     (0..(usize::BITS - 1 - e.leading_zeros()) as usize)
@@ -274,14 +274,11 @@ fn chain_ks(n: usize) -> impl Iterator<Item = usize> {
         })
 }
 
+/// `a mod (2, Phi_n)` as bits (degree <= n - 2: coefficient `i` is `(a[i] ^ a[n-1]) & 1`),
+/// `n = a.len()`, into the low words of `x` (the rest left as it is).
 #[inline(always)]
-fn r2_inv_pow<const W: usize, const N: usize>(t: Clmul, a: &[u16], r: &mut [u16]) {
-    let n = N;
-    let a = &a[..N];
-    let r = &mut r[..N];
-    debug_assert!(n.div_ceil(64) == W && W <= MAX_W && n % 2 == 1);
-    // a mod Phi_n, degree <= n - 2: coefficient i is (a[i] ^ a[n-1]) & 1.
-    let mut x = [0u64; W];
+pub(super) fn pack_mod_phi(a: &[u16], x: &mut [u64]) {
+    let n = a.len();
     let last = a[n - 1];
     for (xw, chunk) in x.iter_mut().zip(a[..n - 1].chunks(64)) {
         *xw = chunk
@@ -289,6 +286,29 @@ fn r2_inv_pow<const W: usize, const N: usize>(t: Clmul, a: &[u16], r: &mut [u16]
             .enumerate()
             .fold(0, |acc, (b, &ai)| acc | u64::from((ai ^ last) & 1) << b);
     }
+}
+
+/// The bits of `inv` (a polynomial mod `x^n - 1`, `n = r.len()`) reduced mod
+/// `Phi_n = 1 + x + ... + x^(n-1)` (subtract `inv[n-1] · Phi_n`) into `r`, one coefficient per
+/// entry, `r[n-1] = 0`.
+#[inline(always)]
+pub(super) fn unpack_mod_phi(inv: &[u64], r: &mut [u16]) {
+    let n = r.len();
+    let top = (inv[(n - 1) / 64] >> ((n - 1) % 64)) & 1;
+    for (i, ri) in r[..n - 1].iter_mut().enumerate() {
+        *ri = (((inv[i / 64] >> (i % 64)) & 1) ^ top) as u16;
+    }
+    r[n - 1] = 0;
+}
+
+#[inline(always)]
+fn r2_inv_pow<const W: usize, const N: usize>(t: Clmul, a: &[u16], r: &mut [u16]) {
+    let n = N;
+    let a = &a[..N];
+    let r = &mut r[..N];
+    debug_assert!(n.div_ceil(64) == W && W <= MAX_W && n % 2 == 1);
+    let mut x = [0u64; W];
+    pack_mod_phi(a, &mut x);
     // beta_k = x^(2^k - 1) for k = e = m - 1 = n - 2, scanning e's bits from the top.
     let e = n - 2;
     let mut beta = x;
@@ -306,12 +326,7 @@ fn r2_inv_pow<const W: usize, const N: usize>(t: Clmul, a: &[u16], r: &mut [u16]
     }
     debug_assert_eq!(k, e);
     let mut inv = sqr_k::<W, N>(t, &beta, 1);
-    // Reduce mod Phi_n = 1 + x + ... + x^(n-1): subtract inv[n-1] · Phi_n.
-    let top = (inv[(n - 1) / 64] >> ((n - 1) % 64)) & 1;
-    for (i, ri) in r[..n - 1].iter_mut().enumerate() {
-        *ri = (((inv[i / 64] >> (i % 64)) & 1) ^ top) as u16;
-    }
-    r[n - 1] = 0;
+    unpack_mod_phi(&inv, r);
     x.zeroize();
     beta.zeroize();
     inv.zeroize();
