@@ -1125,6 +1125,8 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
         a2(&mut rows, rounds);
     }
     let _ = w1;
+    println!("CPU: {}", crate::cpu::describe());
+    println!();
     print_table(&rows);
     if let Some(path) = &opts.json {
         std::fs::write(path, to_json(&rows)).map_err(|e| format!("{path}: {e}"))?;

@@ -6,6 +6,7 @@
 //! * `latpoly info`: backends and limits.
 
 mod bench;
+mod cpu;
 
 use latpoly::ntt::{MAX_N, MIN_N};
 use latpoly::rns::{Representation, RnsContext, RnsPoly};
@@ -233,6 +234,7 @@ fn demo(d: DemoArgs) -> Result<(), String> {
 fn info() {
     use latpoly::{NttPlan, NttPlan16, NttPlan32};
     println!("latpoly {}", env!("CARGO_PKG_VERSION"));
+    println!("cpu: {}", cpu::describe());
     match std::env::var("LATPOLY_ISA") {
         Ok(v) => println!(
             "LATPOLY_ISA={v:?}: {}",

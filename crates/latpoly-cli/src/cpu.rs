@@ -1,0 +1,61 @@
+//! One line naming the CPU a run is on (from `/proc/cpuinfo` where it exists), printed by
+//! `latpoly info` and at the top of `latpoly bench`: the same VM image can land on hosts of
+//! different generations, and the ratios against peers depend on it (on AMD Zen 4, 512-bit
+//! vector operations run on 256-bit units at half the rate of 256-bit ones; on Zen 5 at the
+//! full rate).
+
+/// `model name (vendor family F model M[: microarchitecture note])`, or `unknown CPU`.
+pub fn describe() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .map_or_else(|_| "unknown CPU".into(), |s| from_cpuinfo(&s))
+}
+
+/// [`describe`] on the text of `/proc/cpuinfo` (the first processor's fields).
+fn from_cpuinfo(text: &str) -> String {
+    let field = |name: &str| {
+        text.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let Some(model_name) = field("model name") else {
+        return "unknown CPU".into();
+    };
+    let vendor = field("vendor_id").unwrap_or_default();
+    let family: Option<u32> = field("cpu family").and_then(|v| v.parse().ok());
+    let model: Option<u32> = field("model").and_then(|v| v.parse().ok());
+    let avx512 = field("flags").is_some_and(|f| f.split_whitespace().any(|x| x == "avx512f"));
+    let note = match (vendor.as_str(), family) {
+        ("AuthenticAMD", Some(25)) if avx512 => {
+            ": Zen 4, 512-bit vector operations on 256-bit units (half the rate of 256-bit ones)"
+        }
+        ("AuthenticAMD", Some(26)) => ": Zen 5",
+        _ => "",
+    };
+    match (family, model) {
+        (Some(f), Some(m)) => format!("{model_name} ({vendor} family {f} model {m}{note})"),
+        _ => model_name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::from_cpuinfo;
+
+    #[test]
+    fn names_zen4_and_unknown() {
+        let zen4 = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nmodel name\t: AMD EPYC\nflags\t\t: fpu avx2 avx512f\n";
+        assert_eq!(
+            from_cpuinfo(zen4),
+            "AMD EPYC (AuthenticAMD family 25 model 17: Zen 4, 512-bit vector operations on 256-bit units (half the rate of 256-bit ones))"
+        );
+        let zen5 = zen4.replace(": 25", ": 26");
+        assert!(from_cpuinfo(&zen5).ends_with("model 17: Zen 5)"));
+        assert_eq!(from_cpuinfo("processor\t: 0\n"), "unknown CPU");
+        let intel = "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: Intel Xeon\n";
+        assert_eq!(
+            from_cpuinfo(intel),
+            "Intel Xeon (GenuineIntel family 6 model 143)"
+        );
+    }
+}
