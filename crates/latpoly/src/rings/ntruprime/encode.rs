@@ -259,13 +259,13 @@ pub fn decode(s: &[u8], m: &[u16]) -> Result<Vec<u16>> {
 /// last (`last`); pairs of the level take `reg_bytes` bytes each (the last pair `last_bytes`),
 /// starting at byte `pos`.
 #[derive(Clone, Copy, Debug)]
-struct Level {
-    len: usize,
-    reg: u32,
-    last: u32,
-    reg_bytes: usize,
-    last_bytes: usize,
-    pos: usize,
+pub(super) struct Level {
+    pub(super) len: usize,
+    pub(super) reg: u32,
+    pub(super) last: u32,
+    pub(super) reg_bytes: usize,
+    pub(super) last_bytes: usize,
+    pub(super) pos: usize,
 }
 
 /// Bytes a merged pair of bound product `b` leaves at its level (0, 1 or 2) and the bound of
@@ -286,6 +286,34 @@ fn merge(b: u32) -> (usize, u32) {
 /// and the position of its bytes. O(log n) work: every level has one bound for all values but
 /// the last.
 fn schedule(m0: u16, n: usize) -> (Vec<Level>, u32, usize) {
+    schedule_uncached(m0, n)
+}
+
+/// Runs `f` on the [`schedule`] of `(m0, n)`: built once for the NTRU Prime encodings
+/// (`Rq`: `(4591, 761)`, `Rounded`: `(1531, 761)`), on the spot otherwise.
+pub(super) fn with_schedule<R>(m0: u16, n: usize, f: impl FnOnce(&[Level], u32, usize) -> R) -> R {
+    use std::sync::OnceLock;
+    type Cached = (Vec<Level>, u32, usize);
+    static CACHE: [OnceLock<Cached>; 2] = [const { OnceLock::new() }; 2];
+    let slot = match (m0, n) {
+        (super::Q, super::P) => Some(0),
+        (super::ROUNDED_M, super::P) => Some(1),
+        _ => None,
+    };
+    match slot {
+        Some(i) => {
+            let (levels, top, pos) = CACHE[i].get_or_init(|| schedule_uncached(m0, n));
+            f(levels, *top, *pos)
+        }
+        None => {
+            let (levels, top, pos) = schedule_uncached(m0, n);
+            f(&levels, top, pos)
+        }
+    }
+}
+
+/// [`schedule`], computed.
+fn schedule_uncached(m0: u16, n: usize) -> (Vec<Level>, u32, usize) {
     let mut levels: Vec<Level> = Vec::with_capacity(16);
     let (mut len, mut reg, mut last, mut pos) = (n, u32::from(m0), u32::from(m0), 0usize);
     while len > 1 {
@@ -326,7 +354,7 @@ fn schedule(m0: u16, n: usize) -> (Vec<Level>, u32, usize) {
 /// `(x / m, x mod m)` for `x < 2^32`, `1 <= m < 2^14`, with `c = ceil(2^64 / m)` (`m >= 2`;
 /// for `m = 1` the caller passes `c = 0` and gets `(x, 0)`): exact since `64 >= 32 + 14`.
 #[inline(always)]
-fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
+pub(super) fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
     // floor(x c / 2^64) from two 32 x 32 products (vectorisable): x c_hi + (x c_lo >> 32)
     // stays below 2^64 for x < 2^32.
     let q = if c == 0 {
@@ -339,7 +367,7 @@ fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
 }
 
 #[inline(always)]
-fn recip(m: u32) -> u64 {
+pub(super) fn recip(m: u32) -> u64 {
     if m <= 1 {
         0
     } else {
@@ -480,7 +508,7 @@ impl Divisor {
 
 /// `x mod m` (the reference `uint32_mod_uint14`).
 #[inline(always)]
-fn mod_u14(x: u32, m: u16) -> u16 {
+pub(super) fn mod_u14(x: u32, m: u16) -> u16 {
     u64_divmod_u14(u64::from(x), m).1
 }
 

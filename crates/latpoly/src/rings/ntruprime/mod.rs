@@ -63,6 +63,8 @@
 //! assert_eq!(mul_rq(&a, &xx).unwrap(), c);
 //! ```
 
+#[cfg(target_arch = "x86_64")]
+mod codec_x86;
 mod encode;
 #[cfg(target_arch = "x86_64")]
 mod fast;
@@ -685,7 +687,8 @@ pub fn rq_encode(r: &[i16]) -> Result<Vec<u8>> {
 pub fn rq_decode(s: &[u8]) -> Result<Vec<i16>> {
     check_len(s.len(), RQ_BYTES)?;
     let r = encode::decode_uniform(s, Q, P);
-    Ok(r.iter().map(|&x| x as i16 - Q12).collect())
+    // by value: the collect reuses the allocation (same layout)
+    Ok(r.into_iter().map(|x| x as i16 - Q12).collect())
 }
 
 /// `Rounded_encode`: [`ROUNDED_BYTES`] bytes for `P` centred coefficients, meant for multiples
@@ -726,7 +729,7 @@ pub fn rounded_encode(r: &[i16]) -> Result<Vec<u8>> {
 pub fn rounded_decode(s: &[u8]) -> Result<Vec<i16>> {
     check_len(s.len(), ROUNDED_BYTES)?;
     let r = encode::decode_uniform(s, ROUNDED_M, P);
-    Ok(r.iter().map(|&x| 3 * x as i16 - Q12).collect())
+    Ok(r.into_iter().map(|x| 3 * x as i16 - Q12).collect())
 }
 
 /// `Small_encode`: [`SMALL_BYTES`] bytes, four coefficients per byte as `c + 1` in two bits,

@@ -42,9 +42,17 @@ impl Avx512 {
     }
 }
 
-/// [`super::encode::decode_uniform_impl`] compiled with the features of backend `isa` (the
-/// compiler vectorises its loops); `None` for the scalar backend.
+/// [`super::encode::decode_uniform_impl`] on backend `isa`: the AVX-512 kernel of
+/// `codec_x86.rs` where it applies, else the generic code compiled with the backend's features
+/// (the compiler vectorises its loops); `None` for the scalar backend.
 pub(crate) fn decode_uniform(isa: Isa, s: &[u8], m0: u16, n: usize) -> Option<Vec<u16>> {
+    if isa == Isa::Avx512 {
+        if let Some(v) =
+            super::codec_x86::Codec512::try_new().and_then(|t| t.decode_uniform(s, m0, n))
+        {
+            return Some(v);
+        }
+    }
     match isa {
         // SAFETY: the token proves AVX-512F and AVX-512BW.
         Isa::Avx512 => Avx512::try_new().map(|t| unsafe { t.tf_decode_uniform(s, m0, n) }),
@@ -57,6 +65,11 @@ pub(crate) fn decode_uniform(isa: Isa, s: &[u8], m0: u16, n: usize) -> Option<Ve
 /// [`super::encode::encode_uniform_impl`] compiled with the features of backend `isa`; `false`
 /// (nothing written) for the scalar backend.
 pub(crate) fn encode_uniform(isa: Isa, out: &mut Vec<u8>, r: &[u16], m0: u16) -> bool {
+    if isa == Isa::Avx512
+        && super::codec_x86::Codec512::try_new().is_some_and(|t| t.encode_uniform(out, r, m0))
+    {
+        return true;
+    }
     match isa {
         // SAFETY: the token proves AVX-512F and AVX-512BW.
         Isa::Avx512 => Avx512::try_new().map(|t| unsafe { t.tf_encode_uniform(out, r, m0) }),
