@@ -55,7 +55,10 @@ pub(crate) trait TritOps: Copy {
     /// Divides by `x` (the constant term is dropped).
     fn shr1(&mut self);
     /// The whole loop of [`divsteps3`] on this representation; the default runs the generic
-    /// steps above, a representation may override it with a faster loop of the same result.
+    /// steps above, a representation may override it with a faster loop of the same result:
+    /// the same `delta`, `v`, `w` and coefficient 0 of `f` (what the callers read; the rest of
+    /// `f` and `g` may differ where it can no longer reach coefficient 0). Callers pass `v`
+    /// and `w` nonzero at most in coefficient 0 (the overrides rely on it).
     #[inline(always)]
     fn divsteps(
         f: &mut Self,

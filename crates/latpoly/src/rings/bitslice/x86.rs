@@ -455,8 +455,9 @@ fn gf3_add_scaled<const K: usize>(
     y: &VTrits<__m512i, K>,
     k12: __mmask8,
     s2: __m512i,
+    regs: usize,
 ) {
-    for j in 0..K {
+    for j in 0..regs.min(K) {
         // SAFETY: as in `mux`. `s2 ? b : c` is truth table 0xCA; lanes outside `k12` are zero.
         let (yp, ym) = unsafe {
             (
@@ -468,10 +469,11 @@ fn gf3_add_scaled<const K: usize>(
     }
 }
 
-/// Conditional swap of `K` registers per plane where `k` selects all lanes.
+/// Conditional swap of the first `regs` of `K` registers per plane where `k` selects all
+/// lanes.
 #[inline(always)]
-fn cswap_k<const K: usize>(a: &mut [__m512i; K], b: &mut [__m512i; K], k: __mmask8) {
-    for j in 0..K {
+fn cswap_k<const K: usize>(a: &mut [__m512i; K], b: &mut [__m512i; K], k: __mmask8, regs: usize) {
+    for j in 0..regs.min(K) {
         // SAFETY: as in `mux`.
         (a[j], b[j]) = unsafe {
             (
@@ -555,6 +557,18 @@ fn divsteps3_avx512<const K: usize>(
         f.mask[K - 1].store(&mut words[..8]);
         words[4..8].iter().all(|&x| x == 0)
     };
+    #[cfg(debug_assertions)]
+    for x in [&*v, &*w] {
+        // the phases of `divsteps3_zy` assume v and w start below coefficient 1
+        let mut words = [0u64; 16];
+        for plane in [&x.p, &x.m] {
+            for (j, r) in plane.iter().enumerate() {
+                r.store(&mut words[..8]);
+                let from = if j == 0 { 1 } else { 0 };
+                debug_assert!(words[from..8].iter().all(|&w| w == 0));
+            }
+        }
+    }
     if has_vbmi2() && narrow {
         let zy = |x: &VTrits<__m512i, K>| [Zy::new(x.p[0], x.p[1]), Zy::new(x.m[0], x.m[1])];
         let (mut zf, mut zg, mut zv, mut zw) = (zy(f), zy(g), zy(v), zy(w));
@@ -683,7 +697,82 @@ fn divsteps3_zy(
             _mm256_ternarylogic_epi64::<0xCA>(yp, xp.hi, t2),
         );
     };
+    // The same operations on the zmm halves alone (see `LO_ONLY_VW` and `lo_only_fg`).
+    let shl1_lo = |x: Zy| -> Zy {
+        let lo_prev = _mm512_alignr_epi64::<7>(x.lo, z512);
+        Zy {
+            lo: _mm512_shldi_epi64::<1>(x.lo, lo_prev),
+            hi: x.hi,
+        }
+    };
+    let shr1_lo = |x: Zy| -> Zy {
+        let lo_next = _mm512_alignr_epi64::<1>(z512, x.lo);
+        Zy {
+            lo: _mm512_shrdi_epi64::<1>(x.lo, lo_next),
+            hi: x.hi,
+        }
+    };
+    let cswap_lo = |a: &mut Zy, b: &mut Zy, k: __mmask8| {
+        (a.lo, b.lo) = (
+            _mm512_mask_blend_epi64(k, a.lo, b.lo),
+            _mm512_mask_blend_epi64(k, b.lo, a.lo),
+        );
+    };
+    let add_scaled_lo = |x: &mut [Zy; 2], y: &[Zy; 2], k12: __mmask8, s2: u64| {
+        let s2z = _mm512_set1_epi64(s2 as i64);
+        let [xp, xm] = x;
+        let [y_p, y_m] = *y;
+        let yp = _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2z, y_m.lo, y_p.lo);
+        let ym = _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2z, y_p.lo, y_m.lo);
+        let t1 = _mm512_ternarylogic_epi64::<0x1C>(yp, xp.lo, xm.lo);
+        let t2 = _mm512_ternarylogic_epi64::<0x1A>(ym, xp.lo, xm.lo);
+        (xp.lo, xm.lo) = (
+            _mm512_ternarylogic_epi64::<0xCA>(ym, xm.lo, t1),
+            _mm512_ternarylogic_epi64::<0xCA>(yp, xp.lo, t2),
+        );
+    };
+    // One step; `vw_hi` / `fg_hi`: whether the upper halves of (v, w) / (f, g) take part
+    // (constants at every call, so the branches fold away).
+    let step = |f: &mut [Zy; 2],
+                g: &mut [Zy; 2],
+                v: &mut [Zy; 2],
+                w: &mut [Zy; 2],
+                st: &Step,
+                vw_hi: bool,
+                fg_hi: bool| {
+        for vk in v.iter_mut() {
+            *vk = if vw_hi { shl1(*vk) } else { shl1_lo(*vk) };
+        }
+        for k in 0..2 {
+            let (fk, gk) = (&mut f[k], &mut g[k]);
+            if fg_hi {
+                cswap(fk, gk, st.swap);
+            } else {
+                cswap_lo(fk, gk, st.swap);
+            }
+            let (vk, wk) = (&mut v[k], &mut w[k]);
+            if vw_hi {
+                cswap(vk, wk, st.swap);
+            } else {
+                cswap_lo(vk, wk, st.swap);
+            }
+        }
+        if fg_hi {
+            add_scaled(g, f, st.s12, st.s2);
+        } else {
+            add_scaled_lo(g, f, st.s12, st.s2);
+        }
+        if vw_hi {
+            add_scaled(w, v, st.s12, st.s2);
+        } else {
+            add_scaled_lo(w, v, st.s12, st.s2);
+        }
+        for gk in g.iter_mut() {
+            *gk = if fg_hi { shr1(*gk) } else { shr1_lo(*gk) };
+        }
+    };
     let word0 = |x: Zy| _mm_cvtsi128_si64(_mm512_castsi512_si128(x.lo)) as u64;
+    let fg_lo_from = lo_only_fg_from(steps);
     let mut delta: i64 = 1;
     let mut done = 0;
     let mut rec = [Step::default(); BATCH];
@@ -691,23 +780,41 @@ fn divsteps3_zy(
         let batch = BATCH.min(steps - done);
         let words = [word0(f[0]), word0(f[1]), word0(g[0]), word0(g[1])];
         delta = decide(words, delta, &mut rec[..batch]);
-        for st in &rec[..batch] {
-            v[0] = shl1(v[0]);
-            v[1] = shl1(v[1]);
-            for k in 0..2 {
-                let (fk, gk) = (&mut f[k], &mut g[k]);
-                cswap(fk, gk, st.swap);
-                let (vk, wk) = (&mut v[k], &mut w[k]);
-                cswap(vk, wk, st.swap);
-            }
-            add_scaled(g, f, st.s12, st.s2);
-            add_scaled(w, v, st.s12, st.s2);
-            g[0] = shr1(g[0]);
-            g[1] = shr1(g[1]);
+        // public phase of the batch (depends on the step counts only)
+        let vw_hi = done + batch > LO_ONLY_VW;
+        let fg_hi = done < fg_lo_from;
+        match (vw_hi, fg_hi) {
+            (true, true) => rec[..batch]
+                .iter()
+                .for_each(|st| step(f, g, v, w, st, true, true)),
+            (false, true) => rec[..batch]
+                .iter()
+                .for_each(|st| step(f, g, v, w, st, false, true)),
+            (true, false) => rec[..batch]
+                .iter()
+                .for_each(|st| step(f, g, v, w, st, true, false)),
+            (false, false) => rec[..batch]
+                .iter()
+                .for_each(|st| step(f, g, v, w, st, false, false)),
         }
         done += batch;
     }
     delta as i32
+}
+
+/// Steps during which `v` and `w` fit in the low 512 bits: they start below coefficient 1
+/// (the callers' `v = 0`, `w = 1`) and move up at most one place a step, so after 448 steps
+/// (seven batches) they are still below coefficient 449.
+const LO_ONLY_VW: usize = 7 * BATCH;
+
+/// The first batch start from which `f` and `g` are only needed in their low 512 bits: the
+/// callers read `delta`, `v`, `w` and `f_0` after the loop, the steps read `f_0` and `g_0`, and
+/// an entry moves down at most one place a step, so at step `it` (of `steps`) only indices up
+/// to `steps - 1 - it` can still matter: below 512 from step `steps - 512` on (rounded up to
+/// a batch boundary). Bits 511 and below then stay exact; what the low halves receive from
+/// the (no longer updated) upper halves only lands beyond that bound.
+fn lo_only_fg_from(steps: usize) -> usize {
+    steps.saturating_sub(512).div_ceil(BATCH) * BATCH
 }
 
 /// `x = x · X` on a plane of `K` registers (the bit below comes from the previous word);
@@ -760,6 +867,7 @@ fn divsteps3_batched<const K: usize, const VBMI2: bool>(
     w: &mut VTrits<__m512i, K>,
     steps: usize,
 ) -> i32 {
+    let fg_lo_from = lo_only_fg_from(steps);
     let mut delta: i64 = 1;
     let mut done = 0;
     let mut rec = [Step::default(); BATCH];
@@ -772,25 +880,63 @@ fn divsteps3_batched<const K: usize, const VBMI2: bool>(
             g.m[0].word0(),
         ];
         delta = decide(words, delta, &mut rec[..batch]);
-        for st in &rec[..batch] {
-            // v = v · X; the bits that pass the polynomial's n coefficients are cut once after
-            // the loop: v and w only ever move up and add bit by bit, so they never flow back
-            shl1_plane::<K, VBMI2>(&mut v.p);
-            shl1_plane::<K, VBMI2>(&mut v.m);
-            cswap_k(&mut f.p, &mut g.p, st.swap);
-            cswap_k(&mut f.m, &mut g.m, st.swap);
-            cswap_k(&mut v.p, &mut w.p, st.swap);
-            cswap_k(&mut v.m, &mut w.m, st.swap);
-            let s2 = <__m512i as Reg>::splat(st.s2);
-            gf3_add_scaled(g, f, st.s12, s2);
-            gf3_add_scaled(w, v, st.s12, s2);
-            shr1_plane::<K, VBMI2>(&mut g.p);
-            shr1_plane::<K, VBMI2>(&mut g.m);
+        // public phase of the batch (step counts only); one register per plane needs none
+        let all_vw = K == 1 || done + batch > LO_ONLY_VW;
+        let all_fg = K == 1 || done < fg_lo_from;
+        let rec = &rec[..batch];
+        for st in rec {
+            // dispatch on the batch's public phase; each arm is one monomorphised step
+            match (all_vw, all_fg) {
+                (true, true) => batched_step::<K, VBMI2, true, true>([f, g, v, w], st),
+                (false, true) => batched_step::<K, VBMI2, false, true>([f, g, v, w], st),
+                (true, false) => batched_step::<K, VBMI2, true, false>([f, g, v, w], st),
+                (false, false) => batched_step::<K, VBMI2, false, false>([f, g, v, w], st),
+            }
         }
         done += batch;
     }
     cut_to_n(v, w);
     delta as i32
+}
+
+/// One step of [`divsteps3_batched`]; `ALL_VW` / `ALL_FG`: whether the registers past the
+/// first take part for (v, w) / (f, g) (see [`LO_ONLY_VW`] and [`lo_only_fg_from`]). A
+/// function, not a closure, so that it inlines into the `#[target_feature]` callers.
+#[inline(always)]
+fn batched_step<const K: usize, const VBMI2: bool, const ALL_VW: bool, const ALL_FG: bool>(
+    [f, g, v, w]: [&mut VTrits<__m512i, K>; 4],
+    st: &Step,
+) {
+    let (kvw, kfg) = (if ALL_VW { K } else { 1 }, if ALL_FG { K } else { 1 });
+    // v = v · X; the bits that pass the polynomial's n coefficients are cut once after the
+    // loop: v and w only ever move up and add bit by bit, so they never flow back
+    if ALL_VW {
+        shl1_plane::<K, VBMI2>(&mut v.p);
+        shl1_plane::<K, VBMI2>(&mut v.m);
+    } else {
+        shl1_plane::<1, VBMI2>(first(&mut v.p));
+        shl1_plane::<1, VBMI2>(first(&mut v.m));
+    }
+    cswap_k(&mut f.p, &mut g.p, st.swap, kfg);
+    cswap_k(&mut f.m, &mut g.m, st.swap, kfg);
+    cswap_k(&mut v.p, &mut w.p, st.swap, kvw);
+    cswap_k(&mut v.m, &mut w.m, st.swap, kvw);
+    let s2 = <__m512i as Reg>::splat(st.s2);
+    gf3_add_scaled(g, f, st.s12, s2, kfg);
+    gf3_add_scaled(w, v, st.s12, s2, kvw);
+    if ALL_FG {
+        shr1_plane::<K, VBMI2>(&mut g.p);
+        shr1_plane::<K, VBMI2>(&mut g.m);
+    } else {
+        shr1_plane::<1, VBMI2>(first(&mut g.p));
+        shr1_plane::<1, VBMI2>(first(&mut g.m));
+    }
+}
+
+/// The first register of a plane.
+#[inline(always)]
+fn first<const K: usize>(x: &mut [__m512i; K]) -> &mut [__m512i; 1] {
+    x.first_chunk_mut::<1>().expect("K >= 1")
 }
 
 /// Clears the bits of `v` and `w` past the polynomial's `n` coefficients (the batched loops
@@ -917,6 +1063,15 @@ mod tests {
                 polys[0].p[0] &= !1; // f_0 = 0
                 polys[0].m[0] &= !1;
             }
+            if case == 8 || case == 12 {
+                // f = 1, g = 1 + x^(n - 60): one swap, then g_0 = 0 for n - 60 steps while v
+                // moves up one place a step (v reaches its worst-case degree)
+                polys[0] = Trits::<W>::ZERO;
+                polys[0].set(0, 1);
+                polys[1] = Trits::<W>::ZERO;
+                polys[1].set(0, 1);
+                polys[1].set(n - 60, if case == 8 { 1 } else { 2 });
+            }
             let steps = match case % 4 {
                 0 => 2 * (n - 1) - 1,
                 1 => 64,
@@ -936,27 +1091,22 @@ mod tests {
             // CPU has it)
             let plain = divsteps3_batched::<K, false>(&mut pf, &mut pg, &mut pv, &mut pw, steps);
             assert_eq!(plain, want, "delta (no VBMI2), n = {n}, case {case}");
-            for (name, a, b) in [
-                ("f", &pf, &f),
-                ("g", &pg, &g),
-                ("v", &pv, &v),
-                ("w", &pw, &w),
+            // The loops leave f and g exact only where they can still matter: compare what
+            // the callers read (f_0, v, w, delta).
+            for (what, [lf, _, lv, lw]) in [
+                ("no VBMI2", [&pf, &pg, &pv, &pw]),
+                ("dispatched", [&vf, &vg, &vv, &vw]),
             ] {
-                let a: Trits<W> = a.store();
-                assert_eq!(
-                    (a.p, a.m),
-                    (b.p, b.m),
-                    "{name} (no VBMI2), n = {n}, case {case}"
-                );
-            }
-            for (name, a, b) in [
-                ("f", &vf, &f),
-                ("g", &vg, &g),
-                ("v", &vv, &v),
-                ("w", &vw, &w),
-            ] {
-                let a: Trits<W> = a.store();
-                assert_eq!((a.p, a.m), (b.p, b.m), "{name}, n = {n}, case {case}");
+                let a: Trits<W> = lf.store();
+                assert_eq!(a.get(0), f.get(0), "f_0 ({what}), n = {n}, case {case}");
+                for (name, a, b) in [("v", lv, &v), ("w", lw, &w)] {
+                    let a: Trits<W> = a.store();
+                    assert_eq!(
+                        (a.p, a.m),
+                        (b.p, b.m),
+                        "{name} ({what}), n = {n}, case {case}"
+                    );
+                }
             }
         }
     }
