@@ -645,80 +645,54 @@ fn divsteps3_zy(
 ) -> i32 {
     let z512 = _mm512_setzero_si512();
     let z256 = _mm256_setzero_si256();
+    // Each operation with `hi`: whether the ymm half takes part (see `LO_ONLY_VW` and
+    // `lo_only_fg_from`; a constant at every call, so the branches fold away).
     // x · X (bits passing word 11 fall off; the caller cuts to n afterwards)
-    let shl1 = |x: Zy| -> Zy {
+    let shl1 = |x: Zy, hi: bool| -> Zy {
         let lo_prev = _mm512_alignr_epi64::<7>(x.lo, z512);
+        let lo = _mm512_shldi_epi64::<1>(x.lo, lo_prev);
+        if !hi {
+            return Zy { lo, hi: x.hi };
+        }
         let top = _mm512_extracti64x4_epi64::<1>(x.lo);
         let hi_prev = _mm256_alignr_epi64::<3>(x.hi, top);
         Zy {
-            lo: _mm512_shldi_epi64::<1>(x.lo, lo_prev),
+            lo,
             hi: _mm256_shldi_epi64::<1>(x.hi, hi_prev),
         }
     };
-    // x / X (zero comes in at the top)
-    let shr1 = |x: Zy| -> Zy {
-        let lo_next = _mm512_alignr_epi64::<1>(_mm512_castsi256_si512(x.hi), x.lo);
+    // x / X (zero comes in at the top; without `hi`, at bit 511)
+    let shr1 = |x: Zy, hi: bool| -> Zy {
+        let upper = if hi {
+            _mm512_castsi256_si512(x.hi)
+        } else {
+            z512
+        };
+        let lo_next = _mm512_alignr_epi64::<1>(upper, x.lo);
+        let lo = _mm512_shrdi_epi64::<1>(x.lo, lo_next);
+        if !hi {
+            return Zy { lo, hi: x.hi };
+        }
         let hi_next = _mm256_alignr_epi64::<1>(z256, x.hi);
         Zy {
-            lo: _mm512_shrdi_epi64::<1>(x.lo, lo_next),
+            lo,
             hi: _mm256_shrdi_epi64::<1>(x.hi, hi_next),
         }
     };
-    let cswap = |a: &mut Zy, b: &mut Zy, k: __mmask8| {
+    let cswap = |a: &mut Zy, b: &mut Zy, k: __mmask8, hi: bool| {
         (a.lo, b.lo) = (
             _mm512_mask_blend_epi64(k, a.lo, b.lo),
             _mm512_mask_blend_epi64(k, b.lo, a.lo),
         );
-        (a.hi, b.hi) = (
-            _mm256_mask_blend_epi64(k, a.hi, b.hi),
-            _mm256_mask_blend_epi64(k, b.hi, a.hi),
-        );
+        if hi {
+            (a.hi, b.hi) = (
+                _mm256_mask_blend_epi64(k, a.hi, b.hi),
+                _mm256_mask_blend_epi64(k, b.hi, a.hi),
+            );
+        }
     };
     // x + s·y (as `gf3_add_scaled` and `gf3_add`)
-    let add_scaled = |x: &mut [Zy; 2], y: &[Zy; 2], k12: __mmask8, s2: u64| {
-        let s2z = _mm512_set1_epi64(s2 as i64);
-        let s2y = _mm256_set1_epi64x(s2 as i64);
-        let [xp, xm] = x;
-        let [y_p, y_m] = *y;
-        let yp = _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2z, y_m.lo, y_p.lo);
-        let ym = _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2z, y_p.lo, y_m.lo);
-        let t1 = _mm512_ternarylogic_epi64::<0x1C>(yp, xp.lo, xm.lo);
-        let t2 = _mm512_ternarylogic_epi64::<0x1A>(ym, xp.lo, xm.lo);
-        (xp.lo, xm.lo) = (
-            _mm512_ternarylogic_epi64::<0xCA>(ym, xm.lo, t1),
-            _mm512_ternarylogic_epi64::<0xCA>(yp, xp.lo, t2),
-        );
-        let yp = _mm256_maskz_ternarylogic_epi64::<0xCA>(k12, s2y, y_m.hi, y_p.hi);
-        let ym = _mm256_maskz_ternarylogic_epi64::<0xCA>(k12, s2y, y_p.hi, y_m.hi);
-        let t1 = _mm256_ternarylogic_epi64::<0x1C>(yp, xp.hi, xm.hi);
-        let t2 = _mm256_ternarylogic_epi64::<0x1A>(ym, xp.hi, xm.hi);
-        (xp.hi, xm.hi) = (
-            _mm256_ternarylogic_epi64::<0xCA>(ym, xm.hi, t1),
-            _mm256_ternarylogic_epi64::<0xCA>(yp, xp.hi, t2),
-        );
-    };
-    // The same operations on the zmm halves alone (see `LO_ONLY_VW` and `lo_only_fg`).
-    let shl1_lo = |x: Zy| -> Zy {
-        let lo_prev = _mm512_alignr_epi64::<7>(x.lo, z512);
-        Zy {
-            lo: _mm512_shldi_epi64::<1>(x.lo, lo_prev),
-            hi: x.hi,
-        }
-    };
-    let shr1_lo = |x: Zy| -> Zy {
-        let lo_next = _mm512_alignr_epi64::<1>(z512, x.lo);
-        Zy {
-            lo: _mm512_shrdi_epi64::<1>(x.lo, lo_next),
-            hi: x.hi,
-        }
-    };
-    let cswap_lo = |a: &mut Zy, b: &mut Zy, k: __mmask8| {
-        (a.lo, b.lo) = (
-            _mm512_mask_blend_epi64(k, a.lo, b.lo),
-            _mm512_mask_blend_epi64(k, b.lo, a.lo),
-        );
-    };
-    let add_scaled_lo = |x: &mut [Zy; 2], y: &[Zy; 2], k12: __mmask8, s2: u64| {
+    let add_scaled = |x: &mut [Zy; 2], y: &[Zy; 2], k12: __mmask8, s2: u64, hi: bool| {
         let s2z = _mm512_set1_epi64(s2 as i64);
         let [xp, xm] = x;
         let [y_p, y_m] = *y;
@@ -730,9 +704,19 @@ fn divsteps3_zy(
             _mm512_ternarylogic_epi64::<0xCA>(ym, xm.lo, t1),
             _mm512_ternarylogic_epi64::<0xCA>(yp, xp.lo, t2),
         );
+        if hi {
+            let s2y = _mm256_set1_epi64x(s2 as i64);
+            let yp = _mm256_maskz_ternarylogic_epi64::<0xCA>(k12, s2y, y_m.hi, y_p.hi);
+            let ym = _mm256_maskz_ternarylogic_epi64::<0xCA>(k12, s2y, y_p.hi, y_m.hi);
+            let t1 = _mm256_ternarylogic_epi64::<0x1C>(yp, xp.hi, xm.hi);
+            let t2 = _mm256_ternarylogic_epi64::<0x1A>(ym, xp.hi, xm.hi);
+            (xp.hi, xm.hi) = (
+                _mm256_ternarylogic_epi64::<0xCA>(ym, xm.hi, t1),
+                _mm256_ternarylogic_epi64::<0xCA>(yp, xp.hi, t2),
+            );
+        }
     };
-    // One step; `vw_hi` / `fg_hi`: whether the upper halves of (v, w) / (f, g) take part
-    // (constants at every call, so the branches fold away).
+    // One step; `vw_hi` / `fg_hi`: whether the upper halves of (v, w) / (f, g) take part.
     let step = |f: &mut [Zy; 2],
                 g: &mut [Zy; 2],
                 v: &mut [Zy; 2],
@@ -741,34 +725,16 @@ fn divsteps3_zy(
                 vw_hi: bool,
                 fg_hi: bool| {
         for vk in v.iter_mut() {
-            *vk = if vw_hi { shl1(*vk) } else { shl1_lo(*vk) };
+            *vk = shl1(*vk, vw_hi);
         }
         for k in 0..2 {
-            let (fk, gk) = (&mut f[k], &mut g[k]);
-            if fg_hi {
-                cswap(fk, gk, st.swap);
-            } else {
-                cswap_lo(fk, gk, st.swap);
-            }
-            let (vk, wk) = (&mut v[k], &mut w[k]);
-            if vw_hi {
-                cswap(vk, wk, st.swap);
-            } else {
-                cswap_lo(vk, wk, st.swap);
-            }
+            cswap(&mut f[k], &mut g[k], st.swap, fg_hi);
+            cswap(&mut v[k], &mut w[k], st.swap, vw_hi);
         }
-        if fg_hi {
-            add_scaled(g, f, st.s12, st.s2);
-        } else {
-            add_scaled_lo(g, f, st.s12, st.s2);
-        }
-        if vw_hi {
-            add_scaled(w, v, st.s12, st.s2);
-        } else {
-            add_scaled_lo(w, v, st.s12, st.s2);
-        }
+        add_scaled(g, f, st.s12, st.s2, fg_hi);
+        add_scaled(w, v, st.s12, st.s2, vw_hi);
         for gk in g.iter_mut() {
-            *gk = if fg_hi { shr1(*gk) } else { shr1_lo(*gk) };
+            *gk = shr1(*gk, fg_hi);
         }
     };
     let word0 = |x: Zy| _mm_cvtsi128_si64(_mm512_castsi512_si128(x.lo)) as u64;

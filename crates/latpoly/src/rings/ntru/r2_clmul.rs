@@ -336,15 +336,18 @@ fn r2_inv_pow<const W: usize, const N: usize>(t: Clmul, a: &[u16], r: &mut [u16]
 mod tests {
     use super::*;
 
+    /// This code and the AVX-512 one of `r2_avx512.rs` (where the CPU runs it) against the
+    /// reference divsteps: random, zero, one, single-bit and alternating inputs, every degree.
     #[test]
     fn matches_divsteps() {
         let Some(t) = Clmul::try_new() else {
             eprintln!("skipped: no PCLMULQDQ");
             return;
         };
+        let wide = super::super::r2_avx512::R2Avx512::try_new();
         let mut seed = 0x1234_5678_9abc_def1u64;
         for n in [509usize, 677, 701, 821] {
-            for trial in 0..40 {
+            for trial in 0..60 {
                 let a: Vec<u16> = (0..n)
                     .map(|i| {
                         seed ^= seed << 13;
@@ -355,6 +358,8 @@ mod tests {
                             1 => 1,
                             2 => u16::from(i == 0),
                             3 => u16::from(i == n - 1),
+                            4 => u16::from(i == n - 2),
+                            5 => u16::from(i % 2 == 0),
                             _ => seed as u16,
                         }
                     })
@@ -363,6 +368,11 @@ mod tests {
                 super::super::reference::r2_inv(&a, &mut want);
                 assert_eq!(t.r2_inv(&a, &mut got), Some(()));
                 assert_eq!(got, want, "n={n} trial {trial}");
+                if let Some(w) = wide {
+                    let mut got = vec![7u16; n];
+                    assert_eq!(w.r2_inv(&a, &mut got), Some(()));
+                    assert_eq!(got, want, "n={n} trial {trial} (AVX-512)");
+                }
             }
         }
     }

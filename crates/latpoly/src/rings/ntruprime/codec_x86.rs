@@ -15,7 +15,7 @@
 
 #![allow(unsafe_code)]
 
-use super::encode::{divmod_c, mod_u14, recip, with_schedule, Level};
+use super::encode::{mod_u14, split_last, with_schedule, Level};
 use core::arch::x86_64::*;
 
 /// Largest `n` handled here (stack buffers); longer sequences take the generic code.
@@ -144,16 +144,8 @@ fn tf_decode(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) 
         // the highest slots first: the last pair (or the carried value)
         if even {
             let k = half - 1;
-            let at = regular * lv.reg_bytes;
-            let (r, t) = match lv.last_bytes {
-                0 => (0, 1),
-                1 => (u32::from(bytes[at]), 256),
-                _ => (u32::from(bytes[at]) | u32::from(bytes[at + 1]) << 8, 65536),
-            };
-            // constant-time divisions by the public bounds, as in the generic code
-            let (q, r0) = divmod_c(r + t * u32::from(out[k]), lv.reg, recip(lv.reg));
-            out[2 * k] = r0 as u16;
-            out[2 * k + 1] = divmod_c(q, lv.last, recip(lv.last)).1 as u16;
+            let (r0, r1) = split_last(lv, bytes, u32::from(out[k]));
+            (out[2 * k], out[2 * k + 1]) = (r0 as u16, r1 as u16);
         } else {
             out[lv.len - 1] = out[half];
         }

@@ -354,7 +354,7 @@ fn schedule_uncached(m0: u16, n: usize) -> (Vec<Level>, u32, usize) {
 /// `(x / m, x mod m)` for `x < 2^32`, `1 <= m < 2^14`, with `c = ceil(2^64 / m)` (`m >= 2`;
 /// for `m = 1` the caller passes `c = 0` and gets `(x, 0)`): exact since `64 >= 32 + 14`.
 #[inline(always)]
-pub(super) fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
+fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
     // floor(x c / 2^64) from two 32 x 32 products (vectorisable): x c_hi + (x c_lo >> 32)
     // stays below 2^64 for x < 2^32.
     let q = if c == 0 {
@@ -367,7 +367,7 @@ pub(super) fn divmod_c(x: u32, m: u32, c: u64) -> (u32, u32) {
 }
 
 #[inline(always)]
-pub(super) fn recip(m: u32) -> u64 {
+fn recip(m: u32) -> u64 {
     if m <= 1 {
         0
     } else {
@@ -440,15 +440,7 @@ pub(crate) fn decode_uniform_impl(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
         split_pairs(&mut out[..2 * regular], xs, m, c);
         if even {
             let k = half - 1;
-            let at = regular * lv.reg_bytes;
-            let (r, t) = match lv.last_bytes {
-                0 => (0, 1),
-                1 => (u32::from(bytes[at]), 256),
-                _ => (u32::from(bytes[at]) | u32::from(bytes[at + 1]) << 8, 65536),
-            };
-            let (q, r0) = divmod_c(r + t * up[k], lv.reg, recip(lv.reg));
-            out[2 * k] = r0;
-            out[2 * k + 1] = divmod_c(q, lv.last, recip(lv.last)).1;
+            (out[2 * k], out[2 * k + 1]) = split_last(lv, bytes, up[k]);
         } else {
             out[lv.len - 1] = up[half];
         }
@@ -456,6 +448,21 @@ pub(crate) fn decode_uniform_impl(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
     }
     upper.truncate(n);
     upper.into_iter().map(|x| x as u16).collect()
+}
+
+/// The last pair `(value mod reg, quotient mod last)` of an even level of [`decode_uniform`]
+/// from its upper value `up` and its `last_bytes` low bytes (after the level's regular pairs
+/// in `bytes`); constant-time divisions by the public bounds.
+#[inline(always)]
+pub(super) fn split_last(lv: &Level, bytes: &[u8], up: u32) -> (u32, u32) {
+    let at = (lv.len / 2 - 1) * lv.reg_bytes;
+    let (r, t) = match lv.last_bytes {
+        0 => (0, 1),
+        1 => (u32::from(bytes[at]), 256),
+        _ => (u32::from(bytes[at]) | u32::from(bytes[at + 1]) << 8, 65536),
+    };
+    let (q, r0) = divmod_c(r + t * up, lv.reg, recip(lv.reg));
+    (r0, divmod_c(q, lv.last, recip(lv.last)).1)
 }
 
 /// Splits each `x` of `xs` into the pair `(x mod m, floor(x / m) mod m)` of `out` (`c` the
