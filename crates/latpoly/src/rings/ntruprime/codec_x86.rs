@@ -15,7 +15,7 @@
 
 #![allow(unsafe_code)]
 
-use super::encode::{mod_u14, split_last, with_schedule, Level};
+use super::encode::{mod_u14, schedule, split_last, Level};
 use core::arch::x86_64::*;
 
 /// Largest `n` handled here (stack buffers); longer sequences take the generic code.
@@ -40,10 +40,9 @@ impl Codec512 {
             return None;
         }
         let mut out = vec![0u16; n];
-        with_schedule(m0, n, |levels, top, pos| {
-            // SAFETY: the token proves AVX-512 F, BW and VL.
-            unsafe { tf_decode(s, levels, top, pos, &mut out) }
-        });
+        let (levels, top, pos) = &*schedule(m0, n);
+        // SAFETY: the token proves AVX-512 F, BW and VL.
+        unsafe { tf_decode(s, levels, *top, *pos, &mut out) };
         Some(out)
     }
 
@@ -53,10 +52,9 @@ impl Codec512 {
         if !(1..=MAX_N).contains(&n) || m0 < 2 {
             return false;
         }
-        with_schedule(m0, n, |levels, top, _| {
-            // SAFETY: the token proves AVX-512 F, BW and VL.
-            unsafe { tf_encode(out, r, levels, top) }
-        });
+        let (levels, top, _) = &*schedule(m0, n);
+        // SAFETY: the token proves AVX-512 F, BW and VL.
+        unsafe { tf_encode(out, r, levels, *top) };
         true
     }
 }

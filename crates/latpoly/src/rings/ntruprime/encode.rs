@@ -133,10 +133,11 @@ pub(crate) fn encode_uniform_impl(out: &mut Vec<u8>, r: &[u16], m0: u16) {
     if n == 0 {
         return;
     }
-    let (levels, top, _) = schedule(m0, n);
+    let sched = schedule(m0, n);
+    let (levels, top) = (&sched.0, sched.1);
     let mut cur: Vec<u32> = r.iter().map(|&x| u32::from(x)).collect();
     let mut nxt = vec![0u32; n / 2 + 1];
-    for lv in &levels {
+    for lv in levels {
         let (len, reg) = (lv.len, lv.reg);
         let half = len / 2;
         let even = len % 2 == 0;
@@ -285,35 +286,26 @@ fn merge(b: u32) -> (usize, u32) {
 /// per level its length, bounds, bytes per pair and first byte; then the bound of the top value
 /// and the position of its bytes. O(log n) work: every level has one bound for all values but
 /// the last.
-fn schedule(m0: u16, n: usize) -> (Vec<Level>, u32, usize) {
-    schedule_uncached(m0, n)
+///
+/// Built once for the NTRU Prime encodings (`Rq`: `(4591, 761)`, `Rounded`: `(1531, 761)`),
+/// on the spot otherwise.
+pub(super) fn schedule(m0: u16, n: usize) -> std::borrow::Cow<'static, Schedule> {
+    use std::borrow::Cow;
+    use std::sync::OnceLock;
+    static CACHE: [OnceLock<Schedule>; 2] = [const { OnceLock::new() }; 2];
+    let slot = match (m0, n) {
+        (super::Q, super::P) => 0,
+        (super::ROUNDED_M, super::P) => 1,
+        _ => return Cow::Owned(build_schedule(m0, n)),
+    };
+    Cow::Borrowed(CACHE[slot].get_or_init(|| build_schedule(m0, n)))
 }
 
-/// Runs `f` on the [`schedule`] of `(m0, n)`: built once for the NTRU Prime encodings
-/// (`Rq`: `(4591, 761)`, `Rounded`: `(1531, 761)`), on the spot otherwise.
-pub(super) fn with_schedule<R>(m0: u16, n: usize, f: impl FnOnce(&[Level], u32, usize) -> R) -> R {
-    use std::sync::OnceLock;
-    type Cached = (Vec<Level>, u32, usize);
-    static CACHE: [OnceLock<Cached>; 2] = [const { OnceLock::new() }; 2];
-    let slot = match (m0, n) {
-        (super::Q, super::P) => Some(0),
-        (super::ROUNDED_M, super::P) => Some(1),
-        _ => None,
-    };
-    match slot {
-        Some(i) => {
-            let (levels, top, pos) = CACHE[i].get_or_init(|| schedule_uncached(m0, n));
-            f(levels, *top, *pos)
-        }
-        None => {
-            let (levels, top, pos) = schedule_uncached(m0, n);
-            f(&levels, top, pos)
-        }
-    }
-}
+/// The levels, the bound of the top value and the position of its bytes.
+pub(super) type Schedule = (Vec<Level>, u32, usize);
 
 /// [`schedule`], computed.
-fn schedule_uncached(m0: u16, n: usize) -> (Vec<Level>, u32, usize) {
+fn build_schedule(m0: u16, n: usize) -> Schedule {
     let mut levels: Vec<Level> = Vec::with_capacity(16);
     let (mut len, mut reg, mut last, mut pos) = (n, u32::from(m0), u32::from(m0), 0usize);
     while len > 1 {
@@ -396,7 +388,8 @@ pub(crate) fn decode_uniform_impl(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
     if n == 0 {
         return Vec::new();
     }
-    let (levels, top, pos) = schedule(m0, n);
+    let sched = schedule(m0, n);
+    let (levels, top, pos) = (&sched.0, sched.1, sched.2);
     // Two buffers, levels alternating between them (no store-to-load aliasing in the loops).
     let mut upper = vec![0u32; n];
     let mut cur = vec![0u32; n];

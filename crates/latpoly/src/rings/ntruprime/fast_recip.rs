@@ -15,7 +15,7 @@
 //! `2p - 3 - it` after iteration `it` (an entry moves down at most one place per iteration, and
 //! only `f[0]`, `g[0]` and the final `f[0]` are ever read): over the last ~760 iterations that
 //! halves the `(f, g)` work (sntrup761 key generation 10% faster: 137 -> 124 µs, `kem_bench`
-//! minimum of five alternating runs in a slow phase of the VM).
+//! minimum of five alternating runs on a Zen 4 host).
 //!
 //! In `R/q` the arrays hold *representatives* bounded by `1.1 q` instead of the centred
 //! residues: [`comb`] computes `f0·g - g0·f` as one Shoup-style combination (exact low halves,
