@@ -170,17 +170,73 @@ impl Sponge {
         self.xor_byte(self.rate - 1, 0x80);
     }
 
+    /// Copies the first `out.len()` (at most `rate`) bytes of the state into `out`.
+    fn read(&self, out: &mut [u8]) {
+        for (k, o) in out.chunks_mut(8).enumerate() {
+            o.copy_from_slice(&self.s[k].to_le_bytes()[..o.len()]);
+        }
+    }
+
     /// Squeezes `out.len()` bytes from a padded and permuted state.
     fn squeeze(&mut self, out: &mut [u8]) {
         let mut chunks = out.chunks_mut(self.rate).peekable();
         while let Some(chunk) = chunks.next() {
-            for (k, o) in chunk.chunks_mut(8).enumerate() {
-                o.copy_from_slice(&self.s[k].to_le_bytes()[..o.len()]);
-            }
+            self.read(chunk);
             if chunks.peek().is_some() {
                 f1600(&mut self.s);
             }
         }
+    }
+}
+
+/// Permutes `a` if `pa`, `b` if `pb`: one [`f1600x2`] when both do.
+fn permute_either(a: &mut Sponge, pa: bool, b: &mut Sponge, pb: bool) {
+    match (pa, pb) {
+        (true, true) => f1600x2(&mut a.s, &mut b.s),
+        (true, false) => f1600(&mut a.s),
+        (false, true) => f1600(&mut b.s),
+        (false, false) => {}
+    }
+}
+
+/// Absorbs `ia` into `ha` and `ib` into `hb` in lockstep (while both have a block to permute
+/// they share one [`f1600x2`]), pads both and runs the permutation after the padding.
+fn absorb_pad_x2(ha: &mut Sponge, ia: &mut Input<'_>, hb: &mut Sponge, ib: &mut Input<'_>) {
+    loop {
+        let (fa, fb) = (ha.fill(ia), hb.fill(ib));
+        if !fa && !fb {
+            break;
+        }
+        permute_either(ha, fa, hb, fb);
+        if fa {
+            ha.next_block();
+        }
+        if fb {
+            hb.next_block();
+        }
+    }
+    ha.pad();
+    hb.pad();
+    f1600x2(&mut ha.s, &mut hb.s);
+}
+
+/// Squeezes `oa` from `ha` and `ob` from `hb` (both padded and permuted) in lockstep.
+fn squeeze_x2(ha: &mut Sponge, oa: &mut [u8], hb: &mut Sponge, ob: &mut [u8]) {
+    let mut ca = oa.chunks_mut(ha.rate).peekable();
+    let mut cb = ob.chunks_mut(hb.rate).peekable();
+    loop {
+        let (a, b) = (ca.next(), cb.next());
+        if a.is_none() && b.is_none() {
+            break;
+        }
+        if let Some(chunk) = a {
+            ha.read(chunk);
+        }
+        if let Some(chunk) = b {
+            hb.read(chunk);
+        }
+        let (pa, pb) = (ca.peek().is_some(), cb.peek().is_some());
+        permute_either(ha, pa, hb, pb);
     }
 }
 
@@ -207,27 +263,10 @@ pub(crate) fn sha3_256(parts: &[&[u8]]) -> [u8; 32] {
 pub(crate) fn sha3_256_x2(a: &[&[u8]], b: &[&[u8]]) -> ([u8; 32], [u8; 32]) {
     let mut ha = Sponge::new(RATE_SHA3_256, 0x06);
     let mut hb = Sponge::new(RATE_SHA3_256, 0x06);
-    let (mut ia, mut ib) = (Input::new(a), Input::new(b));
-    loop {
-        match (ha.fill(&mut ia), hb.fill(&mut ib)) {
-            (true, true) => f1600x2(&mut ha.s, &mut hb.s),
-            (true, false) => f1600(&mut ha.s),
-            (false, true) => f1600(&mut hb.s),
-            (false, false) => break,
-        }
-        if ha.pos == ha.rate {
-            ha.next_block();
-        }
-        if hb.pos == hb.rate {
-            hb.next_block();
-        }
-    }
-    ha.pad();
-    hb.pad();
-    f1600x2(&mut ha.s, &mut hb.s);
+    absorb_pad_x2(&mut ha, &mut Input::new(a), &mut hb, &mut Input::new(b));
     let (mut oa, mut ob) = ([0u8; 32], [0u8; 32]);
-    ha.squeeze(&mut oa);
-    hb.squeeze(&mut ob);
+    ha.read(&mut oa);
+    hb.read(&mut ob);
     (oa, ob)
 }
 
@@ -238,6 +277,16 @@ pub(crate) fn shake256(parts: &[&[u8]], out: &mut [u8]) {
     h.pad();
     f1600(&mut h.s);
     h.squeeze(out);
+}
+
+/// `SHAKE256(a[0] ‖ a[1] ‖ ..)` into `oa` and `SHAKE256(b[0] ‖ b[1] ‖ ..)` into `ob`, the two
+/// sponges in lockstep (see [`sha3_256_x2`]): NTRU+ key generation expands its two seeds this
+/// way.
+pub(crate) fn shake256_x2(a: &[&[u8]], oa: &mut [u8], b: &[&[u8]], ob: &mut [u8]) {
+    let mut ha = Sponge::new(RATE_SHAKE256, 0x1f);
+    let mut hb = Sponge::new(RATE_SHAKE256, 0x1f);
+    absorb_pad_x2(&mut ha, &mut Input::new(a), &mut hb, &mut Input::new(b));
+    squeeze_x2(&mut ha, oa, &mut hb, ob);
 }
 
 #[cfg(test)]
@@ -330,6 +379,37 @@ mod tests {
                 let want: ([u8; 32], [u8; 32]) =
                     (Sha3_256::digest(&a).into(), Sha3_256::digest(&b).into());
                 assert_eq!(got, want, "lengths {la}, {lb}");
+            }
+        }
+    }
+
+    /// The paired SHAKE256 on input and output lengths around block boundaries (either sponge
+    /// may need more permutations than the other while absorbing or squeezing).
+    #[test]
+    fn paired_shake256_matches_the_sha3_crate() {
+        let mut rng = ChaCha20Rng::seed_from_u64(2561);
+        let lens = [0usize, 1, 32, 135, 136, 137, 300, 865];
+        let outs = [0usize, 1, 136, 137, 144, 288, 500];
+        for &la in &lens {
+            for &lb in &lens {
+                let (oa_len, ob_len) = (outs[rng.gen_range(0..7)], outs[rng.gen_range(0..7)]);
+                let mut a = vec![0u8; la];
+                let mut b = vec![0u8; lb];
+                rng.fill_bytes(&mut a);
+                rng.fill_bytes(&mut b);
+                let cb = rng.gen_range(0..=lb);
+                let (b1, b2) = b.split_at(cb);
+                let (mut oa, mut ob) = (vec![0u8; oa_len], vec![0u8; ob_len]);
+                shake256_x2(&[&a], &mut oa, &[b1, b2], &mut ob);
+                let xof = |m: &[u8], len: usize| {
+                    let mut h = Shake256::default();
+                    h.update(m);
+                    let mut out = vec![0u8; len];
+                    h.finalize_xof().read(&mut out);
+                    out
+                };
+                assert_eq!(oa, xof(&a, oa_len), "lengths {la}, {lb} -> {oa_len}");
+                assert_eq!(ob, xof(&b, ob_len), "lengths {la}, {lb} -> {ob_len}");
             }
         }
     }

@@ -67,6 +67,7 @@ macro_rules! kem_impl {
 }
 
 pub mod drbg;
+mod fork;
 pub mod kat;
 pub mod ntru;
 pub mod ntruplus;
@@ -150,7 +151,8 @@ impl RandomSource for drbg::KatDrbg {
 /// The operating system's CSPRNG, read through a small per-thread buffer (4 KiB per system
 /// call): schemes that draw 4 bytes per coefficient, as the NTRU Prime reference does, would
 /// otherwise make hundreds of system calls per key. Bytes are wiped from the buffer as they are
-/// handed out.
+/// handed out, and a buffer filled before a `fork()` is discarded in the child (a
+/// `pthread_atfork` handler marks it), so parent and child never share bytes.
 ///
 /// ```
 /// use latpoly::kem::{OsRandom, RandomSource};
@@ -169,11 +171,13 @@ pub struct OsRandom;
 struct OsBuffer {
     bytes: [u8; 4096],
     used: usize,
+    /// The fork generation the bytes were drawn in (see `fork.rs`).
+    generation: u64,
 }
 
 thread_local! {
     static OS_BUFFER: core::cell::RefCell<OsBuffer> = const {
-        core::cell::RefCell::new(OsBuffer { bytes: [0; 4096], used: 4096 })
+        core::cell::RefCell::new(OsBuffer { bytes: [0; 4096], used: 4096, generation: 0 })
     };
 }
 
@@ -197,8 +201,19 @@ impl RandomSource for OsRandom {
             rand_core::OsRng.fill_bytes(out);
             return;
         }
+        let generation = fork::generation();
+        if !fork::buffering_allowed(generation) {
+            rand_core::OsRng.fill_bytes(out);
+            return;
+        }
         OS_BUFFER.with(|b| {
             let mut b = b.borrow_mut();
+            if b.generation != generation {
+                // drawn before a fork: the parent has the same bytes
+                crate::secret::wipe(&mut b.bytes);
+                b.used = b.bytes.len();
+                b.generation = generation;
+            }
             let mut done = 0;
             while done < out.len() {
                 if b.used == b.bytes.len() {

@@ -202,16 +202,9 @@ fn sotp_inv_block<const W: usize>(
     bad
 }
 
-/// `3·CBD1(SHAKE256(d, n/4))`, plus 1 on the constant coefficient if `plus_one`, into `f`
-/// (`buf`: `n/4` bytes of scratch for the SHAKE output).
-fn small_from_seed_into(
-    ring: &NtruPlusRing,
-    f: &mut [i16],
-    d: &[u8; SYMBYTES],
-    plus_one: bool,
-    buf: &mut [u8],
-) {
-    shake256(&[d], buf);
+/// `3·CBD1(buf)`, plus 1 on the constant coefficient if `plus_one`, into `f` (`buf`: the
+/// `n/4` bytes of `SHAKE256(d, n/4)`).
+fn small_from_xof_into(ring: &NtruPlusRing, f: &mut [i16], buf: &[u8], plus_one: bool) {
     ring.cbd1_into_unchecked(f, buf);
     for v in f.iter_mut() {
         *v *= 3;
@@ -230,10 +223,16 @@ fn too_many_attempts(what: &str) -> Error {
 /// the thread's secret scratch (polynomials and the SHAKE output), wiped afterwards.
 fn keypair(p: NtruPlusParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let n = p.n();
-    with_scratch(4 * n, n / 4, |polys, buf| keypair_in(p, rng, polys, buf))
+    with_scratch(4 * n, n / 2, |polys, buf| keypair_in(p, rng, polys, buf))
 }
 
-/// [`keypair`] in the scratch `polys` (`4n` words) and `buf` (`n/4` bytes).
+/// [`keypair`] in the scratch `polys` (`4n` words) and `buf` (`n/2` bytes).
+///
+/// The seeds are drawn as the reference draws them, one `randombytes(32)` per attempt, first
+/// for `f` until it is accepted, then for `g`. Each `f` attempt also draws the next seed
+/// before it knows whether `f` is accepted: that seed is `g`'s first one if it is and the
+/// next `f` attempt's if not, so the order of the draws, and every key, is the reference's,
+/// and both seeds are expanded by one paired SHAKE256 (the time of one).
 fn keypair_in(
     p: NtruPlusParams,
     rng: &mut dyn RandomSource,
@@ -243,30 +242,39 @@ fn keypair_in(
     let ring = NtruPlusRing::new(p);
     let (n, l) = (p.n(), p.encoded_bytes());
     let mut d = Wiped::new([0u8; SYMBYTES]);
+    let mut dnext = Wiped::new([0u8; SYMBYTES]);
     let (fhat, rest) = polys.split_at_mut(n);
     let (finv, rest) = rest.split_at_mut(n);
     let (g, hinv) = rest.split_at_mut(n);
-    // f: one randombytes(32) per attempt until f̂ is invertible; finv = 2^32·f̂^-1
+    let (fbuf, gbuf) = buf.split_at_mut(n / 4);
+    // f = 3·CBD1(XOF(d)) + 1 until f̂ is invertible; finv = 2^32·f̂^-1
+    rng.fill(&mut d[..]);
     let mut found = false;
     for _ in 0..MAX_ATTEMPTS {
-        rng.fill(&mut d[..]);
-        small_from_seed_into(&ring, fhat, &d, true, buf);
+        rng.fill(&mut dnext[..]);
+        crate::keccak::shake256_x2(&[&d[..]], fbuf, &[&dnext[..]], gbuf);
+        small_from_xof_into(&ring, fhat, fbuf, true);
         ring.ntt_unchecked(fhat);
         if ring.baseinv_into(finv, fhat)? {
             found = true;
             break;
         }
+        d.copy_from_slice(&dnext[..]);
     }
     if !found {
         return Err(too_many_attempts("f"));
     }
-    // g: separate loop and seeds; h = basemul(ĝ, finv) = 2^16·ĥ (in the public key, not
-    // secret), hinv = 2^32·h^-1 = 2^16·ĥ^-1
+    // g = 3·CBD1(XOF(d)) until ĥ is invertible, the first seed already expanded into gbuf;
+    // h = basemul(ĝ, finv) = 2^16·ĥ (in the public key, not secret), hinv = 2^32·h^-1 =
+    // 2^16·ĥ^-1
     let mut h = vec![0i16; n];
     let mut found = false;
-    for _ in 0..MAX_ATTEMPTS {
-        rng.fill(&mut d[..]);
-        small_from_seed_into(&ring, g, &d, false, buf);
+    for attempt in 0..MAX_ATTEMPTS {
+        if attempt > 0 {
+            rng.fill(&mut d[..]);
+            shake256(&[&d[..]], gbuf);
+        }
+        small_from_xof_into(&ring, g, gbuf, false);
         ring.ntt_unchecked(g);
         ring.basemul_unchecked_into(&mut h, g, finv);
         if ring.baseinv_into(hinv, &h)? {
@@ -488,6 +496,75 @@ mod tests {
         for x in -(2 * Q - 1)..2 * Q {
             assert_eq!(canonical(x as i16) as i32, x.rem_euclid(Q), "x = {x}");
         }
+    }
+
+    /// The reference's key generation, step by step: one seed and one SHAKE256 per attempt,
+    /// `f` first, then `g`. Returns the key pair and the number of rejected `f` candidates.
+    fn keypair_sequential(
+        p: NtruPlusParams,
+        rng: &mut dyn RandomSource,
+    ) -> (Vec<u8>, Vec<u8>, usize) {
+        let ring = NtruPlusRing::new(p);
+        let (n, l) = (p.n(), p.encoded_bytes());
+        let (mut f, mut finv, mut g, mut h, mut hinv) = (
+            vec![0i16; n],
+            vec![0i16; n],
+            vec![0i16; n],
+            vec![0i16; n],
+            vec![0i16; n],
+        );
+        let mut buf = vec![0u8; n / 4];
+        let mut d = [0u8; SYMBYTES];
+        let mut rejected = 0;
+        loop {
+            rng.fill(&mut d);
+            shake256(&[&d], &mut buf);
+            small_from_xof_into(&ring, &mut f, &buf, true);
+            ring.ntt(&mut f).unwrap();
+            if ring.baseinv_into(&mut finv, &f).unwrap() {
+                break;
+            }
+            rejected += 1;
+        }
+        loop {
+            rng.fill(&mut d);
+            shake256(&[&d], &mut buf);
+            small_from_xof_into(&ring, &mut g, &buf, false);
+            ring.ntt(&mut g).unwrap();
+            ring.basemul_into(&mut h, &g, &finv).unwrap();
+            if ring.baseinv_into(&mut hinv, &h).unwrap() {
+                break;
+            }
+        }
+        let mut pk = ntruplus::encodeq(&h, p).unwrap();
+        let mut sk = ntruplus::encodeq(&f, p).unwrap();
+        sk.extend(ntruplus::encodeq(&hinv, p).unwrap());
+        sk.extend(hash_f(&pk));
+        pk.truncate(l);
+        (pk, sk, rejected)
+    }
+
+    /// The paired-seed key generation draws the same seeds in the same order as the reference,
+    /// also when `f` candidates are rejected (the test asserts that some were).
+    #[test]
+    fn keypair_matches_the_sequential_reference() {
+        use crate::kem::drbg::KatDrbg;
+        let mut rejected = 0;
+        for p in NtruPlusParams::ALL {
+            for seed in 0..40u8 {
+                let entropy: [u8; 48] = core::array::from_fn(|i| seed ^ (i as u8) ^ (p.n() as u8));
+                let (pk, sk) = keypair(p, &mut KatDrbg::new(&entropy)).unwrap();
+                let (pk2, sk2, r) = keypair_sequential(p, &mut KatDrbg::new(&entropy));
+                assert_eq!(pk, pk2, "{} seed {seed}", p.name());
+                assert_eq!(sk[..], sk2[..], "{} seed {seed}", p.name());
+                rejected += r;
+            }
+        }
+        eprintln!("rejected f candidates: {rejected}");
+        assert!(
+            rejected > 0,
+            "no rejected f candidate: the retry path went untested"
+        );
     }
 
     #[test]
