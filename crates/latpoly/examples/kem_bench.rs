@@ -102,6 +102,6 @@ fn main() {
             continue;
         }
         let (k, e, d) = bench(kem, &mut rng);
-        println!("{:<14} {:>9.1} {:>9.1} {:>9.1}", kem.name(), k, e, d);
+        println!("{:<14} {:>9.2} {:>9.2} {:>9.2}", kem.name(), k, e, d);
     }
 }

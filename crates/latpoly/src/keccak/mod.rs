@@ -172,9 +172,14 @@ impl Sponge {
 
     /// Copies the first `out.len()` (at most `rate`) bytes of the state into `out`.
     fn read(&self, out: &mut [u8]) {
-        for (k, o) in out.chunks_mut(8).enumerate() {
-            o.copy_from_slice(&self.s[k].to_le_bytes()[..o.len()]);
+        // whole words first (fixed-size copies; a variable-length copy per word calls memcpy)
+        let k = (out.len() / 8).min(24);
+        let mut words = out.chunks_exact_mut(8);
+        for (o, w) in (&mut words).zip(&self.s) {
+            o.copy_from_slice(&w.to_le_bytes());
         }
+        let tail = words.into_remainder();
+        tail.copy_from_slice(&self.s[k].to_le_bytes()[..tail.len()]);
     }
 
     /// Squeezes `out.len()` bytes from a padded and permuted state.

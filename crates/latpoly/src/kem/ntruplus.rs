@@ -304,12 +304,18 @@ fn encapsulate(
 ) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let ring = NtruPlusRing::new(p);
     let (n, l) = (p.n(), p.encoded_bytes());
-    // strict decoding: a non-canonical public key is an error (public data, may branch)
-    let h = ntruplus::decodeq(pk, p)?; // 2^16·ĥ
     let nbytes = (n / 8 + SYMBYTES) + (SYMBYTES + n / 4) + l + n / 4;
-    with_scratch(3 * n, nbytes, |polys, bytes| {
-        let (r, rest) = polys.split_at_mut(n);
+    with_scratch(4 * n, nbytes, |polys, bytes| {
+        let (h, rest) = polys.split_at_mut(n);
+        let (r, rest) = rest.split_at_mut(n);
         let (m, hr) = rest.split_at_mut(n);
+        // strict decoding of 2^16·ĥ: a non-canonical public key is an error (public data, may
+        // branch; the generic decoder names the offending field)
+        if !ring.decodeq_reduced_into(h, pk)? {
+            return Err(ntruplus::decodeq(pk, p)
+                .err()
+                .unwrap_or_else(|| Error::InvalidArgument("non-canonical public key".into())));
+        }
         let (msg, rest) = bytes.split_at_mut(n / 8 + SYMBYTES);
         let (kr, rest) = rest.split_at_mut(SYMBYTES + n / 4);
         let (rbytes, g) = rest.split_at_mut(l);
@@ -323,7 +329,7 @@ fn encapsulate(
         sotp_into(&ring, m, &msg[..n / 8], g);
         ring.ntt_unchecked(m);
         // ĉ = ĥ∘r̂ + m̂ (basemul removes the 2^16 of the stored h)
-        ring.basemul_unchecked_into(hr, &h, r);
+        ring.basemul_unchecked_into(hr, h, r);
         for (x, &y) in hr.iter_mut().zip(m.iter()) {
             *x = canonical(*x + y);
         }

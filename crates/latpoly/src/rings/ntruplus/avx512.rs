@@ -36,7 +36,7 @@
 
 use super::lanes::{self, vop2, ztab, Lanes16};
 use super::tables::{Shape, MONT, OMEGA_MONT, Q, QINV};
-use super::{encode, scalar, tables, NtruPlusParams};
+use super::{scalar, tables, NtruPlusParams};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -1108,8 +1108,8 @@ impl Avx512 {
         Lanes16::in_range(self, a)
     }
 
-    // The byte codecs of `encode.rs` (plain slice loops, `#[inline(always)]`) compiled with
-    // this backend's features, so that they vectorise beyond the SSE2 baseline.
+    // The byte codecs: CBD1 and Encodeq / Decodeq in registers (x86.rs, AVX2: the rows of a
+    // block are 16 words), checked against the generic code of `encode.rs`.
     #[target_feature(enable = "avx512f,avx512bw")]
     fn cbd1_tf(self, f: &mut [i16], bytes: &[u8], n: usize) {
         // 16-word rows fill 256-bit registers: the AVX2 code (AVX-512F implies AVX2)
@@ -1117,11 +1117,12 @@ impl Avx512 {
     }
     #[target_feature(enable = "avx512f,avx512bw")]
     fn encodeq_tf(self, out: &mut [u8], a: &[i16], n: usize) {
-        encode::encodeq_into(out, a, n)
+        // rows of 16 words fill 256-bit registers, as for CBD1
+        super::x86::encodeq_avx2(out, a, n)
     }
     #[target_feature(enable = "avx512f,avx512bw")]
     fn decodeq_reduced_tf(self, f: &mut [i16], bytes: &[u8], n: usize) -> bool {
-        encode::decodeq_reduced_into(f, bytes, n)
+        super::x86::decodeq_reduced_avx2(f, bytes, n)
     }
 
     // ---- entry points ----

@@ -941,6 +941,26 @@ mod tests {
                     let ok = ring.decodeq_reduced_into(&mut f1, &enc).unwrap();
                     assert_eq!(ok, encode::decodeq_reduced_into(&mut f2, &enc, n));
                     assert_eq!(f1, f2, "{p:?} {isa}");
+
+                    // canonical encodings decode to the canonical values; one field >= q
+                    // anywhere (also in the 864 tail block) makes the flag false
+                    let canon: Vec<i16> = a.iter().map(|&v| v.rem_euclid(Q as i16)).collect();
+                    assert!(ring.decodeq_reduced_into(&mut f1, &out).unwrap());
+                    assert_eq!(f1, canon, "{p:?} {isa}");
+                    let mut high = canon.clone();
+                    let i = if rng.gen_bool(0.5) {
+                        n - 1 - rng.gen_range(0..32)
+                    } else {
+                        rng.gen_range(0..n)
+                    };
+                    high[i] = rng.gen_range(Q..4096) as i16;
+                    let enc = encode::encodeq(&high, n);
+                    assert!(
+                        !ring.decodeq_reduced_into(&mut f1, &enc).unwrap(),
+                        "{p:?} {isa} {i}"
+                    );
+                    assert!(!encode::decodeq_reduced_into(&mut f2, &enc, n));
+                    assert_eq!(f1, f2, "{p:?} {isa}");
                 }
                 assert!(ring
                     .decodeq_reduced_into(&mut vec![0; n], &[0u8; 3])

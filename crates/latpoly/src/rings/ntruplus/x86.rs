@@ -209,6 +209,145 @@ pub(crate) fn cbd1_avx2(f: &mut [i16], bytes: &[u8], n: usize) {
     }
 }
 
+/// `Encodeq` (see `encode::encodeq_into`) with every row of a block in one register: a block
+/// of 64 coefficients is four rows `t_0..t_3` of 16 (the 864 tail: 32 coefficients, rows of 8),
+/// canonicalised (`+q` under the sign) and packed into three rows of words by shifts and ors,
+/// where the compiler's code for the generic loop spent half its time on block bookkeeping.
+/// Constant time: fixed loads, shifts and stores.
+#[target_feature(enable = "avx2")]
+pub(crate) fn encodeq_avx2(out: &mut [u8], a: &[i16], n: usize) {
+    let full = n / 64;
+    for j in 0..full {
+        let (t, o) = (&a[64 * j..64 * j + 64], &mut out[96 * j..96 * j + 96]);
+        // SAFETY: AVX2 is enabled for this function; `t` has 64 readable i16 and `o` 96
+        // writable bytes (unaligned loads and stores).
+        unsafe {
+            let q = _mm256_set1_epi16(Q as i16);
+            let mut r = [_mm256_setzero_si256(); 4];
+            for (k, x) in r.iter_mut().enumerate() {
+                let v = _mm256_loadu_si256(t.as_ptr().add(16 * k).cast());
+                *x = _mm256_add_epi16(v, _mm256_and_si256(_mm256_srai_epi16::<15>(v), q));
+            }
+            let [t0, t1, t2, t3] = r;
+            let w0 = _mm256_or_si256(t0, _mm256_slli_epi16::<12>(t1));
+            let w1 = _mm256_or_si256(_mm256_srli_epi16::<4>(t1), _mm256_slli_epi16::<8>(t2));
+            let w2 = _mm256_or_si256(_mm256_srli_epi16::<8>(t2), _mm256_slli_epi16::<4>(t3));
+            _mm256_storeu_si256(o.as_mut_ptr().cast(), w0);
+            _mm256_storeu_si256(o.as_mut_ptr().add(32).cast(), w1);
+            _mm256_storeu_si256(o.as_mut_ptr().add(64).cast(), w2);
+        }
+    }
+    if n % 64 == 32 {
+        let (t, o) = (
+            &a[64 * full..64 * full + 32],
+            &mut out[96 * full..96 * full + 48],
+        );
+        // SAFETY: as above, with 32 readable i16 and 48 writable bytes.
+        unsafe {
+            let q = _mm_set1_epi16(Q as i16);
+            let mut r = [_mm_setzero_si128(); 4];
+            for (k, x) in r.iter_mut().enumerate() {
+                let v = _mm_loadu_si128(t.as_ptr().add(8 * k).cast());
+                *x = _mm_add_epi16(v, _mm_and_si128(_mm_srai_epi16::<15>(v), q));
+            }
+            let [t0, t1, t2, t3] = r;
+            let w0 = _mm_or_si128(t0, _mm_slli_epi16::<12>(t1));
+            let w1 = _mm_or_si128(_mm_srli_epi16::<4>(t1), _mm_slli_epi16::<8>(t2));
+            let w2 = _mm_or_si128(_mm_srli_epi16::<8>(t2), _mm_slli_epi16::<4>(t3));
+            _mm_storeu_si128(o.as_mut_ptr().cast(), w0);
+            _mm_storeu_si128(o.as_mut_ptr().add(16).cast(), w1);
+            _mm_storeu_si128(o.as_mut_ptr().add(32).cast(), w2);
+        }
+    }
+}
+
+/// `Decodeq` with reduction (see `encode::decodeq_reduced_into`), a block per registers as
+/// [`encodeq_avx2`]: the four rows unpacked by shifts, ands and ors, every field reduced into
+/// `[0, q)` with one subtraction and `+q` under the sign, the non-canonical fields collected
+/// in a mask register. Returns `true` iff all fields were `< q`. Constant time.
+#[target_feature(enable = "avx2")]
+pub(crate) fn decodeq_reduced_avx2(f: &mut [i16], bytes: &[u8], n: usize) -> bool {
+    let full = n / 64;
+    // In every block below AVX2 is enabled (this function) and the slices have the lengths
+    // the loads and stores use (unaligned).
+    let mut bad = _mm256_setzero_si256();
+    for j in 0..full {
+        let (b, t) = (&bytes[96 * j..96 * j + 96], &mut f[64 * j..64 * j + 64]);
+        // SAFETY: AVX2 is enabled; `b` has 96 readable bytes, `t` 64 writable i16.
+        unsafe {
+            let (q, m12, m8, m4) = (
+                _mm256_set1_epi16(Q as i16),
+                _mm256_set1_epi16(0xfff),
+                _mm256_set1_epi16(0xff),
+                _mm256_set1_epi16(0xf),
+            );
+            let w0 = _mm256_loadu_si256(b.as_ptr().cast());
+            let w1 = _mm256_loadu_si256(b.as_ptr().add(32).cast());
+            let w2 = _mm256_loadu_si256(b.as_ptr().add(64).cast());
+            let rows = [
+                _mm256_and_si256(w0, m12),
+                _mm256_or_si256(
+                    _mm256_srli_epi16::<12>(w0),
+                    _mm256_slli_epi16::<4>(_mm256_and_si256(w1, m8)),
+                ),
+                _mm256_or_si256(
+                    _mm256_srli_epi16::<8>(w1),
+                    _mm256_slli_epi16::<8>(_mm256_and_si256(w2, m4)),
+                ),
+                _mm256_srli_epi16::<4>(w2),
+            ];
+            for (k, v) in rows.into_iter().enumerate() {
+                let d = _mm256_sub_epi16(v, q);
+                let neg = _mm256_srai_epi16::<15>(d);
+                bad = _mm256_or_si256(bad, _mm256_andnot_si256(neg, _mm256_set1_epi16(-1)));
+                let r = _mm256_add_epi16(d, _mm256_and_si256(neg, q));
+                _mm256_storeu_si256(t.as_mut_ptr().add(16 * k).cast(), r);
+            }
+        }
+    }
+    if n % 64 == 32 {
+        let (b, t) = (
+            &bytes[96 * full..96 * full + 48],
+            &mut f[64 * full..64 * full + 32],
+        );
+        // SAFETY: AVX2 is enabled; `b` has 48 readable bytes, `t` 32 writable i16.
+        unsafe {
+            let (q, m12, m8, m4) = (
+                _mm_set1_epi16(Q as i16),
+                _mm_set1_epi16(0xfff),
+                _mm_set1_epi16(0xff),
+                _mm_set1_epi16(0xf),
+            );
+            let w0 = _mm_loadu_si128(b.as_ptr().cast());
+            let w1 = _mm_loadu_si128(b.as_ptr().add(16).cast());
+            let w2 = _mm_loadu_si128(b.as_ptr().add(32).cast());
+            let rows = [
+                _mm_and_si128(w0, m12),
+                _mm_or_si128(
+                    _mm_srli_epi16::<12>(w0),
+                    _mm_slli_epi16::<4>(_mm_and_si128(w1, m8)),
+                ),
+                _mm_or_si128(
+                    _mm_srli_epi16::<8>(w1),
+                    _mm_slli_epi16::<8>(_mm_and_si128(w2, m4)),
+                ),
+                _mm_srli_epi16::<4>(w2),
+            ];
+            let mut bad128 = _mm_setzero_si128();
+            for (k, v) in rows.into_iter().enumerate() {
+                let d = _mm_sub_epi16(v, q);
+                let neg = _mm_srai_epi16::<15>(d);
+                bad128 = _mm_or_si128(bad128, _mm_andnot_si128(neg, _mm_set1_epi16(-1)));
+                let r = _mm_add_epi16(d, _mm_and_si128(neg, q));
+                _mm_storeu_si128(t.as_mut_ptr().add(8 * k).cast(), r);
+            }
+            bad = _mm256_or_si256(bad, _mm256_zextsi128_si256(bad128));
+        }
+    }
+    let all_canonical = _mm256_testz_si256(bad, bad);
+    crate::arith::ct::barrier(all_canonical as u32) == 1
+}
+
 impl Avx2 {
     pub(crate) fn try_new() -> Option<Self> {
         is_x86_feature_detected!("avx2").then_some(Self(()))
@@ -710,19 +849,19 @@ impl Avx2 {
         Lanes16::in_range(self, a)
     }
 
-    // The byte codecs of `encode.rs` (plain slice loops, `#[inline(always)]`) compiled with
-    // this backend's features, so that they vectorise beyond the SSE2 baseline.
+    // The byte codecs: CBD1 and Encodeq / Decodeq in registers (x86.rs, AVX2: the rows of a
+    // block are 16 words), checked against the generic code of `encode.rs`.
     #[target_feature(enable = "avx2")]
     fn cbd1_tf(self, f: &mut [i16], bytes: &[u8], n: usize) {
         cbd1_avx2(f, bytes, n)
     }
     #[target_feature(enable = "avx2")]
     fn encodeq_tf(self, out: &mut [u8], a: &[i16], n: usize) {
-        encode::encodeq_into(out, a, n)
+        encodeq_avx2(out, a, n)
     }
     #[target_feature(enable = "avx2")]
     fn decodeq_reduced_tf(self, f: &mut [i16], bytes: &[u8], n: usize) -> bool {
-        encode::decodeq_reduced_into(f, bytes, n)
+        decodeq_reduced_avx2(f, bytes, n)
     }
 
     // ---- entry points ----
