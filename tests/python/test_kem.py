@@ -119,3 +119,25 @@ def test_ntru_names_and_sizes():
     for name, sizes in want.items():
         k = kem.new(name)
         assert (k.public_key_bytes, k.secret_key_bytes, k.ciphertext_bytes) == sizes
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() on this platform")
+def test_forked_processes_draw_different_keys():
+    # the operating system's bytes go through a per-thread buffer; a forked child must not
+    # reuse what it inherited (same buffer -> same seeds -> the parent's next key pair)
+    k = kem.new("NTRU+KEM576")
+    k.keypair()  # fill this thread's buffer before forking
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(w, k.keypair()[0][:32])
+        finally:
+            os._exit(0)
+    os.close(w)
+    mine = k.keypair()[0][:32]
+    theirs = os.read(r, 32)
+    os.waitpid(pid, 0)
+    os.close(r)
+    assert len(theirs) == 32
+    assert mine != theirs
