@@ -1,7 +1,7 @@
 //! Times the NTRU+ ring operations (ntt, invntt, basemul, baseinv, mul) per parameter set on
 //! every backend this CPU runs, in ns per call (median of several batches).
 //!
-//! `cargo run --release -p latpoly --example ntruplus_bench`
+//! `cargo run --release -p latpoly --example ntruplus_bench [-- ISA [N]]`
 
 use latpoly::rings::ntruplus::{available_isas, NtruPlusParams, NtruPlusRing};
 use std::hint::black_box;
@@ -15,8 +15,9 @@ fn time(f: impl FnMut(), iters: u32, batches: usize) -> f64 {
 }
 
 fn main() {
-    // optional filter: `-- avx2` times only that backend
+    // optional filters: `-- avx2` times only that backend, `-- avx512 864` only that set too
     let only = std::env::args().nth(1);
+    let only_n: Option<usize> = std::env::args().nth(2).and_then(|s| s.parse().ok());
     let isas: Vec<_> = available_isas()
         .into_iter()
         .filter(|i| only.as_deref().is_none_or(|o| o == i.name()))
@@ -28,6 +29,9 @@ fn main() {
     );
     for p in NtruPlusParams::ALL {
         let n = p.n();
+        if only_n.is_some_and(|m| m != n) {
+            continue;
+        }
         let a: Vec<i16> = (0..n)
             .map(|i| ((i * 2654435761usize) % 3457) as i16 - 1728)
             .collect();
