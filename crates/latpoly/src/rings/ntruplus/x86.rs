@@ -210,8 +210,8 @@ pub(crate) fn cbd1_avx2(f: &mut [i16], bytes: &[u8], n: usize) {
 }
 
 /// `Encodeq` (see `encode::encodeq_into`) with every row of a block in one register: a block
-/// of 64 coefficients is four rows `t_0..t_3` of 16 (the 864 tail: 32 coefficients, rows of 8),
-/// canonicalised (`+q` under the sign) and packed into three rows of words by shifts and ors,
+/// of 64 coefficients is four rows `t_0..t_3` of 16 (the 864 tail block of 32 takes the generic
+/// code), canonicalised (`+q` under the sign) and packed into three rows of words by shifts and ors,
 /// where the compiler's code for the generic loop spent half its time on block bookkeeping.
 /// Constant time: fixed loads, shifts and stores.
 #[target_feature(enable = "avx2")]
@@ -238,26 +238,8 @@ pub(crate) fn encodeq_avx2(out: &mut [u8], a: &[i16], n: usize) {
         }
     }
     if n % 64 == 32 {
-        let (t, o) = (
-            &a[64 * full..64 * full + 32],
-            &mut out[96 * full..96 * full + 48],
-        );
-        // SAFETY: as above, with 32 readable i16 and 48 writable bytes.
-        unsafe {
-            let q = _mm_set1_epi16(Q as i16);
-            let mut r = [_mm_setzero_si128(); 4];
-            for (k, x) in r.iter_mut().enumerate() {
-                let v = _mm_loadu_si128(t.as_ptr().add(8 * k).cast());
-                *x = _mm_add_epi16(v, _mm_and_si128(_mm_srai_epi16::<15>(v), q));
-            }
-            let [t0, t1, t2, t3] = r;
-            let w0 = _mm_or_si128(t0, _mm_slli_epi16::<12>(t1));
-            let w1 = _mm_or_si128(_mm_srli_epi16::<4>(t1), _mm_slli_epi16::<8>(t2));
-            let w2 = _mm_or_si128(_mm_srli_epi16::<8>(t2), _mm_slli_epi16::<4>(t3));
-            _mm_storeu_si128(o.as_mut_ptr().cast(), w0);
-            _mm_storeu_si128(o.as_mut_ptr().add(16).cast(), w1);
-            _mm_storeu_si128(o.as_mut_ptr().add(32).cast(), w2);
-        }
+        // the 864 tail block (rows of 8 words): the generic code, compiled with AVX2 here
+        encode::encodeq_into(&mut out[96 * full..], &a[64 * full..], 32);
     }
 }
 
@@ -305,47 +287,11 @@ pub(crate) fn decodeq_reduced_avx2(f: &mut [i16], bytes: &[u8], n: usize) -> boo
             }
         }
     }
-    if n % 64 == 32 {
-        let (b, t) = (
-            &bytes[96 * full..96 * full + 48],
-            &mut f[64 * full..64 * full + 32],
-        );
-        // SAFETY: AVX2 is enabled; `b` has 48 readable bytes, `t` 32 writable i16.
-        unsafe {
-            let (q, m12, m8, m4) = (
-                _mm_set1_epi16(Q as i16),
-                _mm_set1_epi16(0xfff),
-                _mm_set1_epi16(0xff),
-                _mm_set1_epi16(0xf),
-            );
-            let w0 = _mm_loadu_si128(b.as_ptr().cast());
-            let w1 = _mm_loadu_si128(b.as_ptr().add(16).cast());
-            let w2 = _mm_loadu_si128(b.as_ptr().add(32).cast());
-            let rows = [
-                _mm_and_si128(w0, m12),
-                _mm_or_si128(
-                    _mm_srli_epi16::<12>(w0),
-                    _mm_slli_epi16::<4>(_mm_and_si128(w1, m8)),
-                ),
-                _mm_or_si128(
-                    _mm_srli_epi16::<8>(w1),
-                    _mm_slli_epi16::<8>(_mm_and_si128(w2, m4)),
-                ),
-                _mm_srli_epi16::<4>(w2),
-            ];
-            let mut bad128 = _mm_setzero_si128();
-            for (k, v) in rows.into_iter().enumerate() {
-                let d = _mm_sub_epi16(v, q);
-                let neg = _mm_srai_epi16::<15>(d);
-                bad128 = _mm_or_si128(bad128, _mm_andnot_si128(neg, _mm_set1_epi16(-1)));
-                let r = _mm_add_epi16(d, _mm_and_si128(neg, q));
-                _mm_storeu_si128(t.as_mut_ptr().add(8 * k).cast(), r);
-            }
-            bad = _mm256_or_si256(bad, _mm256_zextsi128_si256(bad128));
-        }
-    }
+    // the 864 tail block (rows of 8 words): the generic code, compiled with AVX2 here
+    let tail_ok =
+        n % 64 != 32 || encode::decodeq_reduced_into(&mut f[64 * full..], &bytes[96 * full..], 32);
     let all_canonical = _mm256_testz_si256(bad, bad);
-    crate::arith::ct::barrier(all_canonical as u32) == 1
+    (crate::arith::ct::barrier(all_canonical as u32) == 1) & tail_ok
 }
 
 impl Avx2 {

@@ -135,9 +135,7 @@ fn tf_decode(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) 
         _mm512_loadu_si512(idx.as_ptr().cast())
     };
     for lv in levels.iter().rev() {
-        let half = lv.len / 2;
-        let even = lv.len % 2 == 0;
-        let regular = if even { half - 1 } else { half };
+        let (half, even, regular) = lv.pairs();
         let bytes = &s[lv.pos..];
         // the highest slots first: the last pair (or the carried value)
         if even {
@@ -198,9 +196,7 @@ fn tf_encode(out: &mut Vec<u8>, r: &[u16], levels: &[Level], top: u32) {
     let mut m_top = top;
     for lv in levels {
         let (len, reg) = (lv.len, lv.reg);
-        let half = len / 2;
-        let even = len % 2 == 0;
-        let regular = if even { half - 1 } else { half };
+        let (half, even, regular) = lv.pairs();
         let start = out.len();
         out.resize(start + regular * lv.reg_bytes, 0);
         let bytes = &mut out[start..];

@@ -139,9 +139,7 @@ pub(crate) fn encode_uniform_impl(out: &mut Vec<u8>, r: &[u16], m0: u16) {
     let mut nxt = vec![0u32; n / 2 + 1];
     for lv in levels {
         let (len, reg) = (lv.len, lv.reg);
-        let half = len / 2;
-        let even = len % 2 == 0;
-        let regular = if even { half - 1 } else { half };
+        let (half, even, regular) = lv.pairs();
         let start = out.len();
         out.resize(start + regular * lv.reg_bytes, 0);
         let (ys, pairs) = (&mut nxt[..regular], cur[..2 * regular].chunks_exact(2));
@@ -267,6 +265,17 @@ pub(super) struct Level {
     pub(super) reg_bytes: usize,
     pub(super) last_bytes: usize,
     pub(super) pos: usize,
+}
+
+impl Level {
+    /// `(half, even, regular)`: `len / 2`, whether `len` is even, and the number of regular
+    /// pairs (all of them for odd `len`; for even `len` the last pair is merged with the
+    /// level's last bound instead).
+    #[inline(always)]
+    pub(super) fn pairs(&self) -> (usize, bool, usize) {
+        let (half, even) = (self.len / 2, self.len.is_multiple_of(2));
+        (half, even, if even { half - 1 } else { half })
+    }
 }
 
 /// Bytes a merged pair of bound product `b` leaves at its level (0, 1 or 2) and the bound of
@@ -406,11 +415,9 @@ pub(crate) fn decode_uniform_impl(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
     };
     debug_assert_eq!(pos + usize::from(top > 1) + usize::from(top > 256), s.len());
     for lv in levels.iter().rev() {
-        let half = lv.len / 2;
-        let even = lv.len % 2 == 0;
         // The last pair of an even level has bounds (reg, last); an odd level carries its last
         // value.
-        let regular = if even { half - 1 } else { half };
+        let (half, even, regular) = lv.pairs();
         let (m, c) = (lv.reg, recip(lv.reg));
         let bytes = &s[lv.pos..];
         let up = &upper[..half + 1];
