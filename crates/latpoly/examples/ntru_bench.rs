@@ -41,7 +41,7 @@ fn poly(n: usize, seed: u64) -> Vec<u16> {
 
 fn main() {
     let only: Option<usize> = std::env::args().nth(1).and_then(|s| s.parse().ok());
-    // `ntru_bench N ISA COUNT`: only run COUNT products (for `perf stat`).
+    // `ntru_bench N ISA COUNT [modq]`: only run COUNT products (for `perf stat`).
     if let (Some(n), Some(isa), Some(count)) = (
         only,
         std::env::args().nth(2).and_then(|s| Isa::parse(&s)),
@@ -51,8 +51,13 @@ fn main() {
     ) {
         let (a, b) = (poly(n, 1), poly(n, 2));
         let mut r = vec![0u16; n];
+        let modq = std::env::args().nth(4).as_deref() == Some("modq");
         for _ in 0..count {
-            ntru::poly_rq_mul_isa(isa, black_box(&a), black_box(&b), &mut r).unwrap();
+            if modq {
+                ntru::poly_rq_mul_modq_isa(isa, black_box(&a), black_box(&b), &mut r).unwrap();
+            } else {
+                ntru::poly_rq_mul_isa(isa, black_box(&a), black_box(&b), &mut r).unwrap();
+            }
             black_box(&r);
         }
         return;
@@ -87,6 +92,25 @@ fn main() {
                 p.name(),
                 n,
                 isa.name(),
+                med,
+                best
+            );
+            if isa == Isa::Scalar {
+                continue;
+            }
+            // the mod-q product (Toom-4 over Karatsuba), PQClean's contract
+            let q1 = p.q() - 1;
+            ntru::poly_rq_mul_modq_isa(isa, &a, &b, &mut r).unwrap();
+            assert!(r.iter().zip(&reference).all(|(&x, &y)| x == y & q1));
+            let (med, best) = time_ns(iters, || {
+                ntru::poly_rq_mul_modq_isa(isa, black_box(&a), black_box(&b), &mut r).unwrap();
+                black_box(&r);
+            });
+            println!(
+                "{:<16} {:>5} {:>10} {:>12.0} {:>10.0}",
+                p.name(),
+                n,
+                format!("{}-modq", isa.name()),
                 med,
                 best
             );

@@ -492,6 +492,49 @@ fn multipliers_match_schoolbook_edges() {
     }
 }
 
+/// The mod-q multipliers (Toom-4, exact mod 2^13 only) against the schoolbook reduced mod q:
+/// random inputs (every one on every multiplier), then the edge inputs pairwise.
+#[test]
+fn modq_multipliers_match_schoolbook() {
+    let isas = multipliers();
+    let mut rng = ChaCha20Rng::seed_from_u64(0x746f_6f6d);
+    let mut checked = 0usize;
+    for p in NtruParams::ALL {
+        let (n, q1) = (p.n(), p.q() - 1);
+        let mut cases: Vec<(Vec<u16>, Vec<u16>)> = (0..1000)
+            .map(|_| (random_poly(n, &mut rng), random_poly(n, &mut rng)))
+            .collect();
+        let edges = edge_inputs(n);
+        for a in &edges {
+            for b in &edges {
+                cases.push((a.clone(), b.clone()));
+            }
+        }
+        for (trial, (a, b)) in cases.iter().enumerate() {
+            let mut want = if trial < 20 || trial >= 1000 {
+                schoolbook(a, b)
+            } else {
+                let mut r = vec![0u16; n];
+                ntru::poly_rq_mul_isa(Isa::Scalar, a, b, &mut r).unwrap();
+                r
+            };
+            want.iter_mut().for_each(|x| *x &= q1);
+            for &isa in &isas {
+                let mut r = vec![0xffffu16; n];
+                assert_eq!(ntru::poly_rq_mul_modq_isa(isa, a, b, &mut r).unwrap(), isa);
+                assert_eq!(r, want, "{isa} n={n} case {trial}");
+                checked += 1;
+            }
+            if trial % 97 == 0 {
+                let mut r = vec![0u16; n];
+                ntru::poly_rq_mul_modq(a, b, &mut r).unwrap();
+                assert_eq!(r, want, "default n={n} case {trial}");
+            }
+        }
+    }
+    eprintln!("{checked} mod-q products checked");
+}
+
 #[test]
 fn default_multiplier_respects_the_isa_cap() {
     // LATPOLY_ISA is read once, at the first product; run this suite with LATPOLY_ISA=scalar
@@ -702,6 +745,8 @@ fn bad_inputs_are_errors() {
             ntru::poly_sq_mul(&x, &x, &mut o),
             ntru::poly_s3_mul(&x, &x, &mut o),
             ntru::poly_rq_mul_isa(Isa::Scalar, &x, &x, &mut o).map(|_| ()),
+            ntru::poly_rq_mul_modq(&x, &x, &mut o),
+            ntru::poly_rq_mul_modq_isa(Isa::Avx512, &x, &x, &mut o).map(|_| ()),
         ] {
             assert!(
                 matches!(r, Err(Error::InvalidDegree { .. })),
@@ -723,6 +768,14 @@ fn bad_inputs_are_errors() {
     assert!(ntru::poly_rq_mul(&a, &a, &mut short_out).is_err());
     assert!(ntru::poly_sq_mul(&a, &short, &mut out).is_err());
     assert!(ntru::poly_s3_mul(&a, &a, &mut short_out).is_err());
+    assert!(matches!(
+        ntru::poly_rq_mul_modq(&a, &short, &mut out),
+        Err(Error::LengthMismatch {
+            expected: 509,
+            got: 508
+        })
+    ));
+    assert!(ntru::poly_rq_mul_modq(&a, &a, &mut short_out).is_err());
     // Length mismatches against the parameter set.
     let other = NtruParams::Hrss701;
     let fs: [UnaryFn; 5] = [

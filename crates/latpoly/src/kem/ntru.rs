@@ -61,7 +61,7 @@ use super::sort::sort_u32;
 use super::{Dyn, DynKem, RandomSource};
 use crate::arith::ct::barrier;
 use crate::error::Result;
-use crate::rings::ntru::{self as ring, NtruParams};
+use crate::rings::ntru::{self as ring, kem as fast, NtruParams};
 use crate::secret::{with_scratch, Wiped};
 use subtle::{Choice, ConditionallySelectable};
 
@@ -242,16 +242,16 @@ fn keypair(p: NtruParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<
     }
 
     let (mut gf, mut inv_gf) = (poly(p), poly(p));
-    ring::poly_rq_mul(&g, &f, &mut gf)?;
-    ring::poly_rq_inv(&gf, p, &mut inv_gf)?;
+    fast::rq_mul(p, &g, &f, &mut gf);
+    fast::rq_inv(p, &gf, &mut inv_gf);
     // h^-1 = G f^2 in S_q (secret key)
-    ring::poly_rq_mul(&inv_gf, &f, &mut t)?;
-    ring::poly_sq_mul(&t, &f, &mut gf)?;
+    fast::rq_mul(p, &inv_gf, &f, &mut t);
+    fast::sq_mul(p, &t, &f, &mut gf);
     ring::poly_sq_tobytes(&gf, p, &mut sk[2 * z.s3..z.owcpa_sk()])?;
     // h = G g'^2 in R_q (public key)
-    ring::poly_rq_mul(&inv_gf, &g, &mut t)?;
+    fast::rq_mul(p, &inv_gf, &g, &mut t);
     let mut h = vec![0u16; p.n()];
-    ring::poly_rq_mul(&t, &g, &mut h)?;
+    fast::rq_mul(p, &t, &g, &mut h);
     let mut pk = vec![0u8; z.sq];
     ring::poly_rq_sum_zero_tobytes(&h, p, &mut pk)?;
 
@@ -284,7 +284,7 @@ fn encapsulate(
 
         ring::poly_z3_to_zq(r, p)?;
         ring::poly_rq_sum_zero_frombytes(pk, p, h)?;
-        ring::poly_rq_mul(r, h, c)?;
+        fast::rq_mul(p, r, h, c);
         ring::poly_lift(m, p, lift)?;
         for (x, &l) in c.iter_mut().zip(lift.iter()) {
             *x = x.wrapping_add(l);
@@ -359,10 +359,10 @@ fn decapsulate_in(
     ring::poly_rq_sum_zero_frombytes(ct, p, c)?;
     ring::poly_s3_frombytes(&sk[..z.s3], p, f)?;
     ring::poly_z3_to_zq(f, p)?;
-    ring::poly_rq_mul(c, f, t)?;
+    fast::rq_mul(p, c, f, t);
     ring::poly_rq_to_s3(t, p, mf)?;
     ring::poly_s3_frombytes(&sk[z.s3..2 * z.s3], p, f)?;
-    ring::poly_s3_mul(mf, f, m)?;
+    fast::s3_mul(p, mf, f, m);
 
     ring::poly_s3_tobytes(m, p, &mut rm[z.s3..])?;
     if !p.is_hrss() {
@@ -375,7 +375,7 @@ fn decapsulate_in(
         *y = x.wrapping_sub(l);
     }
     ring::poly_sq_frombytes(&sk[2 * z.s3..z.owcpa_sk()], p, f)?;
-    ring::poly_sq_mul(b, f, r)?;
+    fast::sq_mul(p, b, f, r);
     fail |= check_r(r, p.q());
     ring::poly_trinary_zq_to_z3(r, p)?;
     ring::poly_s3_tobytes(r, p, &mut rm[..z.s3])?;

@@ -55,6 +55,12 @@ pub(crate) trait Lanes: Copy {
     fn sub(self, a: Self::V, b: Self::V) -> Self::V;
     /// Low 16 bits of the lane-wise product.
     fn mul(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Every lane `x`.
+    fn splat(self, x: u16) -> Self::V;
+    /// Lane-wise bitwise and.
+    fn and(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Lane-wise logical right shift by `S` bits.
+    fn shr<const S: i32>(self, a: Self::V) -> Self::V;
     /// Transposes an `L x L` matrix of `u16`: reads rows `io.load(0..L)`, then calls
     /// `io.store(j, row)` once for every row `j` of the transpose (lane `i` = lane `j` of input
     /// row `i`).
@@ -64,6 +70,9 @@ pub(crate) trait Lanes: Copy {
     /// The whole multiplication ([`rq_mul_body`] with `K = leaf_k(a.len())`) inside the
     /// backend's `#[target_feature]` entry point; `ws` as [`rq_mul_body`] requires.
     fn rq_mul_entry(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]);
+    /// The product mod `q` ([`super::toom::rq_mul_modq_body`] with the shape
+    /// [`super::toom::shape`]`(a.len())`) inside the backend's `#[target_feature]` entry point.
+    fn rq_mul_modq_entry(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]);
 }
 
 /// Where a transposition reads its rows and writes the transposed rows. (A trait with
@@ -217,7 +226,7 @@ fn combine_rows<T: Lanes>(t: T, c: &mut [u16], mid: &[u16], h: usize) {
 /// Lane-parallel product of 32-coefficient polynomials (rows of `L` lanes): `a` and `b` have
 /// 32 rows, `c` receives 64 rows, `mid` is 32 rows of scratch.
 #[inline(always)]
-fn kmul32<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], mid: &mut [u16]) {
+pub(crate) fn kmul32<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], mid: &mut [u16]) {
     let l = T::L;
     let (lo, hi) = c[..64 * l].split_at_mut(32 * l);
     t.kmul16::<0b01>(a, b, lo);
@@ -229,7 +238,7 @@ fn kmul32<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], mid: &mut [u16]) 
 /// Lane-parallel product of 64-coefficient polynomials (one Karatsuba level over [`kmul32`]):
 /// `a`, `b` have 64 rows, `c` receives 128 rows; `scratch` has [`KMUL64_SCRATCH`] rows.
 #[inline(always)]
-fn kmul64<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratch: &mut [u16]) {
+pub(crate) fn kmul64<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratch: &mut [u16]) {
     let l = T::L;
     let (a, b, c) = (&a[..64 * l], &b[..64 * l], &mut c[..128 * l]);
     let (am, rest) = scratch[..KMUL64_SCRATCH * l].split_at_mut(32 * l);
@@ -249,7 +258,7 @@ fn kmul64<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratch: &mut [u1
 }
 
 /// Scratch rows of [`kmul64`]: middle operands (2 x 32), middle product (64), [`kmul32`] (32).
-const KMUL64_SCRATCH: usize = 192;
+pub(crate) const KMUL64_SCRATCH: usize = 192;
 
 /// Lane-parallel product of 96-coefficient polynomials: a three-way split into thirds of 32
 /// with six [`kmul32`] products (`a0 b0`, `a1 b1`, `a2 b2`, `(a0 + a1)(b0 + b1)`,

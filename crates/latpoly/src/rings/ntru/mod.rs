@@ -53,6 +53,7 @@ mod r2_avx512;
 #[cfg(target_arch = "x86_64")]
 mod r2_clmul;
 mod reference;
+mod toom;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -344,6 +345,22 @@ impl Backend {
         }
         let _ = p;
     }
+
+    /// `out = a · b mod (x^n - 1, m)`, coefficients in `[0, m)`, for a power of two
+    /// `m <= 2^13` (the parameter set's `q`, or `2^13`); lengths already checked.
+    fn mul_modq(self, p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16], m: u16) {
+        debug_assert!(m.is_power_of_two() && m <= 1 << 13);
+        match self {
+            Backend::Scalar => {
+                reference::rq_mul(a, b, out);
+                out.iter_mut().for_each(|x| *x &= m - 1);
+            }
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => toom::rq_mul_modq(t, p, a, b, out, m),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => toom::rq_mul_modq(t, p, a, b, out, m),
+        }
+    }
 }
 
 /// The default multiplier: best available, capped by `LATPOLY_ISA` (read once).
@@ -412,6 +429,58 @@ pub fn poly_rq_mul_isa(isa: Isa, a: &[u16], b: &[u16], out: &mut [u16]) -> Resul
     Ok(backend.isa())
 }
 
+/// `out = a · b` in `R_q = Z_q[x]/(x^n - 1)`, coefficients in `[0, q)` (`q` the modulus of
+/// the parameter set of degree `n`): [`poly_rq_mul`]'s result masked with `q - 1`.
+///
+/// This is the product the KEMs need (every NTRU routine reads products mod `q`), and the
+/// contract of PQClean's AVX2 `poly_Rq_mul`. It runs a different multiplier from
+/// [`poly_rq_mul`]: Toom-Cook 4-way over Karatsuba, exact mod `2^13` only (its interpolation
+/// divides by 2 three times, which `2^16` arithmetic cannot undo), with a third fewer leaf
+/// multiplications. Same length rules as [`poly_rq_mul`]; same backend choice
+/// ([`rq_mul_isa`]).
+///
+/// ```
+/// use latpoly::rings::ntru::{poly_rq_mul, poly_rq_mul_modq};
+///
+/// let n = 701; // ntruhrss701, q = 8192
+/// let a: Vec<u16> = (0..n).map(|i| (i * 7919) as u16).collect();
+/// let b: Vec<u16> = (0..n).map(|i| (i * i + 3) as u16).collect();
+/// let (mut exact, mut modq) = (vec![0u16; n], vec![0u16; n]);
+/// poly_rq_mul(&a, &b, &mut exact)?;
+/// poly_rq_mul_modq(&a, &b, &mut modq)?;
+/// assert!(exact.iter().zip(&modq).all(|(&e, &m)| e & 8191 == m));
+/// assert!(poly_rq_mul_modq(&a[..700], &b[..700], &mut modq[..700]).is_err());
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_rq_mul_modq(a: &[u16], b: &[u16], out: &mut [u16]) -> Result<()> {
+    let p = check_product(a, b, out)?;
+    default_backend().mul_modq(p, a, b, out, p.q());
+    Ok(())
+}
+
+/// [`poly_rq_mul_modq`] with the multiplier chosen explicitly, as [`poly_rq_mul_isa`]: the best
+/// one this CPU runs that is not above `isa` (`Isa::Scalar`: the schoolbook reference, masked).
+/// Returns the one that ran; every multiplier returns the same result.
+///
+/// ```
+/// use latpoly::{Isa, rings::ntru::poly_rq_mul_modq_isa};
+///
+/// let a: Vec<u16> = (0..821).map(|i| (i * i) as u16).collect();
+/// let b: Vec<u16> = (0..821).map(|i| (5 * i + 1) as u16).collect();
+/// let (mut r, mut f) = (vec![0u16; 821], vec![0u16; 821]);
+/// assert_eq!(poly_rq_mul_modq_isa(Isa::Scalar, &a, &b, &mut r)?, Isa::Scalar);
+/// poly_rq_mul_modq_isa(Isa::Avx512, &a, &b, &mut f)?;
+/// assert_eq!(r, f);
+/// assert!(r.iter().all(|&x| x < 4096));
+/// # Ok::<(), latpoly::Error>(())
+/// ```
+pub fn poly_rq_mul_modq_isa(isa: Isa, a: &[u16], b: &[u16], out: &mut [u16]) -> Result<Isa> {
+    let p = check_product(a, b, out)?;
+    let backend = Backend::best(isa);
+    backend.mul_modq(p, a, b, out, p.q());
+    Ok(backend.isa())
+}
+
 /// `out = a · b mod (Phi_n)`, computed mod `2^16`: [`poly_rq_mul`] followed by
 /// [`poly_mod_q_phi_n`] (`out[i] -= out[n-1]`, so `out[n-1] = 0`), as the reference
 /// `poly_Sq_mul`. Same length rules as [`poly_rq_mul`].
@@ -459,6 +528,48 @@ pub fn poly_s3_mul(a: &[u16], b: &[u16], out: &mut [u16]) -> Result<()> {
     poly_rq_mul(a, b, out)?;
     reference::mod_3_phi_n(out);
     Ok(())
+}
+
+/// Products and inverse for the KEMs, which read every result mod `q` (or, for `S_3`, take
+/// inputs in `{0, 1, 2}`): the Toom-4 multiplier of [`poly_rq_mul_modq`]. Lengths must be
+/// `params.n()` (checked by the callers' decoders; debug-asserted here).
+pub(crate) mod kem {
+    use super::{default_backend, reference, NtruParams};
+
+    fn check(p: NtruParams, lens: &[usize]) {
+        debug_assert!(lens.iter().all(|&l| l == p.n()));
+    }
+
+    /// `out = a · b` in `R_q`, coefficients in `[0, q)`.
+    pub(crate) fn rq_mul(p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
+        check(p, &[a.len(), b.len(), out.len()]);
+        default_backend().mul_modq(p, a, b, out, p.q());
+    }
+
+    /// `out ≡ a · b mod (q, Phi_n)` (as `poly_Sq_mul`, not reduced).
+    pub(crate) fn sq_mul(p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
+        rq_mul(p, a, b, out);
+        reference::mod_q_phi_n(out);
+    }
+
+    /// `poly_S3_mul` for `a`, `b` with coefficients in `{0, 1, 2}`: the integer product's
+    /// coefficients are below `4 n < 2^13`, so the product mod `2^13` is exact.
+    pub(crate) fn s3_mul(p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
+        check(p, &[a.len(), b.len(), out.len()]);
+        debug_assert!(a.iter().chain(b).all(|&x| x <= 2));
+        default_backend().mul_modq(p, a, b, out, 1 << 13);
+        reference::mod_3_phi_n(out);
+    }
+
+    /// `out ≡ a^-1 mod (q, Phi_n)` (`poly_Rq_inv`, correct mod `2^13`).
+    pub(crate) fn rq_inv(p: NtruParams, a: &[u16], out: &mut [u16]) {
+        check(p, &[a.len(), out.len()]);
+        let mut ai = vec![0u16; p.n()];
+        let backend = default_backend();
+        backend.r2_inv(a, &mut ai);
+        let mul = |x: &[u16], y: &[u16], z: &mut [u16]| backend.mul_modq(p, x, y, z, 1 << 13);
+        reference::r2_inv_to_rq_inv(&ai, a, out, &mul);
+    }
 }
 
 /// Checks `len(x) == params.n()` for every slice length given.

@@ -10,6 +10,7 @@
 
 use super::fast::{kmul16_body, leaf_k, rq_mul_body, unroll, Lanes, RowIo};
 use super::reference::{r2_inv_with, s3_inv_with};
+use super::toom::{rq_mul_modq_body, shape};
 use crate::rings::bitslice::x86::{Avx2Bits, Avx512Bits, VBits, VTrits};
 use core::arch::x86_64::*;
 
@@ -42,6 +43,15 @@ impl Avx2Lanes {
             2 => rq_mul_body::<Self, 2>(self, a, b, out, ws),
             3 => rq_mul_body::<Self, 3>(self, a, b, out, ws),
             _ => rq_mul_body::<Self, 4>(self, a, b, out, ws),
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn tf_rq_mul_modq(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]) {
+        match shape(a.len()) {
+            (4, 1) => rq_mul_modq_body::<Self, 4, 1>(self, a, b, out, q, ws),
+            (6, 1) => rq_mul_modq_body::<Self, 6, 1>(self, a, b, out, q, ws),
+            _ => rq_mul_modq_body::<Self, 8, 2>(self, a, b, out, q, ws),
         }
     }
 
@@ -152,6 +162,21 @@ impl Lanes for Avx2Lanes {
         unsafe { _mm256_mullo_epi16(a, b) }
     }
     #[inline(always)]
+    fn splat(self, x: u16) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_set1_epi16(x as i16) }
+    }
+    #[inline(always)]
+    fn and(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_and_si256(a, b) }
+    }
+    #[inline(always)]
+    fn shr<const S: i32>(self, a: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_srli_epi16::<S>(a) }
+    }
+    #[inline(always)]
     fn transpose(self, io: &mut impl RowIo<Self>) {
         let mut v = [self.zero(); 16];
         unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
@@ -198,6 +223,11 @@ impl Lanes for Avx2Lanes {
         // SAFETY: the token exists only if the CPU supports AVX2.
         unsafe { self.tf_rq_mul(a, b, out, ws) }
     }
+    #[inline(always)]
+    fn rq_mul_modq_entry(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]) {
+        // SAFETY: the token exists only if the CPU supports AVX2.
+        unsafe { self.tf_rq_mul_modq(a, b, out, q, ws) }
+    }
 }
 
 /// Proof that the CPU runs AVX-512F and AVX-512BW.
@@ -224,6 +254,15 @@ impl Avx512Lanes {
             2 => rq_mul_body::<Self, 2>(self, a, b, out, ws),
             3 => rq_mul_body::<Self, 3>(self, a, b, out, ws),
             _ => rq_mul_body::<Self, 4>(self, a, b, out, ws),
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn tf_rq_mul_modq(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]) {
+        match shape(a.len()) {
+            (4, 1) => rq_mul_modq_body::<Self, 4, 1>(self, a, b, out, q, ws),
+            (6, 1) => rq_mul_modq_body::<Self, 6, 1>(self, a, b, out, q, ws),
+            _ => rq_mul_modq_body::<Self, 8, 2>(self, a, b, out, q, ws),
         }
     }
 
@@ -338,6 +377,28 @@ impl Lanes for Avx512Lanes {
         unsafe { _mm512_mullo_epi16(a, b) }
     }
     #[inline(always)]
+    fn splat(self, x: u16) -> __m512i {
+        // SAFETY: token proves AVX-512BW.
+        unsafe { _mm512_set1_epi16(x as i16) }
+    }
+    #[inline(always)]
+    fn and(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512BW.
+        unsafe { _mm512_and_si512(a, b) }
+    }
+    #[inline(always)]
+    fn shr<const S: i32>(self, a: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512BW.
+        // (the 512-bit shift takes a `u32` count: the two counts the multiplier uses)
+        unsafe {
+            match S {
+                1 => _mm512_srli_epi16::<1>(a),
+                2 => _mm512_srli_epi16::<2>(a),
+                _ => _mm512_srl_epi16(a, _mm_cvtsi32_si128(S)),
+            }
+        }
+    }
+    #[inline(always)]
     fn transpose(self, io: &mut impl RowIo<Self>) {
         let mut v = [self.zero(); 32];
         unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
@@ -391,6 +452,11 @@ impl Lanes for Avx512Lanes {
     fn rq_mul_entry(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
         // SAFETY: the token exists only if the CPU supports AVX-512F and AVX-512BW.
         unsafe { self.tf_rq_mul(a, b, out, ws) }
+    }
+    #[inline(always)]
+    fn rq_mul_modq_entry(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]) {
+        // SAFETY: the token exists only if the CPU supports AVX-512F and AVX-512BW.
+        unsafe { self.tf_rq_mul_modq(a, b, out, q, ws) }
     }
 }
 

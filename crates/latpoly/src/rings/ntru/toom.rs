@@ -1,0 +1,481 @@
+//! `poly_Rq_mul` mod `q` (the product the KEMs need) with 16-bit SIMD lanes: Toom-Cook 4-way
+//! over Karatsuba, lane-sliced `32 x 32` leaves.
+//!
+//! [`super::fast`] computes the cyclic product exactly mod `2^16` and therefore only splits
+//! with Karatsuba. The KEMs read every product mod `q <= 2^13`, and Toom-Cook 4-way loses only
+//! three bits (its interpolation halves three times): the product is exact mod `2^13`, seven
+//! products of a quarter of the length instead of nine (two Karatsuba levels), so a third
+//! fewer leaf multiplications. This is PQClean's AVX2 design (Toom-4, two Karatsuba levels,
+//! `32 x 32` lane-parallel leaves); the seed `ntru-hps2048509-avx2-pr.txt` describes it.
+//!
+//! With `L` lanes per vector and limbs of `LU` units of 32 coefficients (`LU` = 4 for
+//! `n = 509`, 6 for 677 and 701, 8 for 821):
+//!
+//! 1. **Toom-4 evaluation** of both operands (zero-padded to `4 LU` units) at
+//!    `0, 1, -1, 2, -2, 1/2` (as `8 A(1/2)`) and `inf`: seven polynomials of `LU` units.
+//! 2. **Karatsuba levels** down to units: two-way (`lo`, `hi`, `lo + hi`) while the length is
+//!    even, one three-way level with six products for `LU = 6`. Leaves: 63 (`n = 509`), 126
+//!    (677, 701), 189 (821).
+//! 3. **Leaves, lane-sliced**: groups of `L` leaves are transposed so that lane `i` of row `t`
+//!    holds coefficient `t` of leaf `i`, multiplied by [`kmul32`] (Karatsuba down to `4 x 4`
+//!    schoolbooks in registers) and transposed back.
+//! 4. **Recombination** of the Karatsuba levels, **Toom-4 interpolation** (exact divisions by
+//!    3 and 5 as multiplications by their inverses mod `2^16`, the divisions by 2 and 4 as
+//!    shifts, which lose the top bits), the fold mod `x^n - 1` and the reduction mod `q`.
+//!
+//! Every step is a fixed sequence of vector operations on data-independent addresses, so the
+//! multiplier is constant time.
+
+use super::fast::{kmul32, kmul64, Lanes, RowIo, KMUL64_SCRATCH};
+use super::NtruParams;
+use std::cell::RefCell;
+
+/// Coefficients per unit (and per leaf).
+const UNIT: usize = 32;
+
+/// Shape for degree `n`: `(LU, LF)`, limbs of `LU` units of 32 coefficients (`4 · 32 LU >= n`)
+/// and leaves of `LF` units: `(4, 1)` for `n = 509`, `(6, 1)` for 677 and 701, `(8, 2)` for
+/// 821. A limb is `BPL = LU / LF` blocks of a leaf's size: 4 (two two-way Karatsuba levels, 63
+/// leaves) or 6 (a two-way and a three-way level, 126 leaves).
+pub(crate) const fn shape(n: usize) -> (usize, usize) {
+    match n.div_ceil(4 * UNIT) {
+        0..=4 => (4, 1),
+        5..=6 => (6, 1),
+        _ => (8, 2),
+    }
+}
+
+/// Leaves for `bpl` blocks per limb.
+const fn leaves(bpl: usize) -> usize {
+    if bpl == 4 {
+        63
+    } else {
+        126
+    }
+}
+
+/// Most leaves (and leaf vectors) of any shape, rounded up to whole groups of 32 lanes.
+const MAX_LEAVES: usize = 128;
+
+/// Workspace length (`u16`) of [`rq_mul_modq_body`] for `(LU, LF)` and `L` lanes: staged
+/// operands (2 x 4 LU units), transposed leaves of one group (2 x 32 LF rows), their products
+/// (64 LF rows), the kernel scratch, the evaluated leaves of both operands, the point products of
+/// one chunk, the leaf products in natural order and the full product
+/// (8 LU units).
+pub(crate) const fn workspace_len(lu: usize, lf: usize, l: usize) -> usize {
+    let padded = leaves(lu / lf).div_ceil(l) * l;
+    2 * 4 * lu * UNIT
+        + 2 * 32 * lf * l
+        + 64 * lf * l
+        + KMUL64_SCRATCH * l
+        + 2 * lf * UNIT * MAX_LEAVES
+        + 7 * 2 * (lu / lf) * l
+        + padded * 2 * lf * UNIT
+        + 8 * lu * UNIT
+}
+
+/// `2 x`, lane-wise.
+#[inline(always)]
+fn dbl<T: Lanes>(t: T, x: T::V) -> T::V {
+    t.add(x, x)
+}
+
+/// The leaves of one operand at one chunk position, in registers: `u` holds the `4 BPL` blocks
+/// (`u[j BPL + i]` block `i` of limb `j`); Toom-4 evaluation at `0, 1, -1, 2, -2, 1/2` (as
+/// `8 A(1/2)`), `inf`, then per point the Karatsuba levels: leaf `9 p + 3 t1 + t2` (`BPL = 4`)
+/// or `18 p + 6 t1 + t2` (`BPL = 6`), `t = 0` low part, `1` high, `2` their sum at a two-way
+/// level, and the parts `t0, t1, t2, t0 + t1, t1 + t2, t0 + t2` at the three-way level. Rows
+/// past the last leaf are zero.
+#[inline(always)]
+fn eval_leaves<T: Lanes, const BPL: usize>(t: T, u: &[T::V; 24], dst: &mut [u16]) {
+    let z = t.zero();
+    let l = T::L;
+    let dst = &mut dst[..MAX_LEAVES * l];
+    // Toom-4 evaluation, block by block.
+    let mut pts = [[z; 6]; 7];
+    for i in 0..BPL {
+        let (a0, a1, a2, a3) = (u[i], u[BPL + i], u[2 * BPL + i], u[3 * BPL + i]);
+        let (e0, e1) = (t.add(a0, a2), t.add(a1, a3));
+        // a0 + 4 a2 and 2 (a1 + 4 a3)
+        let f0 = t.add(a0, dbl(t, dbl(t, a2)));
+        let f1 = dbl(t, t.add(a1, dbl(t, dbl(t, a3))));
+        // ((2 a0 + a1) 2 + a2) 2 + a3
+        let h = t.add(dbl(t, t.add(dbl(t, t.add(dbl(t, a0), a1)), a2)), a3);
+        let vals = [
+            a0,
+            t.add(e0, e1),
+            t.sub(e0, e1),
+            t.add(f0, f1),
+            t.sub(f0, f1),
+            h,
+            a3,
+        ];
+        for p in 0..7 {
+            pts[p][i] = vals[p];
+        }
+    }
+    let mut put = |i: usize, v: T::V| t.store(&mut dst[i * l..], v);
+    for (p, x) in pts.iter().enumerate() {
+        if BPL == 4 {
+            let l1 = [
+                [x[0], x[1]],
+                [x[2], x[3]],
+                [t.add(x[0], x[2]), t.add(x[1], x[3])],
+            ];
+            for (t1, y) in l1.iter().enumerate() {
+                let at = 9 * p + 3 * t1;
+                put(at, y[0]);
+                put(at + 1, y[1]);
+                put(at + 2, t.add(y[0], y[1]));
+            }
+        } else {
+            let l1 = [
+                [x[0], x[1], x[2]],
+                [x[3], x[4], x[5]],
+                [t.add(x[0], x[3]), t.add(x[1], x[4]), t.add(x[2], x[5])],
+            ];
+            for (t1, y) in l1.iter().enumerate() {
+                let at = 18 * p + 6 * t1;
+                put(at, y[0]);
+                put(at + 1, y[1]);
+                put(at + 2, y[2]);
+                put(at + 3, t.add(y[0], y[1]));
+                put(at + 4, t.add(y[1], y[2]));
+                put(at + 5, t.add(y[0], y[2]));
+            }
+        }
+    }
+    let n = leaves(BPL);
+    for i in n..n.div_ceil(l) * l {
+        put(i, z);
+    }
+}
+
+/// Refined Karatsuba recombination on units: `lo`, `hi`, `mid` have `2h` units, `out` receives
+/// `4h`: `lo0, T + mid0 - lo0, mid1 - hi1 - T, hi1` with `T = lo1 - hi0` (halves of `h`).
+#[inline(always)]
+fn kara2<T: Lanes>(t: T, h: usize, lo: &[T::V], hi: &[T::V], mid: &[T::V], out: &mut [T::V]) {
+    for j in 0..h {
+        let tt = t.sub(lo[h + j], hi[j]);
+        out[j] = lo[j];
+        out[h + j] = t.sub(t.add(tt, mid[j]), lo[j]);
+        out[2 * h + j] = t.sub(t.sub(mid[h + j], hi[h + j]), tt);
+        out[3 * h + j] = hi[h + j];
+    }
+}
+
+/// Three-way recombination on units: `p` holds the six products `P00, P11, P22, P01, P12,
+/// P02` of one-unit parts (two units each, `p[2 k + half]`), `out` receives six units:
+/// `P00 + y (P01 - P00 - P11) + y^2 (P02 - P00 - P22 + P11) + y^3 (P12 - P11 - P22) + y^4 P22`.
+#[inline(always)]
+fn kara3<T: Lanes>(t: T, p: &[T::V], out: &mut [T::V]) {
+    let z = t.zero();
+    let mut term = [[z; 2]; 5];
+    for half in 0..2 {
+        let (p00, p11, p22) = (p[half], p[2 + half], p[4 + half]);
+        let (p01, p12, p02) = (p[6 + half], p[8 + half], p[10 + half]);
+        term[0][half] = p00;
+        term[1][half] = t.sub(t.sub(p01, p00), p11);
+        term[2][half] = t.add(t.sub(t.sub(p02, p00), p22), p11);
+        term[3][half] = t.sub(t.sub(p12, p11), p22);
+        term[4][half] = p22;
+    }
+    out[0] = term[0][0];
+    for j in 1..5 {
+        out[j] = t.add(term[j - 1][1], term[j][0]);
+    }
+    out[5] = term[4][1];
+}
+
+/// Toom-4 interpolation of one unit position: the seven point products `w` (order of
+/// [`eval_leaves`]) to the coefficients `c0..c6` of `y = x^(32 LU)`, exact mod `2^13`.
+#[inline(always)]
+fn interpolate<T: Lanes>(t: T, w: [T::V; 7]) -> [T::V; 7] {
+    let inv3 = t.splat(43691); // 3^-1 mod 2^16
+    let inv5 = t.splat(52429); // 5^-1 mod 2^16
+    let [c0, w1, w2, w3, w4, w5, c6] = w;
+    // Comments give each value and the power of two it is exact modulo.
+    let e1 = t.shr::<1>(t.add(w1, w2)); // c0 + c2 + c4 + c6  (2^15)
+    let o1 = t.shr::<1>(t.sub(w1, w2)); // c1 + c3 + c5  (2^15)
+    let e2 = t.shr::<1>(t.add(w3, w4)); // c0 + 4 c2 + 16 c4 + 64 c6  (2^15)
+    let o2 = t.shr::<2>(t.sub(w3, w4)); // c1 + 4 c3 + 16 c5  (2^14)
+    let c6x64 = dbl(t, dbl(t, dbl(t, dbl(t, dbl(t, dbl(t, c6))))));
+    let e1 = t.sub(t.sub(e1, c0), c6); // c2 + c4  (2^15)
+    let e2 = t.shr::<2>(t.sub(t.sub(e2, c0), c6x64)); // c2 + 4 c4  (2^13)
+    let c4 = t.mul(t.sub(e2, e1), inv3);
+    let c2 = t.sub(e1, c4);
+    // 8 A(1/2) 8 B(1/2) = 64 c0 + 32 c1 + 16 c2 + 8 c3 + 4 c4 + 2 c5 + c6
+    let c0x64 = dbl(t, dbl(t, dbl(t, dbl(t, dbl(t, dbl(t, c0))))));
+    let c2x16 = dbl(t, dbl(t, dbl(t, dbl(t, c2))));
+    let c4x4 = dbl(t, dbl(t, c4));
+    let o3 = t.sub(t.sub(t.sub(t.sub(w5, c0x64), c2x16), c4x4), c6);
+    let o3 = t.shr::<1>(o3); // 16 c1 + 4 c3 + c5  (2^14)
+    let pp = t.mul(t.sub(o2, o1), inv3); // c3 + 5 c5
+    let qq = t.mul(t.sub(o3, o1), inv3); // 5 c1 + c3
+    let o1x5 = t.add(dbl(t, dbl(t, o1)), o1);
+    let c3 = t.mul(t.sub(t.sub(o1x5, pp), qq), inv3);
+    let c5 = t.mul(t.sub(pp, c3), inv5);
+    let c1 = t.mul(t.sub(qq, c3), inv5);
+    [c0, c1, c2, c3, c4, c5, c6]
+}
+
+/// The point products at one chunk position: `lp` holds the leaf products, leaf `k`'s two
+/// units at `lp[(2 k + half) stride ..]`; the Karatsuba levels are undone per point and unit
+/// `u` of point `p`'s product (`2 BPL` units) is stored at `w[(p 2 BPL + u) L ..]`.
+#[inline(always)]
+fn recombine<T: Lanes, const BPL: usize>(t: T, lp: &[u16], stride: usize, w: &mut [u16]) {
+    let (l, z) = (T::L, t.zero());
+    let w = &mut w[..7 * 2 * BPL * l];
+    for p in 0..7 {
+        let mut wp = [z; 12];
+        if BPL == 4 {
+            let mut l1 = [z; 12]; // three products of 4 units
+            for t1 in 0..3 {
+                let b = 2 * (9 * p + 3 * t1);
+                let mut v = [z; 6];
+                for (k, x) in v.iter_mut().enumerate() {
+                    *x = t.load(&lp[(b + k) * stride..]);
+                }
+                kara2(
+                    t,
+                    1,
+                    &v[0..2],
+                    &v[2..4],
+                    &v[4..6],
+                    &mut l1[4 * t1..4 * t1 + 4],
+                );
+            }
+            kara2(t, 2, &l1[0..4], &l1[4..8], &l1[8..12], &mut wp[..8]);
+        } else {
+            let mut l1 = [z; 18]; // three products of 6 units
+            for t1 in 0..3 {
+                let b = 2 * (18 * p + 6 * t1);
+                let mut v = [z; 12];
+                for (k, x) in v.iter_mut().enumerate() {
+                    *x = t.load(&lp[(b + k) * stride..]);
+                }
+                kara3(t, &v, &mut l1[6 * t1..6 * t1 + 6]);
+            }
+            kara2(t, 3, &l1[0..6], &l1[6..12], &l1[12..18], &mut wp[..12]);
+        }
+        for (u, &x) in wp.iter().enumerate().take(2 * BPL) {
+            t.store(&mut w[(p * 2 * BPL + u) * l..], x);
+        }
+    }
+}
+
+/// Interpolates the point products `w` (as [`recombine`] stores them) and writes the `8 BPL`
+/// units of the full product, unit `U` at `full[U stride ..]`: unit `i BPL + u` (`u < BPL`)
+/// gathers `c_i` at unit `u` and `c_(i-1)` at unit `u + BPL`.
+#[inline(always)]
+fn interpolate_units<T: Lanes, const BPL: usize>(t: T, w: &[u16], full: &mut [u16], stride: usize) {
+    let l = T::L;
+    let w = &w[..7 * 2 * BPL * l];
+    for u in 0..BPL {
+        let (mut wl, mut wh) = ([t.zero(); 7], [t.zero(); 7]);
+        for p in 0..7 {
+            wl[p] = t.load(&w[(p * 2 * BPL + u) * l..]);
+            wh[p] = t.load(&w[(p * 2 * BPL + u + BPL) * l..]);
+        }
+        let (lo, hi) = (interpolate(t, wl), interpolate(t, wh));
+        t.store(&mut full[u * stride..], lo[0]);
+        for i in 1..7 {
+            t.store(&mut full[(i * BPL + u) * stride..], t.add(lo[i], hi[i - 1]));
+        }
+        t.store(&mut full[(7 * BPL + u) * stride..], hi[6]);
+    }
+}
+
+/// Transposition input: rows `first..first + L` of the evaluated leaves; output row `j` at
+/// `dst[j L..]`.
+struct LeafRows<'a> {
+    rows: &'a [u16],
+    first: usize,
+    dst: &'a mut [u16],
+}
+
+impl<T: Lanes> RowIo<T> for LeafRows<'_> {
+    #[inline(always)]
+    fn load(&mut self, t: T, i: usize) -> T::V {
+        t.load(&self.rows[(self.first + i) * T::L..])
+    }
+    #[inline(always)]
+    fn store(&mut self, t: T, j: usize, v: T::V) {
+        t.store(&mut self.dst[j * T::L..], v);
+    }
+}
+
+/// Transposition input: `L` rows of a group's lane-parallel products; output row `i` (a chunk
+/// of leaf product `i` of the group) at `dst[i stride..]`.
+struct ProductRows<'a> {
+    src: &'a [u16],
+    stride: usize,
+    dst: &'a mut [u16],
+}
+
+impl<T: Lanes> RowIo<T> for ProductRows<'_> {
+    #[inline(always)]
+    fn load(&mut self, t: T, r: usize) -> T::V {
+        t.load(&self.src[r * T::L..])
+    }
+    #[inline(always)]
+    fn store(&mut self, t: T, i: usize, v: T::V) {
+        t.store(&mut self.dst[i * self.stride..], v);
+    }
+}
+
+/// `out = a · b mod (x^n - 1, q)` (`q` a power of two `<= 2^13`), coefficients in `[0, q)`,
+/// for the shape `(LU, LF)` of [`shape`]; to be instantiated inside a `#[target_feature]`
+/// entry point. `ws` has [`workspace_len`]`(LU, LF, L)` elements.
+#[inline(always)]
+pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
+    t: T,
+    a: &[u16],
+    b: &[u16],
+    out: &mut [u16],
+    q: u16,
+    ws: &mut [u16],
+) {
+    let (l, n) = (T::L, a.len());
+    let bpl = LU / LF;
+    let (leaf, nleaves) = (LF * UNIT, leaves(bpl));
+    let groups = nleaves.div_ceil(l);
+    debug_assert!(n <= 4 * LU * UNIT && b.len() == n && out.len() == n);
+    debug_assert!(q.is_power_of_two() && q <= 1 << 13);
+    let ws = &mut ws[..workspace_len(LU, LF, l)];
+    let (stage, ws) = ws.split_at_mut(2 * 4 * LU * UNIT);
+    let (at, ws) = ws.split_at_mut(leaf * l);
+    let (bt, ws) = ws.split_at_mut(leaf * l);
+    let (prod, ws) = ws.split_at_mut(2 * leaf * l);
+    let (scratch, ws) = ws.split_at_mut(KMUL64_SCRATCH * l);
+    let (rows, ws) = ws.split_at_mut(2 * LF * UNIT / l * MAX_LEAVES * l);
+    let (wbuf, ws) = ws.split_at_mut(7 * 2 * bpl * l);
+    let (leafprod, full) = ws.split_at_mut(groups * l * 2 * leaf);
+    let full = &mut full[..8 * LU * UNIT];
+    let (sa, sb) = stage.split_at_mut(4 * LU * UNIT);
+
+    // 1. Stage the zero-padded operands.
+    let whole = n / l * l;
+    for (x, st) in [(a, &mut *sa), (b, &mut *sb)] {
+        for k in (0..whole).step_by(l) {
+            t.store(&mut st[k..], t.load(&x[k..]));
+        }
+        let mut tmp = [0u16; 32];
+        tmp[..n - whole].copy_from_slice(&x[whole..n]);
+        t.store(&mut st[whole..], t.load(&tmp));
+        for k in (whole + l..4 * LU * UNIT).step_by(l) {
+            t.store(&mut st[k..], t.zero());
+        }
+    }
+
+    // 2. Both operands' leaves, chunk by chunk: evaluated in registers, stored as rows of
+    // `L` lanes (leaf `i`, chunk `c` of operand `o` at `rows[((o chunks + c) MAX_LEAVES + i) L..]`).
+    let chunks = leaf / l;
+    for (o, st) in [&*sa, &*sb].into_iter().enumerate() {
+        for c in 0..chunks {
+            let mut u = [t.zero(); 24];
+            for (blk, x) in u.iter_mut().enumerate().take(4 * bpl) {
+                *x = t.load(&st[blk * leaf + c * l..]);
+            }
+            let dst = &mut rows[(o * chunks + c) * MAX_LEAVES * l..];
+            if bpl == 4 {
+                eval_leaves::<T, 4>(t, &u, dst);
+            } else {
+                eval_leaves::<T, 6>(t, &u, dst);
+            }
+        }
+    }
+
+    for g in 0..groups {
+        // Transposed: lane i of row r holds coefficient r of leaf g L + i.
+        for (o, dst) in [&mut *at, &mut *bt].into_iter().enumerate() {
+            for c in 0..chunks {
+                let mut io = LeafRows {
+                    rows: &rows[(o * chunks + c) * MAX_LEAVES * l..],
+                    first: g * l,
+                    dst: &mut dst[c * l * l..(c + 1) * l * l],
+                };
+                t.transpose(&mut io);
+            }
+        }
+        // 3. The lane-parallel leaf products (2 LF units), back to natural order.
+        if LF == 1 {
+            kmul32(t, at, bt, prod, scratch);
+        } else {
+            kmul64(t, at, bt, prod, scratch);
+        }
+        for c in 0..2 * leaf / l {
+            let first = g * l * 2 * leaf + c * l;
+            let mut io = ProductRows {
+                src: &prod[c * l * l..(c + 1) * l * l],
+                stride: 2 * leaf,
+                dst: &mut leafprod[first..first + (l - 1) * 2 * leaf + l],
+            };
+            t.transpose(&mut io);
+        }
+    }
+
+    // 4. Recombination and interpolation in registers, one chunk position at a time.
+    for c in 0..leaf / l {
+        let (lp, fc) = (&leafprod[c * l..], &mut full[c * l..]);
+        if bpl == 4 {
+            recombine::<T, 4>(t, lp, leaf, wbuf);
+            interpolate_units::<T, 4>(t, wbuf, fc, leaf);
+        } else {
+            recombine::<T, 6>(t, lp, leaf, wbuf);
+            interpolate_units::<T, 6>(t, wbuf, fc, leaf);
+        }
+    }
+
+    // 5. Fold mod x^n - 1 and reduce mod q: r[k] = c[k] + c[k + n] (2n <= 8 LU units).
+    let mask = t.splat(q - 1);
+    let out = &mut out[..n];
+    for k in (0..whole).step_by(l) {
+        let v = t.add(t.load(&full[k..]), t.load(&full[k + n..]));
+        t.store(&mut out[k..], t.and(v, mask));
+    }
+    for k in whole..n {
+        out[k] = full[k].wrapping_add(full[k + n]) & (q - 1);
+    }
+}
+
+thread_local! {
+    static WORKSPACE: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `out = a · b mod (x^n - 1, q)` with backend `t`, coefficients in `[0, q)` (`q` a power of
+/// two `<= 2^13`); lengths already checked.
+pub(crate) fn rq_mul_modq<T: Lanes>(
+    t: T,
+    params: NtruParams,
+    a: &[u16],
+    b: &[u16],
+    out: &mut [u16],
+    q: u16,
+) {
+    let (lu, lf) = shape(params.n());
+    let len = workspace_len(lu, lf, T::L);
+    WORKSPACE.with_borrow_mut(|ws| {
+        // 64 extra elements so that the area can start on a 64-byte boundary (every offset is a
+        // multiple of L elements, so every vector access is aligned).
+        if ws.len() < len + 64 {
+            ws.resize(len + 64, 0);
+        }
+        let skip = ws.as_ptr().align_offset(64).min(63);
+        t.rq_mul_modq_entry(a, b, out, q, &mut ws[skip..skip + len]);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        for (n, lu, lf) in [(509, 4, 1), (677, 6, 1), (701, 6, 1), (821, 8, 2)] {
+            assert_eq!(shape(n), (lu, lf));
+            assert!(n <= 4 * lu * UNIT && n > 4 * (lu - lf) * UNIT);
+            assert!(leaves(lu / lf) <= MAX_LEAVES && 8 * lu / lf <= 48);
+        }
+    }
+}
