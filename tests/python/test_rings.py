@@ -144,3 +144,22 @@ def test_ntru_rq_mul_matches_schoolbook(n):
             rings.ntru_rq_mul(bad, bad)
     with pytest.raises(ValueError):
         rings.ntru_rq_mul(np.zeros(512, np.uint16), np.zeros(512, np.uint16))
+
+
+@pytest.mark.parametrize("n,q", [(509, 2048), (677, 2048), (701, 8192), (821, 4096)])
+def test_ntru_rq_mul_modq_matches_schoolbook(n, q):
+    rng = np.random.default_rng(n + 1)
+    for _ in range(3):
+        a = rng.integers(0, 1 << 16, n, dtype=np.uint16)
+        b = rng.integers(0, 1 << 16, n, dtype=np.uint16)
+        # the schoolbook as a cyclic convolution with Python integers
+        ai, bi = [int(x) for x in a], [int(x) for x in b]
+        want = [sum(ai[j] * bi[(k - j) % n] for j in range(n)) % q for k in range(n)]
+        got = rings.ntru_rq_mul_modq(a, b)
+        assert got.dtype == np.uint16 and [int(v) for v in got] == want
+        assert [int(v) % q for v in rings.ntru_rq_mul(a, b)] == want
+    for bad in (np.zeros(n - 1, np.uint16), np.zeros(n, np.float64), np.zeros((n, 1), np.uint16)):
+        with pytest.raises(ValueError):
+            rings.ntru_rq_mul_modq(bad, bad)
+    with pytest.raises(ValueError):
+        rings.ntru_rq_mul_modq(np.zeros(n, np.uint16), np.zeros(n + 1, np.uint16))

@@ -721,7 +721,11 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
         let t = time_jobs(&mut jobs, rounds);
         drop(jobs);
         for (time, op, what) in [
-            (t[0], "cyclic product mod 2^16", "poly_rq_mul, exact mod 2^16"),
+            (
+                t[0],
+                "cyclic product mod 2^16",
+                "poly_rq_mul, exact mod 2^16",
+            ),
             (
                 t[1],
                 "cyclic product mod q",

@@ -311,6 +311,7 @@ fn _latpoly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(poly::transform_batch, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruplus_mul, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntru_rq_mul, m)?)?;
+    m.add_function(wrap_pyfunction!(rings::ntru_rq_mul_modq, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruprime_mul, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruprime_mul_small, m)?)?;
     m.add_function(wrap_pyfunction!(rings::ntruplus_ntt, m)?)?;
