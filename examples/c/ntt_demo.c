@@ -134,6 +134,13 @@ int main(void) {
         CHECK(latpoly_ntru_rq_mul(rc, ra, rb, 509));
         if (rc[0] != 1 || rc[1] != 0) { fprintf(stderr, "ntru_rq_mul\n"); return 1; }
         EXPECT(latpoly_ntru_rq_mul(rc, ra, rb, 512), LATPOLY_STATUS_INVALID_PARAMETER);
+        /* mod q (2048 for n = 509): (-1) x^508 * x = 2047 */
+        ra[508] = 0xffff;
+        CHECK(latpoly_ntru_rq_mul_modq(rc, ra, rb, 509));
+        if (rc[0] != 2047 || rc[1] != 0) { fprintf(stderr, "ntru_rq_mul_modq\n"); return 1; }
+        EXPECT(latpoly_ntru_rq_mul_modq(rc, ra, rb, 700), LATPOLY_STATUS_INVALID_PARAMETER);
+        EXPECT(latpoly_ntru_rq_mul_modq(rc, NULL, rb, 509), LATPOLY_STATUS_NULL_POINTER);
+        ra[508] = 1;
         static int16_t pa[761], pb[761], pc[761];
         pa[760] = 1; pb[1] = 1;
         CHECK(latpoly_ntruprime_mul(pc, pa, pb, 761));

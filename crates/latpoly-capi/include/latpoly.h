@@ -191,6 +191,18 @@ enum latpoly_status latpoly_ntru_rq_mul(uint16_t *out,
                                         const uint16_t *b,
                                         uintptr_t n);
 
+// NTRU product in `R_q`: `out = a · b mod (x^n - 1, q)`, coefficients in `[0, q)` (`q` of the
+// parameter set of degree `n`: 2048, 2048, 8192, 4096 for `n` = 509, 677, 701, 821), i.e.
+// [`latpoly_ntru_rq_mul`] masked with `q - 1`, by the faster Toom-4 multiplier the KEMs use;
+// `out` may alias an input.
+//
+// # Safety
+// Pointers NULL or valid for `n` elements.
+enum latpoly_status latpoly_ntru_rq_mul_modq(uint16_t *out,
+                                             const uint16_t *a,
+                                             const uint16_t *b,
+                                             uintptr_t n);
+
 // NTRU Prime product in `Z_4591[x]/(x^761 - x - 1)`: `out = a · b`, centred coefficients in
 // `[-2295, 2295]`; `len` must be 761 (inputs may be any `int16_t`, `out` may alias an input).
 //

@@ -615,6 +615,31 @@ pub unsafe extern "C" fn latpoly_ntru_rq_mul(
     })
 }
 
+/// NTRU product in `R_q`: `out = a · b mod (x^n - 1, q)`, coefficients in `[0, q)` (`q` of the
+/// parameter set of degree `n`: 2048, 2048, 8192, 4096 for `n` = 509, 677, 701, 821), i.e.
+/// [`latpoly_ntru_rq_mul`] masked with `q - 1`, by the faster Toom-4 multiplier the KEMs use;
+/// `out` may alias an input.
+///
+/// # Safety
+/// Pointers NULL or valid for `n` elements.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntru_rq_mul_modq(
+    out: *mut u16,
+    a: *const u16,
+    b: *const u16,
+    n: usize,
+) -> latpoly_status {
+    guard(|| {
+        // the degree first: no memory is touched for an unsupported `n`
+        lift(latpoly::rings::ntru::NtruParams::from_n(n))?;
+        // SAFETY: contract of this function.
+        let (a, b) = unsafe { (copied(a, n)?, copied(b, n)?) };
+        // SAFETY: contract of this function; the input copies do not borrow `out`.
+        let out = unsafe { slice_mut(out, n)? };
+        lift(latpoly::rings::ntru::poly_rq_mul_modq(&a, &b, out))
+    })
+}
+
 /// NTRU Prime product in `Z_4591[x]/(x^761 - x - 1)`: `out = a · b`, centred coefficients in
 /// `[-2295, 2295]`; `len` must be 761 (inputs may be any `int16_t`, `out` may alias an input).
 ///

@@ -21,6 +21,10 @@
 //! specification; `LATPOLY_ISA=scalar` forces it). [`rq_mul_isa`] tells which one runs and
 //! [`poly_rq_mul_isa`] picks one explicitly. All of them return identical results.
 //!
+//! [`poly_rq_mul_modq`] returns the product reduced mod `q` (PQClean's contract) from a faster
+//! multiplier, Toom-Cook 4-way over Karatsuba, which is exact mod `2^13` only; the KEMs use
+//! it for every product and for the Newton steps of the `R_q` inverse.
+//!
 //! ```
 //! use latpoly::rings::ntru::{self, NtruParams};
 //!
