@@ -168,6 +168,70 @@ impl<const W: usize> Trits<W> {
     }
 }
 
+/// Bit `bit` of every `a[i]` as bit `i` of a plane (`a.len() <= 64 W`; higher bits zero).
+/// Four coefficients at a time: their bits (at 0, 16, 32, 48 of a word) are gathered into a
+/// nibble by one multiplication whose partial products never overlap.
+#[inline(always)]
+pub(crate) fn bit_plane<const W: usize>(a: &[u16], bit: u32) -> [u64; W] {
+    const MAGIC: u64 = (1 << 45) | (1 << 30) | (1 << 15) | 1;
+    debug_assert!(a.len() <= 64 * W);
+    let mut out = [0u64; W];
+    for (word, c64) in out.iter_mut().zip(a.chunks(64)) {
+        let quads = c64.chunks_exact(4);
+        let tail = quads.remainder();
+        let mut acc = 0u64;
+        for (k, c) in quads.enumerate() {
+            let x = u64::from(c[0])
+                | (u64::from(c[1]) << 16)
+                | (u64::from(c[2]) << 32)
+                | (u64::from(c[3]) << 48);
+            let m = (x >> bit) & 0x0001_0001_0001_0001;
+            acc |= ((m.wrapping_mul(MAGIC) >> 45) & 0xf) << (4 * k);
+        }
+        let base = c64.len() - tail.len();
+        for (k, &x) in tail.iter().enumerate() {
+            acc |= u64::from((x >> bit) & 1) << (base + k);
+        }
+        *word = acc;
+    }
+    out
+}
+
+/// The low `len` bits of `x` in reverse order (bit `j` moves to `len - 1 - j`; bits at or above
+/// `len` are dropped). `len` is public; no data-dependent branch.
+#[inline(always)]
+pub(crate) fn reverse_low<const W: usize>(x: &[u64; W], len: usize) -> [u64; W] {
+    debug_assert!(len > 0 && len <= 64 * W);
+    let mut r = [0u64; W];
+    for (i, ri) in r.iter_mut().enumerate() {
+        *ri = x[W - 1 - i].reverse_bits();
+    }
+    // bit j of x is now at 64 W - 1 - j: shift right by 64 W - len
+    let s = 64 * W - len;
+    let (ws, bs) = (s / 64, s % 64);
+    let mut out = [0u64; W];
+    for (i, o) in out.iter_mut().enumerate() {
+        let lo = if i + ws < W { r[i + ws] } else { 0 };
+        let hi = if i + ws + 1 < W { r[i + ws + 1] } else { 0 };
+        *o = if bs == 0 {
+            lo
+        } else {
+            (lo >> bs) | (hi << (64 - bs))
+        };
+    }
+    out
+}
+
+/// `out[i] = p_i + 2 m_i` (bit `i` of each plane) for every `i < out.len()`.
+#[inline(always)]
+pub(crate) fn expand_trits(p: &[u64], m: &[u64], out: &mut [u16]) {
+    for ((c64, &pw), &mw) in out.chunks_mut(64).zip(p).zip(m) {
+        for (k, o) in c64.iter_mut().enumerate() {
+            *o = (((pw >> k) & 1) | (((mw >> k) & 1) << 1)) as u16;
+        }
+    }
+}
+
 /// Masks `(s == 1, s == 2)` for `s` in `{0, 1, 2}`.
 #[inline(always)]
 pub(crate) fn scalar_masks(s: u8) -> (u64, u64) {
@@ -309,4 +373,44 @@ pub(crate) fn divsteps2<T: BitOps>(
         g.shr1();
     }
     delta
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_planes_reversal_and_expansion_match_bit_by_bit() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for len in [1usize, 3, 4, 63, 64, 65, 500, 508, 676, 700, 768, 820, 832] {
+            let a: Vec<u16> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u16
+                })
+                .collect();
+            for bit in [0, 1, 15] {
+                let p = bit_plane::<13>(&a, bit);
+                for i in 0..13 * 64 {
+                    let want = i < len && (a[i] >> bit) & 1 == 1;
+                    assert_eq!(
+                        (p[i / 64] >> (i % 64)) & 1 == 1,
+                        want,
+                        "len {len} bit {bit} i {i}"
+                    );
+                }
+                let r = reverse_low(&p, len);
+                for j in 0..13 * 64 {
+                    let want = j < len && (a[len - 1 - j] >> bit) & 1 == 1;
+                    assert_eq!((r[j / 64] >> (j % 64)) & 1 == 1, want, "len {len} j {j}");
+                }
+            }
+            let (p, m) = (bit_plane::<13>(&a, 0), bit_plane::<13>(&a, 1));
+            let mut out = vec![0xffffu16; len];
+            expand_trits(&p, &m, &mut out);
+            assert!(out.iter().zip(&a).all(|(&o, &x)| o == x & 3), "len {len}");
+        }
+    }
 }

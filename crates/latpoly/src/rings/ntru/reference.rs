@@ -13,7 +13,8 @@
 
 use crate::arith::ct::barrier;
 pub(super) use crate::rings::bitslice::{
-    divsteps2, divsteps3, mod3_small, scalar_masks, top_mask, BitOps, Bits, TritOps, Trits,
+    bit_plane, divsteps2, divsteps3, expand_trits, mod3_small, reverse_low, scalar_masks, top_mask,
+    BitOps, Bits, TritOps, Trits,
 };
 use zeroize::Zeroize;
 
@@ -362,23 +363,42 @@ pub(super) fn s3_inv_with<const W: usize, T: TritOps>(
     let mut g0 = Trits::<W>::ZERO;
     let mut w0 = Trits::<W>::ZERO;
     w0.p[0] = 1;
-    let last = (a[n - 1] & 3) as u8;
-    for (i, &ai) in a[..n - 1].iter().enumerate() {
-        g0.set(n - 2 - i, mod3_small((ai & 3) as u8 + 2 * last));
+    // g0[n - 2 - i] = ((a[i] & 3) + 2 (a[n-1] & 3)) mod 3 for i < n - 1, plane by plane:
+    // v = a[i] & 3 as trits (3 counts as 0), then plus the constant c = 2 last mod 3
+    // (c = 1 iff last = 2, c = 2 iff last = 1), selected by masks, then reversed.
+    let (b0, b1) = (
+        bit_plane::<W>(&a[..n - 1], 0),
+        bit_plane::<W>(&a[..n - 1], 1),
+    );
+    let last = barrier(u64::from(a[n - 1] & 3));
+    let c1 = ((last >> 1) & !last & 1).wrapping_neg();
+    let c2 = (last & !(last >> 1) & 1).wrapping_neg();
+    let c0 = !(c1 | c2);
+    let live = reverse_low(&[u64::MAX; W], n - 1); // the n - 1 low bits
+    let (mut gp, mut gm) = ([0u64; W], [0u64; W]);
+    for j in 0..W {
+        let (p0, m0) = (b0[j] & !b1[j], b1[j] & !b0[j]);
+        let z0 = !(p0 | m0) & live[j];
+        gp[j] = (c0 & p0) | (c1 & z0) | (c2 & m0);
+        gm[j] = (c0 & m0) | (c1 & p0) | (c2 & z0);
     }
+    g0.p = reverse_low(&gp, n - 1);
+    g0.m = reverse_low(&gm, n - 1);
     let (mut f, mut g, mut v, mut w) = (to(&f0), to(&g0), to(&Trits::ZERO), to(&w0));
     g0 = Trits::ZERO;
     core::hint::black_box(&g0);
     divsteps3(&mut f, &mut g, &mut v, &mut w, 2 * (n - 1) - 1, top_mask);
     let (s1, s2) = scalar_masks(f.c0());
     let v = from(&v);
-    for (i, ri) in r[..n - 1].iter_mut().enumerate() {
-        let x = u64::from(v.get(n - 2 - i));
-        let (xp, xm) = (x & 1, x >> 1);
-        // sign · x: identity for sign 1, negation (swap of 1 and 2) for sign 2
-        let y = ((s1 & xp) | (s2 & xm)) | (((s1 & xm) | (s2 & xp)) << 1);
-        *ri = y as u16;
+    // r[i] = sign · v[n - 2 - i]: the sign applied to the planes (identity for sign 1, the
+    // swap of 1 and 2 for sign 2), then reversed and spread to one coefficient per word
+    let (mut yp, mut ym) = ([0u64; W], [0u64; W]);
+    for j in 0..W {
+        yp[j] = (s1 & v.p[j]) | (s2 & v.m[j]);
+        ym[j] = (s1 & v.m[j]) | (s2 & v.p[j]);
     }
+    let (yp, ym) = (reverse_low(&yp, n - 1), reverse_low(&ym, n - 1));
+    expand_trits(&yp, &ym, &mut r[..n - 1]);
     r[n - 1] = 0;
 }
 
@@ -644,6 +664,9 @@ mod tests {
                         (x ^ (x >> 13)) as u16 % [3, 4, 65535][seed as usize % 3]
                     })
                     .collect();
+                let mut a = a;
+                // every value of the last coefficient's low bits (it shifts every trit)
+                a[n - 1] = (a[n - 1] & !3) | (seed as u16 % 4);
                 let (mut r1, mut r2) = (vec![0u16; n], vec![0u16; n]);
                 s3_inv(&a, &mut r1);
                 s3_inv_bytewise(&a, &mut r2);
