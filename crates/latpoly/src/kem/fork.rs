@@ -1,10 +1,10 @@
-//! Fork detection for [`super::OsRandom`]'s per-thread buffer of operating-system randomness.
+//! Fork detection for [`super::OsRandom`]'s per-thread generator.
 //!
-//! A `fork()` copies the buffer into the child: without this, parent and child would hand out
-//! the same bytes (the same keys, the same encapsulation randomness) until the buffer runs
-//! out. A `pthread_atfork` child handler, registered once on first use, bumps a process-wide
-//! generation counter in the child; a buffer filled under another generation is discarded
-//! before use. (A raw `clone`/`vfork` system call bypasses the handler, as it bypasses every
+//! A `fork()` copies the generator's state into the child: without this, parent and child
+//! would hand out the same bytes (the same keys, the same encapsulation randomness). A
+//! `pthread_atfork` child handler, registered once on first use, bumps a process-wide
+//! generation counter in the child; a generator keyed under another generation takes a fresh
+//! key from the operating system before use. (A raw `clone`/`vfork` system call bypasses the handler, as it bypasses every
 //! library's fork protection.)
 
 #![allow(unsafe_code)]
@@ -28,7 +28,7 @@ pub(crate) fn generation() -> u64 {
             // touches an atomic (async-signal-safe, as a fork handler must be); the other two
             // handlers are null, which pthread_atfork allows.
             let rc = unsafe { libc::pthread_atfork(None, None, Some(in_child)) };
-            // registration fails only on memory exhaustion; then never trust the buffer
+            // registration fails only on memory exhaustion; then never trust the generator
             if rc != 0 {
                 GENERATION.store(u64::MAX, Ordering::SeqCst);
             }
@@ -37,7 +37,8 @@ pub(crate) fn generation() -> u64 {
     GENERATION.load(Ordering::SeqCst)
 }
 
-/// Whether the buffer may be used at all (false if the handler could not be registered).
+/// Whether the per-thread generator may be used at all (false if the handler could not be
+/// registered: then every byte comes from the operating system).
 pub(crate) fn buffering_allowed(generation: u64) -> bool {
     generation != u64::MAX
 }
@@ -46,18 +47,18 @@ pub(crate) fn buffering_allowed(generation: u64) -> bool {
 mod tests {
     use crate::kem::{OsRandom, RandomSource};
 
-    /// Parent and child draw after a `fork()` with a filled buffer: the bytes must differ
-    /// (without the generation check both would hand out the same buffered bytes).
+    /// Parent and child draw after a `fork()` from a keyed generator: the bytes must differ
+    /// (without the generation check both would hand out the same keystream).
     #[test]
     fn a_forked_child_draws_other_bytes_than_its_parent() {
-        // fill this thread's buffer, so that the fork copies unused bytes
+        // key this thread's generator, so that the fork copies its state
         let mut warm = [0u8; 8];
         OsRandom.fill(&mut warm);
         let mut fds = [0i32; 2];
         // SAFETY: `fds` is an array of two file descriptors, as pipe() requires.
         assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-        // SAFETY: the child runs only code without allocation or locks (a thread-local buffer,
-        // at most one getrandom call, write, _exit), as code after fork() in a multi-threaded
+        // SAFETY: the child runs only code without allocation or locks (a thread-local
+        // generator, at most one getrandom call, write, _exit), as code after fork() in a multi-threaded
         // process must.
         let pid = unsafe { libc::fork() };
         assert!(pid >= 0, "fork failed");
