@@ -591,6 +591,31 @@ unsafe fn copied<T: Copy>(p: *const T, len: usize) -> Result<Vec<T>, latpoly_sta
     Ok(unsafe { slice(p, len) }?.to_vec())
 }
 
+/// The signature of the NTRU products of `latpoly::rings::ntru`.
+type NtruProduct = fn(&[u16], &[u16], &mut [u16]) -> latpoly::Result<()>;
+
+/// An NTRU product `f(a, b, out)` through the C ABI: the degree checked before any memory is
+/// touched, the inputs copied (so `out` may alias them).
+///
+/// # Safety
+/// Pointers NULL or valid for `n` elements.
+unsafe fn ntru_product(
+    out: *mut u16,
+    a: *const u16,
+    b: *const u16,
+    n: usize,
+    f: NtruProduct,
+) -> latpoly_status {
+    guard(|| {
+        lift(latpoly::rings::ntru::NtruParams::from_n(n))?;
+        // SAFETY: contract of this function.
+        let (a, b) = unsafe { (copied(a, n)?, copied(b, n)?) };
+        // SAFETY: contract of this function; the input copies do not borrow `out`.
+        let out = unsafe { slice_mut(out, n)? };
+        lift(f(&a, &b, out))
+    })
+}
+
 /// NTRU `poly_Rq_mul`: `out = a · b mod (x^n - 1)` computed mod `2^16` (not reduced mod `q`,
 /// as the reference), `n` ∈ {509, 677, 701, 821}; `a`, `b`, `out` have `n` entries (`out` may
 /// alias an input). Runs the fastest multiplier of the CPU.
@@ -604,15 +629,8 @@ pub unsafe extern "C" fn latpoly_ntru_rq_mul(
     b: *const u16,
     n: usize,
 ) -> latpoly_status {
-    guard(|| {
-        // the degree first: no memory is touched for an unsupported `n`
-        lift(latpoly::rings::ntru::NtruParams::from_n(n))?;
-        // SAFETY: contract of this function.
-        let (a, b) = unsafe { (copied(a, n)?, copied(b, n)?) };
-        // SAFETY: contract of this function; the input copies do not borrow `out`.
-        let out = unsafe { slice_mut(out, n)? };
-        lift(latpoly::rings::ntru::poly_rq_mul(&a, &b, out))
-    })
+    // SAFETY: forwarded contract of this function.
+    unsafe { ntru_product(out, a, b, n, latpoly::rings::ntru::poly_rq_mul) }
 }
 
 /// NTRU product in `R_q`: `out = a · b mod (x^n - 1, q)`, coefficients in `[0, q)` (`q` of the
@@ -629,15 +647,8 @@ pub unsafe extern "C" fn latpoly_ntru_rq_mul_modq(
     b: *const u16,
     n: usize,
 ) -> latpoly_status {
-    guard(|| {
-        // the degree first: no memory is touched for an unsupported `n`
-        lift(latpoly::rings::ntru::NtruParams::from_n(n))?;
-        // SAFETY: contract of this function.
-        let (a, b) = unsafe { (copied(a, n)?, copied(b, n)?) };
-        // SAFETY: contract of this function; the input copies do not borrow `out`.
-        let out = unsafe { slice_mut(out, n)? };
-        lift(latpoly::rings::ntru::poly_rq_mul_modq(&a, &b, out))
-    })
+    // SAFETY: forwarded contract of this function.
+    unsafe { ntru_product(out, a, b, n, latpoly::rings::ntru::poly_rq_mul_modq) }
 }
 
 /// NTRU Prime product in `Z_4591[x]/(x^761 - x - 1)`: `out = a · b`, centred coefficients in

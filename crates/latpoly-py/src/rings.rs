@@ -117,6 +117,22 @@ pub(crate) fn ntruprime_mul_small<'py>(
     Ok(PyArray1::from_vec(py, c))
 }
 
+/// The signature of the NTRU products of `latpoly::rings::ntru`.
+type NtruProduct = fn(&[u16], &[u16], &mut [u16]) -> latpoly::Result<()>;
+
+/// An NTRU product `f(a, b, out)` on numpy arrays (lengths checked by `f`).
+fn ntru_product<'py>(
+    py: Python<'py>,
+    a: PyReadonlyArray1<'py, u16>,
+    b: PyReadonlyArray1<'py, u16>,
+    f: NtruProduct,
+) -> PyResult<Bound<'py, PyArray1<u16>>> {
+    let (a, b) = (contiguous(&a, "a")?, contiguous(&b, "b")?);
+    let mut out = vec![0u16; a.len()];
+    py.detach(|| f(a, b, &mut out)).map_err(value_error)?;
+    Ok(PyArray1::from_vec(py, out))
+}
+
 /// NTRU product in R_q = Z_q[x]/(x^n - 1), coefficients in [0, q) (the Toom-4 multiplier the
 /// KEMs use; q of the parameter set of degree n).
 #[pyfunction]
@@ -125,11 +141,7 @@ pub(crate) fn ntru_rq_mul_modq<'py>(
     a: PyReadonlyArray1<'py, u16>,
     b: PyReadonlyArray1<'py, u16>,
 ) -> PyResult<Bound<'py, PyArray1<u16>>> {
-    let (a, b) = (contiguous(&a, "a")?, contiguous(&b, "b")?);
-    let mut out = vec![0u16; a.len()];
-    py.detach(|| latpoly::rings::ntru::poly_rq_mul_modq(a, b, &mut out))
-        .map_err(value_error)?;
-    Ok(PyArray1::from_vec(py, out))
+    ntru_product(py, a, b, latpoly::rings::ntru::poly_rq_mul_modq)
 }
 
 /// NTRU `poly_Rq_mul`: cyclic product mod x^n - 1 computed mod 2^16 (n in {509, 677, 701, 821}).
@@ -139,9 +151,5 @@ pub(crate) fn ntru_rq_mul<'py>(
     a: PyReadonlyArray1<'py, u16>,
     b: PyReadonlyArray1<'py, u16>,
 ) -> PyResult<Bound<'py, PyArray1<u16>>> {
-    let (a, b) = (contiguous(&a, "a")?, contiguous(&b, "b")?);
-    let mut out = vec![0u16; a.len()];
-    py.detach(|| latpoly::rings::ntru::poly_rq_mul(a, b, &mut out))
-        .map_err(value_error)?;
-    Ok(PyArray1::from_vec(py, out))
+    ntru_product(py, a, b, latpoly::rings::ntru::poly_rq_mul)
 }

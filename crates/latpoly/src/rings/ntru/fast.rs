@@ -454,20 +454,8 @@ pub(crate) fn rq_mul_body<T: Lanes, const K: usize>(
 
     // 1. Stage the zero-padded operands.
     let whole = n / l * l;
-    for (x, st) in [(a, &mut *sa), (b, &mut *sb)] {
-        let x = &x[..n];
-        for k in (0..whole).step_by(l) {
-            t.store(&mut st[k..], t.load(&x[k..]));
-        }
-        if whole < BLOCKS * s {
-            let mut tmp = [0u16; 32];
-            tmp[..n - whole].copy_from_slice(&x[whole..]);
-            t.store(&mut st[whole..], t.load(&tmp));
-            for k in (whole + l..BLOCKS * s).step_by(l) {
-                t.store(&mut st[k..], t.zero());
-            }
-        }
-    }
+    stage_padded(t, &a[..n], sa, BLOCKS * s);
+    stage_padded(t, &b[..n], sb, BLOCKS * s);
 
     for g in 0..LEAVES.div_ceil(l) {
         // 2. The leaves of this group, chunk by chunk: evaluated in registers and transposed,
@@ -565,10 +553,10 @@ impl<T: Lanes> RowIo<T> for LeafRows<'_, T::V> {
 
 /// Transposition input: `L` rows of the lane-parallel products; output row `i` (a chunk of
 /// leaf product `i` of the group) at `dst[i stride..]`.
-struct ProductRows<'a> {
-    src: &'a [u16],
-    stride: usize,
-    dst: &'a mut [u16],
+pub(crate) struct ProductRows<'a> {
+    pub(crate) src: &'a [u16],
+    pub(crate) stride: usize,
+    pub(crate) dst: &'a mut [u16],
 }
 
 impl<T: Lanes> RowIo<T> for ProductRows<'_> {
@@ -586,18 +574,43 @@ thread_local! {
     static WORKSPACE: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `out = a · b mod (x^n - 1, 2^16)` with backend `t`; lengths already checked.
-pub(crate) fn rq_mul<T: Lanes>(t: T, params: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
-    let len = workspace_len(leaf_k(params.n()), T::L);
+/// Runs `f` on this thread's workspace of `len` elements, starting on a 64-byte boundary (every
+/// offset the multipliers use is a multiple of `L` elements, so every vector access is
+/// aligned). The area is reused between calls; its contents are unspecified.
+pub(crate) fn with_workspace(len: usize, f: impl FnOnce(&mut [u16])) {
     WORKSPACE.with_borrow_mut(|ws| {
-        // 64 extra elements so that the area can start on a 64-byte boundary (every offset is a
-        // multiple of L elements, so every vector access of the kernels is aligned).
+        // 64 extra elements for the alignment
         if ws.len() < len + 64 {
             ws.resize(len + 64, 0);
         }
         let skip = ws.as_ptr().align_offset(64).min(63);
-        t.rq_mul_entry(a, b, out, &mut ws[skip..skip + len]);
+        f(&mut ws[skip..skip + len]);
     });
+}
+
+/// Copies `x` to the start of `st` and zeroes `st` up to `total` elements (a multiple of `L`),
+/// in whole vectors (the partial last vector of `x` through a zero-padded buffer).
+#[inline(always)]
+pub(crate) fn stage_padded<T: Lanes>(t: T, x: &[u16], st: &mut [u16], total: usize) {
+    let (l, n) = (T::L, x.len());
+    let whole = n / l * l;
+    for k in (0..whole).step_by(l) {
+        t.store(&mut st[k..], t.load(&x[k..]));
+    }
+    if whole < total {
+        let mut tmp = [0u16; 32];
+        tmp[..n - whole].copy_from_slice(&x[whole..]);
+        t.store(&mut st[whole..], t.load(&tmp));
+        for k in (whole + l..total).step_by(l) {
+            t.store(&mut st[k..], t.zero());
+        }
+    }
+}
+
+/// `out = a · b mod (x^n - 1, 2^16)` with backend `t`; lengths already checked.
+pub(crate) fn rq_mul<T: Lanes>(t: T, params: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
+    let len = workspace_len(leaf_k(params.n()), T::L);
+    with_workspace(len, |ws| t.rq_mul_entry(a, b, out, ws));
 }
 
 #[cfg(test)]

@@ -26,9 +26,10 @@
 //! Every step is a fixed sequence of vector operations on data-independent addresses, so the
 //! multiplier is constant time.
 
-use super::fast::{kmul32, kmul64, Lanes, RowIo, KMUL64_SCRATCH};
+use super::fast::{
+    kmul32, kmul64, stage_padded, with_workspace, Lanes, ProductRows, RowIo, KMUL64_SCRATCH,
+};
 use super::NtruParams;
-use std::cell::RefCell;
 
 /// Coefficients per unit (and per leaf).
 const UNIT: usize = 32;
@@ -305,25 +306,6 @@ impl<T: Lanes> RowIo<T> for LeafRows<'_> {
     }
 }
 
-/// Transposition input: `L` rows of a group's lane-parallel products; output row `i` (a chunk
-/// of leaf product `i` of the group) at `dst[i stride..]`.
-struct ProductRows<'a> {
-    src: &'a [u16],
-    stride: usize,
-    dst: &'a mut [u16],
-}
-
-impl<T: Lanes> RowIo<T> for ProductRows<'_> {
-    #[inline(always)]
-    fn load(&mut self, t: T, r: usize) -> T::V {
-        t.load(&self.src[r * T::L..])
-    }
-    #[inline(always)]
-    fn store(&mut self, t: T, i: usize, v: T::V) {
-        t.store(&mut self.dst[i * self.stride..], v);
-    }
-}
-
 /// `out = a · b mod (x^n - 1, q)` (`q` a power of two `<= 2^13`), coefficients in `[0, q)`,
 /// for the shape `(LU, LF)` of [`shape`]; to be instantiated inside a `#[target_feature]`
 /// entry point. `ws` has [`workspace_len`]`(LU, LF, L)` elements.
@@ -356,17 +338,8 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
 
     // 1. Stage the zero-padded operands.
     let whole = n / l * l;
-    for (x, st) in [(a, &mut *sa), (b, &mut *sb)] {
-        for k in (0..whole).step_by(l) {
-            t.store(&mut st[k..], t.load(&x[k..]));
-        }
-        let mut tmp = [0u16; 32];
-        tmp[..n - whole].copy_from_slice(&x[whole..n]);
-        t.store(&mut st[whole..], t.load(&tmp));
-        for k in (whole + l..4 * LU * UNIT).step_by(l) {
-            t.store(&mut st[k..], t.zero());
-        }
-    }
+    stage_padded(t, &a[..n], sa, 4 * LU * UNIT);
+    stage_padded(t, &b[..n], sb, 4 * LU * UNIT);
 
     // 2. Both operands' leaves, chunk by chunk: evaluated in registers, stored as rows of
     // `L` lanes (leaf `i`, chunk `c` of operand `o` at `rows[((o chunks + c) MAX_LEAVES + i) L..]`).
@@ -439,10 +412,6 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
     }
 }
 
-thread_local! {
-    static WORKSPACE: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
-}
-
 /// `out = a · b mod (x^n - 1, q)` with backend `t`, coefficients in `[0, q)` (`q` a power of
 /// two `<= 2^13`); lengths already checked.
 pub(crate) fn rq_mul_modq<T: Lanes>(
@@ -454,15 +423,8 @@ pub(crate) fn rq_mul_modq<T: Lanes>(
     q: u16,
 ) {
     let (lu, lf) = shape(params.n());
-    let len = workspace_len(lu, lf, T::L);
-    WORKSPACE.with_borrow_mut(|ws| {
-        // 64 extra elements so that the area can start on a 64-byte boundary (every offset is a
-        // multiple of L elements, so every vector access is aligned).
-        if ws.len() < len + 64 {
-            ws.resize(len + 64, 0);
-        }
-        let skip = ws.as_ptr().align_offset(64).min(63);
-        t.rq_mul_modq_entry(a, b, out, q, &mut ws[skip..skip + len]);
+    with_workspace(workspace_len(lu, lf, T::L), |ws| {
+        t.rq_mul_modq_entry(a, b, out, q, ws)
     });
 }
 
