@@ -420,7 +420,7 @@ fn eval27<T: Lanes>(t: T, u: &[T::V; BLOCKS]) -> [T::V; 32] {
 /// `out` receives `4h`: `lo0, T + mid0 - lo0, mid1 - hi1 - T, hi1` with `T = lo1 - hi0` (halves
 /// of `h` units).
 #[inline(always)]
-fn kara_units<T: Lanes>(t: T, lo: &[T::V], hi: &[T::V], mid: &[T::V], out: &mut [T::V]) {
+pub(crate) fn kara_units<T: Lanes>(t: T, lo: &[T::V], hi: &[T::V], mid: &[T::V], out: &mut [T::V]) {
     let h = lo.len() / 2;
     for j in 0..h {
         let tt = t.sub(lo[h + j], hi[j]);

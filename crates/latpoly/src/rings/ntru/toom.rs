@@ -27,7 +27,8 @@
 //! multiplier is constant time.
 
 use super::fast::{
-    kmul32, kmul64, stage_padded, with_workspace, Lanes, ProductRows, RowIo, KMUL64_SCRATCH,
+    kara_units, kmul32, kmul64, stage_padded, with_workspace, Lanes, ProductRows, RowIo,
+    KMUL64_SCRATCH,
 };
 use super::NtruParams;
 
@@ -152,19 +153,6 @@ fn eval_leaves<T: Lanes, const BPL: usize>(t: T, u: &[T::V; 24], dst: &mut [u16]
     }
 }
 
-/// Refined Karatsuba recombination on units: `lo`, `hi`, `mid` have `2h` units, `out` receives
-/// `4h`: `lo0, T + mid0 - lo0, mid1 - hi1 - T, hi1` with `T = lo1 - hi0` (halves of `h`).
-#[inline(always)]
-fn kara2<T: Lanes>(t: T, h: usize, lo: &[T::V], hi: &[T::V], mid: &[T::V], out: &mut [T::V]) {
-    for j in 0..h {
-        let tt = t.sub(lo[h + j], hi[j]);
-        out[j] = lo[j];
-        out[h + j] = t.sub(t.add(tt, mid[j]), lo[j]);
-        out[2 * h + j] = t.sub(t.sub(mid[h + j], hi[h + j]), tt);
-        out[3 * h + j] = hi[h + j];
-    }
-}
-
 /// Three-way recombination on units: `p` holds the six products `P00, P11, P22, P01, P12,
 /// P02` of one-unit parts (two units each, `p[2 k + half]`), `out` receives six units:
 /// `P00 + y (P01 - P00 - P11) + y^2 (P02 - P00 - P22 + P11) + y^3 (P12 - P11 - P22) + y^4 P22`.
@@ -237,16 +225,9 @@ fn recombine<T: Lanes, const BPL: usize>(t: T, lp: &[u16], stride: usize, w: &mu
                 for (k, x) in v.iter_mut().enumerate() {
                     *x = t.load(&lp[(b + k) * stride..]);
                 }
-                kara2(
-                    t,
-                    1,
-                    &v[0..2],
-                    &v[2..4],
-                    &v[4..6],
-                    &mut l1[4 * t1..4 * t1 + 4],
-                );
+                kara_units(t, &v[0..2], &v[2..4], &v[4..6], &mut l1[4 * t1..4 * t1 + 4]);
             }
-            kara2(t, 2, &l1[0..4], &l1[4..8], &l1[8..12], &mut wp[..8]);
+            kara_units(t, &l1[0..4], &l1[4..8], &l1[8..12], &mut wp[..8]);
         } else {
             let mut l1 = [z; 18]; // three products of 6 units
             for t1 in 0..3 {
@@ -257,7 +238,7 @@ fn recombine<T: Lanes, const BPL: usize>(t: T, lp: &[u16], stride: usize, w: &mu
                 }
                 kara3(t, &v, &mut l1[6 * t1..6 * t1 + 6]);
             }
-            kara2(t, 3, &l1[0..6], &l1[6..12], &l1[12..18], &mut wp[..12]);
+            kara_units(t, &l1[0..6], &l1[6..12], &l1[12..18], &mut wp[..12]);
         }
         for (u, &x) in wp.iter().enumerate().take(2 * BPL) {
             t.store(&mut w[(p * 2 * BPL + u) * l..], x);
