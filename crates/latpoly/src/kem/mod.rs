@@ -159,8 +159,9 @@ impl RandomSource for drbg::KatDrbg {
 /// kernel's own generator), so a later leak of the thread's memory reveals no earlier output.
 /// It takes a fresh key from the operating system after every 64 KiB generated and, in a child
 /// process, before its first request after a `fork()` (a `pthread_atfork` handler marks the
-/// inherited state; the inherited buffer is wiped), so parent and child never share bytes. The system call costs ~3 ns per byte on Linux without the vDSO generator (an
-/// NTRU-HPS encapsulation draws 2.4 KB), the expansion ~0.3 ns.
+/// inherited state; the inherited buffer is wiped), so parent and child never share bytes.
+/// The system call costs ~3 ns per byte on Linux without the vDSO generator (an NTRU-HPS
+/// encapsulation draws 2.4 KB), the expansion ~0.3 ns.
 ///
 /// ```
 /// use latpoly::kem::{OsRandom, RandomSource};
