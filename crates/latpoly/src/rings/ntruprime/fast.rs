@@ -18,6 +18,13 @@
 //! untwists with `psi^-i`, `psi^-2i`. Scale factors (`1/1536`, the Montgomery `2^-16` of the
 //! pointwise product) are folded into the CRT constants.
 //!
+//! Passes over memory (512-bit vectors): the radix-3 layer with the layer at distance 256; the
+//! layers 128, 64, 32 per 256-value group in registers; the in-register layers 16..1 of both
+//! operands, the pointwise product and the inverse layers 1..16; the inverse layers 32..128; the
+//! inverse layer 256 with the inverse radix-3 layer; the fold. Three stores per value and
+//! transform instead of the ten of one pass per layer (256-bit vectors: two more passes each
+//! way, for the layers 128 and 64).
+//!
 //! # Arithmetic and ranges
 //!
 //! Values are signed `i16`. `fqmul(a, w)` is the signed Montgomery product `a·w·2^-16 mod p` with
@@ -503,40 +510,84 @@ pub(crate) type Input = Buf<768>;
 /// A transform buffer.
 type Work = Buf<N>;
 
-/// Forward radix-3 layer (out of place) and radix-2 layers with `h >= L`.
+/// Elements of the group [`inner`] transforms in registers: `S::GROUP` pairs of vectors.
+const fn group_len<S: Lanes>() -> usize {
+    2 * S::L * S::GROUP
+}
+
+/// Offset in `PrimeTables::fwd_big` of the twiddles of radix-2 layer `j` (`3 · 2^j` blocks).
+const fn fwd_big_off(j: usize) -> usize {
+    3 * ((1 << j) - 1)
+}
+
+/// Offset in `PrimeTables::inv_big` of the twiddles of the inverse layer at distance `h`
+/// (layers `h = L, 2L, ..` take `2h` entries each).
+const fn inv_big_off<S: Lanes>(h: usize) -> usize {
+    2 * (h - S::L)
+}
+
+/// Forward radix-3 layer fused with the first radix-2 layer (`h = 256`), out of place, then the
+/// radix-2 layers too wide for one [`inner`] group (none for 512-bit vectors) in place, then
+/// the layers `L <= h < group_len` in one pass ([`fwd_mid`]).
 #[inline(always)]
 fn forward_outer<S: Lanes>(s: S, t: &PrimeTables, src: &Input, x: &mut Work) {
-    let l = S::L;
     let m = Modv::new(s, &t.consts);
+    if t.red_fwd[0] {
+        fwd_first::<S, true>(s, t, &m, &src.0, &mut x.0);
+    } else {
+        fwd_first::<S, false>(s, t, &m, &src.0, &mut x.0);
+    }
+    for j in 1..LOG2 {
+        let h = 256 >> j;
+        if h < group_len::<S>() {
+            break;
+        }
+        let tw = &t.fwd_big[fwd_big_off(j)..];
+        if t.red_fwd[j] {
+            fwd_layer::<S, true>(s, tw, &m, &mut x.0, h);
+        } else {
+            fwd_layer::<S, false>(s, tw, &m, &mut x.0, h);
+        }
+    }
+    fwd_mid(s, t, &m, &mut x.0);
+}
+
+/// The radix-3 layer (`x^1536 - 1` into the three `x^512 - omega^k`) and, without storing in
+/// between, the radix-2 layer at distance 256 in each of the three blocks.
+///
+/// Inputs live in `[0, 761)`: `x1 = src[512 + i]` is zero for `i >= 249` and `x2 = 0`, so the
+/// upper half of each block (positions `256 + i`) is `src[256 + i]` in all three.
+#[inline(always)]
+fn fwd_first<S: Lanes, const RED: bool>(
+    s: S,
+    t: &PrimeTables,
+    m: &Modv<S::V>,
+    src: &[i16; 768],
+    x: &mut [i16; N],
+) {
+    let l = S::L;
     let (w1, w1p) = load_mc(s, &t.om1);
     let (w2, w2p) = load_mc(s, &t.om2);
-    let (src, x) = (&src.0, &mut x.0);
-    // Inputs live in [0, 761): x1 = src[512 + i] is zero for i >= 249, x2 = 0.
+    let tw = [
+        load_mc(s, &t.fwd_big[0]),
+        load_mc(s, &t.fwd_big[1]),
+        load_mc(s, &t.fwd_big[2]),
+    ];
     for i in (0..256).step_by(l) {
         let x0 = s.load(&src[i..]);
         let x1 = s.load(&src[512 + i..]);
-        s.store(&mut x[i..], s.add(x0, x1));
-        s.store(&mut x[512 + i..], s.add(x0, fqmul(s, x1, w1, w1p, m.p)));
-        s.store(&mut x[1024 + i..], s.add(x0, fqmul(s, x1, w2, w2p, m.p)));
-    }
-    for i in (256..512).step_by(l) {
-        let x0 = s.load(&src[i..]);
-        s.store(&mut x[i..], x0);
-        s.store(&mut x[512 + i..], x0);
-        s.store(&mut x[1024 + i..], x0);
-    }
-    let mut tw = 0;
-    for j in 0..LOG2 {
-        let h = 256 >> j;
-        if h < l {
-            break;
+        let z = s.load(&src[256 + i..]);
+        let y = [
+            s.add(x0, x1),
+            s.add(x0, fqmul(s, x1, w1, w1p, m.p)),
+            s.add(x0, fqmul(s, x1, w2, w2p, m.p)),
+        ];
+        for (k, (&yk, &(w, wp))) in y.iter().zip(tw.iter()).enumerate() {
+            let a = if RED { barrett(s, yk, m) } else { yk };
+            let tt = fqmul(s, z, w, wp, m.p);
+            s.store(&mut x[512 * k + i..], s.add(a, tt));
+            s.store(&mut x[512 * k + 256 + i..], s.sub(a, tt));
         }
-        if t.red_fwd[j] {
-            fwd_layer::<S, true>(s, &t.fwd_big[tw..], &m, x, h);
-        } else {
-            fwd_layer::<S, false>(s, &t.fwd_big[tw..], &m, x, h);
-        }
-        tw += N / (2 * h);
     }
 }
 
@@ -698,54 +749,158 @@ fn inner<S: Lanes>(s: S, t: &PrimeTables, xa: &mut Work, xb: &Work) {
     }
 }
 
-/// Inverse radix-2 layers with `h >= L`, the radix-3 layer, a Barrett reduction of every output
-/// and the reduction modulo `x^761 - x - 1` into `out[0..761]` (lanes beyond are garbage).
+/// Forward radix-2 layers at distances `L <= h < group_len`, one pass: each group of `2 GROUP`
+/// consecutive vectors (the span of one [`inner`] group) loaded once, transformed in registers,
+/// stored once.
+#[inline(always)]
+fn fwd_mid<S: Lanes>(s: S, t: &PrimeTables, m: &Modv<S::V>, x: &mut [i16; N]) {
+    let l = S::L;
+    let zero = s.splat(0);
+    for (grp, c) in x.chunks_exact_mut(group_len::<S>()).enumerate() {
+        let mut v = [zero; 8];
+        for (k, vk) in v.iter_mut().enumerate().take(2 * S::GROUP) {
+            *vk = s.load(&c[k * l..]);
+        }
+        // One call per layer with the half-block size (in vectors) and the reduction flag as
+        // constants, so every index into `v` is a constant and `v` stays in registers.
+        if S::GROUP >= 4 {
+            fwd_mid_layer::<S, 4>(s, t, m, &mut v, grp);
+        }
+        if S::GROUP >= 2 {
+            fwd_mid_layer::<S, 2>(s, t, m, &mut v, grp);
+        }
+        fwd_mid_layer::<S, 1>(s, t, m, &mut v, grp);
+        for (k, &vk) in v.iter().enumerate().take(2 * S::GROUP) {
+            s.store(&mut c[k * l..], vk);
+        }
+    }
+}
+
+/// One layer of [`fwd_mid`] on group `grp` (half-blocks of `HV` vectors, one twiddle per block).
+#[inline(always)]
+fn fwd_mid_layer<S: Lanes, const HV: usize>(
+    s: S,
+    t: &PrimeTables,
+    m: &Modv<S::V>,
+    v: &mut [S::V; 8],
+    grp: usize,
+) {
+    let j = (256 / (HV * S::L)).trailing_zeros() as usize;
+    // The group's first block of layer `j`.
+    let tw = &t.fwd_big[fwd_big_off(j) + grp * S::GROUP / HV..];
+    if t.red_fwd[j] {
+        fwd_mid_blocks::<S, HV, true>(s, tw, m, v);
+    } else {
+        fwd_mid_blocks::<S, HV, false>(s, tw, m, v);
+    }
+}
+
+#[inline(always)]
+fn fwd_mid_blocks<S: Lanes, const HV: usize, const RED: bool>(
+    s: S,
+    tw: &[McV],
+    m: &Modv<S::V>,
+    v: &mut [S::V; 8],
+) {
+    for (b, c) in tw.iter().enumerate().take(S::GROUP / HV) {
+        let (w, wp) = load_mc(s, c);
+        for k in 2 * b * HV..(2 * b + 1) * HV {
+            let a = if RED { barrett(s, v[k], m) } else { v[k] };
+            let tt = fqmul(s, v[k + HV], w, wp, m.p);
+            v[k] = s.add(a, tt);
+            v[k + HV] = s.sub(a, tt);
+        }
+    }
+}
+
+/// Inverse radix-2 layers at distances `L <= h < group_len`, one pass (the mirror of
+/// [`fwd_mid`]).
+#[inline(always)]
+fn inv_mid<S: Lanes>(s: S, t: &PrimeTables, m: &Modv<S::V>, x: &mut [i16; N]) {
+    let l = S::L;
+    let zero = s.splat(0);
+    for c in x.chunks_exact_mut(group_len::<S>()) {
+        let mut v = [zero; 8];
+        for (k, vk) in v.iter_mut().enumerate().take(2 * S::GROUP) {
+            *vk = s.load(&c[k * l..]);
+        }
+        inv_mid_layer::<S, 1>(s, t, m, &mut v);
+        if S::GROUP >= 2 {
+            inv_mid_layer::<S, 2>(s, t, m, &mut v);
+        }
+        if S::GROUP >= 4 {
+            inv_mid_layer::<S, 4>(s, t, m, &mut v);
+        }
+        for (k, &vk) in v.iter().enumerate().take(2 * S::GROUP) {
+            s.store(&mut c[k * l..], vk);
+        }
+    }
+}
+
+/// One layer of [`inv_mid`] (half-blocks of `HV` vectors; per-position twiddles, the same in
+/// every block).
+#[inline(always)]
+fn inv_mid_layer<S: Lanes, const HV: usize>(
+    s: S,
+    t: &PrimeTables,
+    m: &Modv<S::V>,
+    v: &mut [S::V; 8],
+) {
+    let h = HV * S::L;
+    let off = inv_big_off::<S>(h);
+    let (tw, twp) = t.inv_big[off..off + 2 * h].split_at(h);
+    if t.red_inv[h.trailing_zeros() as usize] {
+        inv_mid_blocks::<S, HV, true>(s, tw, twp, m, v);
+    } else {
+        inv_mid_blocks::<S, HV, false>(s, tw, twp, m, v);
+    }
+}
+
+#[inline(always)]
+fn inv_mid_blocks<S: Lanes, const HV: usize, const RED: bool>(
+    s: S,
+    tw: &[i16],
+    twp: &[i16],
+    m: &Modv<S::V>,
+    v: &mut [S::V; 8],
+) {
+    let l = S::L;
+    for b in 0..S::GROUP / HV {
+        for k in 0..HV {
+            let (ia, ib) = (2 * b * HV + k, 2 * b * HV + k + HV);
+            let a = if RED { barrett(s, v[ia], m) } else { v[ia] };
+            let tt = fqmul(s, v[ib], s.load(&tw[k * l..]), s.load(&twp[k * l..]), m.p);
+            v[ia] = s.add(a, tt);
+            v[ib] = s.sub(a, tt);
+        }
+    }
+}
+
+/// Inverse radix-2 layers `L <= h < group_len` in one pass ([`inv_mid`]), those too wide for one
+/// [`inner`] group (none for 512-bit vectors), the layer
+/// at distance 256 fused with the radix-3 layer and a Barrett reduction of every output, then
+/// the reduction modulo `x^761 - x - 1` into `out[0..761]` (lanes beyond are garbage).
 #[inline(always)]
 fn inverse_outer<S: Lanes>(s: S, t: &PrimeTables, x: &mut Work, out: &mut [i16; 768]) {
     let l = S::L;
     let m = Modv::new(s, &t.consts);
-    let small = l.trailing_zeros() as usize;
     let x = &mut x.0;
-    let mut off = 0;
-    let mut h = l;
-    let mut j = small;
-    while h <= 256 {
+    inv_mid(s, t, &m, x);
+    let mut h = group_len::<S>();
+    while h < 256 {
+        let off = inv_big_off::<S>(h);
         let (tw, twp) = t.inv_big[off..off + 2 * h].split_at(h);
-        if t.red_inv[j] {
+        if t.red_inv[h.trailing_zeros() as usize] {
             inv_layer::<S, true>(s, tw, twp, &m, x, h);
         } else {
             inv_layer::<S, false>(s, tw, twp, &m, x, h);
         }
-        off += 2 * h;
         h *= 2;
-        j += 1;
     }
-    let (hw, hwp) = load_mc(s, &t.half);
-    let (cw, cwp) = load_mc(s, &t.c3);
-    let (r1, r2) = t.inv_r3.split_at(1024);
-    for i in (0..512).step_by(l) {
-        let c0 = barrett(s, s.load(&x[i..]), &m);
-        let y1 = fqmul(
-            s,
-            s.load(&x[512 + i..]),
-            s.load(&r1[i..]),
-            s.load(&r1[512 + i..]),
-            m.p,
-        );
-        let y2 = fqmul(
-            s,
-            s.load(&x[1024 + i..]),
-            s.load(&r2[i..]),
-            s.load(&r2[512 + i..]),
-            m.p,
-        );
-        let sum = s.add(y1, y2);
-        let dif = s.sub(y1, y2);
-        let hh = s.add(c0, fqmul(s, sum, hw, hwp, m.p));
-        let g = fqmul(s, dif, cw, cwp, m.p);
-        s.store(&mut x[i..], barrett(s, s.add(c0, sum), &m));
-        s.store(&mut x[512 + i..], barrett(s, s.sub(hh, g), &m));
-        s.store(&mut x[1024 + i..], barrett(s, s.add(hh, g), &m));
+    if t.red_inv[LOG2 - 1] {
+        inv_last::<S, true>(s, t, &m, x);
+    } else {
+        inv_last::<S, false>(s, t, &m, x);
     }
     // f[j] = c[j] + c[j + 761] + c[j + 760], except f[0] = c[0] + c[761].
     for jj in (0..768).step_by(l) {
@@ -756,6 +911,44 @@ fn inverse_outer<S: Lanes>(s: S, t: &PrimeTables, x: &mut Work, out: &mut [i16; 
         s.store(&mut out[jj..], v);
     }
     out[0] = out[0].wrapping_sub(x[760]);
+}
+
+/// The inverse layer at distance 256 in each of the three blocks and, without storing in
+/// between, the inverse radix-3 layer (untwisting by `psi^-i`, `psi^-2i`), every output
+/// Barrett-reduced.
+#[inline(always)]
+fn inv_last<S: Lanes, const RED: bool>(s: S, t: &PrimeTables, m: &Modv<S::V>, x: &mut [i16; N]) {
+    let l = S::L;
+    let off = inv_big_off::<S>(256);
+    let (tw, twp) = t.inv_big[off..off + 512].split_at(256);
+    let (hw, hwp) = load_mc(s, &t.half);
+    let (cw, cwp) = load_mc(s, &t.c3);
+    let (r1, r2) = t.inv_r3.split_at(1024);
+    let zero = s.splat(0);
+    for i in (0..256).step_by(l) {
+        let (w, wp) = (s.load(&tw[i..]), s.load(&twp[i..]));
+        let mut lo = [zero; 3];
+        let mut hi = [zero; 3];
+        for k in 0..3 {
+            let a = s.load(&x[512 * k + i..]);
+            let a = if RED { barrett(s, a, m) } else { a };
+            let tt = fqmul(s, s.load(&x[512 * k + 256 + i..]), w, wp, m.p);
+            lo[k] = s.add(a, tt);
+            hi[k] = s.sub(a, tt);
+        }
+        for (pos, v) in [(i, lo), (256 + i, hi)] {
+            let c0 = barrett(s, v[0], m);
+            let y1 = fqmul(s, v[1], s.load(&r1[pos..]), s.load(&r1[512 + pos..]), m.p);
+            let y2 = fqmul(s, v[2], s.load(&r2[pos..]), s.load(&r2[512 + pos..]), m.p);
+            let sum = s.add(y1, y2);
+            let dif = s.sub(y1, y2);
+            let hh = s.add(c0, fqmul(s, sum, hw, hwp, m.p));
+            let g = fqmul(s, dif, cw, cwp, m.p);
+            s.store(&mut x[pos..], barrett(s, s.add(c0, sum), m));
+            s.store(&mut x[512 + pos..], barrett(s, s.sub(hh, g), m));
+            s.store(&mut x[1024 + pos..], barrett(s, s.add(hh, g), m));
+        }
+    }
 }
 
 #[inline(always)]
