@@ -48,6 +48,7 @@ pub mod rns;
 pub mod sampling;
 mod secret;
 pub mod serialize;
+mod sha512;
 
 pub use error::{Error, Result};
 pub use isa::Isa;

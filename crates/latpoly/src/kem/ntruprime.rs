@@ -76,9 +76,9 @@ use crate::rings::ntruprime::{
     self as ring, fq_freeze, unchecked, P, PADDED, Q, Q12, ROUNDED_BYTES, RQ_BYTES, SMALL_BYTES,
 };
 use crate::secret::{wipe, Wiped};
+use crate::sha512::{self, Msg};
 use aes::cipher::{BlockEncrypt, KeyInit};
 use aes::Aes256;
-use sha2::{Digest, Sha512};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 /// Bytes of every hash output, of the confirmation and of the session key.
@@ -91,16 +91,13 @@ const MAX_ATTEMPTS: usize = 256;
 
 /// `Hash_b(parts[0] ‖ parts[1] ‖ ..)`: the first 32 bytes of SHA-512(`b ‖ ..`).
 fn hash_prefix(b: u8, parts: &[&[u8]]) -> [u8; HASH_BYTES] {
-    let mut h = Sha512::new();
-    h.update([b]);
-    for part in parts {
-        h.update(part);
-    }
-    let mut full = h.finalize();
-    let mut out = [0u8; HASH_BYTES];
-    out.copy_from_slice(&full[..HASH_BYTES]);
-    wipe(full.as_mut_slice());
-    out
+    let prefix = [b];
+    let mut all: Vec<&[u8]> = Vec::with_capacity(parts.len() + 1);
+    all.push(&prefix);
+    all.extend_from_slice(parts);
+    let mut m = Msg::new(&all);
+    sha512::finish(&mut [&mut m]);
+    m.digest32()
 }
 
 /// `Short_fromlist`: weight-`w` ternary polynomial from 761 samples (consumes and wipes `l`).
@@ -240,10 +237,10 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>
     Ok((pk, sk))
 }
 
-/// `Hide`: ciphertext (with confirmation) for the short `r`, and `Hash3(Small(r))`. The
-/// secret temporaries live in wiped stack buffers (no allocation besides the ciphertext and the
-/// decoded public key).
-fn sntrup_hide(r: &[i8], pk: &[u8], cache: &[u8]) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
+/// The rounded part of `Hide`'s ciphertext for the short `r` (without the confirmation hash),
+/// and the encoding of `r`. The secret temporaries live in wiped stack buffers (no allocation
+/// besides the ciphertext and the decoded public key).
+fn sntrup_hide(r: &[i8], pk: &[u8]) -> Result<(Vec<u8>, Wiped<[u8; SMALL_BYTES]>)> {
     let h = ring::rq_decode(pk)?;
     let mut r_enc = Wiped::new([0u8; SMALL_BYTES]);
     unchecked::small_encode_into(r, &mut r_enc);
@@ -251,21 +248,39 @@ fn sntrup_hide(r: &[i8], pk: &[u8], cache: &[u8]) -> Result<(Vec<u8>, Wiped<[u8;
     unchecked::mul_rq_small_into(&h, r, &mut hr);
     let hr = &mut hr[..P];
     unchecked::round3_in_place(hr);
-    let mut ct = unchecked::rounded_encode(hr);
-    let r3 = Wiped::new(hash_prefix(3, &[&r_enc[..]]));
-    ct.extend_from_slice(&hash_prefix(2, &[&*r3, cache]));
-    Ok((ct, r3))
+    Ok((unchecked::rounded_encode(hr), r_enc))
 }
 
+/// Encapsulation. Its four hashes run as two chains side by side ([`sha512::advance`]):
+/// `cache = Hash4(pk)` next to `Hash3(r)` and then next to the first blocks of the session
+/// hash `Hash1(Hash3(r) ‖ ct)`, whose last block waits for the confirmation
+/// `Hash2(Hash3(r) ‖ cache)` at the end of `ct`.
 fn sntrup_encapsulate(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
     let _wipe = ring::ScratchWipe;
-    let cache = hash_prefix(4, &[pk]);
     let r = short_random(rng, s::W);
-    let (ct, r3) = sntrup_hide(&r[..], pk, &cache)?;
-    let k = Wiped::new(hash_prefix(1, &[&*r3, &ct]));
-    Ok((ct, k))
+    let (mut ct, r_enc) = sntrup_hide(&r[..], pk)?;
+    let mut cache = Msg::new(&[&[4], pk]);
+    let mut m3 = Msg::new(&[&[3], &r_enc[..]]);
+    let n3 = m3.blocks();
+    sha512::advance(&mut [&mut cache, &mut m3], &[n3, n3]);
+    let r3 = Wiped::new(m3.digest32());
+    // the session hash with a placeholder for the confirmation, hashed up to its block
+    let at = 1 + HASH_BYTES + ct.len();
+    let mut session = Msg::new(&[&[1], &*r3, &ct, &[0; HASH_BYTES]]);
+    sha512::advance(
+        &mut [&mut cache, &mut session],
+        &[usize::MAX, at / sha512::BLOCK],
+    );
+    let confirm = hash_prefix(2, &[&*r3, &cache.digest32()]);
+    session.patch(at, &confirm);
+    sha512::finish(&mut [&mut session]);
+    ct.extend_from_slice(&confirm);
+    Ok((ct, Wiped::new(session.digest32())))
 }
 
+/// Decapsulation. Both session-key candidates, `Hash1(Hash3(r) ‖ ct)` for a valid ciphertext
+/// and `Hash0(Hash3(rho) ‖ ct)` otherwise, are hashed side by side with the confirmation, and
+/// one is selected in constant time (as selecting the input first would).
 fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let _wipe = ring::ScratchWipe;
     let (f, rest) = sk.split_at(SMALL_BYTES);
@@ -296,17 +311,24 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     for x in tail.iter_mut() {
         *x &= keep;
     }
-    // Re-encrypt and compare (in constant time), select the session key input
-    let (cnew, r3) = sntrup_hide(&r[..], pk, cache)?;
+    // Re-encrypt and compare (in constant time), select the session key
+    let (mut cnew, r_enc) = sntrup_hide(&r[..], pk)?;
+    let mut m3 = Msg::new(&[&[3], &r_enc[..]]);
+    let mut mrho = Msg::new(&[&[3], rho]);
+    sha512::finish(&mut [&mut m3, &mut mrho]);
+    let (r3, rho3) = (Wiped::new(m3.digest32()), Wiped::new(mrho.digest32()));
+    let mut confirm = Msg::new(&[&[2], &*r3, cache]);
+    let mut k1 = Msg::new(&[&[1], &*r3, ct]);
+    let mut k0 = Msg::new(&[&[0], &*rho3, ct]);
+    sha512::finish(&mut [&mut confirm, &mut k1, &mut k0]);
+    cnew.extend_from_slice(&confirm.digest32());
     let ok = equal(&cnew, ct);
-    let mut rho3 = Wiped::new(hash_prefix(3, &[rho]));
-    let mut y = Wiped::new([0u8; 32]);
-    for ((y, &a), &b) in y.iter_mut().zip(r3.iter()).zip(rho3.iter()) {
-        *y = u8::conditional_select(&b, &a, ok);
+    let (k1, k0) = (Wiped::new(k1.digest32()), Wiped::new(k0.digest32()));
+    let mut k = Wiped::new([0u8; 32]);
+    for ((k, &a), &b) in k.iter_mut().zip(k1.iter()).zip(k0.iter()) {
+        *k = u8::conditional_select(&b, &a, ok);
     }
-    wipe(&mut rho3[..]);
-    let b = u8::conditional_select(&0, &1, ok);
-    Ok(Wiped::new(hash_prefix(b, &[&*y, ct])))
+    Ok(k)
 }
 
 // ----- NTRU LPRime
@@ -368,14 +390,12 @@ fn right(t: u8) -> i16 {
     fq_freeze(i64::from(l::TAU3 * i32::from(t) - l::TAU2))
 }
 
-/// `Hide`: ciphertext with confirmation for the 32-byte input encoding `r_enc`.
-fn ntrulpr_hide(r_enc: &[u8], pk: &[u8], cache: &[u8]) -> Result<Vec<u8>> {
+/// `Hide` without the confirmation hash: the rounded `b·G` and the tops of `b·A + r·q/2`, for
+/// `b = Short(Expand(HashShort(r)))` where `hs = HashShort(r) = Hash5(r)` is the caller's.
+fn ntrulpr_hide(hs: &[u8; 32], r_enc: &[u8], pk: &[u8]) -> Result<Vec<u8>> {
     let a_pub = ring::rounded_decode(&pk[l::SEED..])?;
     let g = generator(&pk[..l::SEED]);
-    // HashShort
-    let mut hs = Wiped::new(hash_prefix(5, &[r_enc]));
-    let mut lst = expand(&hs);
-    wipe(&mut hs[..]);
+    let mut lst = expand(hs);
     let b = short_fromlist(&mut lst, l::W);
     let bg = Wiped::new(unchecked::mul_rq_small(&g, &b[..]));
     let mut ct = unchecked::rounded_encode(&round3(&bg));
@@ -386,23 +406,41 @@ fn ntrulpr_hide(r_enc: &[u8], pk: &[u8], cache: &[u8]) -> Result<Vec<u8>> {
         *ti = top(fq_freeze(i64::from(ba[i]) + bit * i64::from(Q12)));
     }
     ct.extend(t.chunks_exact(2).map(|p| p[0] + (p[1] << 4)));
-    ct.extend_from_slice(&hash_prefix(2, &[r_enc, cache]));
     Ok(ct)
 }
 
+/// Encapsulation. `cache = Hash4(pk)` runs next to `HashShort(r)` and then next to the first
+/// blocks of the session hash `Hash1(r ‖ ct)`, whose last block waits for the confirmation
+/// `Hash2(r ‖ cache)` at the end of `ct` ([`sha512::advance`]).
 fn ntrulpr_encapsulate(
     pk: &[u8],
     rng: &mut dyn RandomSource,
 ) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
     let _wipe = ring::ScratchWipe;
-    let cache = hash_prefix(4, &[pk]);
     let mut r_enc = Wiped::new([0u8; l::INPUTS]);
     rng.fill(&mut *r_enc);
-    let ct = ntrulpr_hide(&*r_enc, pk, &cache)?;
-    let k = Wiped::new(hash_prefix(1, &[&*r_enc, &ct]));
-    Ok((ct, k))
+    let mut cache = Msg::new(&[&[4], pk]);
+    let mut m5 = Msg::new(&[&[5], &r_enc[..]]);
+    let n5 = m5.blocks();
+    sha512::advance(&mut [&mut cache, &mut m5], &[n5, n5]);
+    let hs = Wiped::new(m5.digest32());
+    let mut ct = ntrulpr_hide(&hs, &*r_enc, pk)?;
+    let at = 1 + l::INPUTS + ct.len();
+    let mut session = Msg::new(&[&[1], &r_enc[..], &ct, &[0; HASH_BYTES]]);
+    sha512::advance(
+        &mut [&mut cache, &mut session],
+        &[usize::MAX, at / sha512::BLOCK],
+    );
+    let confirm = hash_prefix(2, &[&r_enc[..], &cache.digest32()]);
+    session.patch(at, &confirm);
+    sha512::finish(&mut [&mut session]);
+    ct.extend_from_slice(&confirm);
+    Ok((ct, Wiped::new(session.digest32())))
 }
 
+/// Decapsulation. The decrypted `r` gives all four hashes at once: `HashShort(r)`, the
+/// confirmation `Hash2(r ‖ cache)`, and both session-key candidates `Hash1(r ‖ ct)` (valid
+/// ciphertext) and `Hash0(rho ‖ ct)` (otherwise), one selected in constant time.
 fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let _wipe = ring::ScratchWipe;
     let (a, rest) = sk.split_at(SMALL_BYTES);
@@ -419,13 +457,21 @@ fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
         let bit = (barrier(u32::from(x as u16)) >> 15) as u8; // 1 iff x < 0
         r_enc[i >> 3] |= bit << (i & 7);
     }
-    let cnew = ntrulpr_hide(&*r_enc, pk, cache)?;
+    let mut m5 = Msg::new(&[&[5], &r_enc[..]]);
+    let mut confirm = Msg::new(&[&[2], &r_enc[..], cache]);
+    let mut k1 = Msg::new(&[&[1], &r_enc[..], ct]);
+    let mut k0 = Msg::new(&[&[0], rho, ct]);
+    sha512::finish(&mut [&mut m5, &mut confirm, &mut k1, &mut k0]);
+    let hs = Wiped::new(m5.digest32());
+    let mut cnew = ntrulpr_hide(&hs, &*r_enc, pk)?;
+    cnew.extend_from_slice(&confirm.digest32());
     let ok = equal(&cnew, ct);
-    for (x, &y) in r_enc.iter_mut().zip(rho) {
-        *x = u8::conditional_select(&y, x, ok);
+    let (k1, k0) = (Wiped::new(k1.digest32()), Wiped::new(k0.digest32()));
+    let mut k = Wiped::new([0u8; 32]);
+    for ((k, &x), &y) in k.iter_mut().zip(k1.iter()).zip(k0.iter()) {
+        *k = u8::conditional_select(&y, &x, ok);
     }
-    let b = u8::conditional_select(&0, &1, ok);
-    Ok(Wiped::new(hash_prefix(b, &[&*r_enc, ct])))
+    Ok(k)
 }
 
 // ----- the Kem types

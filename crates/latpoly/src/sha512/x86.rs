@@ -1,0 +1,164 @@
+//! AVX-512 (F + VL) SHA-512 compression of four independent messages at once: one message per
+//! 64-bit lane of `ymm` registers, so each instruction advances all four. The round function
+//! maps onto single instructions: the three-rotation `Σ0`/`Σ1` and the `σ0`/`σ1` of the message
+//! schedule as `vprorq` plus one three-input `vpternlogq`, `Ch` and `Maj` as one `vpternlogq`
+//! each; a round is 16 vector instructions, the schedule 11 per word.
+//!
+//! Data-independent: no branch, no memory index depends on the messages or the states. An
+//! [`Avx512Vl`] token can only be built by `try_new`, which checks the CPU at run time; holding
+//! one is the proof the `unsafe` intrinsic calls below rely on.
+
+#![allow(unsafe_code)]
+
+use super::K;
+use core::arch::x86_64::*;
+
+/// Proof that the CPU runs AVX-512F and AVX-512VL.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512Vl(());
+
+impl Avx512Vl {
+    pub(crate) fn try_new() -> Option<Self> {
+        (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl"))
+            .then_some(Self(()))
+    }
+
+    /// One compression of each of four states with its 128-byte block.
+    #[inline]
+    pub(crate) fn compress4(self, states: &mut [[u64; 8]; 4], blocks: [&[u8; 128]; 4]) {
+        // SAFETY: the token exists only if the CPU runs AVX-512F and AVX-512VL.
+        unsafe { compress4_tf(states, blocks) }
+    }
+}
+
+/// `x` rotated right by `R` in every lane.
+#[inline(always)]
+fn ror<const R: i32>(x: __m256i) -> __m256i {
+    // SAFETY: only called from `compress4_tf`, which runs with AVX-512F + VL enabled.
+    unsafe { _mm256_ror_epi64::<R>(x) }
+}
+
+/// `a ^ b ^ c`.
+#[inline(always)]
+fn xor3(a: __m256i, b: __m256i, c: __m256i) -> __m256i {
+    // SAFETY: as for `ror`.
+    unsafe { _mm256_ternarylogic_epi64::<0x96>(a, b, c) }
+}
+
+#[inline(always)]
+fn add(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: as for `ror` (AVX2 is implied by AVX-512F).
+    unsafe { _mm256_add_epi64(a, b) }
+}
+
+/// One round: `s = [a, b, c, d, e, f, g, h]` becomes the next state, `kw = K[t] + W[t]`.
+#[inline(always)]
+fn round(s: &mut [__m256i; 8], kw: __m256i) {
+    let [a, b, c, d, e, f, g, h] = *s;
+    let big_s1 = xor3(ror::<14>(e), ror::<18>(e), ror::<41>(e));
+    // SAFETY: as for `ror`.
+    let ch = unsafe { _mm256_ternarylogic_epi64::<0xca>(e, f, g) }; // e ? f : g
+    let t1 = add(add(h, kw), add(big_s1, ch));
+    let big_s0 = xor3(ror::<28>(a), ror::<34>(a), ror::<39>(a));
+    // SAFETY: as for `ror`.
+    let maj = unsafe { _mm256_ternarylogic_epi64::<0xe8>(a, b, c) }; // majority
+    let t2 = add(big_s0, maj);
+    *s = [add(t1, t2), a, b, c, add(d, t1), e, f, g];
+}
+
+/// The next schedule word `W[t]` from `w = W[t-16..t]` (ring buffer, slot `t % 16`).
+#[inline(always)]
+fn schedule(w: &mut [__m256i; 16], t: usize) {
+    // SAFETY: as for `ror`.
+    let (s0, s1) = unsafe {
+        let x = w[(t + 1) % 16]; // W[t-15]
+        let y = w[(t + 14) % 16]; // W[t-2]
+        (
+            xor3(ror::<1>(x), ror::<8>(x), _mm256_srli_epi64::<7>(x)),
+            xor3(ror::<19>(y), ror::<61>(y), _mm256_srli_epi64::<6>(y)),
+        )
+    };
+    w[t % 16] = add(add(w[t % 16], s0), add(w[(t + 9) % 16], s1)); // + W[t-16], W[t-7]
+}
+
+/// Sixteen rounds starting at `t0` (a multiple of 16), extending the schedule first when
+/// `t0 >= 16`. Written as straight-line code (constant indices) so `w` and `s` stay in registers.
+#[inline(always)]
+fn sixteen(s: &mut [__m256i; 8], w: &mut [__m256i; 16], t0: usize) {
+    macro_rules! r {
+        ($($j:literal)*) => {$(
+            if t0 >= 16 {
+                schedule(w, $j);
+            }
+            // SAFETY: as for `ror`.
+            let k = unsafe { _mm256_set1_epi64x(K[t0 + $j] as i64) };
+            round(s, add(w[$j], k));
+        )*};
+    }
+    r!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+}
+
+/// Words `4q .. 4q + 4` of `block`, byte-swapped to big-endian values.
+#[inline(always)]
+fn load_be(block: &[u8; 128], q: usize, bswap: __m256i) -> __m256i {
+    // SAFETY: as for `ror`; bytes `32q .. 32q + 32` lie in the block for `q < 4`.
+    unsafe {
+        _mm256_shuffle_epi8(
+            _mm256_loadu_si256(block[32 * q..32 * q + 32].as_ptr() as *const __m256i),
+            bswap,
+        )
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512vl")]
+fn compress4_tf(states: &mut [[u64; 8]; 4], blocks: [&[u8; 128]; 4]) {
+    // SAFETY: AVX-512F/VL are enabled on this function (the caller holds the token); every
+    // load reads 32 bytes inside a 128-byte block, every state access is in bounds.
+    unsafe {
+        // Big-endian 64-bit words: reverse the bytes of each 8-byte group.
+        let bswap = _mm256_setr_epi8(
+            7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14,
+            13, 12, 11, 10, 9, 8,
+        );
+        let mut w = [_mm256_setzero_si256(); 16];
+        for q in 0..4 {
+            let r = [
+                load_be(blocks[0], q, bswap),
+                load_be(blocks[1], q, bswap),
+                load_be(blocks[2], q, bswap),
+                load_be(blocks[3], q, bswap),
+            ];
+            // 4 x 4 transpose: word 4q + j of message m goes to lane m of w[4q + j].
+            let t0 = _mm256_unpacklo_epi64(r[0], r[1]);
+            let t1 = _mm256_unpackhi_epi64(r[0], r[1]);
+            let t2 = _mm256_unpacklo_epi64(r[2], r[3]);
+            let t3 = _mm256_unpackhi_epi64(r[2], r[3]);
+            w[4 * q] = _mm256_permute2x128_si256::<0x20>(t0, t2);
+            w[4 * q + 1] = _mm256_permute2x128_si256::<0x20>(t1, t3);
+            w[4 * q + 2] = _mm256_permute2x128_si256::<0x31>(t0, t2);
+            w[4 * q + 3] = _mm256_permute2x128_si256::<0x31>(t1, t3);
+        }
+        let mut init = [_mm256_setzero_si256(); 8];
+        for (i, v) in init.iter_mut().enumerate() {
+            *v = _mm256_setr_epi64x(
+                states[0][i] as i64,
+                states[1][i] as i64,
+                states[2][i] as i64,
+                states[3][i] as i64,
+            );
+        }
+        let mut s = init;
+        sixteen(&mut s, &mut w, 0);
+        sixteen(&mut s, &mut w, 16);
+        sixteen(&mut s, &mut w, 32);
+        sixteen(&mut s, &mut w, 48);
+        sixteen(&mut s, &mut w, 64);
+        for (i, (&x, &y)) in s.iter().zip(init.iter()).enumerate() {
+            let mut lanes = [0u64; 4];
+            _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, add(x, y));
+            for (st, &v) in states.iter_mut().zip(lanes.iter()) {
+                st[i] = v;
+            }
+        }
+    }
+}
