@@ -564,14 +564,47 @@ pub(crate) mod kem {
         reference::mod_3_phi_n(out);
     }
 
-    /// `out ≡ a^-1 mod (q, Phi_n)` (`poly_Rq_inv`, correct mod `2^13`).
+    /// `out ≡ a^-1 mod (q, Phi_n)` (as `poly_Rq_inv`; correct mod `q`, not mod `2^16`).
+    ///
+    /// The inverse mod 2 lifted by Newton steps in `Z_{2^13}[x]/(x^n - 1)` (the products are
+    /// exact mod `2^13`). For `q <= 2^12` (the HPS sets) three steps of precision `1 -> 2 -> 4
+    /// -> 12` bits take seven products, the reference's four quadratic steps `1 -> 16` eight:
+    /// two quadratic steps `r <- r (2 - a r)` and one cubic step `r <- r (1 + e + e^2)` with
+    /// `e = 1 - a r` (then `a r = (1 - e)(1 + e + e^2) = 1 - e^3`). `ntruhrss701` (`q = 2^13`)
+    /// keeps the four quadratic steps. Every product is in `R_q`, so the result is the same
+    /// element of `S_q` as the reference's (the KEMs read it through products with `f` and `g`;
+    /// the KAT tests check the keys byte for byte).
     pub(crate) fn rq_inv(p: NtruParams, a: &[u16], out: &mut [u16]) {
         check(p, &[a.len(), out.len()]);
-        let mut ai = vec![0u16; p.n()];
+        let n = p.n();
+        let mut ai = vec![0u16; n];
         let backend = default_backend();
         backend.r2_inv(a, &mut ai);
         let mul = |x: &[u16], y: &[u16], z: &mut [u16]| backend.mul_modq(p, x, y, z, 1 << 13);
-        reference::r2_inv_to_rq_inv(&ai, a, out, &mul);
+        if p.log_q() > 12 {
+            reference::r2_inv_to_rq_inv(&ai, a, out, &mul);
+            return;
+        }
+        let neg_a: Vec<u16> = a.iter().map(|&x| x.wrapping_neg()).collect();
+        let (mut c, mut e2) = (vec![0u16; n], vec![0u16; n]);
+        out.copy_from_slice(&ai);
+        // two quadratic steps: precision 1 -> 2 -> 4 bits
+        for _ in 0..2 {
+            mul(out, &neg_a, &mut c);
+            c[0] = c[0].wrapping_add(2); // 2 - a r
+            mul(&c, out, &mut e2);
+            out.copy_from_slice(&e2);
+        }
+        // one cubic step: 4 -> 12 bits
+        mul(out, &neg_a, &mut c);
+        c[0] = c[0].wrapping_add(1); // e = 1 - a r
+        mul(&c, &c, &mut e2);
+        for (x, &y) in e2.iter_mut().zip(c.iter()) {
+            *x = x.wrapping_add(y); // e + e^2
+        }
+        e2[0] = e2[0].wrapping_add(1); // 1 + e + e^2
+        mul(&e2, out, &mut c);
+        out.copy_from_slice(&c);
     }
 }
 
