@@ -26,7 +26,7 @@
 //! lengths, which are public in every use.
 
 #[cfg(target_arch = "x86_64")]
-mod x86;
+pub(crate) mod x86;
 
 use zeroize::Zeroize;
 
@@ -38,7 +38,7 @@ const RATE_SHAKE256: usize = 136;
 /// The permutation backend of this process: AVX-512VL if the CPU runs it and `LATPOLY_ISA`
 /// does not cap the backends below `avx512`; decided once.
 #[cfg(target_arch = "x86_64")]
-fn avx512() -> Option<x86::Avx512Vl> {
+pub(crate) fn avx512() -> Option<x86::Avx512Vl> {
     static B: std::sync::OnceLock<Option<x86::Avx512Vl>> = std::sync::OnceLock::new();
     *B.get_or_init(|| {
         // the cap first: under `LATPOLY_ISA=scalar` (e.g. Miri) no CPU detection runs

@@ -7,7 +7,7 @@
 //! session hash of an encapsulation, both session-key candidates of a decapsulation), so this
 //! module hashes whole padded messages ([`Msg`]) block by block, up to four at once:
 //!
-//! * [`x86::Avx512Vl`]: one message per 64-bit lane of `ymm` registers, `vprorq` and
+//! * [`x86::compress4`]: one message per 64-bit lane of `ymm` registers, `vprorq` and
 //!   `vpternlogq` for the rotations, `Ch` and `Maj` (~16 instructions a round): one call
 //!   compresses four blocks in about the time the `sha2` crate takes for one;
 //! * the `sha2` crate's `compress512`, one message after the other, otherwise (CPUs without
@@ -122,20 +122,11 @@ const IV: [u64; 8] = [
     0x5be0cd19137e2179,
 ];
 
-/// The four-lane backend of this process: AVX-512VL if the CPU runs it and `LATPOLY_ISA` does
-/// not cap the backends below `avx512`; decided once.
+/// The four-lane backend of this process: the Keccak permutation's (AVX-512VL if the CPU runs
+/// it and `LATPOLY_ISA` does not cap the backends below `avx512`; decided once).
 #[cfg(target_arch = "x86_64")]
-fn avx512() -> Option<x86::Avx512Vl> {
-    static B: std::sync::OnceLock<Option<x86::Avx512Vl>> = std::sync::OnceLock::new();
-    *B.get_or_init(|| {
-        // the cap first: under `LATPOLY_ISA=scalar` (e.g. Miri) no CPU detection runs
-        let allowed = crate::Isa::env_cap().is_none_or(|cap| cap >= crate::Isa::Avx512);
-        if allowed {
-            x86::Avx512Vl::try_new()
-        } else {
-            None
-        }
-    })
+fn avx512() -> Option<crate::keccak::x86::Avx512Vl> {
+    crate::keccak::avx512()
 }
 
 /// One message being hashed: its bytes with the SHA-512 padding (a whole number of blocks) and
@@ -241,7 +232,7 @@ pub(crate) fn advance(msgs: &mut [&mut Msg], until: &[usize]) {
                 states[k] = msgs[i].h;
                 blocks[k] = msgs[i].block(msgs[i].done);
             }
-            t.compress4(&mut states, blocks);
+            x86::compress4(t, &mut states, blocks);
             for (k, &i) in active[..count].iter().enumerate() {
                 msgs[i].h = states[k];
                 msgs[i].done += 1;
@@ -337,7 +328,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn four_lane_kernel_matches_the_sha2_compression() {
-        let Some(t) = x86::Avx512Vl::try_new() else {
+        let Some(t) = crate::keccak::x86::Avx512Vl::try_new() else {
             eprintln!("skipped: this CPU has no AVX-512VL");
             return;
         };
@@ -354,7 +345,8 @@ mod tests {
                 let g = sha2::digest::generic_array::GenericArray::from_slice(b);
                 sha2::compress512(s, core::slice::from_ref(g));
             }
-            t.compress4(
+            x86::compress4(
+                t,
                 &mut states,
                 [&blocks[0], &blocks[1], &blocks[2], &blocks[3]],
             );

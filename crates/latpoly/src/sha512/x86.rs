@@ -4,31 +4,22 @@
 //! schedule as `vprorq` plus one three-input `vpternlogq`, `Ch` and `Maj` as one `vpternlogq`
 //! each; a round is 16 vector instructions, the schedule 11 per word.
 //!
-//! Data-independent: no branch, no memory index depends on the messages or the states. An
-//! [`Avx512Vl`] token can only be built by `try_new`, which checks the CPU at run time; holding
-//! one is the proof the `unsafe` intrinsic calls below rely on.
+//! Data-independent: no branch, no memory index depends on the messages or the states. The
+//! [`Avx512Vl`] token of the Keccak permutation (built only after a run-time CPU check) is the
+//! proof the `unsafe` intrinsic calls below rely on.
 
 #![allow(unsafe_code)]
 
 use super::K;
+use crate::keccak::x86::Avx512Vl;
 use core::arch::x86_64::*;
 
-/// Proof that the CPU runs AVX-512F and AVX-512VL.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx512Vl(());
-
-impl Avx512Vl {
-    pub(crate) fn try_new() -> Option<Self> {
-        (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl"))
-            .then_some(Self(()))
-    }
-
-    /// One compression of each of four states with its 128-byte block.
-    #[inline]
-    pub(crate) fn compress4(self, states: &mut [[u64; 8]; 4], blocks: [&[u8; 128]; 4]) {
-        // SAFETY: the token exists only if the CPU runs AVX-512F and AVX-512VL.
-        unsafe { compress4_tf(states, blocks) }
-    }
+/// One compression of each of four states with its 128-byte block; the token (shared with the
+/// Keccak permutation) proves AVX-512F and AVX-512VL.
+#[inline]
+pub(crate) fn compress4(_t: Avx512Vl, states: &mut [[u64; 8]; 4], blocks: [&[u8; 128]; 4]) {
+    // SAFETY: the token exists only if the CPU runs AVX-512F and AVX-512VL.
+    unsafe { compress4_tf(states, blocks) }
 }
 
 /// `x` rotated right by `R` in every lane.
