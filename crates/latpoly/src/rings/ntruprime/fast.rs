@@ -754,13 +754,8 @@ fn inner<S: Lanes>(s: S, t: &PrimeTables, xa: &mut Work, xb: &Work) {
 /// stored once.
 #[inline(always)]
 fn fwd_mid<S: Lanes>(s: S, t: &PrimeTables, m: &Modv<S::V>, x: &mut [i16; N]) {
-    let l = S::L;
-    let zero = s.splat(0);
     for (grp, c) in x.chunks_exact_mut(group_len::<S>()).enumerate() {
-        let mut v = [zero; 8];
-        for (k, vk) in v.iter_mut().enumerate().take(2 * S::GROUP) {
-            *vk = s.load(&c[k * l..]);
-        }
+        let mut v = load_group(s, c);
         // One call per layer with the half-block size (in vectors) and the reduction flag as
         // constants, so every index into `v` is a constant and `v` stays in registers.
         if S::GROUP >= 4 {
@@ -770,9 +765,25 @@ fn fwd_mid<S: Lanes>(s: S, t: &PrimeTables, m: &Modv<S::V>, x: &mut [i16; N]) {
             fwd_mid_layer::<S, 2>(s, t, m, &mut v, grp);
         }
         fwd_mid_layer::<S, 1>(s, t, m, &mut v, grp);
-        for (k, &vk) in v.iter().enumerate().take(2 * S::GROUP) {
-            s.store(&mut c[k * l..], vk);
-        }
+        store_group(s, c, &v);
+    }
+}
+
+/// The `2 GROUP` vectors of one group (slots past them stay zero).
+#[inline(always)]
+fn load_group<S: Lanes>(s: S, c: &[i16]) -> [S::V; 8] {
+    let mut v = [s.splat(0); 8];
+    for (k, vk) in v.iter_mut().enumerate().take(2 * S::GROUP) {
+        *vk = s.load(&c[k * S::L..]);
+    }
+    v
+}
+
+/// Stores the `2 GROUP` vectors of one group.
+#[inline(always)]
+fn store_group<S: Lanes>(s: S, c: &mut [i16], v: &[S::V; 8]) {
+    for (k, &vk) in v.iter().enumerate().take(2 * S::GROUP) {
+        s.store(&mut c[k * S::L..], vk);
     }
 }
 
@@ -817,13 +828,8 @@ fn fwd_mid_blocks<S: Lanes, const HV: usize, const RED: bool>(
 /// [`fwd_mid`]).
 #[inline(always)]
 fn inv_mid<S: Lanes>(s: S, t: &PrimeTables, m: &Modv<S::V>, x: &mut [i16; N]) {
-    let l = S::L;
-    let zero = s.splat(0);
     for c in x.chunks_exact_mut(group_len::<S>()) {
-        let mut v = [zero; 8];
-        for (k, vk) in v.iter_mut().enumerate().take(2 * S::GROUP) {
-            *vk = s.load(&c[k * l..]);
-        }
+        let mut v = load_group(s, c);
         inv_mid_layer::<S, 1>(s, t, m, &mut v);
         if S::GROUP >= 2 {
             inv_mid_layer::<S, 2>(s, t, m, &mut v);
@@ -831,9 +837,7 @@ fn inv_mid<S: Lanes>(s: S, t: &PrimeTables, m: &Modv<S::V>, x: &mut [i16; N]) {
         if S::GROUP >= 4 {
             inv_mid_layer::<S, 4>(s, t, m, &mut v);
         }
-        for (k, &vk) in v.iter().enumerate().take(2 * S::GROUP) {
-            s.store(&mut c[k * l..], vk);
-        }
+        store_group(s, c, &v);
     }
 }
 
