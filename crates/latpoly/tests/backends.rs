@@ -330,3 +330,62 @@ proptest::proptest! {
         differential::<u64>(n as usize, q, &mut rng);
     }
 }
+
+/// The `u64` pointwise products of every backend against 128-bit arithmetic at the bounds of the
+/// narrow Barrett product (AVX-512 `mul_mod_narrow`, `q < 2^61`: a quotient estimate up to 4
+/// below, three corrections) and of the exact one above it: the smallest and largest primes of
+/// 60, 61 and 62 bits, 2^14 random pairs each plus the extreme operands (0, 1, q - 1, q - 2,
+/// (q - 1) / 2, and powers of two below q), plus multiply-accumulate into q - 1.
+#[test]
+fn pointwise_u64_products_at_the_barrett_bounds() {
+    let mut rng = ChaCha20Rng::seed_from_u64(61);
+    let n = 1 << 14;
+    for k in [60u32, 61, 62] {
+        let step = 2 * n as u64;
+        let low = (0..)
+            .map(|j| (1u64 << (k - 1)) + 1 + j * step)
+            .find(|&q| latpoly::primes::is_prime(q))
+            .unwrap();
+        let high = ntt_primes(k, n, 1).unwrap()[0];
+        for q in [low, high] {
+            let special = [
+                0,
+                1,
+                2,
+                q - 1,
+                q - 2,
+                (q - 1) / 2,
+                q.div_ceil(2),
+                1 << (k - 1),
+            ];
+            let mut a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
+            let mut b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
+            let mut i = 0;
+            for &x in &special {
+                for &y in &special {
+                    (a[i], b[i]) = (x, y);
+                    i += 1;
+                }
+            }
+            let want: Vec<u64> = a
+                .iter()
+                .zip(&b)
+                .map(|(&x, &y)| ((x as u128 * y as u128) % q as u128) as u64)
+                .collect();
+            for isa in Plan::<u64>::available_isas(n, q) {
+                let plan = Plan::<u64>::with_isa(n, q, isa).unwrap();
+                let mut got = vec![0u64; n];
+                plan.pointwise(&a, &b, &mut got).unwrap();
+                assert_eq!(first_diff(&want, &got), None, "pointwise {isa} q={q}");
+                let mut acc = vec![q - 1; n];
+                plan.pointwise_acc(&a, &b, &mut acc).unwrap();
+                let want_acc: Vec<u64> = want.iter().map(|&w| (w + q - 1) % q).collect();
+                assert_eq!(
+                    first_diff(&want_acc, &acc),
+                    None,
+                    "pointwise_acc {isa} q={q}"
+                );
+            }
+        }
+    }
+}

@@ -113,6 +113,12 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
         let m = self.mont_mul(a, b, c.q, c.qinv);
         self.csub(self.mul_shoup_lazy_splat(m, c.fix, c.fix_shoup, c.q), c.q)
     }
+    /// [`Simd::mul_mod`] for moduli with [`MulConsts::narrow`] set (`u64` lanes, `q < 2^61`):
+    /// backends may use a cheaper quotient estimate there. Default: [`Simd::mul_mod`].
+    #[inline(always)]
+    fn mul_mod_narrow(self, a: Self::V, b: Self::V, c: &MulConsts<Self::V>) -> Self::V {
+        self.mul_mod(a, b, c)
+    }
     /// Splits two vectors holding `2·LANES` consecutive values into the `X` and `Y` inputs of the
     /// butterflies at distance `t < LANES`.
     fn deinterleave(self, a: Self::V, b: Self::V, t: usize) -> (Self::V, Self::V);
@@ -243,6 +249,8 @@ pub(crate) struct MulConsts<V> {
     pub mu: V,
     /// `k`, the bit length of `q`.
     pub k: u32,
+    /// `u64` lanes and `q < 2^61` ([`Simd::mul_mod_narrow`] applies).
+    pub narrow: bool,
 }
 
 impl<V: Copy> MulConsts<V> {
@@ -255,6 +263,7 @@ impl<V: Copy> MulConsts<V> {
             fix_shoup: s.splat(tb.mont_fix.1),
             mu: s.splat(S::W::from_u64(tb.barrett.1)),
             k: tb.barrett.0,
+            narrow: S::W::BITS == 64 && tb.barrett.0 <= 61,
         }
     }
 }
@@ -1148,12 +1157,18 @@ pub(crate) fn pointwise<S: Simd>(
 ) {
     let l = S::LANES;
     let c = MulConsts::new(s, tb, q);
-    for ((o, x), y) in out
+    let rows = out
         .chunks_exact_mut(l)
         .zip(a.chunks_exact(l))
-        .zip(b.chunks_exact(l))
-    {
-        s.store(o, s.mul_mod(s.load(x), s.load(y), &c));
+        .zip(b.chunks_exact(l));
+    if c.narrow {
+        for ((o, x), y) in rows {
+            s.store(o, s.mul_mod_narrow(s.load(x), s.load(y), &c));
+        }
+    } else {
+        for ((o, x), y) in rows {
+            s.store(o, s.mul_mod(s.load(x), s.load(y), &c));
+        }
     }
 }
 
@@ -1169,13 +1184,20 @@ pub(crate) fn pointwise_acc<S: Simd>(
 ) {
     let l = S::LANES;
     let c = MulConsts::new(s, tb, q);
-    for ((o, x), y) in acc
+    let rows = acc
         .chunks_exact_mut(l)
         .zip(a.chunks_exact(l))
-        .zip(b.chunks_exact(l))
-    {
-        let r = s.mul_mod(s.load(x), s.load(y), &c);
-        s.store(o, s.csub(s.add(r, s.load(o)), c.q));
+        .zip(b.chunks_exact(l));
+    if c.narrow {
+        for ((o, x), y) in rows {
+            let r = s.mul_mod_narrow(s.load(x), s.load(y), &c);
+            s.store(o, s.csub(s.add(r, s.load(o)), c.q));
+        }
+    } else {
+        for ((o, x), y) in rows {
+            let r = s.mul_mod(s.load(x), s.load(y), &c);
+            s.store(o, s.csub(s.add(r, s.load(o)), c.q));
+        }
     }
 }
 
