@@ -123,6 +123,13 @@ fn differential<W: Word>(n: usize, q: u64, rng: &mut ChaCha20Rng) -> Vec<Isa> {
             reference.pointwise(u, v, &mut o1).unwrap();
             plan.pointwise(u, v, &mut o2).unwrap();
             assert_eq!(first_diff(&o1, &o2), None, "pointwise {isa} n={n} q={q}");
+            let mut o3 = u.clone();
+            plan.pointwise_assign(&mut o3, v).unwrap();
+            assert_eq!(
+                first_diff(&o1, &o3),
+                None,
+                "pointwise_assign {isa} n={n} q={q}"
+            );
             let (mut c1, mut c2) = (b.clone(), b.clone());
             reference.pointwise_acc(u, v, &mut c1).unwrap();
             plan.pointwise_acc(u, v, &mut c2).unwrap();
@@ -377,6 +384,13 @@ fn pointwise_u64_products_at_the_barrett_bounds() {
                 let mut got = vec![0u64; n];
                 plan.pointwise(&a, &b, &mut got).unwrap();
                 assert_eq!(first_diff(&want, &got), None, "pointwise {isa} q={q}");
+                let mut inplace = a.clone();
+                plan.pointwise_assign(&mut inplace, &b).unwrap();
+                assert_eq!(
+                    first_diff(&want, &inplace),
+                    None,
+                    "pointwise_assign {isa} q={q}"
+                );
                 let mut acc = vec![q - 1; n];
                 plan.pointwise_acc(&a, &b, &mut acc).unwrap();
                 let want_acc: Vec<u64> = want.iter().map(|&w| (w + q - 1) % q).collect();

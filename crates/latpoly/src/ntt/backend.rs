@@ -34,6 +34,8 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn pointwise(&self, a: &[W], b: &[W], out: &mut [W]);
     /// Inputs `< q`, output `< q`.
     fn pointwise_acc(&self, a: &[W], b: &[W], acc: &mut [W]);
+    /// `a = a · b mod q`, inputs `< q`, output `< q`.
+    fn pointwise_assign(&self, a: &mut [W], b: &[W]);
 }
 
 /// A token whose `#[target_feature]` entry points instantiate the generic drivers.
@@ -60,6 +62,13 @@ pub(crate) trait Entry: Simd + Debug {
         a: &[Self::W],
         b: &[Self::W],
         acc: &mut [Self::W],
+    );
+    fn pointwise_assign(
+        self,
+        tb: &SimdTables<Self::W>,
+        q: Self::W,
+        a: &mut [Self::W],
+        b: &[Self::W],
     );
 }
 
@@ -104,6 +113,9 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
     }
     fn pointwise_acc(&self, a: &[S::W], b: &[S::W], acc: &mut [S::W]) {
         self.s.pointwise_acc(&self.tb, self.q, a, b, acc)
+    }
+    fn pointwise_assign(&self, a: &mut [S::W], b: &[S::W]) {
+        self.s.pointwise_assign(&self.tb, self.q, a, b)
     }
 }
 

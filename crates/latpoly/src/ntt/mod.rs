@@ -13,7 +13,8 @@
 //!   output `[0, 4q)` (congruent to the strict result).
 //! * [`Plan::inverse`]: bit-reversed order in, natural order out, `1/n` included. Input `[0, 2q)`,
 //!   output `[0, q)`. [`Plan::inverse_lazy`]: input `[0, 2q)`, output `[0, 2q)`.
-//! * [`Plan::pointwise`], [`Plan::multiply`]: products, inputs and outputs in `[0, q)`.
+//! * [`Plan::pointwise`], [`Plan::pointwise_assign`] (in place), [`Plan::multiply`]: products, inputs and
+//!   outputs in `[0, q)`.
 //!
 //! Every call checks lengths and input ranges and returns an [`Error`] instead of panicking.
 //!
@@ -533,6 +534,27 @@ impl<W: Word> Plan<W> {
         Ok(())
     }
 
+    /// In-place pointwise product `a[i] = a[i] b[i] mod q`; inputs and output in `[0, q)`. One
+    /// pass over two arrays instead of three ([`Self::pointwise`]); on an error `a` is left
+    /// unchanged.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(8, 17)?;
+    /// let mut a = [1, 2, 3, 4, 5, 6, 7, 16];
+    /// plan.pointwise_assign(&mut a, &[16, 0, 3, 0, 0, 9, 0, 16])?;
+    /// assert_eq!(a, [16, 0, 9, 0, 0, 3, 0, 1]);
+    /// assert!(plan.pointwise_assign(&mut a, &[17, 0, 0, 0, 0, 0, 0, 0]).is_err()); // 17 >= q
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn pointwise_assign(&self, a: &mut [W], b: &[W]) -> Result<()> {
+        self.check_len(a.len())?;
+        self.check_len(b.len())?;
+        self.check_range(a, self.q())?;
+        self.check_range(b, self.q())?;
+        self.pointwise_assign_unchecked(a, b);
+        Ok(())
+    }
+
     /// Pointwise multiply-accumulate `acc[i] += a[i] b[i] mod q`; all in `[0, q)`.
     ///
     /// ```
@@ -645,6 +667,13 @@ impl<W: Word> Plan<W> {
         match &self.kernels {
             Some(k) => k.pointwise(a, b, out),
             None => scalar::pointwise(&self.m, a, b, out),
+        }
+    }
+
+    pub(crate) fn pointwise_assign_unchecked(&self, a: &mut [W], b: &[W]) {
+        match &self.kernels {
+            Some(k) => k.pointwise_assign(a, b),
+            None => scalar::pointwise_assign(&self.m, a, b),
         }
     }
 

@@ -122,6 +122,13 @@ pub(crate) fn pointwise<W: Word>(m: &W::Modulus, a: &[W], b: &[W], out: &mut [W]
     }
 }
 
+/// `a[i] = a[i] * b[i] mod q`, all in `[0, q)`.
+pub(crate) fn pointwise_assign<W: Word>(m: &W::Modulus, a: &mut [W], b: &[W]) {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x = m.mul(*x, y);
+    }
+}
+
 /// `acc[i] = acc[i] + a[i] * b[i] mod q`, all in `[0, q)`.
 pub(crate) fn pointwise_acc<W: Word>(m: &W::Modulus, a: &[W], b: &[W], acc: &mut [W]) {
     for ((o, &x), &y) in acc.iter_mut().zip(a).zip(b) {

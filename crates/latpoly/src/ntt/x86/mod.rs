@@ -228,6 +228,10 @@ macro_rules! entry_points {
             ) {
                 simd::pointwise_acc(self, tb, q, a, b, acc)
             }
+            #[target_feature(enable = $feat)]
+            fn tf_pointwise_assign(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w], b: &[$w]) {
+                simd::pointwise_assign(self, tb, q, a, b)
+            }
         }
 
         impl Entry for $tok {
@@ -263,6 +267,10 @@ macro_rules! entry_points {
             fn pointwise_acc(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], acc: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { self.tf_pointwise_acc(tb, q, a, b, acc) }
+            }
+            fn pointwise_assign(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w], b: &[$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_pointwise_assign(tb, q, a, b) }
             }
         }
     };
