@@ -1196,6 +1196,25 @@ pub(crate) fn pointwise_acc<S: Simd>(
     }
 }
 
+/// The product of the vectors at `x` and `y`, plus the one at `o` when `ACC`. (A function, not
+/// a closure: closures of the generic drivers are not always inlined into the
+/// `#[target_feature]` entry points, and then every intrinsic becomes a call.)
+#[inline(always)]
+fn mul_acc<S: Simd, const NARROW: bool, const ACC: bool>(
+    s: S,
+    c: &MulConsts<S::V>,
+    x: &[S::W],
+    y: &[S::W],
+    o: &[S::W],
+) -> S::V {
+    let r = mul_v::<S, NARROW>(s, s.load(x), s.load(y), c);
+    if ACC {
+        s.csub(s.add(r, s.load(o)), c.q)
+    } else {
+        r
+    }
+}
+
 /// [`pointwise`] (`ACC` false) or [`pointwise_acc`] (`ACC` true) with the product chosen.
 #[inline(always)]
 fn pointwise_rows<S: Simd, const NARROW: bool, const ACC: bool>(
@@ -1206,14 +1225,6 @@ fn pointwise_rows<S: Simd, const NARROW: bool, const ACC: bool>(
     out: &mut [S::W],
 ) {
     let l = S::LANES;
-    let one = |x: &[S::W], y: &[S::W], o: &[S::W]| {
-        let r = mul_v::<S, NARROW>(s, s.load(x), s.load(y), c);
-        if ACC {
-            s.csub(s.add(r, s.load(o)), c.q)
-        } else {
-            r
-        }
-    };
     let whole = out.len() / (UNROLL * l) * (UNROLL * l);
     let (head, tail) = out.split_at_mut(whole);
     for ((o, x), y) in head
@@ -1223,7 +1234,7 @@ fn pointwise_rows<S: Simd, const NARROW: bool, const ACC: bool>(
     {
         let mut r = [c.q; UNROLL];
         for (k, v) in r.iter_mut().enumerate() {
-            *v = one(&x[k * l..], &y[k * l..], &o[k * l..]);
+            *v = mul_acc::<S, NARROW, ACC>(s, c, &x[k * l..], &y[k * l..], &o[k * l..]);
         }
         for (k, v) in r.iter().enumerate() {
             s.store(&mut o[k * l..], *v);
@@ -1234,7 +1245,7 @@ fn pointwise_rows<S: Simd, const NARROW: bool, const ACC: bool>(
         .zip(a[whole..].chunks_exact(l))
         .zip(b[whole..].chunks_exact(l))
     {
-        let r = one(x, y, o);
+        let r = mul_acc::<S, NARROW, ACC>(s, c, x, y, o);
         s.store(o, r);
     }
 }
