@@ -84,6 +84,7 @@ enum latpoly_status latpoly_ntt_forward(const latpoly_ntt_plan *plan, uint64_t *
 enum latpoly_status latpoly_ntt_inverse(const latpoly_ntt_plan *plan, uint64_t *a, uintptr_t len);
 
 // Negacyclic product `out = a · b mod (x^n + 1, q)`; all buffers of `len = n` values `< q`.
+// `out` may alias `a` or `b`.
 //
 // # Safety
 // `plan` NULL or live; `a`, `b` valid for `len` reads; `out` valid for `len` writes.
@@ -93,7 +94,9 @@ enum latpoly_status latpoly_ntt_multiply(const latpoly_ntt_plan *plan,
                                          uint64_t *out,
                                          uintptr_t len);
 
-// Pointwise product `out[i] = a[i] b[i] mod q` (NTT-domain product).
+// Pointwise product `out[i] = a[i] b[i] mod q` (NTT-domain product). `out` may alias `a` or
+// `b`: `out == a` (or `out == b`) multiplies in place without a copy; any other overlap copies
+// the inputs first.
 //
 // # Safety
 // As [`latpoly_ntt_multiply`].

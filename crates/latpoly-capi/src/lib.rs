@@ -297,6 +297,7 @@ pub unsafe extern "C" fn latpoly_ntt_inverse(
 }
 
 /// Negacyclic product `out = a · b mod (x^n + 1, q)`; all buffers of `len = n` values `< q`.
+/// `out` may alias `a` or `b`.
 ///
 /// # Safety
 /// `plan` NULL or live; `a`, `b` valid for `len` reads; `out` valid for `len` writes.
@@ -309,22 +310,24 @@ pub unsafe extern "C" fn latpoly_ntt_multiply(
     len: usize,
 ) -> latpoly_status {
     guard(|| {
-        // SAFETY: contract of this function.
-        let (p, a, b, out) = unsafe {
-            (
-                handle(plan, TAG_PLAN)?,
-                slice(a, len)?,
-                slice(b, len)?,
-                slice_mut(out, len)?,
-            )
+        // SAFETY: contract of this function; the input borrows end before `out` is borrowed,
+        // so `out` may alias them.
+        let p = unsafe { handle(plan, TAG_PLAN)? };
+        let c = {
+            // SAFETY: as above.
+            let (a, b) = unsafe { (slice(a, len)?, slice(b, len)?) };
+            lift(p.plan.multiply(a, b))?
         };
-        let c = lift(p.plan.multiply(a, b))?;
+        // SAFETY: as above.
+        let out = unsafe { slice_mut(out, len)? };
         out.copy_from_slice(&c);
         Ok(())
     })
 }
 
-/// Pointwise product `out[i] = a[i] b[i] mod q` (NTT-domain product).
+/// Pointwise product `out[i] = a[i] b[i] mod q` (NTT-domain product). `out` may alias `a` or
+/// `b`: `out == a` (or `out == b`) multiplies in place without a copy; any other overlap copies
+/// the inputs first.
 ///
 /// # Safety
 /// As [`latpoly_ntt_multiply`].
@@ -338,15 +341,37 @@ pub unsafe extern "C" fn latpoly_ntt_pointwise(
 ) -> latpoly_status {
     guard(|| {
         // SAFETY: contract of this function.
-        let (p, a, b, out) = unsafe {
-            (
-                handle(plan, TAG_PLAN)?,
-                slice(a, len)?,
-                slice(b, len)?,
-                slice_mut(out, len)?,
-            )
+        let p = unsafe { handle(plan, TAG_PLAN)? };
+        if a.is_null() || b.is_null() || out.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
+        let (oa, ob) = (overlaps(a, out, len), overlaps(b, out, len));
+        if !oa && !ob {
+            // SAFETY: contract of this function; `out` overlaps neither input.
+            let (a, b, out) = unsafe { (slice(a, len)?, slice(b, len)?, slice_mut(out, len)?) };
+            return lift(p.plan.pointwise(a, b, out));
+        }
+        let other = match (core::ptr::eq(a, out), core::ptr::eq(b, out)) {
+            (true, _) if !ob => Some(b),
+            (_, true) if !oa => Some(a),
+            _ => None,
         };
-        lift(p.plan.pointwise(a, b, out))
+        match other {
+            Some(o) => {
+                // SAFETY: contract of this function; `out` is the other operand exactly and `o`
+                // does not overlap it.
+                let (o, out) = unsafe { (slice(o, len)?, slice_mut(out, len)?) };
+                lift(p.plan.pointwise_assign(out, o))
+            }
+            None => {
+                // SAFETY: contract of this function; the copies end the input borrows before
+                // `out` is borrowed.
+                let (va, vb) = unsafe { (copied(a, len)?, copied(b, len)?) };
+                // SAFETY: as above.
+                let out = unsafe { slice_mut(out, len)? };
+                lift(p.plan.pointwise(&va, &vb, out))
+            }
+        }
     })
 }
 
@@ -580,6 +605,13 @@ fn copy_out(dst: &mut [u8], src: &[u8]) -> CResult {
     }
     dst.copy_from_slice(src);
     Ok(())
+}
+
+/// Whether the `len`-element buffers at `a` and `b` share memory (address comparison only).
+fn overlaps<T>(a: *const T, b: *const T, len: usize) -> bool {
+    let bytes = len.saturating_mul(core::mem::size_of::<T>());
+    let (a, b) = (a as usize, b as usize);
+    len > 0 && a < b.saturating_add(bytes) && b < a.saturating_add(bytes)
 }
 
 /// Copies `len` elements from `p` (NULL-checked), so the output buffer may alias the inputs.
@@ -1191,7 +1223,88 @@ pub unsafe extern "C" fn latpoly_ntrulpr761_dec(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use latpoly::kem::{ntruplus, Kem};
+
+    /// `latpoly_ntt_pointwise` and `latpoly_ntt_multiply` with `out` aliasing an input (in
+    /// place), both inputs the same buffer as `out` (squaring in place), and a partial overlap,
+    /// against the separate-buffer results; an error leaves no partial product behind.
+    #[test]
+    fn ntt_products_accept_aliased_outputs() {
+        let (n, q) = (64usize, 7681u64);
+        let mut plan: *mut latpoly_ntt_plan = core::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        assert_eq!(
+            unsafe { latpoly_ntt_plan_new(n, q, &mut plan) },
+            latpoly_status::Ok
+        );
+        let a: Vec<u64> = (0..n as u64).map(|i| (i * 977 + 5) % q).collect();
+        let b: Vec<u64> = (0..n as u64).map(|i| (i * 331 + 17) % q).collect();
+        let mut want = vec![0u64; n];
+        // SAFETY: live plan, buffers of n elements.
+        let st =
+            unsafe { latpoly_ntt_pointwise(plan, a.as_ptr(), b.as_ptr(), want.as_mut_ptr(), n) };
+        assert_eq!(st, latpoly_status::Ok);
+        assert!((0..n).all(|i| want[i] == a[i] * b[i] % q));
+        // out == a, out == b.
+        let mut x = a.clone();
+        let px = x.as_mut_ptr();
+        // SAFETY: as above; out aliases a exactly.
+        assert_eq!(
+            unsafe { latpoly_ntt_pointwise(plan, px, b.as_ptr(), px, n) },
+            latpoly_status::Ok
+        );
+        assert_eq!(x, want);
+        let mut y = b.clone();
+        let py = y.as_mut_ptr();
+        // SAFETY: as above; out aliases b exactly.
+        assert_eq!(
+            unsafe { latpoly_ntt_pointwise(plan, a.as_ptr(), py, py, n) },
+            latpoly_status::Ok
+        );
+        assert_eq!(y, want);
+        // a == b == out: squaring in place.
+        let mut z = a.clone();
+        let pz = z.as_mut_ptr();
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { latpoly_ntt_pointwise(plan, pz, pz, pz, n) },
+            latpoly_status::Ok
+        );
+        assert!((0..n).all(|i| z[i] == a[i] * a[i] % q));
+        // Partial overlap: out starts one element into a buffer holding a.
+        let mut w = a.clone();
+        w.push(0);
+        let pw = w.as_mut_ptr();
+        // SAFETY: as above; w has n + 1 elements.
+        let st = unsafe { latpoly_ntt_pointwise(plan, pw, b.as_ptr(), pw.add(1), n) };
+        assert_eq!(st, latpoly_status::Ok);
+        assert_eq!(&w[1..], &want[..]);
+        // Out of range in place: an error, the buffer untouched.
+        let mut bad = a.clone();
+        bad[3] = q;
+        let before = bad.clone();
+        let pb = bad.as_mut_ptr();
+        // SAFETY: as above.
+        let st = unsafe { latpoly_ntt_pointwise(plan, pb, b.as_ptr(), pb, n) };
+        assert_eq!(st, latpoly_status::OutOfRange);
+        assert_eq!(bad, before);
+        // Multiply with out == a.
+        let mut m = vec![0u64; n];
+        // SAFETY: as above.
+        let st = unsafe { latpoly_ntt_multiply(plan, a.as_ptr(), b.as_ptr(), m.as_mut_ptr(), n) };
+        assert_eq!(st, latpoly_status::Ok);
+        let mut x = a.clone();
+        let px = x.as_mut_ptr();
+        // SAFETY: as above; out aliases a exactly.
+        assert_eq!(
+            unsafe { latpoly_ntt_multiply(plan, px, b.as_ptr(), px, n) },
+            latpoly_status::Ok
+        );
+        assert_eq!(x, m);
+        // SAFETY: plan from latpoly_ntt_plan_new.
+        unsafe { latpoly_ntt_plan_free(plan) };
+    }
 
     /// The sizes hard-wired in the PQClean-style functions are the schemes' own.
     #[test]
