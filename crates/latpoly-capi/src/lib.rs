@@ -1234,10 +1234,8 @@ mod tests {
         let (n, q) = (64usize, 7681u64);
         let mut plan: *mut latpoly_ntt_plan = core::ptr::null_mut();
         // SAFETY: valid out-pointer.
-        assert_eq!(
-            unsafe { latpoly_ntt_plan_new(n, q, &mut plan) },
-            latpoly_status::Ok
-        );
+        let st = unsafe { latpoly_ntt_plan_new(n, q, &mut plan) };
+        assert_eq!(st, latpoly_status::Ok);
         let a: Vec<u64> = (0..n as u64).map(|i| (i * 977 + 5) % q).collect();
         let b: Vec<u64> = (0..n as u64).map(|i| (i * 331 + 17) % q).collect();
         let mut want = vec![0u64; n];
@@ -1250,27 +1248,21 @@ mod tests {
         let mut x = a.clone();
         let px = x.as_mut_ptr();
         // SAFETY: as above; out aliases a exactly.
-        assert_eq!(
-            unsafe { latpoly_ntt_pointwise(plan, px, b.as_ptr(), px, n) },
-            latpoly_status::Ok
-        );
+        let st = unsafe { latpoly_ntt_pointwise(plan, px, b.as_ptr(), px, n) };
+        assert_eq!(st, latpoly_status::Ok);
         assert_eq!(x, want);
         let mut y = b.clone();
         let py = y.as_mut_ptr();
         // SAFETY: as above; out aliases b exactly.
-        assert_eq!(
-            unsafe { latpoly_ntt_pointwise(plan, a.as_ptr(), py, py, n) },
-            latpoly_status::Ok
-        );
+        let st = unsafe { latpoly_ntt_pointwise(plan, a.as_ptr(), py, py, n) };
+        assert_eq!(st, latpoly_status::Ok);
         assert_eq!(y, want);
         // a == b == out: squaring in place.
         let mut z = a.clone();
         let pz = z.as_mut_ptr();
         // SAFETY: as above.
-        assert_eq!(
-            unsafe { latpoly_ntt_pointwise(plan, pz, pz, pz, n) },
-            latpoly_status::Ok
-        );
+        let st = unsafe { latpoly_ntt_pointwise(plan, pz, pz, pz, n) };
+        assert_eq!(st, latpoly_status::Ok);
         assert!((0..n).all(|i| z[i] == a[i] * a[i] % q));
         // Partial overlap: out starts one element into a buffer holding a.
         let mut w = a.clone();
@@ -1297,10 +1289,8 @@ mod tests {
         let mut x = a.clone();
         let px = x.as_mut_ptr();
         // SAFETY: as above; out aliases a exactly.
-        assert_eq!(
-            unsafe { latpoly_ntt_multiply(plan, px, b.as_ptr(), px, n) },
-            latpoly_status::Ok
-        );
+        let st = unsafe { latpoly_ntt_multiply(plan, px, b.as_ptr(), px, n) };
+        assert_eq!(st, latpoly_status::Ok);
         assert_eq!(x, m);
         // SAFETY: plan from latpoly_ntt_plan_new.
         unsafe { latpoly_ntt_plan_free(plan) };
