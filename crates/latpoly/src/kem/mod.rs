@@ -47,10 +47,10 @@ macro_rules! kem_impl {
                 $crate::kem::Ciphertext<Self>,
                 $crate::kem::SharedSecret<Self>,
             )> {
-                let (ct, ss) = ($enc)(pk.as_bytes(), rng)?;
+                let (ct, mut ss) = ($enc)(pk.as_bytes(), rng)?;
                 Ok((
                     $crate::kem::Ciphertext::from_vec(ct),
-                    $crate::kem::SharedSecret::from_vec(ss[..].to_vec()),
+                    $crate::kem::SharedSecret::from_vec($crate::kem::TakeSecret::take_vec(&mut ss)),
                 ))
             }
 
@@ -59,11 +59,67 @@ macro_rules! kem_impl {
                 sk: &$crate::kem::SecretKey<Self>,
                 ct: &$crate::kem::Ciphertext<Self>,
             ) -> $crate::Result<$crate::kem::SharedSecret<Self>> {
-                let ss = ($dec)(sk.as_bytes(), ct.as_bytes())?;
-                Ok($crate::kem::SharedSecret::from_vec(ss[..].to_vec()))
+                let mut ss = ($dec)(sk.as_bytes(), ct.as_bytes())?;
+                Ok($crate::kem::SharedSecret::from_vec(
+                    $crate::kem::TakeSecret::take_vec(&mut ss),
+                ))
+            }
+
+            fn keypair_bytes(
+                rng: &mut dyn $crate::kem::RandomSource,
+            ) -> $crate::Result<(Vec<u8>, Vec<u8>)> {
+                let (pk, mut sk) = ($kp)(rng)?;
+                Ok((pk, core::mem::take(&mut *sk)))
+            }
+
+            fn encapsulate_bytes(
+                pk: &[u8],
+                rng: &mut dyn $crate::kem::RandomSource,
+            ) -> $crate::Result<(Vec<u8>, Vec<u8>)> {
+                $crate::kem::check_len(pk, $pk)?;
+                let (ct, mut ss) = ($enc)(pk, rng)?;
+                Ok((ct, $crate::kem::TakeSecret::take_vec(&mut ss)))
+            }
+
+            fn decapsulate_bytes(sk: &[u8], ct: &[u8]) -> $crate::Result<Vec<u8>> {
+                $crate::kem::check_len(sk, $sk)?;
+                $crate::kem::check_len(ct, $ct)?;
+                let mut ss = ($dec)(sk, ct)?;
+                Ok($crate::kem::TakeSecret::take_vec(&mut ss))
             }
         }
     };
+}
+
+/// A scheme's shared secret moved out of its wiping guard into a `Vec`: a `Vec` is handed over
+/// without a copy; a fixed-size array is copied, and its guard wipes the original.
+pub(crate) trait TakeSecret {
+    fn take_vec(&mut self) -> Vec<u8>;
+}
+
+impl TakeSecret for crate::secret::Wiped<Vec<u8>> {
+    fn take_vec(&mut self) -> Vec<u8> {
+        core::mem::take(&mut **self)
+    }
+}
+
+impl<const N: usize> TakeSecret for crate::secret::Wiped<[u8; N]> {
+    fn take_vec(&mut self) -> Vec<u8> {
+        self[..].to_vec()
+    }
+}
+
+/// `Ok` when `bytes` has `len` bytes, else the [`Error::LengthMismatch`] the typed keys'
+/// `from_bytes` return.
+pub(crate) fn check_len(bytes: &[u8], len: usize) -> Result<()> {
+    if bytes.len() == len {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            expected: len,
+            got: bytes.len(),
+        })
+    }
 }
 
 pub mod drbg;
@@ -539,6 +595,30 @@ pub trait Kem: Sized + 'static {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     fn decapsulate(sk: &SecretKey<Self>, ct: &Ciphertext<Self>) -> Result<SharedSecret<Self>>;
+
+    /// [`Kem::keypair`] as `(public key, secret key)` bytes: what [`DynKem`] (the Python, C and
+    /// CLI fronts) returns. The default goes through the typed keys; the schemes of this crate
+    /// hand their buffers over without the copies.
+    fn keypair_bytes(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)> {
+        let (pk, sk) = Self::keypair(rng)?;
+        Ok((pk.as_bytes().to_vec(), sk.as_bytes().to_vec()))
+    }
+
+    /// [`Kem::encapsulate`] on bytes: `(ciphertext, shared secret)`; a public key of the wrong
+    /// length is the [`Error::LengthMismatch`] of [`PublicKey::from_bytes`].
+    fn encapsulate_bytes(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)> {
+        let pk = PublicKey::<Self>::from_bytes(pk)?;
+        let (ct, ss) = Self::encapsulate(&pk, rng)?;
+        Ok((ct.as_bytes().to_vec(), ss.as_bytes().to_vec()))
+    }
+
+    /// [`Kem::decapsulate`] on bytes; lengths checked as by the typed `from_bytes` (secret key
+    /// first, then ciphertext).
+    fn decapsulate_bytes(sk: &[u8], ct: &[u8]) -> Result<Vec<u8>> {
+        let sk = SecretKey::<Self>::from_bytes(sk)?;
+        let ct = Ciphertext::<Self>::from_bytes(ct)?;
+        Ok(Self::decapsulate(&sk, &ct)?.as_bytes().to_vec())
+    }
 }
 
 /// Object-safe view of a [`Kem`] on byte slices, for the Python and C fronts and the CLI.
@@ -659,18 +739,13 @@ impl<K: Kem + Send + Sync> DynKem for Dyn<K> {
         )
     }
     fn keypair(&self, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)> {
-        let (pk, sk) = K::keypair(rng)?;
-        Ok((pk.as_bytes().to_vec(), sk.as_bytes().to_vec()))
+        K::keypair_bytes(rng)
     }
     fn encapsulate(&self, pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Vec<u8>)> {
-        let pk = PublicKey::<K>::from_bytes(pk)?;
-        let (ct, ss) = K::encapsulate(&pk, rng)?;
-        Ok((ct.as_bytes().to_vec(), ss.as_bytes().to_vec()))
+        K::encapsulate_bytes(pk, rng)
     }
     fn decapsulate(&self, sk: &[u8], ct: &[u8]) -> Result<Vec<u8>> {
-        let sk = SecretKey::<K>::from_bytes(sk)?;
-        let ct = Ciphertext::<K>::from_bytes(ct)?;
-        Ok(K::decapsulate(&sk, &ct)?.as_bytes().to_vec())
+        K::decapsulate_bytes(sk, ct)
     }
 }
 
@@ -708,6 +783,55 @@ pub fn by_name(name: &str) -> Option<&'static dyn DynKem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte-level calls of every scheme (what [`DynKem`] and the fronts run) give exactly the
+    /// typed calls' bytes for the same randomness, including a decapsulation of a tampered
+    /// ciphertext (the rejection path).
+    #[test]
+    fn byte_calls_match_the_typed_calls() {
+        fn check<K: Kem>() {
+            use drbg::KatDrbg;
+            for seed in 0..3u8 {
+                let (pk, sk) = K::keypair(&mut KatDrbg::new(&[seed; 48])).unwrap();
+                let (pkb, skb) = K::keypair_bytes(&mut KatDrbg::new(&[seed; 48])).unwrap();
+                assert_eq!(
+                    (pk.as_bytes(), sk.as_bytes()),
+                    (&pkb[..], &skb[..]),
+                    "{}",
+                    K::NAME
+                );
+                let (ct, ss) = K::encapsulate(&pk, &mut KatDrbg::new(&[seed ^ 0x5a; 48])).unwrap();
+                let (ctb, ssb) =
+                    K::encapsulate_bytes(&pkb, &mut KatDrbg::new(&[seed ^ 0x5a; 48])).unwrap();
+                assert_eq!(
+                    (ct.as_bytes(), ss.as_bytes()),
+                    (&ctb[..], &ssb[..]),
+                    "{}",
+                    K::NAME
+                );
+                assert_eq!(
+                    K::decapsulate_bytes(&skb, &ctb).unwrap(),
+                    ssb,
+                    "{}",
+                    K::NAME
+                );
+                let mut bad = ctb.clone();
+                bad[7] ^= 1;
+                let typed = K::decapsulate(&sk, &Ciphertext::from_bytes(&bad).unwrap()).unwrap();
+                assert_eq!(K::decapsulate_bytes(&skb, &bad).unwrap(), typed.as_bytes());
+            }
+        }
+        check::<ntru::NtruHps2048509>();
+        check::<ntru::NtruHps2048677>();
+        check::<ntru::NtruHps4096821>();
+        check::<ntru::NtruHrss701>();
+        check::<ntruprime::Sntrup761>();
+        check::<ntruprime::Ntrulpr761>();
+        check::<ntruplus::NtruPlusKem576>();
+        check::<ntruplus::NtruPlusKem768>();
+        check::<ntruplus::NtruPlusKem864>();
+        check::<ntruplus::NtruPlusKem1152>();
+    }
 
     /// The per-thread generator: byte frequencies of ~450 KB of output near uniform (chi-square
     /// with 255 degrees of freedom, bound far in the tail), no repeated 32-byte block, and
