@@ -257,6 +257,39 @@ fn bad_input_is_an_error() {
     let mut out = vec![0u64; 8];
     assert!(plan.pointwise(&ok, &big, &mut out).is_err());
     assert!(plan.pointwise(&ok, &ok, &mut short).is_err());
+    // In place: wrong lengths and values >= q in either operand are errors that leave `a` as it
+    // was, on the scalar plan and on a plan with a SIMD backend.
+    let q60 = ntt_primes(60, 1024, 1).unwrap()[0];
+    for (plan, q) in [
+        (plan.clone(), 17u64),
+        (NttPlan::new(1024, q60).unwrap(), q60),
+    ] {
+        let n = plan.n();
+        let mut a: Vec<u64> = (0..n as u64).map(|i| i % q).collect();
+        let keep = a.clone();
+        let good = vec![q - 1; n];
+        assert!(matches!(
+            plan.pointwise_assign(&mut a[..n - 1], &good),
+            Err(Error::LengthMismatch { .. })
+        ));
+        assert!(matches!(
+            plan.pointwise_assign(&mut a, &good[..n - 1]),
+            Err(Error::LengthMismatch { .. })
+        ));
+        let mut bad_b = good.clone();
+        bad_b[n / 2] = q;
+        assert!(matches!(
+            plan.pointwise_assign(&mut a, &bad_b),
+            Err(Error::CoefficientOutOfRange { value, bound, .. }) if value == q && bound == q
+        ));
+        assert_eq!(a, keep);
+        let mut bad_a = keep.clone();
+        bad_a[1] = u64::MAX;
+        assert!(plan.pointwise_assign(&mut bad_a, &good).is_err());
+        assert_eq!(bad_a[0], keep[0]);
+        plan.pointwise_assign(&mut a, &good).unwrap();
+        assert!(a.iter().zip(&keep).all(|(&x, &k)| x == (q - k) % q)); // k (q - 1) = -k
+    }
     let mut acc = vec![20u64; 8];
     assert!(plan.pointwise_acc(&ok, &ok, &mut acc).is_err());
 }
