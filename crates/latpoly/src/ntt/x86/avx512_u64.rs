@@ -328,3 +328,60 @@ impl Simd for Avx512U64 {
 
 entry_points!(Avx512U64, u64, Isa::Avx512, "avx512f,avx512dq");
 convert_entry!(Avx512U64, "avx512f,avx512dq");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ntt::simd::shoup_quotient;
+
+    /// Both forms of the lazier twiddle product (per-lane and broadcast twiddles) skip the final
+    /// correction: outputs congruent to `x w`, below `4q`, and some of them in `[2q, 4q)`. A trait
+    /// default once sent the broadcast form through the corrected product, so every memory layer
+    /// of the `WIDE` / `SLOTH` schedules paid a conditional subtraction it was designed without
+    /// (8% of W1); the results stay correct either way, so only this test sees it.
+    #[test]
+    fn lazier_products_skip_the_correction_in_both_forms() {
+        let Some(t) = Avx512U64::try_new() else {
+            println!("skipped: no AVX-512F/DQ on this CPU");
+            return;
+        };
+        let q = crate::primes::ntt_primes(60, 1024, 1).unwrap()[0];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut high, mut total) = ([0usize; 2], 0);
+        for k in 0..2000u64 {
+            let w = (k.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 4) % q;
+            let wp = shoup_quotient(w, q, 64);
+            let mut xs = [0u64; 8];
+            for v in xs.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *v = x; // any 64-bit input
+            }
+            let load = |v: &[u64; 8]| t.load(v);
+            let (xv, qv) = (load(&xs), t.splat(q));
+            for (form, r) in [
+                t.mul_shoup_lazier(xv, t.splat(w), t.splat(wp), qv),
+                t.mul_shoup_lazier_splat(xv, t.splat(w), t.splat(wp), qv),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let mut out = [0u64; 8];
+                t.store(&mut out, r);
+                for (&o, &xi) in out.iter().zip(&xs) {
+                    assert!(o < 4 * q);
+                    let want = ((xi as u128 * w as u128) % q as u128) as u64;
+                    assert_eq!(o % q, want);
+                    high[form] += usize::from(o >= 2 * q);
+                    total += 1;
+                }
+            }
+        }
+        // Per form (per-lane, broadcast): each must leave some outputs in [2q, 4q).
+        assert!(
+            high.iter().all(|&h| h > 0),
+            "outputs in [2q, 4q) per form {high:?} of {total}: a form was corrected"
+        );
+    }
+}
