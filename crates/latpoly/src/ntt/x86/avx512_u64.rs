@@ -93,6 +93,22 @@ pub(super) unsafe fn mulhi64_approx(x: __m512i, wp: __m512i) -> __m512i {
     }
 }
 
+/// The Barrett products' shared start: `(a b mod 2^64, floor(a b / 2^(k-1)))` for `q` of `k`
+/// bits. Caller must hold an AVX-512F/DQ token.
+#[inline(always)]
+unsafe fn barrett_input(a: __m512i, b: __m512i, k: u32) -> (__m512i, __m512i) {
+    // SAFETY: the caller guarantees AVX-512F and AVX-512DQ (token proof).
+    unsafe {
+        let hi = mulhi64(a, b);
+        let lo = _mm512_mullo_epi64(a, b);
+        let x = _mm512_or_si512(
+            _mm512_srl_epi64(lo, _mm_cvtsi32_si128(k as i32 - 1)),
+            _mm512_sll_epi64(hi, _mm_cvtsi32_si128(65 - k as i32)),
+        );
+        (lo, x)
+    }
+}
+
 /// The 8-lane permutations shared by the AVX-512 u64 tokens. Caller holds an AVX-512F token.
 #[inline(always)]
 pub(super) unsafe fn deinterleave8(a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
@@ -273,12 +289,7 @@ impl Simd for Avx512U64 {
     fn mul_mod(self, a: __m512i, b: __m512i, c: &MulConsts<__m512i>) -> __m512i {
         // SAFETY: token proves AVX-512F and AVX-512DQ.
         unsafe {
-            let hi = mulhi64(a, b);
-            let lo = _mm512_mullo_epi64(a, b);
-            let x = _mm512_or_si512(
-                _mm512_srl_epi64(lo, _mm_cvtsi32_si128(c.k as i32 - 1)),
-                _mm512_sll_epi64(hi, _mm_cvtsi32_si128(65 - c.k as i32)),
-            );
+            let (lo, x) = barrett_input(a, b, c.k);
             let qhat = mulhi64(x, c.mu);
             let r = _mm512_sub_epi64(lo, _mm512_mullo_epi64(qhat, c.q));
             let two_q = _mm512_add_epi64(c.q, c.q);
@@ -296,12 +307,7 @@ impl Simd for Avx512U64 {
     fn mul_mod_narrow(self, a: __m512i, b: __m512i, c: &MulConsts<__m512i>) -> __m512i {
         // SAFETY: token proves AVX-512F and AVX-512DQ.
         unsafe {
-            let hi = mulhi64(a, b);
-            let lo = _mm512_mullo_epi64(a, b);
-            let x = _mm512_or_si512(
-                _mm512_srl_epi64(lo, _mm_cvtsi32_si128(c.k as i32 - 1)),
-                _mm512_sll_epi64(hi, _mm_cvtsi32_si128(65 - c.k as i32)),
-            );
+            let (lo, x) = barrett_input(a, b, c.k);
             let qhat = mulhi64_approx(x, c.mu);
             let r = _mm512_sub_epi64(lo, _mm512_mullo_epi64(qhat, c.q));
             let two_q = _mm512_add_epi64(c.q, c.q);
