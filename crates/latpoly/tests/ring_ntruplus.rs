@@ -7,7 +7,7 @@
 //! * `basemul`/`baseinv` against base-ring arithmetic, the invertibility flag on constructed
 //!   non-invertible inputs (zero components and zero divisors);
 //! * every backend against the scalar reference (same values mod q, outputs in `(-q, q)`; the
-//!   AVX2 NTTs bit-identical, the AVX-512 ones in the reference's output ranges);
+//!   SIMD NTTs in the reference's output ranges);
 //! * `encodeq`/`decodeq`/`cbd1`, and the wire format of all 100 KAT key pairs per set.
 
 use latpoly::rings::ntruplus::{self, NtruPlusParams, NtruPlusRing};
@@ -476,22 +476,13 @@ fn backends_agree_with_scalar() {
                 let (mut x, mut y) = (f.clone(), f.clone());
                 scalar.ntt(&mut x).unwrap();
                 ring.ntt(&mut y).unwrap();
-                if ring.isa() == Isa::Avx2 {
-                    // the AVX2 NTTs are bit-identical (same i16 representatives)
-                    assert_eq!(y, x, "{} {} ntt", p.name(), ring.isa());
-                } else {
-                    // lazier reductions: congruent, in the reference's output range
-                    cong(&y, &x, "ntt");
-                    assert!(y.iter().all(|&v| (-1728..=1729).contains(&v)), "ntt range");
-                }
+                // lazier reductions: congruent, in the reference's output range
+                cong(&y, &x, "ntt");
+                assert!(y.iter().all(|&v| (-1728..=1729).contains(&v)), "ntt range");
                 let (mut x, mut y) = (f.clone(), f.clone());
                 scalar.invntt(&mut x).unwrap();
                 ring.invntt(&mut y).unwrap();
-                if ring.isa() == Isa::Avx2 {
-                    assert_eq!(y, x, "{} {} invntt", p.name(), ring.isa());
-                } else {
-                    cong(&y, &x, "invntt");
-                }
+                cong(&y, &x, "invntt");
                 cong(
                     &ring.basemul(f, g).unwrap(),
                     &scalar.basemul(f, g).unwrap(),

@@ -34,8 +34,8 @@
 
 #![allow(unsafe_code)]
 
-use super::lanes::{self, vop2, ztab, Lanes16};
-use super::tables::{Shape, MONT, OMEGA_MONT, Q, QINV};
+use super::lanes::{self, match_set, shape, vop2, ztab, Lanes16};
+use super::tables::{MONT, OMEGA_MONT, Q, QINV};
 use super::{scalar, tables, NtruPlusParams};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
@@ -409,32 +409,6 @@ const P3_COMP_OUT: [Perm3; 3] = [
     perm3_out(1, false),
     perm3_out(2, false),
 ];
-
-/// Runs `$body` with `$a` as a fixed-size array of the set's length (the kernels are
-/// compiled once per set: every loop bound and index is a constant), the zeta table and the
-/// lane tables. The callers checked the lengths; a wrong one does nothing (debug builds
-/// assert).
-macro_rules! match_set {
-    ($p:expr, $a:expr, |$x:ident, $z:ident, $t:ident| $body:block) => {{
-        let t = tables($p);
-        match $p {
-            NtruPlusParams::Kem576 => match_set!(@arm 576, ZETAS_576, t, $a, $x, $z, $t, $body),
-            NtruPlusParams::Kem768 => match_set!(@arm 768, ZETAS_768, t, $a, $x, $z, $t, $body),
-            NtruPlusParams::Kem864 => match_set!(@arm 864, ZETAS_864, t, $a, $x, $z, $t, $body),
-            NtruPlusParams::Kem1152 => {
-                match_set!(@arm 1152, ZETAS_1152, t, $a, $x, $z, $t, $body)
-            }
-        }
-    }};
-    (@arm $n:literal, $zs:ident, $tt:ident, $a:expr, $x:ident, $z:ident, $t:ident, $body:block) => {
-        if let Ok($x) = <&mut [i16; $n]>::try_from($a) {
-            let ($z, $t) = (&tables::$zs, $tt);
-            $body
-        } else {
-            debug_assert!(false, "length checked by the caller");
-        }
-    };
-}
 
 impl Avx512 {
     pub(crate) fn try_new() -> Option<Self> {
@@ -1173,16 +1147,6 @@ impl Avx512 {
             }
         });
         ok
-    }
-}
-
-/// The shape of the set of degree `n` (a constant in each monomorphised kernel).
-const fn shape(n: usize) -> Shape {
-    match n {
-        576 => tables::S576,
-        768 => tables::S768,
-        864 => tables::S864,
-        _ => tables::S1152,
     }
 }
 

@@ -6,7 +6,7 @@
 //! [`crate::ntt`]'s `Simd` trait). Each one is the scalar reference's operation lane by lane
 //! (`fqmul` = `montgomery_reduce(a·b)`, `barrett` = `barrett_reduce`), so results are exact.
 
-use super::tables::{BARRETT_V, Q, QINV};
+use super::tables::{self, Shape, BARRETT_V, Q, QINV};
 
 /// Lane-wise binary operations of a backend token as methods `fn name(self, a: V, b: V) -> V`
 /// (`V` the backend's vector type in scope), each a call of the intrinsic.
@@ -20,6 +20,43 @@ macro_rules! vop2 {
     )*};
 }
 pub(crate) use vop2;
+
+/// Runs `$body` with `$a` as a fixed-size array of the set's length (the kernels are
+/// compiled once per set: every loop bound and index is a constant), the zeta table and the
+/// lane tables. The callers checked the lengths; a wrong one does nothing (debug builds
+/// assert).
+macro_rules! match_set {
+    ($p:expr, $a:expr, |$x:ident, $z:ident, $t:ident| $body:block) => {{
+        let t = tables($p);
+        match $p {
+            NtruPlusParams::Kem576 => match_set!(@arm 576, ZETAS_576, t, $a, $x, $z, $t, $body),
+            NtruPlusParams::Kem768 => match_set!(@arm 768, ZETAS_768, t, $a, $x, $z, $t, $body),
+            NtruPlusParams::Kem864 => match_set!(@arm 864, ZETAS_864, t, $a, $x, $z, $t, $body),
+            NtruPlusParams::Kem1152 => {
+                match_set!(@arm 1152, ZETAS_1152, t, $a, $x, $z, $t, $body)
+            }
+        }
+    }};
+    (@arm $n:literal, $zs:ident, $tt:ident, $a:expr, $x:ident, $z:ident, $t:ident, $body:block) => {
+        if let Ok($x) = <&mut [i16; $n]>::try_from($a) {
+            let ($z, $t) = (&$crate::rings::ntruplus::tables::$zs, $tt);
+            $body
+        } else {
+            debug_assert!(false, "length checked by the caller");
+        }
+    };
+}
+pub(crate) use match_set;
+
+/// The shape of the set of degree `n` (a constant in each monomorphised kernel).
+pub(crate) const fn shape(n: usize) -> Shape {
+    match n {
+        576 => tables::S576,
+        768 => tables::S768,
+        864 => tables::S864,
+        _ => tables::S1152,
+    }
+}
 
 /// A lane table of `L` lanes: zetas and their `·QINV` companions.
 pub(crate) type ZTab<const L: usize> = ([i16; L], [i16; L]);

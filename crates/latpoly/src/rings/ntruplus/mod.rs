@@ -29,10 +29,9 @@
 //! The scalar code ([`Isa::Scalar`]) follows the reference C operation for operation. The AVX2
 //! (16 x i16 lanes) and AVX-512BW (32 x i16 lanes) backends are chosen at run time when the
 //! CPU has them, the best one capped by `LATPOLY_ISA` (`scalar` forces the reference; the cap
-//! is read once per process). The AVX2 [`ntt`] and [`invntt`] perform the same
-//! Montgomery/Barrett steps element for element and return **bit-identical** `i16` outputs;
-//! the AVX-512 ones skip the Barrett steps the bounds do not need (values stay below
-//! `9q < 2^15`) and return the **same values mod q** in the reference's output ranges
+//! is read once per process). Their [`ntt`] and [`invntt`] perform the reference's
+//! Montgomery steps but only the Barrett steps the bounds need (values stay below
+//! `9q < 2^15`), and return the **same values mod q** in the reference's output ranges
 //! (`[-(q-1)/2, (q+1)/2]` forward, `(-q, q)` inverse). [`basemul`] and [`baseinv`] reduce once
 //! per output (or lazily) on both and return the same values mod q, also in `(-q, q)`.
 //! Everything that reaches the wire ([`encodeq`] maps to `[0, q)`) is identical, and [`mul`]

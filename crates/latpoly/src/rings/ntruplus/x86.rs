@@ -1,12 +1,14 @@
 //! AVX2 fast path for NTRU+, 16 x i16 lanes.
 //!
-//! * `ntt` / `invntt` perform exactly the scalar reference's operations (same Montgomery and
-//!   Barrett steps, element for element), so their outputs are **bit-identical** to
-//!   [`super::scalar`]. Strides `>= 16` are vector-to-vector; the last two radix-2 layers of the
-//!   `d = 4` sets run on vector pairs rearranged in registers; for 864 (`d = 3`, strides
-//!   24/12/6/3) every 48-coefficient block is transposed to 3 rows of 16 components (the big
-//!   strides are blind to a fixed in-block permutation) and the in-block layers run inside each
-//!   row.
+//! * `ntt` / `invntt` perform the scalar reference's Montgomery steps but only the Barrett
+//!   steps the bounds need, on the schedule of the AVX-512 path (values stay below
+//!   `9q < 2^15`): outputs are the **same values mod q** in the reference's output ranges,
+//!   not always the same representatives. Kernels are compiled once per parameter set (the
+//!   length is a constant). Strides `>= 32` are vector-to-vector; the last three radix-2 layers
+//!   of the `d = 4` sets (strides 16, 8, 4) run on vector pairs in registers, one memory pass;
+//!   for 864 (`d = 3`, strides 24/12/6/3) every 48-coefficient block is transposed to 3 rows
+//!   of 16 components (the big strides are blind to a fixed in-block permutation) and the
+//!   in-block layers run inside each row.
 //! * `basemul` / `baseinv` transpose 16 components to `d` rows (one coefficient index per row)
 //!   and compute with one Montgomery reduction per output (`vpmaddwd` sums of 32-bit products)
 //!   or Barrett-reduced lazy sums: **same values mod q** as the scalar code, also in `(-q, q)`.
@@ -18,8 +20,8 @@
 
 #![allow(unsafe_code)]
 
-use super::lanes::{self, vop2, ztab, Lanes16};
-use super::tables::{Shape, MONT, OMEGA_MONT, Q, QINV};
+use super::lanes::{self, match_set, shape, vop2, ztab, Lanes16};
+use super::tables::{MONT, OMEGA_MONT, Q, QINV};
 use super::{encode, scalar, tables, NtruPlusParams};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
@@ -497,24 +499,32 @@ impl Avx2 {
     fn signs<const D: usize>(self) -> V {
         self.upper::<D>(self.splat(1), self.splat(-1))
     }
-    /// Forward radix-2 butterflies (reference: `t = fqmul(z, hi)`, `hi = barrett(lo - t)`,
-    /// `lo = barrett(lo + t)`) between lanes `l` and `l + D` of one row.
+    /// Forward radix-2 butterflies (reference: `t = fqmul(z, hi)`, `hi = lo - t`, `lo = lo + t`)
+    /// between lanes `l` and `l + D` of one row; with `RED` the reference's Barrett step on both
+    /// outputs, without it the outputs grow by less than `q`.
     #[inline(always)]
-    fn fwd_lanes<const D: usize>(self, x: V, z: (V, V)) -> V {
+    fn fwd_lanes<const D: usize, const RED: bool>(self, x: V, z: (V, V)) -> V {
         let s = self.swap::<D>(x);
         let lo = self.upper::<D>(x, s);
         let hi = self.upper::<D>(s, x);
         let t = self.fqmulc(hi, z);
-        self.barrett(self.add(lo, self.sign(t, self.signs::<D>())))
+        let r = self.add(lo, self.sign(t, self.signs::<D>()));
+        if RED {
+            self.barrett(r)
+        } else {
+            r
+        }
     }
-    /// Inverse radix-2 butterflies (reference: `hi = fqmul(z, hi - lo)`, `lo = barrett(lo +
-    /// hi)`) between lanes `l` and `l + D` of one row.
+    /// Inverse radix-2 butterflies (reference: `hi = fqmul(z, hi - lo)`, `lo = lo + hi`, with
+    /// the reference's Barrett step on the sum when `RED`) between lanes `l` and `l + D` of
+    /// one row.
     #[inline(always)]
-    fn inv_lanes<const D: usize>(self, x: V, z: (V, V)) -> V {
+    fn inv_lanes<const D: usize, const RED: bool>(self, x: V, z: (V, V)) -> V {
         let s = self.swap::<D>(x);
         let lo = self.upper::<D>(x, s);
         let hi = self.upper::<D>(s, x);
-        let sum = self.barrett(self.add(lo, hi));
+        let sum = self.add(lo, hi);
+        let sum = if RED { self.barrett(sum) } else { sum };
         let dif = self.fqmulc(self.sub(hi, lo), z);
         self.upper::<D>(sum, dif)
     }
@@ -522,8 +532,9 @@ impl Avx2 {
     // ---- NTT ----
 
     #[target_feature(enable = "avx2")]
-    fn ntt_tf(self, a: &mut [i16], s: &Shape, z: &[i16], t: &Tables) {
-        let n = s.n;
+    fn ntt_tf<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], t: &Tables) {
+        let s = &shape(N);
+        let n = N;
         if s.d == 3 {
             for b in (0..n).step_by(48) {
                 let v = self.soa3(self.load3(&a[b..]));
@@ -559,44 +570,52 @@ impl Avx2 {
             }
             step /= 3;
         }
+        // Lazy from here (the AVX-512 schedule): < 3q after the split and each radix-3 layer
+        // adds < 2q (576, 864, 1152: 7q; 768: 5q); each radix-2 layer below adds < q, and
+        // values stay below 9q < 2^15 before the Barrett steps.
         if s.d == 3 {
+            // rows: stride 8 adds < q, a Barrett step before stride 4, strides 4 and 2 add
+            // < 2q, stride 1 ends with the reference's Barrett step
             for (bi, b) in (0..n).step_by(48).enumerate() {
                 let f = &t.f3[bi];
                 let mut r = self.load3(&a[b..]);
                 for x in r.iter_mut() {
-                    *x = self.fwd_lanes::<8>(*x, self.zt(&f[0]));
-                    *x = self.fwd_lanes::<4>(*x, self.zt(&f[1]));
-                    *x = self.fwd_lanes::<2>(*x, self.zt(&f[2]));
-                    *x = self.fwd_lanes::<1>(*x, self.zt(&f[3]));
+                    *x = self.fwd_lanes::<8, false>(*x, self.zt(&f[0]));
+                    *x = self.fwd_lanes::<4, false>(self.barrett(*x), self.zt(&f[1]));
+                    *x = self.fwd_lanes::<2, false>(*x, self.zt(&f[2]));
+                    *x = self.fwd_lanes::<1, true>(*x, self.zt(&f[3]));
                 }
                 self.store3(&mut a[b..], self.aos3(r));
             }
             return;
         }
+        // radix-2 strides >= 32, vector to vector (768: 64, 32; 1152: 32)
         let mut step = s.block() / 2;
-        while step >= 16 {
+        while step >= 32 {
             for start in (0..n).step_by(2 * step) {
                 let zz = self.zc(z[k]);
                 k += 1;
                 for i in (start..start + step).step_by(16) {
-                    let (x, y) = (self.load(&a[i..]), self.load(&a[i + step..]));
-                    let t1 = self.fqmulc(y, zz);
-                    self.store(&mut a[i + step..], self.barrett(self.sub(x, t1)));
-                    self.store(&mut a[i..], self.barrett(self.add(x, t1)));
+                    let (x, y) =
+                        self.fwd_bf_lazy(self.load(&a[i..]), self.load(&a[i + step..]), zz);
+                    self.store(&mut a[i + step..], y);
+                    self.store(&mut a[i..], x);
                 }
             }
             step /= 2;
         }
-        // steps 8 and 4 on vector pairs
+        debug_assert_eq!((step, k), (16, z.len() / 8));
+        // strides 16, 8 and 4 on vector pairs: stride 16 adds < q (< 9q), the Barrett step on
+        // the stride-8 inputs x brings them to (q+1)/2, strides 8 and 4 add < 2q, and the final
+        // Barrett step gives the reference's output range
         for (pi, o) in (0..n).step_by(32).enumerate() {
             let (va, vb) = (self.load(&a[o..]), self.load(&a[o + 16..]));
+            let (va, vb) = self.fwd_bf_lazy(va, vb, self.zc(z[k + pi]));
             let x = self.perm2x128::<0x20>(va, vb);
             let y = self.perm2x128::<0x31>(va, vb);
-            let t1 = self.fqmulc(y, self.zt(&t.f8[pi]));
-            let (x, y) = (self.barrett(self.add(x, t1)), self.barrett(self.sub(x, t1)));
+            let (x, y) = self.fwd_bf_lazy(self.barrett(x), y, self.zt(&t.f8[pi]));
             let (x, y) = (self.lo64(x, y), self.hi64(x, y));
-            let t1 = self.fqmulc(y, self.zt(&t.f4[pi]));
-            let (x, y) = (self.barrett(self.add(x, t1)), self.barrett(self.sub(x, t1)));
+            let (x, y) = self.fwd_bf(x, y, self.zt(&t.f4[pi]));
             let (lo, hi) = (self.lo64(x, y), self.hi64(x, y));
             self.store(&mut a[o..], self.perm2x128::<0x20>(lo, hi));
             self.store(&mut a[o + 16..], self.perm2x128::<0x31>(lo, hi));
@@ -604,48 +623,63 @@ impl Avx2 {
     }
 
     #[target_feature(enable = "avx2")]
-    fn invntt_tf(self, a: &mut [i16], s: &Shape, z: &[i16], t: &Tables) {
-        let n = s.n;
+    fn invntt_tf<const N: usize, const ZN: usize>(
+        self,
+        a: &mut [i16; N],
+        z: &[i16; ZN],
+        t: &Tables,
+    ) {
+        let s = &shape(N);
+        let n = N;
+        // Lazy (the AVX-512 schedule): inputs in (-q, q); the sums of the two lowest layers stay
+        // below 4q, the next layer's sums are Barrett-reduced (the reference's bounds from
+        // there on, except the 864 stride-24 sums: below 2q, which the radix-3 layers take)
         if s.d == 3 {
             for (bi, b) in (0..n).step_by(48).enumerate() {
                 let f = &t.i3[bi];
                 let mut r = self.soa3(self.load3(&a[b..]));
                 for x in r.iter_mut() {
-                    *x = self.inv_lanes::<1>(*x, self.zt(&f[0]));
-                    *x = self.inv_lanes::<2>(*x, self.zt(&f[1]));
-                    *x = self.inv_lanes::<4>(*x, self.zt(&f[2]));
-                    *x = self.inv_lanes::<8>(*x, self.zt(&f[3]));
+                    *x = self.inv_lanes::<1, false>(*x, self.zt(&f[0]));
+                    *x = self.inv_lanes::<2, false>(*x, self.zt(&f[1]));
+                    *x = self.inv_lanes::<4, true>(*x, self.zt(&f[2]));
+                    *x = self.inv_lanes::<8, false>(*x, self.zt(&f[3]));
                 }
                 self.store3(&mut a[b..], r);
             }
         } else {
+            // strides 4, 8 and 16 on vector pairs
+            let first16 = 2 * (n / 32) - 1;
             for (pi, o) in (0..n).step_by(32).enumerate() {
                 let (va, vb) = (self.load(&a[o..]), self.load(&a[o + 16..]));
                 // step 4: X = [a0-3 b0-3 | a8-11 b8-11], Y = [a4-7 b4-7 | a12-15 b12-15]
                 let (x, y) = (self.lo64(va, vb), self.hi64(va, vb));
-                let sum = self.barrett(self.add(x, y));
-                let y = self.fqmulc(self.sub(y, x), self.zt(&t.i4[pi]));
+                let (sum, y) = self.inv_bf_lazy(x, y, self.zt(&t.i4[pi]));
                 // step 8: X = [a0-3 b0-3 a4-7 b4-7], Y = [a8-11 b8-11 a12-15 b12-15]
                 let (x, y) = (
                     self.perm2x128::<0x20>(sum, y),
                     self.perm2x128::<0x31>(sum, y),
                 );
-                let sum = self.barrett(self.add(x, y));
-                let y = self.fqmulc(self.sub(y, x), self.zt(&t.i8[pi]));
+                let (sum, y) = self.inv_bf_lazy(x, y, self.zt(&t.i8[pi]));
                 let px = self.perm4x64::<0b11_01_10_00>(sum);
                 let py = self.perm4x64::<0b11_01_10_00>(y);
-                self.store(&mut a[o..], self.perm2x128::<0x20>(px, py));
-                self.store(&mut a[o + 16..], self.perm2x128::<0x31>(px, py));
+                // step 16, between the two vectors of the pair (natural order again)
+                let (va, vb) = self.inv_bf(
+                    self.perm2x128::<0x20>(px, py),
+                    self.perm2x128::<0x31>(px, py),
+                    self.zc(z[first16 - pi]),
+                );
+                self.store(&mut a[o..], va);
+                self.store(&mut a[o + 16..], vb);
             }
-            let mut step = 16;
+            let mut step = 32;
             while step <= s.block() / 2 {
                 let layer = n / (2 * step);
                 for (j, start) in (0..n).step_by(2 * step).enumerate() {
                     let zz = self.zc(z[2 * layer - 1 - j]);
                     for i in (start..start + step).step_by(16) {
-                        let (x, y) = (self.load(&a[i..]), self.load(&a[i + step..]));
-                        self.store(&mut a[i + step..], self.fqmulc(self.sub(y, x), zz));
-                        self.store(&mut a[i..], self.barrett(self.add(x, y)));
+                        let (x, y) = self.inv_bf(self.load(&a[i..]), self.load(&a[i + step..]), zz);
+                        self.store(&mut a[i + step..], y);
+                        self.store(&mut a[i..], x);
                     }
                 }
                 step *= 2;
@@ -705,7 +739,8 @@ impl Avx2 {
     // ---- base rings ----
 
     #[target_feature(enable = "avx2")]
-    fn basemul_tf(self, c: &mut [i16], a: &[i16], b: &[i16], s: &Shape, t: &Tables) {
+    fn basemul_tf<const N: usize>(self, c: &mut [i16; N], a: &[i16; N], b: &[i16; N], t: &Tables) {
+        let s = &shape(N);
         if s.d == 4 {
             for (g, o) in (0..s.n).step_by(64).enumerate() {
                 let ar = self.soa4(self.load4(&a[o..]));
@@ -724,7 +759,8 @@ impl Avx2 {
     }
 
     #[target_feature(enable = "avx2")]
-    fn baseinv_tf(self, r: &mut [i16], a: &[i16], s: &Shape, t: &Tables) -> bool {
+    fn baseinv_tf<const N: usize>(self, r: &mut [i16; N], a: &[i16; N], t: &Tables) -> bool {
+        let s = &shape(N);
         const G: usize = 18; // at most 1152/64 = 864/48 = 18 groups
         let d = s.d;
         let groups = s.n / (16 * d);
@@ -830,20 +866,34 @@ impl Avx2 {
     }
 
     pub(crate) fn ntt(self, a: &mut [i16], p: NtruPlusParams) {
-        // SAFETY: the token exists only if the CPU runs AVX2.
-        unsafe { self.ntt_tf(a, &p.shape(), p.zetas(), tables(p)) }
+        match_set!(p, a, |a, z, t| {
+            // SAFETY: the token exists only if the CPU runs AVX2.
+            unsafe { self.ntt_tf(a, z, t) }
+        });
     }
     pub(crate) fn invntt(self, a: &mut [i16], p: NtruPlusParams) {
-        // SAFETY: the token exists only if the CPU runs AVX2.
-        unsafe { self.invntt_tf(a, &p.shape(), p.zetas(), tables(p)) }
+        match_set!(p, a, |a, z, t| {
+            // SAFETY: the token exists only if the CPU runs AVX2.
+            unsafe { self.invntt_tf(a, z, t) }
+        });
     }
     pub(crate) fn basemul(self, c: &mut [i16], a: &[i16], b: &[i16], p: NtruPlusParams) {
-        // SAFETY: the token exists only if the CPU runs AVX2.
-        unsafe { self.basemul_tf(c, a, b, &p.shape(), tables(p)) }
+        match_set!(p, c, |c, _z, t| {
+            if let (Ok(a), Ok(b)) = (a.try_into(), b.try_into()) {
+                // SAFETY: the token exists only if the CPU runs AVX2.
+                unsafe { self.basemul_tf(c, a, b, t) }
+            }
+        });
     }
     pub(crate) fn baseinv(self, r: &mut [i16], a: &[i16], p: NtruPlusParams) -> bool {
-        // SAFETY: the token exists only if the CPU runs AVX2.
-        unsafe { self.baseinv_tf(r, a, &p.shape(), tables(p)) }
+        let mut ok = false;
+        match_set!(p, r, |r, _z, t| {
+            if let Ok(a) = a.try_into() {
+                // SAFETY: the token exists only if the CPU runs AVX2.
+                ok = unsafe { self.baseinv_tf(r, a, t) };
+            }
+        });
+        ok
     }
 }
 
