@@ -579,12 +579,19 @@ impl Avx2 {
             for (bi, b) in (0..n).step_by(48).enumerate() {
                 let f = &t.f3[bi];
                 let mut r = self.load3(&a[b..]);
-                for x in r.iter_mut() {
-                    *x = self.fwd_lanes::<8, false>(*x, self.zt(&f[0]));
-                    *x = self.fwd_lanes::<4, false>(self.barrett(*x), self.zt(&f[1]));
-                    *x = self.fwd_lanes::<2, false>(*x, self.zt(&f[2]));
-                    *x = self.fwd_lanes::<1, true>(*x, self.zt(&f[3]));
-                }
+                // layer by layer over the three rows: three independent chains side by side
+                // (row after row, the scheduler fills with one row's dependent chain: 20%
+                // slower; two blocks side by side spill registers)
+                let (z8, z4, z2, z1) = (
+                    self.zt(&f[0]),
+                    self.zt(&f[1]),
+                    self.zt(&f[2]),
+                    self.zt(&f[3]),
+                );
+                r = r.map(|x| self.fwd_lanes::<8, false>(x, z8));
+                r = r.map(|x| self.fwd_lanes::<4, false>(self.barrett(x), z4));
+                r = r.map(|x| self.fwd_lanes::<2, false>(x, z2));
+                r = r.map(|x| self.fwd_lanes::<1, true>(x, z1));
                 self.store3(&mut a[b..], self.aos3(r));
             }
             return;
@@ -638,12 +645,17 @@ impl Avx2 {
             for (bi, b) in (0..n).step_by(48).enumerate() {
                 let f = &t.i3[bi];
                 let mut r = self.soa3(self.load3(&a[b..]));
-                for x in r.iter_mut() {
-                    *x = self.inv_lanes::<1, false>(*x, self.zt(&f[0]));
-                    *x = self.inv_lanes::<2, false>(*x, self.zt(&f[1]));
-                    *x = self.inv_lanes::<4, true>(*x, self.zt(&f[2]));
-                    *x = self.inv_lanes::<8, false>(*x, self.zt(&f[3]));
-                }
+                // layer by layer over the three rows (see the forward transform)
+                let (z1, z2, z4, z8) = (
+                    self.zt(&f[0]),
+                    self.zt(&f[1]),
+                    self.zt(&f[2]),
+                    self.zt(&f[3]),
+                );
+                r = r.map(|x| self.inv_lanes::<1, false>(x, z1));
+                r = r.map(|x| self.inv_lanes::<2, false>(x, z2));
+                r = r.map(|x| self.inv_lanes::<4, true>(x, z4));
+                r = r.map(|x| self.inv_lanes::<8, false>(x, z8));
                 self.store3(&mut a[b..], r);
             }
         } else {
