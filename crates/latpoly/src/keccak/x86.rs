@@ -10,9 +10,12 @@
 //! round) ran 5% slower (257 ns) than this form, and an all-two-source round (130
 //! instructions) 3% slower.
 //!
-//! Data-independent: no branch, no memory index depends on the state. An [`Avx512Vl`] token
-//! can only be built by `try_new`, which checks the CPU at run time; holding one is the proof
-//! the `unsafe` intrinsic calls below rely on.
+//! Also [`Bmi`], the scalar permutation for CPUs without AVX-512VL: the portable code compiled
+//! with BMI1/BMI2.
+//!
+//! Data-independent: no branch, no memory index depends on the state. An [`Avx512Vl`] (or
+//! [`Bmi`]) token can only be built by `try_new`, which checks the CPU at run time; holding one
+//! is the proof the `unsafe` calls below rely on.
 
 #![allow(unsafe_code)]
 
@@ -42,6 +45,33 @@ impl Avx512Vl {
         // SAFETY: the token exists only if the CPU runs AVX-512F and AVX-512VL.
         unsafe { f1600x2_tf(a, b) }
     }
+}
+
+/// Proof that the CPU runs BMI1 and BMI2: the portable permutation (the `keccak` crate's
+/// generic `keccak_p`) compiled with `rorx` for the rotations of ρ and θ and `andn` for χ,
+/// non-destructive one-instruction forms where the baseline x86-64 code spends moves (Zen 4
+/// host: 297 ns a permutation against 333 ns). The permutation of CPUs without AVX-512VL.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bmi(());
+
+impl Bmi {
+    pub(crate) fn try_new() -> Option<Self> {
+        (is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("bmi2")).then_some(Self(()))
+    }
+
+    /// Keccak-f[1600] on `state` (the `keccak` crate's lane order).
+    #[inline]
+    pub(crate) fn f1600(self, state: &mut [u64; 25]) {
+        // SAFETY: the token exists only if the CPU runs BMI1 and BMI2.
+        unsafe { f1600_bmi(state) }
+    }
+}
+
+/// The `keccak` crate's permutation, instantiated (it is generic) and inlined here with BMI1
+/// and BMI2 enabled.
+#[target_feature(enable = "bmi1,bmi2")]
+fn f1600_bmi(state: &mut [u64; 25]) {
+    keccak::keccak_p(state, 24);
 }
 
 /// The 24 round constants of ι.
