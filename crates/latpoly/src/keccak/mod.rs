@@ -42,51 +42,47 @@ const RATE_SHA3_256: usize = 136;
 /// SHAKE256's rate in bytes.
 const RATE_SHAKE256: usize = 136;
 
-/// The permutation backend of this process: AVX-512VL if the CPU runs it and `LATPOLY_ISA`
-/// does not cap the backends below `avx512`; decided once.
+/// The backend `detect` finds, decided once per process into `cell`; none when `LATPOLY_ISA`
+/// caps the backends below `min` (the cap is read first: under `LATPOLY_ISA=scalar`, e.g. Miri,
+/// no CPU detection runs).
 #[cfg(target_arch = "x86_64")]
-pub(crate) fn avx512() -> Option<x86::Avx512Vl> {
-    static B: std::sync::OnceLock<Option<x86::Avx512Vl>> = std::sync::OnceLock::new();
-    *B.get_or_init(|| {
-        // the cap first: under `LATPOLY_ISA=scalar` (e.g. Miri) no CPU detection runs
-        let allowed = crate::Isa::env_cap().is_none_or(|cap| cap >= crate::Isa::Avx512);
-        if allowed {
-            x86::Avx512Vl::try_new()
+fn decided<T: Copy>(
+    cell: &std::sync::OnceLock<Option<T>>,
+    min: crate::Isa,
+    detect: fn() -> Option<T>,
+) -> Option<T> {
+    *cell.get_or_init(|| {
+        if crate::Isa::env_cap().is_none_or(|cap| cap >= min) {
+            detect()
         } else {
             None
         }
     })
+}
+
+/// The permutation backend of this process: AVX-512VL if the CPU runs it and `LATPOLY_ISA`
+/// does not cap the backends below `avx512`.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx512() -> Option<x86::Avx512Vl> {
+    static B: std::sync::OnceLock<Option<x86::Avx512Vl>> = std::sync::OnceLock::new();
+    decided(&B, crate::Isa::Avx512, x86::Avx512Vl::try_new)
 }
 
 /// The scalar permutation backend of this process when there is no AVX-512VL one: the
 /// portable permutation compiled with BMI1/BMI2 if the CPU runs them and `LATPOLY_ISA` does not
-/// cap the backends below `avx2`; decided once.
+/// cap the backends below `avx2`.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn bmi() -> Option<x86::Bmi> {
     static B: std::sync::OnceLock<Option<x86::Bmi>> = std::sync::OnceLock::new();
-    *B.get_or_init(|| {
-        let allowed = crate::Isa::env_cap().is_none_or(|cap| cap >= crate::Isa::Avx2);
-        if allowed {
-            x86::Bmi::try_new()
-        } else {
-            None
-        }
-    })
+    decided(&B, crate::Isa::Avx2, x86::Bmi::try_new)
 }
 
 /// The paired permutation of this process when there is no AVX-512VL one: AVX2 if the CPU
-/// runs it and `LATPOLY_ISA` does not cap the backends below `avx2`; decided once.
+/// runs it and `LATPOLY_ISA` does not cap the backends below `avx2`.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn avx2() -> Option<x86::Avx2> {
     static B: std::sync::OnceLock<Option<x86::Avx2>> = std::sync::OnceLock::new();
-    *B.get_or_init(|| {
-        let allowed = crate::Isa::env_cap().is_none_or(|cap| cap >= crate::Isa::Avx2);
-        if allowed {
-            x86::Avx2::try_new()
-        } else {
-            None
-        }
-    })
+    decided(&B, crate::Isa::Avx2, x86::Avx2::try_new)
 }
 
 /// Keccak-f[1600] on `state` (lane `x + 5 y` at index `x + 5 y`, as FIPS 202 and the `keccak`
@@ -348,36 +344,11 @@ mod tests {
     use sha3::digest::{ExtendableOutput, Update, XofReader};
     use sha3::{Digest, Sha3_256, Shake256};
 
+    /// `perm` against the `keccak` crate on the all-zero, all-one and top-bit states and 200
+    /// random ones.
     #[cfg(target_arch = "x86_64")]
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn bmi_permutation_matches_the_keccak_crate() {
-        let Some(t) = x86::Bmi::try_new() else {
-            eprintln!("skipped: this CPU has no BMI1/BMI2");
-            return;
-        };
-        let mut rng = ChaCha20Rng::seed_from_u64(1601);
-        let mut states: Vec<[u64; 25]> = vec![[0; 25], [u64::MAX; 25]];
-        for _ in 0..200 {
-            let mut s = [0u64; 25];
-            s.iter_mut().for_each(|x| *x = rng.next_u64());
-            states.push(s);
-        }
-        for s in states {
-            let (mut a, mut b) = (s, s);
-            t.f1600(&mut a);
-            keccak::f1600(&mut b);
-            assert_eq!(a, b, "input {s:x?}");
-        }
-    }
-
-    #[test]
-    fn avx512_permutation_matches_the_keccak_crate() {
-        let Some(t) = x86::Avx512Vl::try_new() else {
-            eprintln!("skipped: this CPU has no AVX-512VL");
-            return;
-        };
-        let mut rng = ChaCha20Rng::seed_from_u64(1600);
+    fn matches_the_keccak_crate(perm: impl Fn(&mut [u64; 25]), seed: u64) {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
         let mut states: Vec<[u64; 25]> = vec![[0; 25], [u64::MAX; 25]];
         let mut one = [0u64; 25];
         one[24] = 1 << 63;
@@ -389,10 +360,30 @@ mod tests {
         }
         for s in states {
             let (mut a, mut b) = (s, s);
-            t.f1600(&mut a);
+            perm(&mut a);
             keccak::f1600(&mut b);
             assert_eq!(a, b, "input {s:x?}");
         }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn bmi_permutation_matches_the_keccak_crate() {
+        let Some(t) = x86::Bmi::try_new() else {
+            eprintln!("skipped: this CPU has no BMI1/BMI2");
+            return;
+        };
+        matches_the_keccak_crate(|s| t.f1600(s), 1601);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx512_permutation_matches_the_keccak_crate() {
+        let Some(t) = x86::Avx512Vl::try_new() else {
+            eprintln!("skipped: this CPU has no AVX-512VL");
+            return;
+        };
+        matches_the_keccak_crate(|s| t.f1600(s), 1600);
     }
 
     #[test]

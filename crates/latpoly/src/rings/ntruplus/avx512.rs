@@ -424,12 +424,6 @@ impl Avx512 {
         shuf8 => _mm512_shuffle_epi8,
     }
 
-    #[inline(always)]
-    fn store(self, s: &mut [i16], v: V) {
-        let s = &mut s[..32];
-        // SAFETY: the token proves AVX-512F/BW; `s` has 32 writable i16.
-        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
-    }
     /// The first 16 lanes from `s`, the others zero.
     #[inline(always)]
     fn load16(self, s: &[i16]) -> V {
@@ -724,35 +718,6 @@ impl Avx512 {
                 self.store_h(&mut a[i..], o0, half);
                 self.store_h(&mut a[i + step..], t2, half);
                 self.store_h(&mut a[i + 2 * step..], t3, half);
-            }
-        }
-    }
-
-    /// One forward radix-2 layer of stride `step >= 32`, vector to vector, without reductions
-    /// (each adds < q to the bound).
-    #[inline(always)]
-    fn fwd_r2<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], step: usize) {
-        let first = N / (2 * step);
-        for (j, start) in (0..N).step_by(2 * step).enumerate() {
-            let zz = self.zc(z[first + j]);
-            for i in (start..start + step).step_by(32) {
-                let (x, y) = self.fwd_bf_lazy(self.load(&a[i..]), self.load(&a[i + step..]), zz);
-                self.store(&mut a[i + step..], y);
-                self.store(&mut a[i..], x);
-            }
-        }
-    }
-
-    /// One inverse radix-2 layer of stride `step >= 32`.
-    #[inline(always)]
-    fn inv_r2<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], step: usize) {
-        let layer = N / (2 * step);
-        for (j, start) in (0..N).step_by(2 * step).enumerate() {
-            let zz = self.zc(z[2 * layer - 1 - j]);
-            for i in (start..start + step).step_by(32) {
-                let (x, y) = self.inv_bf(self.load(&a[i..]), self.load(&a[i + step..]), zz);
-                self.store(&mut a[i + step..], y);
-                self.store(&mut a[i..], x);
             }
         }
     }
@@ -1158,6 +1123,12 @@ impl Lanes16 for Avx512 {
         let s = &s[..32];
         // SAFETY: the token proves AVX-512F/BW; `s` has 32 readable i16.
         unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [i16], v: V) {
+        let s = &mut s[..32];
+        // SAFETY: the token proves AVX-512F/BW; `s` has 32 writable i16.
+        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
     }
     #[inline(always)]
     fn max_u16(self, a: V, b: V) -> V {

@@ -86,6 +86,8 @@ pub(crate) trait Lanes16: Copy {
     const LANES: usize;
     /// The first `LANES` values of `s`.
     fn load(self, s: &[i16]) -> Self::V;
+    /// Stores the `LANES` values of `v` into the front of `s`.
+    fn store(self, s: &mut [i16], v: Self::V);
     /// Lane-wise unsigned maximum.
     fn max_u16(self, a: Self::V, b: Self::V) -> Self::V;
     /// Every lane of `a`, read unsigned, is at most `lim` (branch-free on the values).
@@ -217,6 +219,36 @@ pub(crate) trait Lanes16: Copy {
     #[inline(always)]
     fn inv_bf_lazy(self, x: Self::V, y: Self::V, z: (Self::V, Self::V)) -> (Self::V, Self::V) {
         (self.add(x, y), self.fqmulc(self.sub(y, x), z))
+    }
+
+    /// One forward radix-2 layer of stride `step` (a multiple of `LANES`), vector to vector,
+    /// without reductions (each adds < q to the bound); the layer's zetas from `N / (2 step)`.
+    #[inline(always)]
+    fn fwd_r2<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], step: usize) {
+        let first = N / (2 * step);
+        for (j, start) in (0..N).step_by(2 * step).enumerate() {
+            let zz = self.zc(z[first + j]);
+            for i in (start..start + step).step_by(Self::LANES) {
+                let (x, y) = self.fwd_bf_lazy(self.load(&a[i..]), self.load(&a[i + step..]), zz);
+                self.store(&mut a[i + step..], y);
+                self.store(&mut a[i..], x);
+            }
+        }
+    }
+
+    /// One inverse radix-2 layer of stride `step` (a multiple of `LANES`), the reference's
+    /// Barrett step on the sums.
+    #[inline(always)]
+    fn inv_r2<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], step: usize) {
+        let layer = N / (2 * step);
+        for (j, start) in (0..N).step_by(2 * step).enumerate() {
+            let zz = self.zc(z[2 * layer - 1 - j]);
+            for i in (start..start + step).step_by(Self::LANES) {
+                let (x, y) = self.inv_bf(self.load(&a[i..]), self.load(&a[i + step..]), zz);
+                self.store(&mut a[i + step..], y);
+                self.store(&mut a[i..], x);
+            }
+        }
     }
 
     /// Base multiplication in `x^4 - ζ` on rows (row `k` = coefficient `k` of every lane's

@@ -322,12 +322,6 @@ impl Avx2 {
         unsafe { _mm256_set1_epi32(x) }
     }
     #[inline(always)]
-    fn store(self, s: &mut [i16], v: V) {
-        let s = &mut s[..16];
-        // SAFETY: the token proves AVX2; `s` has 16 writable i16.
-        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
-    }
-    #[inline(always)]
     fn ctrl(self, c: &[i8; 32]) -> V {
         // SAFETY: the token proves AVX2; `c` has 32 readable bytes.
         unsafe { _mm256_loadu_si256(c.as_ptr().cast()) }
@@ -599,19 +593,11 @@ impl Avx2 {
         // radix-2 strides >= 32, vector to vector (768: 64, 32; 1152: 32)
         let mut step = s.block() / 2;
         while step >= 32 {
-            for start in (0..n).step_by(2 * step) {
-                let zz = self.zc(z[k]);
-                k += 1;
-                for i in (start..start + step).step_by(16) {
-                    let (x, y) =
-                        self.fwd_bf_lazy(self.load(&a[i..]), self.load(&a[i + step..]), zz);
-                    self.store(&mut a[i + step..], y);
-                    self.store(&mut a[i..], x);
-                }
-            }
+            self.fwd_r2(a, z, step);
             step /= 2;
         }
-        debug_assert_eq!((step, k), (16, z.len() / 8));
+        // the stride-16 layer's zetas
+        let k = N / 32;
         // strides 16, 8 and 4 on vector pairs: stride 16 adds < q (< 9q), the Barrett step on
         // the stride-8 inputs x brings them to (q+1)/2, strides 8 and 4 add < 2q, and the final
         // Barrett step gives the reference's output range
@@ -685,15 +671,7 @@ impl Avx2 {
             }
             let mut step = 32;
             while step <= s.block() / 2 {
-                let layer = n / (2 * step);
-                for (j, start) in (0..n).step_by(2 * step).enumerate() {
-                    let zz = self.zc(z[2 * layer - 1 - j]);
-                    for i in (start..start + step).step_by(16) {
-                        let (x, y) = self.inv_bf(self.load(&a[i..]), self.load(&a[i + step..]), zz);
-                        self.store(&mut a[i + step..], y);
-                        self.store(&mut a[i..], x);
-                    }
-                }
+                self.inv_r2(a, z, step);
                 step *= 2;
             }
         }
@@ -917,6 +895,12 @@ impl Lanes16 for Avx2 {
         let s = &s[..16];
         // SAFETY: the token proves AVX2; `s` has 16 readable i16.
         unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(self, s: &mut [i16], v: V) {
+        let s = &mut s[..16];
+        // SAFETY: the token proves AVX2; `s` has 16 writable i16.
+        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
     }
     #[inline(always)]
     fn max_u16(self, a: V, b: V) -> V {
