@@ -297,6 +297,8 @@ impl Backend {
         match self {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512(t) => t.sq_frombytes(bytes, r, log_q),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.sq_frombytes(bytes, r, log_q),
             _ => reference::sq_frombytes(bytes, r, log_q),
         }
     }
@@ -306,6 +308,8 @@ impl Backend {
         match self {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512(t) => t.sq_tobytes(a, out, log_q),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.sq_tobytes(a, out, log_q),
             _ => reference::sq_tobytes(a, out, log_q),
         }
     }
@@ -315,6 +319,8 @@ impl Backend {
         match self {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512(t) => t.s3_frombytes(bytes, r),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.s3_frombytes(bytes, r),
             _ => reference::s3_frombytes(bytes, r),
         }
     }
@@ -324,6 +330,8 @@ impl Backend {
         match self {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512(t) => t.s3_tobytes(a, out),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.s3_tobytes(a, out),
             _ => reference::s3_tobytes(a, out),
         }
     }

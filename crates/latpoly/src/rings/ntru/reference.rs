@@ -405,6 +405,7 @@ pub(super) fn s3_inv_with<const W: usize, T: TritOps>(
 /// `poly_Sq_tobytes`: the first `n - 1` coefficients, each reduced mod `q`, as `log q`-bit
 /// little-endian bit fields. Eight fields fill exactly `log q` bytes, so whole groups of eight go
 /// through one 128-bit word; the remaining fields are packed bit by bit.
+#[inline(always)]
 pub(crate) fn sq_tobytes(a: &[u16], out: &mut [u8], log_q: u32) {
     // one copy per NTRU field width, so the shifts of a group are constants
     let groups = match log_q {
@@ -457,6 +458,7 @@ fn sq_tobytes_groups<const LQ: usize>(a: &[u16], out: &mut [u8]) -> usize {
 
 /// `poly_Sq_frombytes`: `n - 1` fields of `log q` bits, `r[n-1] = 0` (groups of eight fields
 /// from one 128-bit word, as in [`sq_tobytes`]).
+#[inline(always)]
 pub(crate) fn sq_frombytes(bytes: &[u8], r: &mut [u16], log_q: u32) {
     let n = r.len();
     let groups = match log_q {
@@ -517,6 +519,7 @@ pub(crate) fn set_sum_zero_last(r: &mut [u16]) {
 
 /// `poly_S3_tobytes`: five coefficients per byte, `c = a4; c = 3c + a3; ...` each step mod 256
 /// (the coefficients are used as they are, not reduced mod 3).
+#[inline(always)]
 pub(crate) fn s3_tobytes(a: &[u16], out: &mut [u8]) {
     let deg = a.len() - 1;
     // Whole bytes: the Horner steps mod 256 equal one sum mod 256 (reduction mod 256 commutes
@@ -543,6 +546,7 @@ pub(crate) fn s3_tobytes(a: &[u16], out: &mut [u8]) {
 
 /// `poly_S3_frombytes`: base-3 digits by the reference's multiply-shift divisions, `r[n-1] = 0`,
 /// then `poly_mod_3_Phi_n`.
+#[inline(always)]
 pub(crate) fn s3_frombytes(bytes: &[u8], r: &mut [u16]) {
     let n = r.len();
     let deg = n - 1;
