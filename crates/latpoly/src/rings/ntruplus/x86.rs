@@ -582,10 +582,20 @@ impl Avx2 {
                     self.zt(&f[2]),
                     self.zt(&f[3]),
                 );
-                r = r.map(|x| self.fwd_lanes::<8, false>(x, z8));
-                r = r.map(|x| self.fwd_lanes::<4, false>(self.barrett(x), z4));
-                r = r.map(|x| self.fwd_lanes::<2, false>(x, z2));
-                r = r.map(|x| self.fwd_lanes::<1, true>(x, z1));
+                // plain loops, no closures: everything inlines into this `#[target_feature]`
+                // function
+                for x in r.iter_mut() {
+                    *x = self.fwd_lanes::<8, false>(*x, z8);
+                }
+                for x in r.iter_mut() {
+                    *x = self.fwd_lanes::<4, false>(self.barrett(*x), z4);
+                }
+                for x in r.iter_mut() {
+                    *x = self.fwd_lanes::<2, false>(*x, z2);
+                }
+                for x in r.iter_mut() {
+                    *x = self.fwd_lanes::<1, true>(*x, z1);
+                }
                 self.store3(&mut a[b..], self.aos3(r));
             }
             return;
@@ -638,10 +648,18 @@ impl Avx2 {
                     self.zt(&f[2]),
                     self.zt(&f[3]),
                 );
-                r = r.map(|x| self.inv_lanes::<1, false>(x, z1));
-                r = r.map(|x| self.inv_lanes::<2, false>(x, z2));
-                r = r.map(|x| self.inv_lanes::<4, true>(x, z4));
-                r = r.map(|x| self.inv_lanes::<8, false>(x, z8));
+                for x in r.iter_mut() {
+                    *x = self.inv_lanes::<1, false>(*x, z1);
+                }
+                for x in r.iter_mut() {
+                    *x = self.inv_lanes::<2, false>(*x, z2);
+                }
+                for x in r.iter_mut() {
+                    *x = self.inv_lanes::<4, true>(*x, z4);
+                }
+                for x in r.iter_mut() {
+                    *x = self.inv_lanes::<8, false>(*x, z8);
+                }
                 self.store3(&mut a[b..], r);
             }
         } else {
