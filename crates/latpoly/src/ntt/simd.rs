@@ -199,6 +199,10 @@ pub(crate) struct SimdTables<W: Word> {
     pub small_inv: Vec<W>,
     pub n_inv: (W, W),
     pub n_inv_w: (W, W),
+    /// Whether `1/n` is folded into the inverse layer of distance `n/4` ([`fold_inv`]): its
+    /// two twiddles (`inv[2]`, `inv[3]`, and every copy of them in `small_inv`) carry the
+    /// factor, and the last layer scales only the first quarter of its `u` outputs.
+    pub fold_inv: bool,
     /// `2^MONT_BITS mod q` with its Shoup quotient: cancels the Montgomery factor.
     pub mont_fix: (W, W),
     /// `q^-1 mod 2^MONT_BITS`.
@@ -302,6 +306,16 @@ impl<W: Word> SimdTables<W> {
                 }
             }
         }
+        let ni = m
+            .inv(m.reduce_u64(n as u64))
+            .expect("n is invertible modulo a prime q > n");
+        let fold_inv = fold_inv(n, l);
+        let mut inv = inv.to_vec();
+        if fold_inv {
+            inv[2] = m.mul(inv[2], ni);
+            inv[3] = m.mul(inv[3], ni);
+        }
+        let inv = &inv[..];
         let expanded_pairs = if S::BCAST_TWIDDLES { 0 } else { n / (2 * l) };
         small_fwd.reserve(expanded_pairs * 2 * l * small);
         small_inv.reserve(expanded_pairs * 2 * l * small);
@@ -322,9 +336,6 @@ impl<W: Word> SimdTables<W> {
                 }
             }
         }
-        let ni = m
-            .inv(m.reduce_u64(n as u64))
-            .expect("n is invertible modulo a prime q > n");
         let niw = m.mul(ni, inv[1]);
         let half = m.reduce_u64(1u64 << (S::MONT_BITS / 2));
         let r = m.mul(half, half); // 2^MONT_BITS mod q
@@ -351,6 +362,7 @@ impl<W: Word> SimdTables<W> {
             small_inv,
             n_inv: (ni, sh(ni)),
             n_inv_w: (niw, sh(niw)),
+            fold_inv,
             mont_fix: (r, sh(r)),
             qinv,
             barrett: if W::BITS == 64 {
@@ -819,6 +831,75 @@ fn small_all<
     }
 }
 
+/// Whether a plan of size `n` on `lanes`-lane vectors folds `1/n` into the inverse layer of
+/// distance `n/4` ([`SimdTables::fold_inv`]): when the last layer's quarters are whole vectors.
+///
+/// The last inverse layer pairs position `j` with `j + n/2`. For `j >= n/4` both inputs are
+/// `v` outputs of the layer of distance `n/4`, whose products then take twiddles times `1/n`
+/// at no cost, so those butterflies need one product (`w (x - y)`) instead of two: `1/n` costs
+/// `n/4` products per transform instead of `n/2` (on the 64-bit AVX-512 backend, whose
+/// products are emulated, 2% of an inverse).
+pub(crate) fn fold_inv(n: usize, lanes: usize) -> bool {
+    n >= 4 * lanes
+}
+
+/// Loop-invariant vectors of the last inverse layer.
+#[derive(Clone, Copy)]
+struct LastConsts<V> {
+    /// `1/n`, `w 1/n` (`w` the layer's twiddle), `w`, each with its Shoup quotient.
+    ni: (V, V),
+    niw: (V, V),
+    w: (V, V),
+}
+
+impl<V: Copy> LastConsts<V> {
+    #[inline(always)]
+    fn new<S: Simd<V = V>>(s: S, tb: &SimdTables<S::W>) -> Self {
+        let sp = |(a, b): (S::W, S::W)| (s.splat(a), s.splat(b));
+        Self {
+            ni: sp(tb.n_inv),
+            niw: sp(tb.n_inv_w),
+            w: sp((tb.inv[1], tb.inv_shoup[1])),
+        }
+    }
+}
+
+/// The last inverse butterfly (distance `n/2`) with `1/n`: inputs below `V q`, outputs in
+/// `[0, 2q)` (`[0, q)` when `STRICT`). `SCALED`: both inputs already carry `1/n` (the
+/// positions `j >= n/4` of a plan with [`SimdTables::fold_inv`]), so `u = x + y` needs only
+/// conditional subtractions and `v` the plain twiddle.
+#[inline(always)]
+fn inv_last_bf<S: Simd, const STRICT: bool, const SCALED: bool, const M: u8>(
+    s: S,
+    c: &Consts<S::V>,
+    k: &LastConsts<S::V>,
+    x: S::V,
+    y: S::V,
+) -> (S::V, S::V) {
+    let d = s.add(s.sub(x, y), c.vq);
+    let (mut u, mut v) = if SCALED {
+        // x + y < 2 V q: to [0, 2q) by one conditional subtraction per factor of two.
+        let mut u = s.add(x, y);
+        if M == lazy::WIDE {
+            u = s.csub(u, s.add(c.two_q, c.two_q));
+        }
+        (
+            s.csub(u, c.two_q),
+            s.mul_shoup_lazy_splat(d, k.w.0, k.w.1, c.q),
+        )
+    } else {
+        (
+            s.mul_shoup_lazy_splat(s.add(x, y), k.ni.0, k.ni.1, c.q),
+            s.mul_shoup_lazy_splat(d, k.niw.0, k.niw.1, c.q),
+        )
+    };
+    if STRICT {
+        u = s.csub(u, c.q);
+        v = s.csub(v, c.q);
+    }
+    (u, v)
+}
+
 /// Vectors per register block ([`regs_block`]).
 const REG_BLOCK: usize = 8;
 
@@ -891,18 +972,17 @@ fn regs_block<
         }
     }
     if INV && FULL {
-        // Last layer (one group, distance n/2) with 1/n merged.
-        let (ni, nip) = (s.splat(tb.n_inv.0), s.splat(tb.n_inv.1));
-        let (niw, niwp) = (s.splat(tb.n_inv_w.0), s.splat(tb.n_inv_w.1));
+        // Last layer (one group, distance n/2) with 1/n merged (folded into the layer of
+        // distance n/4 for the second quarter: `fold_inv(V L, L)` holds for `V >= 4`).
+        debug_assert!(tb.fold_inv == (V >= 4));
+        let k = LastConsts::new(s, tb);
         for j in 0..V / 2 {
-            let (u0, v0) = (v[j], v[V / 2 + j]);
-            let mut u = s.mul_shoup_lazy_splat(s.add(u0, v0), ni, nip, c.q);
-            let mut w = s.mul_shoup_lazy_splat(s.add(s.sub(u0, v0), c.vq), niw, niwp, c.q);
-            if STRICT {
-                u = s.csub(u, c.q);
-                w = s.csub(w, c.q);
-            }
-            (v[j], v[V / 2 + j]) = (u, w);
+            let (x, y) = (v[j], v[V / 2 + j]);
+            (v[j], v[V / 2 + j]) = if V >= 4 && j >= V / 4 {
+                inv_last_bf::<S, STRICT, true, M>(s, c, &k, x, y)
+            } else {
+                inv_last_bf::<S, STRICT, false, M>(s, c, &k, x, y)
+            };
         }
     }
     for (i, x) in v.iter().enumerate() {
@@ -1128,18 +1208,20 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
             inv_big_layers::<S, M>(s, tb, c, a, n, 0, t0, last);
         }
     }
-    // Last layer (one group, distance n/2) with 1/n merged.
-    let (ni, nip) = (s.splat(tb.n_inv.0), s.splat(tb.n_inv.1));
-    let (niw, niwp) = (s.splat(tb.n_inv_w.0), s.splat(tb.n_inv_w.1));
+    // Last layer (one group, distance n/2) with 1/n merged: the second quarter's inputs
+    // already carry it when the plan folds it ([`fold_inv`]).
+    let k = LastConsts::new(s, tb);
     let (lo, hi) = a.split_at_mut(last);
-    for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
-        let (u0, v0) = (s.load(x), s.load(y));
-        let mut u = s.mul_shoup_lazy_splat(s.add(u0, v0), ni, nip, c.q);
-        let mut v = s.mul_shoup_lazy_splat(s.add(s.sub(u0, v0), c.vq), niw, niwp, c.q);
-        if STRICT {
-            u = s.csub(u, c.q);
-            v = s.csub(v, c.q);
-        }
+    let split = if tb.fold_inv { last / 2 } else { last };
+    let (lo0, lo1) = lo.split_at_mut(split);
+    let (hi0, hi1) = hi.split_at_mut(split);
+    for (x, y) in lo0.chunks_exact_mut(l).zip(hi0.chunks_exact_mut(l)) {
+        let (u, v) = inv_last_bf::<S, STRICT, false, M>(s, c, &k, s.load(x), s.load(y));
+        s.store(x, u);
+        s.store(y, v);
+    }
+    for (x, y) in lo1.chunks_exact_mut(l).zip(hi1.chunks_exact_mut(l)) {
+        let (u, v) = inv_last_bf::<S, STRICT, true, M>(s, c, &k, s.load(x), s.load(y));
         s.store(x, u);
         s.store(y, v);
     }
