@@ -162,6 +162,43 @@ fn round_trips_and_rejection() {
     exercise::<Ntrulpr761>();
 }
 
+/// sntrup761's implicit rejection key is exactly `Hash0(Hash3(rho) ‖ ct)` (`Hash_b(x)` the first
+/// 32 bytes of SHA-512(`b ‖ x`), `rho` the secret key's 191 bytes before its last 32),
+/// computed here with the `sha2` crate: the decapsulation selects the session hash's input
+/// in constant time when SHA-512 runs one message at a time (`LATPOLY_ISA=avx2` or `scalar`),
+/// and hashes both candidates side by side with the four-lane kernel; both must give this key.
+#[test]
+fn sntrup761_rejection_key_is_hash0_of_rho() {
+    use sha2::Sha512;
+    let hash = |b: u8, parts: &[&[u8]]| -> Vec<u8> {
+        let mut h = Sha512::new();
+        h.update([b]);
+        for p in parts {
+            h.update(p);
+        }
+        h.finalize()[..32].to_vec()
+    };
+    let (pk, sk) = Sntrup761::keypair(&mut OsRandom).unwrap();
+    let (ct, ss) = Sntrup761::encapsulate(&pk, &mut OsRandom).unwrap();
+    let skb = sk.as_bytes();
+    let rho_at = Sntrup761::SECRET_KEY_BYTES - 32 - 191;
+    let rho = &skb[rho_at..rho_at + 191];
+    let l = Sntrup761::CIPHERTEXT_BYTES;
+    for (i, bit) in [(0usize, 1u8), (700, 0x40), (l - 32, 2), (l - 1, 0x80)] {
+        let mut b = ct.as_bytes().to_vec();
+        b[i] ^= bit;
+        let bad = Ciphertext::<Sntrup761>::from_bytes(&b).unwrap();
+        let got = Sntrup761::decapsulate(&sk, &bad).unwrap();
+        let want = hash(0, &[&hash(3, &[rho]), &b]);
+        assert_eq!(got.as_bytes(), &want[..], "byte {i}");
+    }
+    // the valid ciphertext: Hash1(Hash3(r) ‖ ct), r unknown here, so only a consistency check
+    assert_eq!(
+        Sntrup761::decapsulate(&sk, &ct).unwrap().as_bytes(),
+        ss.as_bytes()
+    );
+}
+
 /// The randomness call pattern of the NIST KATs (PARAMS B.5): sntrup761 key generation makes
 /// 761 `randombytes(4)` calls per `g` candidate, 761 for `f`, then `randombytes(191)`;
 /// encapsulation 761 `randombytes(4)`. ntrulpr761: `randombytes(32)`, 761 × 4, `randombytes(32)`;

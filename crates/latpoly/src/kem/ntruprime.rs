@@ -278,9 +278,13 @@ fn sntrup_encapsulate(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>,
     Ok((ct, Wiped::new(session.digest32())))
 }
 
-/// Decapsulation. Both session-key candidates, `Hash1(Hash3(r) ‖ ct)` for a valid ciphertext
-/// and `Hash0(Hash3(rho) ‖ ct)` otherwise, are hashed side by side with the confirmation, and
-/// one is selected in constant time (as selecting the input first would).
+/// Decapsulation. The session key is `Hash1(Hash3(r) ‖ ct)` for a valid ciphertext and
+/// `Hash0(Hash3(rho) ‖ ct)` otherwise. With the four-lane SHA-512 kernel
+/// ([`sha512::parallel`]) both candidates are hashed side by side with the confirmation (three
+/// lanes cost what one does) and one is selected in constant time; without it the confirmation
+/// is hashed first and the session hash's input (prefix byte and 32-byte hash) is selected in
+/// constant time and hashed once, which saves the nine blocks of the other candidate (~2 µs).
+/// Both give the same key.
 fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let _wipe = ring::ScratchWipe;
     let (f, rest) = sk.split_at(SMALL_BYTES);
@@ -318,17 +322,31 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     sha512::finish(&mut [&mut m3, &mut mrho]);
     let (r3, rho3) = (Wiped::new(m3.digest32()), Wiped::new(mrho.digest32()));
     let mut confirm = Msg::new(&[&[2], &*r3, cache]);
-    let mut k1 = Msg::new(&[&[1], &*r3, ct]);
-    let mut k0 = Msg::new(&[&[0], &*rho3, ct]);
-    sha512::finish(&mut [&mut confirm, &mut k1, &mut k0]);
+    if sha512::parallel() {
+        let mut k1 = Msg::new(&[&[1], &*r3, ct]);
+        let mut k0 = Msg::new(&[&[0], &*rho3, ct]);
+        sha512::finish(&mut [&mut confirm, &mut k1, &mut k0]);
+        cnew.extend_from_slice(&confirm.digest32());
+        let ok = equal(&cnew, ct);
+        let (k1, k0) = (Wiped::new(k1.digest32()), Wiped::new(k0.digest32()));
+        let mut k = Wiped::new([0u8; 32]);
+        for ((k, &a), &b) in k.iter_mut().zip(k1.iter()).zip(k0.iter()) {
+            *k = u8::conditional_select(&b, &a, ok);
+        }
+        return Ok(k);
+    }
+    sha512::finish(&mut [&mut confirm]);
     cnew.extend_from_slice(&confirm.digest32());
     let ok = equal(&cnew, ct);
-    let (k1, k0) = (Wiped::new(k1.digest32()), Wiped::new(k0.digest32()));
-    let mut k = Wiped::new([0u8; 32]);
-    for ((k, &a), &b) in k.iter_mut().zip(k1.iter()).zip(k0.iter()) {
-        *k = u8::conditional_select(&b, &a, ok);
+    // `1 ‖ Hash3(r)` if the ciphertext is valid, `0 ‖ Hash3(rho)` otherwise
+    let mut prefix = Wiped::new([0u8; 1 + HASH_BYTES]);
+    prefix[0] = u8::conditional_select(&0, &1, ok);
+    for ((p, &a), &b) in prefix[1..].iter_mut().zip(r3.iter()).zip(rho3.iter()) {
+        *p = u8::conditional_select(&b, &a, ok);
     }
-    Ok(k)
+    let mut session = Msg::new(&[&prefix[..], ct]);
+    sha512::finish(&mut [&mut session]);
+    Ok(Wiped::new(session.digest32()))
 }
 
 // ----- NTRU LPRime

@@ -129,6 +129,20 @@ fn avx512() -> Option<crate::keccak::x86::Avx512Vl> {
     crate::keccak::avx512()
 }
 
+/// Whether [`advance`] hashes several messages in lockstep on this CPU (the four-lane kernel):
+/// then hashing up to four independent messages costs about what one does, otherwise each
+/// message costs its own blocks (callers may then prefer hashing fewer messages).
+pub(crate) fn parallel() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        avx512().is_some()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// One message being hashed: its bytes with the SHA-512 padding (a whole number of blocks) and
 /// the chaining value after the blocks compressed so far. Both are wiped on drop (the KEMs hash
 /// secrets).
