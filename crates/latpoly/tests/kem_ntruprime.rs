@@ -162,13 +162,13 @@ fn round_trips_and_rejection() {
     exercise::<Ntrulpr761>();
 }
 
-/// sntrup761's implicit rejection key is exactly `Hash0(Hash3(rho) ‖ ct)` (`Hash_b(x)` the first
-/// 32 bytes of SHA-512(`b ‖ x`), `rho` the secret key's 191 bytes before its last 32),
-/// computed here with the `sha2` crate: the decapsulation selects the session hash's input
-/// in constant time when SHA-512 runs one message at a time (`LATPOLY_ISA=avx2` or `scalar`),
-/// and hashes both candidates side by side with the four-lane kernel; both must give this key.
+/// The implicit rejection keys are exactly sntrup761's `Hash0(Hash3(rho) ‖ ct)` and
+/// ntrulpr761's `Hash0(rho ‖ ct)` (`Hash_b(x)` the first 32 bytes of SHA-512(`b ‖ x`)),
+/// computed here with the `sha2` crate: the decapsulations select the session hash's input in
+/// constant time when SHA-512 runs one message at a time (`LATPOLY_ISA=avx2` or `scalar`), and
+/// hash both candidates side by side with the four-lane kernel; both must give this key.
 #[test]
-fn sntrup761_rejection_key_is_hash0_of_rho() {
+fn rejection_keys_are_hash0_of_rho() {
     use sha2::Sha512;
     let hash = |b: u8, parts: &[&[u8]]| -> Vec<u8> {
         let mut h = Sha512::new();
@@ -195,6 +195,24 @@ fn sntrup761_rejection_key_is_hash0_of_rho() {
     // the valid ciphertext: Hash1(Hash3(r) ‖ ct), r unknown here, so only a consistency check
     assert_eq!(
         Sntrup761::decapsulate(&sk, &ct).unwrap().as_bytes(),
+        ss.as_bytes()
+    );
+
+    // ntrulpr761: Hash0(rho ‖ ct), rho the secret key's 32 bytes before its last 32
+    let (pk, sk) = Ntrulpr761::keypair(&mut OsRandom).unwrap();
+    let (ct, ss) = Ntrulpr761::encapsulate(&pk, &mut OsRandom).unwrap();
+    let skb = sk.as_bytes();
+    let rho = &skb[Ntrulpr761::SECRET_KEY_BYTES - 64..Ntrulpr761::SECRET_KEY_BYTES - 32];
+    let l = Ntrulpr761::CIPHERTEXT_BYTES;
+    for (i, bit) in [(0usize, 1u8), (700, 0x40), (l - 32, 2), (l - 1, 0x80)] {
+        let mut b = ct.as_bytes().to_vec();
+        b[i] ^= bit;
+        let bad = Ciphertext::<Ntrulpr761>::from_bytes(&b).unwrap();
+        let got = Ntrulpr761::decapsulate(&sk, &bad).unwrap();
+        assert_eq!(got.as_bytes(), &hash(0, &[rho, &b])[..], "byte {i}");
+    }
+    assert_eq!(
+        Ntrulpr761::decapsulate(&sk, &ct).unwrap().as_bytes(),
         ss.as_bytes()
     );
 }
