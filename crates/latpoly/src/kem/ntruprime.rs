@@ -328,25 +328,33 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
         sha512::finish(&mut [&mut confirm, &mut k1, &mut k0]);
         cnew.extend_from_slice(&confirm.digest32());
         let ok = equal(&cnew, ct);
-        let (k1, k0) = (Wiped::new(k1.digest32()), Wiped::new(k0.digest32()));
-        let mut k = Wiped::new([0u8; 32]);
-        for ((k, &a), &b) in k.iter_mut().zip(k1.iter()).zip(k0.iter()) {
-            *k = u8::conditional_select(&b, &a, ok);
-        }
-        return Ok(k);
+        return Ok(select32(ok, &k1.digest32(), &k0.digest32()));
     }
     sha512::finish(&mut [&mut confirm]);
     cnew.extend_from_slice(&confirm.digest32());
     let ok = equal(&cnew, ct);
-    // `1 ‖ Hash3(r)` if the ciphertext is valid, `0 ‖ Hash3(rho)` otherwise
-    let mut prefix = Wiped::new([0u8; 1 + HASH_BYTES]);
-    prefix[0] = u8::conditional_select(&0, &1, ok);
-    for ((p, &a), &b) in prefix[1..].iter_mut().zip(r3.iter()).zip(rho3.iter()) {
-        *p = u8::conditional_select(&b, &a, ok);
+    Ok(session_selected(ok, &r3, &rho3, ct))
+}
+
+/// `a` where `ok`, else `b`, in constant time (the digests are wiped).
+fn select32(ok: Choice, a: &[u8; 32], b: &[u8; 32]) -> Wiped<[u8; 32]> {
+    let (a, b) = (Wiped::new(*a), Wiped::new(*b));
+    let mut k = Wiped::new([0u8; 32]);
+    for ((k, &x), &y) in k.iter_mut().zip(a.iter()).zip(b.iter()) {
+        *k = u8::conditional_select(&y, &x, ok);
     }
+    k
+}
+
+/// The session key of a decapsulation, hashed once: `Hash1(yes ‖ ct)` where `ok`, else
+/// `Hash0(no ‖ ct)`, the input (prefix byte and 32 bytes) selected in constant time.
+fn session_selected(ok: Choice, yes: &[u8; 32], no: &[u8; 32], ct: &[u8]) -> Wiped<[u8; 32]> {
+    let mut prefix = Wiped::new([0u8; 33]);
+    prefix[0] = u8::conditional_select(&0, &1, ok);
+    prefix[1..].copy_from_slice(&*select32(ok, yes, no));
     let mut session = Msg::new(&[&prefix[..], ct]);
     sha512::finish(&mut [&mut session]);
-    Ok(Wiped::new(session.digest32()))
+    Wiped::new(session.digest32())
 }
 
 // ----- NTRU LPRime
@@ -486,12 +494,7 @@ fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
         let mut cnew = ntrulpr_hide(&hs, &*r_enc, pk)?;
         cnew.extend_from_slice(&confirm.digest32());
         let ok = equal(&cnew, ct);
-        let (k1, k0) = (Wiped::new(k1.digest32()), Wiped::new(k0.digest32()));
-        let mut k = Wiped::new([0u8; 32]);
-        for ((k, &x), &y) in k.iter_mut().zip(k1.iter()).zip(k0.iter()) {
-            *k = u8::conditional_select(&y, &x, ok);
-        }
-        return Ok(k);
+        return Ok(select32(ok, &k1.digest32(), &k0.digest32()));
     }
     // one message at a time: the session hash's input selected in constant time, hashed once
     sha512::finish(&mut [&mut m5, &mut confirm]);
@@ -499,14 +502,8 @@ fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let mut cnew = ntrulpr_hide(&hs, &*r_enc, pk)?;
     cnew.extend_from_slice(&confirm.digest32());
     let ok = equal(&cnew, ct);
-    let mut prefix = Wiped::new([0u8; 1 + l::INPUTS]);
-    prefix[0] = u8::conditional_select(&0, &1, ok);
-    for ((p, &x), &y) in prefix[1..].iter_mut().zip(r_enc.iter()).zip(rho.iter()) {
-        *p = u8::conditional_select(&y, &x, ok);
-    }
-    let mut session = Msg::new(&[&prefix[..], ct]);
-    sha512::finish(&mut [&mut session]);
-    Ok(Wiped::new(session.digest32()))
+    let rho: &[u8; l::INPUTS] = rho.try_into().expect("32 bytes (split above)");
+    Ok(session_selected(ok, &r_enc, rho, ct))
 }
 
 // ----- the Kem types
