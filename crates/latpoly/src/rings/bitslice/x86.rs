@@ -569,11 +569,11 @@ fn divsteps3_avx512<const K: usize>(
             }
         }
     }
-    if has_vbmi2() && narrow {
+    if has_vbmi2() && has_vl() && narrow {
         let zy = |x: &VTrits<__m512i, K>| [Zy::new(x.p[0], x.p[1]), Zy::new(x.m[0], x.m[1])];
         let (mut zf, mut zg, mut zv, mut zw) = (zy(f), zy(g), zy(v), zy(w));
-        // SAFETY: the CPU runs AVX-512 VBMI2 (checked above), AVX-512F and VL (the caller's
-        // `__m512i` values come from an AVX-512 token, which requires both).
+        // SAFETY: the CPU runs AVX-512 VBMI2 and VL (checked above) and AVX-512F (the
+        // caller's `__m512i` values come from an AVX-512 token).
         let delta = unsafe { divsteps3_zy(&mut zf, &mut zg, &mut zv, &mut zw, steps) };
         for (x, z) in [(f, zf), (g, zg), (v, zv), (w, zw)] {
             (x.p[0], x.p[1]) = z[0].get();
@@ -594,6 +594,14 @@ fn divsteps3_avx512<const K: usize>(
 fn has_vbmi2() -> bool {
     static VBMI2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *VBMI2.get_or_init(|| is_x86_feature_detected!("avx512vbmi2"))
+}
+
+/// Whether the CPU runs AVX-512VL (checked once): [`divsteps3_zy`] uses `ymm` forms of
+/// AVX-512 instructions. Every CPU with VBMI2 has it; the token ([`Avx512Bits`]) only proves
+/// AVX-512F, so the `Zy` path checks it too.
+fn has_vl() -> bool {
+    static VL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *VL.get_or_init(|| is_x86_feature_detected!("avx512vl"))
 }
 
 /// [`divsteps3_batched`] with the VBMI2 shifts.
