@@ -154,12 +154,16 @@ fn main() {
         let ns_r2 = time_ns(20, || ntru::poly_r2_inv(black_box(&a), p, &mut r).unwrap()).0;
         let ns_rq = time_ns(10, || ntru::poly_rq_inv(black_box(&a), p, &mut r).unwrap()).0;
         let ns_s3 = time_ns(2, || ntru::poly_s3_inv(black_box(&a), p, &mut r).unwrap()).0;
+        // poly_lift on a ternary message (HRSS: the division by x - 1; HPS: a copy)
+        let m: Vec<u16> = a.iter().map(|&x| x % 3).collect();
+        let ns_lift = time_ns(2_000, || ntru::poly_lift(black_box(&m), p, &mut r).unwrap()).0;
         println!(
-            "{:<16} R2_inv {:>9.0} ns   Rq_inv {:>9.0} ns   S3_inv {:>10.0} ns (medians)",
+            "{:<16} R2_inv {:>9.0} ns   Rq_inv {:>9.0} ns   S3_inv {:>10.0} ns   lift {:>6.0} ns (medians)",
             p.name(),
             ns_r2,
             ns_rq,
-            ns_s3
+            ns_s3,
+            ns_lift
         );
     }
 }

@@ -51,6 +51,8 @@
 
 mod fast;
 #[cfg(target_arch = "x86_64")]
+mod lift_x86;
+#[cfg(target_arch = "x86_64")]
 mod pack_x86;
 #[cfg(target_arch = "x86_64")]
 mod r2_avx512;
@@ -249,6 +251,17 @@ impl Backend {
         }
         let _ = cap;
         Backend::Scalar
+    }
+
+    /// HRSS `poly_lift` (same result everywhere; vectorised on the x86 backends).
+    fn lift_hrss(self, a: &[u16], out: &mut [u16], q: u16) {
+        match self {
+            Backend::Scalar => reference::lift_hrss(a, out, q),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => t.lift_hrss(a, out, q),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => t.lift_hrss(a, out, q),
+        }
     }
 
     /// `poly_S3_inv`, compiled for this backend's instruction set (same result everywhere).
@@ -724,7 +737,7 @@ pub fn poly_s3_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()>
 pub fn poly_lift(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
     check_n(params, &[a.len(), out.len()])?;
     if params.is_hrss() {
-        reference::lift_hrss(a, out, params.q());
+        default_backend().lift_hrss(a, out, params.q());
     } else {
         reference::lift_hps(a, out, params.q());
     }

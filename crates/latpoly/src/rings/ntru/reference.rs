@@ -118,33 +118,21 @@ pub(crate) fn lift_hps(a: &[u16], r: &mut [u16], q: u16) {
     z3_to_zq(r, q);
 }
 
-/// HRSS `poly_lift` (ref-common/poly_lift.c): `b = a / (x - 1) mod (3, Phi_n)` by the explicit
-/// formula, then `Z3 -> Zq`, then `r = (x - 1) · b` (all in `u16`, not reduced mod `q`).
-pub(crate) fn lift_hrss(a: &[u16], r: &mut [u16], q: u16) {
+/// The first three values of HRSS `poly_lift`'s `b` (the reference's loop over `a[3..]`
+/// gathered per residue class): `class[r]` is the wrapping sum of `a[i]` over `i >= 3`,
+/// `i = r mod 3`. Shared by [`lift_hrss`] and the vectorised lift.
+pub(crate) fn lift_hrss_head(a: &[u16], class: [u16; 3]) -> [u16; 3] {
     let n = a.len();
-    let mut b = vec![0u16; n];
     // t = -1/N mod 3 = -N mod 3, as `uint16_t t = 3 - (NTRU_N % 3)`.
     let t = (3 - (n % 3)) as u16;
     let two_minus_t = 2u16.wrapping_sub(t);
-    b[0] = a[0]
-        .wrapping_mul(two_minus_t)
-        .wrapping_add(a[2].wrapping_mul(t));
-    b[1] = a[1].wrapping_mul(two_minus_t);
-    b[2] = a[2].wrapping_mul(two_minus_t);
-    // The reference's loop runs z = (k t) mod 3 for the k-th term a[3 + k]: z depends only on
-    // k mod 3, and the sums are linear (mod 2^16), so they are gathered per residue class first
-    // (same result, no serial chain through z).
+    let mut b = [
+        a[0].wrapping_mul(two_minus_t)
+            .wrapping_add(a[2].wrapping_mul(t)),
+        a[1].wrapping_mul(two_minus_t),
+        a[2].wrapping_mul(two_minus_t),
+    ];
     let z = |k: usize| (k as u16 * t) % 3;
-    let mut class = [0u16; 3];
-    let body = a[3..].chunks_exact(3);
-    for (r, &ai) in body.remainder().iter().enumerate() {
-        class[r] = class[r].wrapping_add(ai);
-    }
-    for c in body {
-        class[0] = class[0].wrapping_add(c[0]);
-        class[1] = class[1].wrapping_add(c[1]);
-        class[2] = class[2].wrapping_add(c[2]);
-    }
     for (r, &sum) in class.iter().enumerate() {
         let zr = z(r);
         b[0] = b[0].wrapping_add(sum.wrapping_mul(zr + 2 * t));
@@ -155,6 +143,28 @@ pub(crate) fn lift_hrss(a: &[u16], r: &mut [u16], q: u16) {
     b[1] = b[1].wrapping_add(a[0].wrapping_mul(zj + t));
     b[2] = b[2].wrapping_add(a[0].wrapping_mul(zj));
     b[2] = b[2].wrapping_add(a[1].wrapping_mul(zj + t));
+    b
+}
+
+/// HRSS `poly_lift` (ref-common/poly_lift.c): `b = a / (x - 1) mod (3, Phi_n)` by the explicit
+/// formula, then `Z3 -> Zq`, then `r = (x - 1) · b` (all in `u16`, not reduced mod `q`).
+pub(crate) fn lift_hrss(a: &[u16], r: &mut [u16], q: u16) {
+    let n = a.len();
+    let mut b = vec![0u16; n];
+    // The reference's loop runs z = (k t) mod 3 for the k-th term a[3 + k]: z depends only on
+    // k mod 3, and the sums are linear (mod 2^16), so they are gathered per residue class first
+    // (same result, no serial chain through z).
+    let mut class = [0u16; 3];
+    let body = a[3..].chunks_exact(3);
+    for (r, &ai) in body.remainder().iter().enumerate() {
+        class[r] = class[r].wrapping_add(ai);
+    }
+    for c in body {
+        class[0] = class[0].wrapping_add(c[0]);
+        class[1] = class[1].wrapping_add(c[1]);
+        class[2] = class[2].wrapping_add(c[2]);
+    }
+    b[..3].copy_from_slice(&lift_hrss_head(a, class));
     // b[i] = b[i - 3] + 2 (a[i] + a[i - 1] + a[i - 2]): three running sums, three indices at a
     // time (so that each stays in a register).
     let mut acc = [b[0], b[1], b[2]];
