@@ -22,8 +22,9 @@
 //! layers 128, 64, 32 per 256-value group in registers; the in-register layers 16..1 of both
 //! operands, the pointwise product and the inverse layers 1..16; the inverse layers 32..128; the
 //! inverse layer 256 with the inverse radix-3 layer; the fold. Three stores per value and
-//! transform instead of the ten of one pass per layer (256-bit vectors: two more passes each
-//! way, for the layers 128 and 64).
+//! transform instead of the ten of one pass per layer. 256-bit vectors run the layers 64, 32,
+//! 16 per 128-value group (eight vectors, as for 512-bit ones) and one more pass each way, for
+//! the layer 128.
 //!
 //! # Arithmetic and ranges
 //!
@@ -510,9 +511,13 @@ pub(crate) type Input = Buf<768>;
 /// A transform buffer.
 type Work = Buf<N>;
 
-/// Elements of the group [`inner`] transforms in registers: `S::GROUP` pairs of vectors.
-const fn group_len<S: Lanes>() -> usize {
-    2 * S::L * S::GROUP
+/// Pairs of vectors [`fwd_mid`] / [`inv_mid`] transform in registers (eight vectors: three
+/// layers per pass, for 256-bit vectors as for 512-bit ones).
+const MID_PAIRS: usize = 4;
+
+/// Elements of one [`fwd_mid`] group.
+const fn mid_len<S: Lanes>() -> usize {
+    2 * S::L * MID_PAIRS
 }
 
 /// Offset in `PrimeTables::fwd_big` of the twiddles of radix-2 layer `j` (`3 · 2^j` blocks).
@@ -528,7 +533,7 @@ const fn inv_big_off<S: Lanes>(h: usize) -> usize {
 
 /// Forward radix-3 layer fused with the first radix-2 layer (`h = 256`), out of place, then the
 /// radix-2 layers too wide for one [`inner`] group (none for 512-bit vectors) in place, then
-/// the layers `L <= h < group_len` in one pass ([`fwd_mid`]).
+/// the layers `L <= h < mid_len` in one pass ([`fwd_mid`]).
 #[inline(always)]
 fn forward_outer<S: Lanes>(s: S, t: &PrimeTables, src: &Input, x: &mut Work) {
     let m = Modv::new(s, &t.consts);
@@ -539,7 +544,7 @@ fn forward_outer<S: Lanes>(s: S, t: &PrimeTables, src: &Input, x: &mut Work) {
     }
     for j in 1..LOG2 {
         let h = 256 >> j;
-        if h < group_len::<S>() {
+        if h < mid_len::<S>() {
             break;
         }
         let tw = &t.fwd_big[fwd_big_off(j)..];
@@ -749,40 +754,35 @@ fn inner<S: Lanes>(s: S, t: &PrimeTables, xa: &mut Work, xb: &Work) {
     }
 }
 
-/// Forward radix-2 layers at distances `L <= h < group_len`, one pass: each group of `2 GROUP`
-/// consecutive vectors (the span of one [`inner`] group) loaded once, transformed in registers,
-/// stored once.
+/// Forward radix-2 layers at distances `L <= h < mid_len`, one pass: each group of
+/// `2 MID_PAIRS` consecutive vectors loaded once, transformed in registers, stored once.
 #[inline(always)]
 fn fwd_mid<S: Lanes>(s: S, t: &PrimeTables, m: &Modv<S::V>, x: &mut [i16; N]) {
-    for (grp, c) in x.chunks_exact_mut(group_len::<S>()).enumerate() {
+    for (grp, c) in x.chunks_exact_mut(mid_len::<S>()).enumerate() {
         let mut v = load_group(s, c);
         // One call per layer with the half-block size (in vectors) and the reduction flag as
         // constants, so every index into `v` is a constant and `v` stays in registers.
-        if S::GROUP >= 4 {
-            fwd_mid_layer::<S, 4>(s, t, m, &mut v, grp);
-        }
-        if S::GROUP >= 2 {
-            fwd_mid_layer::<S, 2>(s, t, m, &mut v, grp);
-        }
+        fwd_mid_layer::<S, 4>(s, t, m, &mut v, grp);
+        fwd_mid_layer::<S, 2>(s, t, m, &mut v, grp);
         fwd_mid_layer::<S, 1>(s, t, m, &mut v, grp);
         store_group(s, c, &v);
     }
 }
 
-/// The `2 GROUP` vectors of one group (slots past them stay zero).
+/// The `2 MID_PAIRS` vectors of one group.
 #[inline(always)]
-fn load_group<S: Lanes>(s: S, c: &[i16]) -> [S::V; 8] {
-    let mut v = [s.splat(0); 8];
-    for (k, vk) in v.iter_mut().enumerate().take(2 * S::GROUP) {
+fn load_group<S: Lanes>(s: S, c: &[i16]) -> [S::V; 2 * MID_PAIRS] {
+    let mut v = [s.splat(0); 2 * MID_PAIRS];
+    for (k, vk) in v.iter_mut().enumerate() {
         *vk = s.load(&c[k * S::L..]);
     }
     v
 }
 
-/// Stores the `2 GROUP` vectors of one group.
+/// Stores the `2 MID_PAIRS` vectors of one group.
 #[inline(always)]
-fn store_group<S: Lanes>(s: S, c: &mut [i16], v: &[S::V; 8]) {
-    for (k, &vk) in v.iter().enumerate().take(2 * S::GROUP) {
+fn store_group<S: Lanes>(s: S, c: &mut [i16], v: &[S::V; 2 * MID_PAIRS]) {
+    for (k, &vk) in v.iter().enumerate() {
         s.store(&mut c[k * S::L..], vk);
     }
 }
@@ -793,12 +793,12 @@ fn fwd_mid_layer<S: Lanes, const HV: usize>(
     s: S,
     t: &PrimeTables,
     m: &Modv<S::V>,
-    v: &mut [S::V; 8],
+    v: &mut [S::V; 2 * MID_PAIRS],
     grp: usize,
 ) {
     let j = (256 / (HV * S::L)).trailing_zeros() as usize;
     // The group's first block of layer `j`.
-    let tw = &t.fwd_big[fwd_big_off(j) + grp * S::GROUP / HV..];
+    let tw = &t.fwd_big[fwd_big_off(j) + grp * MID_PAIRS / HV..];
     if t.red_fwd[j] {
         fwd_mid_blocks::<S, HV, true>(s, tw, m, v);
     } else {
@@ -811,9 +811,9 @@ fn fwd_mid_blocks<S: Lanes, const HV: usize, const RED: bool>(
     s: S,
     tw: &[McV],
     m: &Modv<S::V>,
-    v: &mut [S::V; 8],
+    v: &mut [S::V; 2 * MID_PAIRS],
 ) {
-    for (b, c) in tw.iter().enumerate().take(S::GROUP / HV) {
+    for (b, c) in tw.iter().enumerate().take(MID_PAIRS / HV) {
         let (w, wp) = load_mc(s, c);
         for k in 2 * b * HV..(2 * b + 1) * HV {
             let a = if RED { barrett(s, v[k], m) } else { v[k] };
@@ -824,19 +824,15 @@ fn fwd_mid_blocks<S: Lanes, const HV: usize, const RED: bool>(
     }
 }
 
-/// Inverse radix-2 layers at distances `L <= h < group_len`, one pass (the mirror of
+/// Inverse radix-2 layers at distances `L <= h < mid_len`, one pass (the mirror of
 /// [`fwd_mid`]).
 #[inline(always)]
 fn inv_mid<S: Lanes>(s: S, t: &PrimeTables, m: &Modv<S::V>, x: &mut [i16; N]) {
-    for c in x.chunks_exact_mut(group_len::<S>()) {
+    for c in x.chunks_exact_mut(mid_len::<S>()) {
         let mut v = load_group(s, c);
         inv_mid_layer::<S, 1>(s, t, m, &mut v);
-        if S::GROUP >= 2 {
-            inv_mid_layer::<S, 2>(s, t, m, &mut v);
-        }
-        if S::GROUP >= 4 {
-            inv_mid_layer::<S, 4>(s, t, m, &mut v);
-        }
+        inv_mid_layer::<S, 2>(s, t, m, &mut v);
+        inv_mid_layer::<S, 4>(s, t, m, &mut v);
         store_group(s, c, &v);
     }
 }
@@ -848,7 +844,7 @@ fn inv_mid_layer<S: Lanes, const HV: usize>(
     s: S,
     t: &PrimeTables,
     m: &Modv<S::V>,
-    v: &mut [S::V; 8],
+    v: &mut [S::V; 2 * MID_PAIRS],
 ) {
     let h = HV * S::L;
     let off = inv_big_off::<S>(h);
@@ -866,10 +862,10 @@ fn inv_mid_blocks<S: Lanes, const HV: usize, const RED: bool>(
     tw: &[i16],
     twp: &[i16],
     m: &Modv<S::V>,
-    v: &mut [S::V; 8],
+    v: &mut [S::V; 2 * MID_PAIRS],
 ) {
     let l = S::L;
-    for b in 0..S::GROUP / HV {
+    for b in 0..MID_PAIRS / HV {
         for k in 0..HV {
             let (ia, ib) = (2 * b * HV + k, 2 * b * HV + k + HV);
             let a = if RED { barrett(s, v[ia], m) } else { v[ia] };
@@ -880,7 +876,7 @@ fn inv_mid_blocks<S: Lanes, const HV: usize, const RED: bool>(
     }
 }
 
-/// Inverse radix-2 layers `L <= h < group_len` in one pass ([`inv_mid`]), those too wide for one
+/// Inverse radix-2 layers `L <= h < mid_len` in one pass ([`inv_mid`]), those too wide for one
 /// [`inner`] group (none for 512-bit vectors), the layer
 /// at distance 256 fused with the radix-3 layer and a Barrett reduction of every output, then
 /// the reduction modulo `x^761 - x - 1` into `out[0..761]` (lanes beyond are garbage).
@@ -890,7 +886,7 @@ fn inverse_outer<S: Lanes>(s: S, t: &PrimeTables, x: &mut Work, out: &mut [i16; 
     let m = Modv::new(s, &t.consts);
     let x = &mut x.0;
     inv_mid(s, t, &m, x);
-    let mut h = group_len::<S>();
+    let mut h = mid_len::<S>();
     while h < 256 {
         let off = inv_big_off::<S>(h);
         let (tw, twp) = t.inv_big[off..off + 2 * h].split_at(h);
