@@ -292,13 +292,43 @@ pub(crate) struct Tables {
     qc: ModConsts,
 }
 
-/// The lane position each `X` lane holds after `deinterleave(0..L, L..2L, t)`.
-fn positions<S: Lanes>(s: S, t: usize) -> Vec<usize> {
-    let idx: Vec<i16> = (0..2 * S::L as i16).collect();
-    let (x, _) = s.deinterleave(s.load(&idx[..S::L]), s.load(&idx[S::L..]), t);
-    let mut out = vec![0i16; S::L];
-    s.store(&mut out, x);
-    out.into_iter().map(|v| v as usize).collect()
+/// The element each `X` lane holds in the layout of every in-register layer (`h = L/2, .., 1`):
+/// the entry `deinterleave` at `L/2`, then the backend's `step_down` after each layer, run on
+/// index vectors. Asserts the butterfly contract (lane `l` of `Y` holds the element `h` above
+/// that of `X`, in the same `2h`-block) and that `step_up` undoes `step_down`, so a backend may
+/// use any lane order its shuffles produce cheaply.
+pub(crate) fn layouts<S: Lanes>(s: S) -> Vec<Vec<usize>> {
+    let l = S::L;
+    let idx: Vec<i16> = (0..2 * l as i16).collect();
+    let lanes = |v: S::V| {
+        let mut out = vec![0i16; l];
+        s.store(&mut out, v);
+        out.into_iter().map(|e| e as usize).collect::<Vec<usize>>()
+    };
+    let (mut x, mut y) = s.deinterleave(s.load(&idx[..l]), s.load(&idx[l..]), l / 2);
+    let mut out = Vec::new();
+    let mut h = l / 2;
+    while h >= 1 {
+        let (xs, ys) = (lanes(x), lanes(y));
+        for (&a, &b) in xs.iter().zip(&ys) {
+            assert!(
+                b == a + h && a % (2 * h) < h,
+                "lane layout breaks the butterfly contract"
+            );
+        }
+        out.push(xs);
+        if h > 1 {
+            let (nx, ny) = s.step_down(x, y, h);
+            let (bx, by) = s.step_up(nx, ny, h / 2);
+            assert!(
+                lanes(bx) == lanes(x) && lanes(by) == lanes(y),
+                "step_up must undo step_down"
+            );
+            (x, y) = (nx, ny);
+        }
+        h /= 2;
+    }
+    out
 }
 
 impl PrimeTables {
@@ -331,7 +361,7 @@ impl PrimeTables {
         }
         // In-register layers: h = L/2 .. 1, lane order discovered from the backend.
         let small_h: Vec<usize> = (0..l.trailing_zeros()).rev().map(|k| 1 << k).collect();
-        let pos: Vec<Vec<usize>> = small_h.iter().map(|&h| positions(s, h)).collect();
+        let pos = layouts(s);
         // Order: group of `S::GROUP` pairs, then layer, then pair in the group (so one slice
         // per layer covers the whole group).
         let mut fwd_small = Vec::new();
