@@ -15,24 +15,14 @@
 
 #![allow(unsafe_code)]
 
+use super::fast::Lanes;
 use super::reference::lift_hrss_head;
 use super::x86::{Avx2Lanes, Avx512Lanes};
 use core::arch::x86_64::*;
 
-/// The lane operations of the lift.
-trait ScanLanes: Copy {
-    type V: Copy;
-    /// Lanes per vector.
-    const L: usize;
-    fn zero(self) -> Self::V;
-    fn splat(self, x: u16) -> Self::V;
-    fn load(self, s: &[u16]) -> Self::V;
-    fn store(self, s: &mut [u16], v: Self::V);
-    fn add(self, a: Self::V, b: Self::V) -> Self::V;
-    fn sub(self, a: Self::V, b: Self::V) -> Self::V;
-    fn and(self, a: Self::V, b: Self::V) -> Self::V;
+/// The lane operations of the lift beyond the multiplier's [`Lanes`].
+trait ScanLanes: Lanes {
     fn or(self, a: Self::V, b: Self::V) -> Self::V;
-    fn srli1(self, a: Self::V) -> Self::V;
     /// Inclusive prefix sums of the lanes (wrapping).
     fn scan(self, a: Self::V) -> Self::V;
     /// The last lane in every lane.
@@ -48,54 +38,10 @@ trait ScanLanes: Copy {
 const DIV3: u16 = 0xAAAB;
 
 impl ScanLanes for Avx2Lanes {
-    type V = __m256i;
-    const L: usize = 16;
-    #[inline(always)]
-    fn zero(self) -> __m256i {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_setzero_si256() }
-    }
-    #[inline(always)]
-    fn splat(self, x: u16) -> __m256i {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_set1_epi16(x as i16) }
-    }
-    #[inline(always)]
-    fn load(self, s: &[u16]) -> __m256i {
-        assert!(s.len() >= 16);
-        // SAFETY: the token proves AVX2; 16 readable u16 (checked above).
-        unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
-    }
-    #[inline(always)]
-    fn store(self, s: &mut [u16], v: __m256i) {
-        assert!(s.len() >= 16);
-        // SAFETY: the token proves AVX2; 16 writable u16 (checked above).
-        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
-    }
-    #[inline(always)]
-    fn add(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_add_epi16(a, b) }
-    }
-    #[inline(always)]
-    fn sub(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_sub_epi16(a, b) }
-    }
-    #[inline(always)]
-    fn and(self, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_and_si256(a, b) }
-    }
     #[inline(always)]
     fn or(self, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: the token proves AVX2.
         unsafe { _mm256_or_si256(a, b) }
-    }
-    #[inline(always)]
-    fn srli1(self, a: __m256i) -> __m256i {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_srli_epi16::<1>(a) }
     }
     #[inline(always)]
     fn scan(self, a: __m256i) -> __m256i {
@@ -140,54 +86,10 @@ impl ScanLanes for Avx2Lanes {
 }
 
 impl ScanLanes for Avx512Lanes {
-    type V = __m512i;
-    const L: usize = 32;
-    #[inline(always)]
-    fn zero(self) -> __m512i {
-        // SAFETY: the token proves AVX-512F.
-        unsafe { _mm512_setzero_si512() }
-    }
-    #[inline(always)]
-    fn splat(self, x: u16) -> __m512i {
-        // SAFETY: the token proves AVX-512BW.
-        unsafe { _mm512_set1_epi16(x as i16) }
-    }
-    #[inline(always)]
-    fn load(self, s: &[u16]) -> __m512i {
-        assert!(s.len() >= 32);
-        // SAFETY: the token proves AVX-512F; 32 readable u16 (checked above).
-        unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
-    }
-    #[inline(always)]
-    fn store(self, s: &mut [u16], v: __m512i) {
-        assert!(s.len() >= 32);
-        // SAFETY: the token proves AVX-512F; 32 writable u16 (checked above).
-        unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
-    }
-    #[inline(always)]
-    fn add(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: the token proves AVX-512BW.
-        unsafe { _mm512_add_epi16(a, b) }
-    }
-    #[inline(always)]
-    fn sub(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: the token proves AVX-512BW.
-        unsafe { _mm512_sub_epi16(a, b) }
-    }
-    #[inline(always)]
-    fn and(self, a: __m512i, b: __m512i) -> __m512i {
-        // SAFETY: the token proves AVX-512F.
-        unsafe { _mm512_and_si512(a, b) }
-    }
     #[inline(always)]
     fn or(self, a: __m512i, b: __m512i) -> __m512i {
         // SAFETY: the token proves AVX-512F.
         unsafe { _mm512_or_si512(a, b) }
-    }
-    #[inline(always)]
-    fn srli1(self, a: __m512i) -> __m512i {
-        // SAFETY: the token proves AVX-512BW.
-        unsafe { _mm512_srli_epi16::<1>(a) }
     }
     #[inline(always)]
     fn scan(self, a: __m512i) -> __m512i {
@@ -307,7 +209,7 @@ fn lift_hrss_body<S: ScanLanes>(s: S, a: &[u16], r: &mut [u16], q: u16) {
         let y = s.add(s.scan(vec_at(i)), carry);
         carry = s.last(y);
         let x = s.mod3(s.add(s.add(y, y), kv[v % 3]));
-        let z = s.or(x, s.and(s.sub(s.zero(), s.srli1(x)), qm));
+        let z = s.or(x, s.and(s.sub(s.zero(), s.shr::<1>(x)), qm));
         let d = s.sub(s.shift_in(prev, z), z);
         prev = z;
         if i < whole {
