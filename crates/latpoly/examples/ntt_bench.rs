@@ -1,8 +1,9 @@
 //! Times the forward and inverse NTT of one `(n, prime size)` on every backend this CPU runs,
 //! in µs per transform (median of batches), for `perf record` and quick comparisons.
 //!
-//! `cargo run --release -p latpoly --example ntt_bench -- [n] [bits] [limbs]`
-//! (defaults 8192, 60, 1). `bits <= 14` uses 16-bit lanes with q = 12289, `bits <= 30`
+//! `cargo run --release -p latpoly --example ntt_bench -- [n] [bits] [limbs] [isa]`
+//! (defaults 8192, 60, 1, every backend; `isa` is a backend name such as `avx512`: that one
+//! only, for `perf record`). `bits <= 14` uses 16-bit lanes with q = 12289, `bits <= 30`
 //! 32-bit lanes, above that 64-bit lanes; `limbs` transforms run per call, one per prime, as
 //! in an RNS polynomial.
 
@@ -18,7 +19,11 @@ fn time(f: impl FnMut(), iters: u32) -> f64 {
 }
 
 fn run<W: latpoly::arith::Word>(n: usize, primes: &[u64]) {
+    let only = std::env::args().nth(4);
     for isa in Plan::<W>::available_isas(n, primes[0]) {
+        if only.as_deref().is_some_and(|o| o != isa.name()) {
+            continue;
+        }
         let plans: Vec<Plan<W>> = primes
             .iter()
             .map(|&q| Plan::<W>::with_isa(n, q, isa).unwrap())

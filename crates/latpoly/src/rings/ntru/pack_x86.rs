@@ -1,6 +1,7 @@
 //! AVX-512BW packing of NTRU polynomials: the SIMD twins of `reference.rs`'s
 //! `poly_Sq_tobytes` / `poly_Sq_frombytes` (`log q`-bit fields) and `poly_S3_tobytes` /
-//! `poly_S3_frombytes` (five base-3 digits per byte), byte for byte the same output.
+//! `poly_S3_frombytes` (five base-3 digits per byte), byte for byte the same output; and AVX2
+//! twins of the two unpackers (see "AVX2" below).
 //!
 //! * `Sq` fields: eight fields fill `log q` bytes exactly (a *group*). Unpacking loads one group
 //!   into each 128-bit lane; two in-lane byte shuffles put, in every 16-bit lane, the two bytes
@@ -15,6 +16,19 @@
 //!   `a0 + 3 a1 + 9 a2 + 27 a3 + 81 a4` in wrapping 16-bit arithmetic, which equals the
 //!   reference's Horner steps mod 256.
 //!
+//! AVX2 has neither per-lane 16-bit shifts nor a 16-bit lane permutation, so its unpackers
+//! shift by multiplying:
+//! * `Sq`: one group per 128-bit lane as above; a field that starts on a byte boundary takes its
+//!   window one byte earlier (a zero byte before the group's first), so every field sits at a
+//!   bit offset `r` in `1..=8` of its window: `lo >> r` is `vpmulhuw` by `2^(16 - r)` and
+//!   `hi << (8 - r)` is `vpmullw` by `2^(8 - r)`.
+//! * `S3`: 16 bytes (80 coefficients, five vectors) are broadcast to both 128-bit lanes, so the
+//!   in-lane `vpshufb` reaches every byte; digit `j` of byte `c` is `floor(c / 3^j)`, one
+//!   `vpmulhuw` by `ceil(2^16 / 3^j)` (exact for every byte, checked in the tests), with the
+//!   byte placed in the high half of the lane for `j = 0` (multiplier 256).
+//!
+//! Measured (n = 509, `LATPOLY_ISA=avx2`): see `docs/BENCH.md`, twentieth session.
+//!
 //! Tails (the last, partial block of a polynomial) go through small zero-padded buffers, so no
 //! access leaves the caller's slices. Everything is branch-free in the data (secret keys are
 //! unpacked here): the shuffles use constant indices.
@@ -25,7 +39,7 @@
 
 #![allow(unsafe_code)]
 
-use super::x86::Avx512Lanes;
+use super::x86::{Avx2Lanes, Avx512Lanes};
 use core::arch::x86_64::*;
 
 /// `vpshufb` indices and shift counts that cut the eight `LQ`-bit fields of a group (loaded at
@@ -145,6 +159,79 @@ const SQ_TO_12: ([i16; 32], [i16; 32], [i16; 32], [i16; 32]) = sq_to_consts::<12
 const SQ_TO_13: ([i16; 32], [i16; 32], [i16; 32], [i16; 32]) = sq_to_consts::<13>();
 const S3_FROM: [[[i16; 32]; 5]; 3] = s3_from_consts();
 const S3_TO: ([[i16; 32]; 5], [u32; 5], [u32; 5]) = s3_to_consts();
+
+/// A `vpshufb` index: byte `i` of the 128-bit lane, or a zero byte for `i = -1`.
+const fn byte_index(i: isize) -> i8 {
+    if i < 0 {
+        -128
+    } else {
+        i as i8
+    }
+}
+
+/// AVX2 `Sq` unpacking, one group of eight `LQ`-bit fields per 128-bit lane: per 16-bit lane,
+/// the `vpshufb` indices of its window `lo` (bytes `k, k+1` of the group) and `hi` (bytes
+/// `k+1, k+2`), and the multipliers `2^(16 - r)` (`vpmulhuw`: `lo >> r`) and `2^(8 - r)`
+/// (`vpmullw`: `hi << (8 - r)`), where the field starts at bit `r` of byte `k` and `r` is
+/// taken in `1..=8` (a field on a byte boundary uses the byte before, index -1 = a zero byte).
+const fn sq_from_consts_avx2<const LQ: usize>() -> ([i8; 32], [i8; 32], [u16; 16], [u16; 16]) {
+    let mut lo = [0i8; 32];
+    let mut hi = [0i8; 32];
+    let mut shr = [0u16; 16];
+    let mut shl = [0u16; 16];
+    let mut half = 0;
+    while half < 2 {
+        let mut j = 0;
+        while j < 8 {
+            let s = j * LQ;
+            // window start (may be -1) and the field's offset in it
+            let (k, r) = if s.is_multiple_of(8) {
+                (s as isize / 8 - 1, 8)
+            } else {
+                ((s / 8) as isize, s % 8)
+            };
+            lo[16 * half + 2 * j] = byte_index(k);
+            lo[16 * half + 2 * j + 1] = byte_index(k + 1);
+            hi[16 * half + 2 * j] = byte_index(k + 1);
+            hi[16 * half + 2 * j + 1] = byte_index(k + 2);
+            shr[8 * half + j] = (1u32 << (16 - r)) as u16;
+            shl[8 * half + j] = 1 << (8 - r);
+            j += 1;
+        }
+        half += 1;
+    }
+    (lo, hi, shr, shl)
+}
+
+/// `ceil(2^16 / 3^j)`: `vpmulhuw` by it is `floor(c / 3^j)` for every byte `c` (`j >= 1`).
+const S3_DIV: [u16; 5] = [256, 21846, 7282, 2428, 810];
+
+/// AVX2 `S3` unpacking: per output vector `v` of an 80-coefficient block (16 bytes broadcast to
+/// both 128-bit lanes), lane `m` (coefficient `e = 16 v + m`, digit `e mod 5` of byte `e / 5`):
+/// the `vpshufb` indices that put the byte in the low half of the lane (digit 0: the high half)
+/// and the multiplier of [`S3_DIV`].
+const fn s3_from_consts_avx2() -> ([[i8; 32]; 5], [[u16; 16]; 5]) {
+    let mut idx = [[0i8; 32]; 5];
+    let mut mul = [[0u16; 16]; 5];
+    let mut v = 0;
+    while v < 5 {
+        let mut m = 0;
+        while m < 16 {
+            let e = 16 * v + m;
+            let (b, j) = ((e / 5) as i8, e % 5);
+            (idx[v][2 * m], idx[v][2 * m + 1]) = if j == 0 { (-128, b) } else { (b, -128) };
+            mul[v][m] = S3_DIV[j];
+            m += 1;
+        }
+        v += 1;
+    }
+    (idx, mul)
+}
+
+const SQ_FROM2_11: ([i8; 32], [i8; 32], [u16; 16], [u16; 16]) = sq_from_consts_avx2::<11>();
+const SQ_FROM2_12: ([i8; 32], [i8; 32], [u16; 16], [u16; 16]) = sq_from_consts_avx2::<12>();
+const SQ_FROM2_13: ([i8; 32], [i8; 32], [u16; 16], [u16; 16]) = sq_from_consts_avx2::<13>();
+const S3_FROM2: ([[i8; 32]; 5], [[u16; 16]; 5]) = s3_from_consts_avx2();
 
 /// 32 `i16` (64 bytes) as a vector. Caller holds an AVX-512F token.
 #[inline(always)]
@@ -417,6 +504,142 @@ impl Avx512Lanes {
     }
 }
 
+/// 32 bytes of a table as a vector. Caller holds an AVX token.
+#[inline(always)]
+unsafe fn load_i8x32(t: &[i8; 32]) -> __m256i {
+    // SAFETY: caller guarantees AVX; `t` is 32 readable bytes (unaligned load).
+    unsafe { _mm256_loadu_si256(t.as_ptr().cast()) }
+}
+
+/// 16 `u16` of a table as a vector. Caller holds an AVX token.
+#[inline(always)]
+unsafe fn load_u16x16(t: &[u16; 16]) -> __m256i {
+    // SAFETY: caller guarantees AVX; `t` is 32 readable bytes (unaligned load).
+    unsafe { _mm256_loadu_si256(t.as_ptr().cast()) }
+}
+
+/// Stores the first `min(16, d.len())` lanes of `v` at the start of `d`. Caller holds an AVX
+/// token.
+#[inline(always)]
+unsafe fn store_u16x16(d: &mut [u16], v: __m256i) {
+    if d.len() >= 16 {
+        // SAFETY: caller guarantees AVX; `d` has 16 writable u16 (unaligned store).
+        unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast(), v) };
+    } else {
+        let mut t = [0u16; 16];
+        // SAFETY: caller guarantees AVX; `t` has 16 writable u16.
+        unsafe { _mm256_storeu_si256(t.as_mut_ptr().cast(), v) };
+        let m = d.len();
+        d.copy_from_slice(&t[..m]);
+    }
+}
+
+impl Avx2Lanes {
+    /// `poly_Sq_frombytes` (`log_q` in 11..=13): `r[0..n-1]` from the fields, `r[n-1] = 0`.
+    pub(crate) fn sq_frombytes(self, bytes: &[u8], r: &mut [u16], log_q: u32) {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            match log_q {
+                11 => self.tf_sq_frombytes::<11>(bytes, r, &SQ_FROM2_11),
+                12 => self.tf_sq_frombytes::<12>(bytes, r, &SQ_FROM2_12),
+                _ => self.tf_sq_frombytes::<13>(bytes, r, &SQ_FROM2_13),
+            }
+        }
+    }
+
+    /// `poly_S3_frombytes`: digits mod 3 (`poly_mod_3_Phi_n` with `r[n-1] = 0`), `r[n-1] = 0`.
+    pub(crate) fn s3_frombytes(self, bytes: &[u8], r: &mut [u16]) {
+        // SAFETY: the token proves AVX2.
+        unsafe { self.tf_s3_frombytes(bytes, r) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn tf_sq_frombytes<const LQ: usize>(
+        self,
+        bytes: &[u8],
+        r: &mut [u16],
+        c: &([i8; 32], [i8; 32], [u16; 16], [u16; 16]),
+    ) {
+        let total = r.len() - 1;
+        // SAFETY: AVX2 is enabled here; the tables are 32 readable bytes each.
+        let (lo_i, hi_i, shr, shl) = unsafe {
+            (
+                load_i8x32(&c.0),
+                load_i8x32(&c.1),
+                load_u16x16(&c.2),
+                load_u16x16(&c.3),
+            )
+        };
+        let mask = _mm256_set1_epi16(((1u32 << LQ) - 1) as i16);
+        // Block of 16 fields = two groups; group `g` is read as 16 bytes from `g LQ`.
+        let span = LQ + 16;
+        let mut k = 0;
+        while k < total {
+            let off = k / 8 * LQ;
+            let mut pad;
+            let src: &[u8] = if off + span <= bytes.len() {
+                &bytes[off..off + span]
+            } else {
+                pad = [0u8; 13 + 16];
+                let m = bytes.len() - off;
+                pad[..m].copy_from_slice(&bytes[off..]);
+                &pad[..span]
+            };
+            let v = _mm256_inserti128_si256::<1>(
+                _mm256_castsi128_si256(load16(src)),
+                load16(&src[LQ..]),
+            );
+            let lo = _mm256_shuffle_epi8(v, lo_i);
+            let hi = _mm256_shuffle_epi8(v, hi_i);
+            let f = _mm256_and_si256(
+                _mm256_or_si256(_mm256_mulhi_epu16(lo, shr), _mm256_mullo_epi16(hi, shl)),
+                mask,
+            );
+            // SAFETY: AVX2 is enabled here.
+            unsafe { store_u16x16(&mut r[k..total], f) };
+            k += 16;
+        }
+        r[total] = 0;
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn tf_s3_frombytes(self, bytes: &[u8], r: &mut [u16]) {
+        let deg = r.len() - 1;
+        let (idx, mul) = &S3_FROM2;
+        let div3 = _mm256_set1_epi16(S3_DIV[1] as i16);
+        let mut k = 0;
+        while k < deg {
+            let b0 = k / 5;
+            let mut pad;
+            let src: &[u8] = if b0 + 16 <= bytes.len() {
+                &bytes[b0..b0 + 16]
+            } else {
+                pad = [0u8; 16];
+                let m = bytes.len() - b0;
+                pad[..m].copy_from_slice(&bytes[b0..]);
+                &pad
+            };
+            let x = _mm256_broadcastsi128_si256(load16(src));
+            for v in 0..5 {
+                let pos = k + 16 * v;
+                if pos >= deg {
+                    break;
+                }
+                // SAFETY: AVX2 is enabled here; each table row is 32 readable bytes.
+                let (iv, mv) = unsafe { (load_i8x32(&idx[v]), load_u16x16(&mul[v])) };
+                let d = _mm256_mulhi_epu16(_mm256_shuffle_epi8(x, iv), mv);
+                // d mod 3 for d <= 255
+                let q = _mm256_mulhi_epu16(d, div3);
+                let m = _mm256_sub_epi16(d, _mm256_add_epi16(q, _mm256_add_epi16(q, q)));
+                // SAFETY: AVX2 is enabled here.
+                unsafe { store_u16x16(&mut r[pos..deg], m) };
+            }
+            k += 80;
+        }
+        r[deg] = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{reference, NtruParams};
@@ -445,26 +668,66 @@ mod tests {
         v
     }
 
-    #[test]
-    fn unpacking_matches_reference() {
-        let Some(t) = Avx512Lanes::try_new() else {
-            eprintln!("skipped: no AVX-512BW on this CPU");
-            return;
-        };
+    /// Every unpacker against the reference: `s3` and `sq` are the backend's functions.
+    fn check_unpacking(
+        name: &str,
+        s3: impl Fn(&[u8], &mut [u16]),
+        sq: impl Fn(&[u8], &mut [u16], u32),
+    ) {
         let mut rng = ChaCha20Rng::seed_from_u64(11);
         for p in ALL {
             let n = p.n();
             for b in byte_inputs(p.s3_bytes(), &mut rng) {
                 let (mut want, mut got) = (vec![7u16; n], vec![9u16; n]);
                 reference::s3_frombytes(&b, &mut want);
-                t.s3_frombytes(&b, &mut got);
-                assert_eq!(got, want, "{p:?} s3_frombytes");
+                s3(&b, &mut got);
+                assert_eq!(got, want, "{name} {p:?} s3_frombytes");
             }
             for b in byte_inputs(p.sq_bytes(), &mut rng) {
                 let (mut want, mut got) = (vec![7u16; n], vec![9u16; n]);
                 reference::sq_frombytes(&b, &mut want, p.log_q());
-                t.sq_frombytes(&b, &mut got, p.log_q());
-                assert_eq!(got, want, "{p:?} sq_frombytes");
+                sq(&b, &mut got, p.log_q());
+                assert_eq!(got, want, "{name} {p:?} sq_frombytes");
+            }
+        }
+    }
+
+    #[test]
+    fn unpacking_matches_reference() {
+        let Some(t) = Avx512Lanes::try_new() else {
+            eprintln!("skipped: no AVX-512BW on this CPU");
+            return;
+        };
+        check_unpacking(
+            "avx512",
+            |b, r| t.s3_frombytes(b, r),
+            |b, r, l| t.sq_frombytes(b, r, l),
+        );
+    }
+
+    #[test]
+    fn avx2_unpacking_matches_reference() {
+        let Some(t) = Avx2Lanes::try_new() else {
+            eprintln!("skipped: no AVX2 on this CPU");
+            return;
+        };
+        check_unpacking(
+            "avx2",
+            |b, r| t.s3_frombytes(b, r),
+            |b, r, l| t.sq_frombytes(b, r, l),
+        );
+    }
+
+    /// The multiply-shift digits of the AVX2 `S3` unpacker are exact for every byte.
+    #[test]
+    fn s3_div_constants_are_exact() {
+        for (j, &m) in S3_DIV.iter().enumerate() {
+            let d = 3u32.pow(j as u32);
+            for c in 0u32..256 {
+                // digit 0 puts the byte in the high half of the lane
+                let x = if j == 0 { c << 8 } else { c };
+                assert_eq!((x * u32::from(m)) >> 16, c / d, "3^{j}, byte {c}");
+                assert_eq!((c * u32::from(S3_DIV[1])) >> 16, c / 3);
             }
         }
     }

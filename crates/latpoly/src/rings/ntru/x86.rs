@@ -30,34 +30,19 @@ impl Avx2Lanes {
     }
 
     /// The packing functions of the reference compiled with AVX2 (the compiler vectorises
-    /// their loops with 256-bit registers; the baseline build has 128-bit SSE2).
-    #[target_feature(enable = "avx2")]
-    fn tf_sq_frombytes(self, bytes: &[u8], r: &mut [u16], log_q: u32) {
-        super::reference::sq_frombytes(bytes, r, log_q)
-    }
+    /// their loops with 256-bit registers; the baseline build has 128-bit SSE2). The
+    /// unpackers have SIMD twins in `pack_x86.rs`.
     #[target_feature(enable = "avx2")]
     fn tf_sq_tobytes(self, a: &[u16], out: &mut [u8], log_q: u32) {
         super::reference::sq_tobytes(a, out, log_q)
     }
     #[target_feature(enable = "avx2")]
-    fn tf_s3_frombytes(self, bytes: &[u8], r: &mut [u16]) {
-        super::reference::s3_frombytes(bytes, r)
-    }
-    #[target_feature(enable = "avx2")]
     fn tf_s3_tobytes(self, a: &[u16], out: &mut [u8]) {
         super::reference::s3_tobytes(a, out)
-    }
-    pub(crate) fn sq_frombytes(self, bytes: &[u8], r: &mut [u16], log_q: u32) {
-        // SAFETY: the token exists only if the CPU runs AVX2.
-        unsafe { self.tf_sq_frombytes(bytes, r, log_q) }
     }
     pub(crate) fn sq_tobytes(self, a: &[u16], out: &mut [u8], log_q: u32) {
         // SAFETY: the token exists only if the CPU runs AVX2.
         unsafe { self.tf_sq_tobytes(a, out, log_q) }
-    }
-    pub(crate) fn s3_frombytes(self, bytes: &[u8], r: &mut [u16]) {
-        // SAFETY: the token exists only if the CPU runs AVX2.
-        unsafe { self.tf_s3_frombytes(bytes, r) }
     }
     pub(crate) fn s3_tobytes(self, a: &[u16], out: &mut [u8]) {
         // SAFETY: the token exists only if the CPU runs AVX2.

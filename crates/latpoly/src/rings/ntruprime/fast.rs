@@ -79,6 +79,11 @@ pub(crate) trait Lanes: Copy {
     /// Pairs of vectors the in-register layers process together (1 to 4; `N / (2 L)` must be a
     /// multiple): enough independent chains to hide latencies, few enough to stay in registers.
     const GROUP: usize;
+    /// Pairs the inverse in-register layers process together (1 to 4, a multiple of
+    /// [`Lanes::GROUP`] dividing `N / (2 L)`). When it differs from `GROUP`, the pointwise
+    /// products are stored and the inverse layers run in a second pass: they hold one vector
+    /// pair per chain where the forward layers hold two, so more chains fit in the registers.
+    const INV_GROUP: usize = Self::GROUP;
     /// All lanes `x`.
     fn splat(self, x: i16) -> Self::V;
     /// Loads `L` values from the start of `s`.
@@ -662,20 +667,28 @@ fn ct<S: Lanes>(s: S, x: S::V, y: S::V, tw: &[i16], red: bool, m: &Modv<S::V>) -
 /// Runs `$body` for `$g = 0, 1, 2, 3` with `$g < S::GROUP`, each copy with a constant `$g` (so
 /// arrays indexed by it stay in registers).
 macro_rules! for_group {
-    ($s:ty, $g:ident => $body:block) => {{
+    ($s:ty, $g:ident => $body:block) => {
+        for_n!(<$s>::GROUP, $g => $body)
+    };
+}
+
+/// Runs `$body` for `$g = 0, 1, 2, 3` with `$g < $n` (a constant), each copy with a constant
+/// `$g`.
+macro_rules! for_n {
+    ($n:expr, $g:ident => $body:block) => {{
         {
             const $g: usize = 0;
             $body
         }
-        if <$s>::GROUP > 1 {
+        if $n > 1 {
             const $g: usize = 1;
             $body
         }
-        if <$s>::GROUP > 2 {
+        if $n > 2 {
             const $g: usize = 2;
             $body
         }
-        if <$s>::GROUP > 3 {
+        if $n > 3 {
             const $g: usize = 3;
             $body
         }
@@ -705,7 +718,8 @@ fn fwd_step<S: Lanes, const RED: bool>(
     });
 }
 
-/// One inverse in-register layer (distance `h`), then the step to the layout of `2 h`.
+/// One inverse in-register layer (distance `h`) on `k` pairs (a constant of the caller), then
+/// the step to the layout of `2 h`.
 #[inline(always)]
 fn inv_step<S: Lanes, const RED: bool>(
     s: S,
@@ -713,10 +727,11 @@ fn inv_step<S: Lanes, const RED: bool>(
     twk: &[i16],
     h: usize,
     m: &Modv<S::V>,
+    k: usize,
 ) {
     let l = S::L;
     let [cx, cy] = v;
-    for_group!(S, G => {
+    for_n!(k, G => {
         (cx[G], cy[G]) = ct(s, cx[G], cy[G], twk, RED, m);
         if 2 * h < l {
             (cx[G], cy[G]) = s.step_up(cx[G], cy[G], h);
@@ -752,36 +767,100 @@ fn inner<S: Lanes>(s: S, t: &PrimeTables, xa: &mut Work, xb: &Work) {
             (ax[G], ay[G]) = s.deinterleave(s.load(&pa[..l]), s.load(&pa[l..]), l / 2);
             (bx[G], by[G]) = s.deinterleave(s.load(&pb[..l]), s.load(&pb[l..]), l / 2);
         });
-        for (k, twl) in tw.chunks_exact(2 * l * gs).enumerate() {
-            let h = l >> (k + 1);
-            // One branch per layer (public flag), not one per vector.
-            if t.red_fwd[first_small + k] {
-                fwd_step::<S, true>(s, [&mut ax, &mut ay, &mut bx, &mut by], twl, h, &m);
-            } else {
-                fwd_step::<S, false>(s, [&mut ax, &mut ay, &mut bx, &mut by], twl, h, &m);
-            }
+        // Unrolled (at most five layers, for 32 lanes): each copy has a constant distance, so
+        // the backend's shuffle choice and the twiddle offsets are resolved at compile time.
+        macro_rules! fwd_layer {
+            ($k:expr) => {
+                if $k < small {
+                    let h = l >> ($k + 1);
+                    let twl = &tw[$k * 2 * l * gs..($k + 1) * 2 * l * gs];
+                    // One branch per layer (public flag), not one per vector.
+                    if t.red_fwd[first_small + $k] {
+                        fwd_step::<S, true>(s, [&mut ax, &mut ay, &mut bx, &mut by], twl, h, &m);
+                    } else {
+                        fwd_step::<S, false>(s, [&mut ax, &mut ay, &mut bx, &mut by], twl, h, &m);
+                    }
+                }
+            };
         }
+        fwd_layer!(0);
+        fwd_layer!(1);
+        fwd_layer!(2);
+        fwd_layer!(3);
+        fwd_layer!(4);
         let mut cx = [zero; 4];
         let mut cy = [zero; 4];
         for_group!(S, G => {
             cx[G] = fqmul_var(s, ax[G], bx[G], &m);
             cy[G] = fqmul_var(s, ay[G], by[G], &m);
         });
-        for (k, twk) in t.inv_small.chunks_exact(2 * l).enumerate() {
-            let h = 1 << k;
-            if t.red_inv[k] {
-                inv_step::<S, true>(s, [&mut cx, &mut cy], twk, h, &m);
-            } else {
-                inv_step::<S, false>(s, [&mut cx, &mut cy], twk, h, &m);
-            }
+        if S::INV_GROUP == S::GROUP {
+            inv_regs(s, t, &m, &mut cx, &mut cy, S::GROUP);
+            for_group!(S, G => {
+                let (u, v) = s.interleave(cx[G], cy[G], l / 2);
+                let pa = &mut ca[2 * l * G..2 * l * (G + 1)];
+                s.store(&mut pa[..l], u);
+                s.store(&mut pa[l..], v);
+            });
+        } else {
+            // The inverse layers run in a second pass, more pairs side by side.
+            for_group!(S, G => {
+                let pa = &mut ca[2 * l * G..2 * l * (G + 1)];
+                s.store(&mut pa[..l], cx[G]);
+                s.store(&mut pa[l..], cy[G]);
+            });
         }
-        for_group!(S, G => {
-            let (u, v) = s.interleave(cx[G], cy[G], l / 2);
-            let pa = &mut ca[2 * l * G..2 * l * (G + 1)];
-            s.store(&mut pa[..l], u);
-            s.store(&mut pa[l..], v);
-        });
     }
+    if S::INV_GROUP != S::GROUP {
+        for grp in xa.0.chunks_exact_mut(2 * l * S::INV_GROUP) {
+            let mut cx = [zero; 4];
+            let mut cy = [zero; 4];
+            for_n!(S::INV_GROUP, G => {
+                let pa = &grp[2 * l * G..2 * l * (G + 1)];
+                (cx[G], cy[G]) = (s.load(&pa[..l]), s.load(&pa[l..]));
+            });
+            inv_regs(s, t, &m, &mut cx, &mut cy, S::INV_GROUP);
+            for_n!(S::INV_GROUP, G => {
+                let (u, v) = s.interleave(cx[G], cy[G], l / 2);
+                let pa = &mut grp[2 * l * G..2 * l * (G + 1)];
+                s.store(&mut pa[..l], u);
+                s.store(&mut pa[l..], v);
+            });
+        }
+    }
+}
+
+/// The inverse in-register layers on `k` pairs held in registers (`cx[j]`, `cy[j]`: pair `j` in
+/// the layout the pointwise product leaves); `k` is a constant of the caller.
+#[inline(always)]
+fn inv_regs<S: Lanes>(
+    s: S,
+    t: &PrimeTables,
+    m: &Modv<S::V>,
+    cx: &mut [S::V; 4],
+    cy: &mut [S::V; 4],
+    k: usize,
+) {
+    let l = S::L;
+    let small = l.trailing_zeros() as usize;
+    macro_rules! inv_layer {
+        ($k:expr) => {
+            if $k < small {
+                let h = 1 << $k;
+                let twk = &t.inv_small[$k * 2 * l..($k + 1) * 2 * l];
+                if t.red_inv[$k] {
+                    inv_step::<S, true>(s, [&mut *cx, &mut *cy], twk, h, m, k);
+                } else {
+                    inv_step::<S, false>(s, [&mut *cx, &mut *cy], twk, h, m, k);
+                }
+            }
+        };
+    }
+    inv_layer!(0);
+    inv_layer!(1);
+    inv_layer!(2);
+    inv_layer!(3);
+    inv_layer!(4);
 }
 
 /// Forward radix-2 layers at distances `L <= h < mid_len`, one pass: each group of
