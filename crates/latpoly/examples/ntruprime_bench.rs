@@ -4,8 +4,9 @@
 //! ```sh
 //! cargo run --release -p latpoly --example ntruprime_bench          # all rows
 //! cargo run --release -p latpoly --example ntruprime_bench -- quick # fewer repetitions
-//! cargo run --release -p latpoly --example ntruprime_bench -- profile [r3|decode]
-//!     # a 3-second hot loop (full product, R/3 product or rq_decode) for `perf record`
+//! cargo run --release -p latpoly --example ntruprime_bench -- profile [r3|small|decode]
+//!     # a 3-second hot loop (full product, R/3 product, Rq x small product or rq_decode)
+//!     # for `perf record`
 //! ```
 //!
 //! Timings are printed as minimum / median over batches: on a shared, loaded machine the
@@ -61,6 +62,7 @@ fn main() {
         let m = Multiplier::new();
         let t0 = Instant::now();
         let r3 = std::env::args().any(|a| a == "r3");
+        let small = std::env::args().any(|a| a == "small");
         if std::env::args().any(|a| a == "decode") {
             let h = rq_encode(&a).unwrap();
             while t0.elapsed().as_secs() < 3 {
@@ -74,6 +76,8 @@ fn main() {
             for _ in 0..1000 {
                 if r3 {
                     black_box(m.mul_r3(black_box(&s), black_box(&t)).unwrap());
+                } else if small {
+                    black_box(m.mul_rq_small(black_box(&a), black_box(&s)).unwrap());
                 } else {
                     black_box(m.mul_rq(black_box(&a), black_box(&b)).unwrap());
                 }

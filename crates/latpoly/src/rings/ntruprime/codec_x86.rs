@@ -1,6 +1,7 @@
 //! AVX-512 kernels of the uniform-bound encoding (`Rq_encode` / `Rq_decode`,
 //! `Rounded_encode` / `Rounded_decode`): the level schedule of `encode.rs`, each level's
-//! regular pairs sixteen at a time in 32-bit lanes.
+//! regular pairs sixteen at a time in 32-bit lanes; and an AVX2 decoder ([`Codec256`]), eight
+//! pairs at a time.
 //!
 //! - **Decode**: `x = low bytes + 256^b · upper` (byte loads widened with `vpmovzx`), then
 //!   `(x mod m, floor(x / m) mod m)` by a reciprocal multiplication: `q = floor(x · c / 2^S)`
@@ -9,6 +10,10 @@
 //!   interleaved by two `vpermt2d`.
 //! - **Encode**: pairs deinterleaved by two `vpermt2d`, `x = r0 + r1 · m`, the low bytes stored
 //!   by `vpmovdb` / `vpmovdw`, the rest shifted down.
+//!
+//! - **AVX2 decode**: the same steps without mask registers: the reciprocal's odd lanes blended
+//!   in with `vpblendd`, each pair `(r0, r1)` written as one 32-bit lane `r0 | r1 << 16` (no
+//!   permutation), and the lowest, partial group of a level through small stack buffers.
 //!
 //! Same output as `encode.rs` for every input, valid or not (tests below); the loop structure
 //! depends only on the public `m` and `n`, the data only flow through arithmetic.
@@ -56,6 +61,164 @@ impl Codec512 {
         // SAFETY: the token proves AVX-512 F, BW and VL.
         unsafe { tf_encode(out, r, levels, *top) };
         true
+    }
+}
+
+/// Proof that the CPU runs AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Codec256(());
+
+impl Codec256 {
+    pub(crate) fn try_new() -> Option<Self> {
+        is_x86_feature_detected!("avx2").then_some(Self(()))
+    }
+
+    /// `decode_uniform(s, m0, n)`; `None` (nothing done) when `n` or `m0` is outside what this
+    /// kernel handles (`2 <= m0`, `1 <= n <= 1024`).
+    pub(crate) fn decode_uniform(self, s: &[u8], m0: u16, n: usize) -> Option<Vec<u16>> {
+        if !(1..=MAX_N).contains(&n) || m0 < 2 {
+            return None;
+        }
+        let mut out = vec![0u16; n];
+        let (levels, top, pos) = &*schedule(m0, n);
+        // SAFETY: the token proves AVX2.
+        unsafe { tf_decode_avx2(s, levels, *top, *pos, &mut out) };
+        Some(out)
+    }
+}
+
+/// [`Div`] on eight 32-bit lanes (AVX2).
+#[derive(Clone, Copy)]
+struct Div256 {
+    m: __m256i,
+    c: __m256i,
+    s_even: __m256i,
+    s_odd: __m256i,
+}
+
+impl Div256 {
+    #[inline(always)]
+    fn new(m: u32) -> Self {
+        debug_assert!((2..16384).contains(&m));
+        let l = 31 - m.leading_zeros();
+        let s = 31 + l;
+        let c = (1u64 << s).div_ceil(u64::from(m));
+        debug_assert!(c < 1 << 32);
+        // SAFETY: AVX (inside the AVX2 kernel).
+        unsafe {
+            Div256 {
+                m: _mm256_set1_epi32(m as i32),
+                c: _mm256_set1_epi64x(c as i64),
+                s_even: _mm256_set1_epi64x(i64::from(s)),
+                s_odd: _mm256_set1_epi64x(i64::from(s - 32)),
+            }
+        }
+    }
+
+    /// `(floor(x / m), x mod m)` lane-wise, `x < 2^30` (as [`Div::divmod`]).
+    #[inline(always)]
+    fn divmod(self, x: __m256i) -> (__m256i, __m256i) {
+        // SAFETY: AVX2 (inside the AVX2 kernel).
+        unsafe {
+            let pe = _mm256_mul_epu32(x, self.c);
+            let po = _mm256_mul_epu32(_mm256_srli_epi64::<32>(x), self.c);
+            let q = _mm256_blend_epi32::<0xAA>(
+                _mm256_srlv_epi64(pe, self.s_even),
+                _mm256_srlv_epi64(po, self.s_odd),
+            );
+            (q, _mm256_sub_epi32(x, _mm256_mullo_epi32(q, self.m)))
+        }
+    }
+}
+
+/// Eight pairs of an AVX2 decode level: `up` the upper values (32-bit lanes), `low` the pairs'
+/// low bytes (`b` per pair, from the start of the vector): the 32-bit lanes `r0 | r1 << 16`,
+/// i.e. sixteen output slots in order.
+#[inline(always)]
+fn pairs8(up: __m256i, low: __m128i, b: usize, div: Div256) -> __m256i {
+    // SAFETY: AVX2 (inside the AVX2 kernel).
+    unsafe {
+        let x = match b {
+            0 => up,
+            1 => _mm256_add_epi32(_mm256_cvtepu8_epi32(low), _mm256_slli_epi32::<8>(up)),
+            _ => _mm256_add_epi32(_mm256_cvtepu16_epi32(low), _mm256_slli_epi32::<16>(up)),
+        };
+        let (q, r0) = div.divmod(x);
+        // q < 2m (see `tf_decode`): one conditional subtraction.
+        let r1 = _mm256_min_epu32(q, _mm256_sub_epi32(q, div.m));
+        _mm256_or_si256(r0, _mm256_slli_epi32::<16>(r1))
+    }
+}
+
+/// The body of [`Codec256::decode_uniform`]: [`tf_decode`]'s in-place level walk, eight pairs
+/// at a time from the top of each level.
+#[target_feature(enable = "avx2")]
+fn tf_decode_avx2(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) {
+    out[0] = if top == 1 {
+        0
+    } else if top <= 256 {
+        mod_u14(u32::from(s[pos]), top as u16)
+    } else {
+        mod_u14(u32::from(s[pos]) + (u32::from(s[pos + 1]) << 8), top as u16)
+    };
+    for lv in levels.iter().rev() {
+        let (half, even, regular) = lv.pairs();
+        let bytes = &s[lv.pos..];
+        if even {
+            let k = half - 1;
+            let (r0, r1) = split_last(lv, bytes, u32::from(out[k]));
+            (out[2 * k], out[2 * k + 1]) = (r0 as u16, r1 as u16);
+        } else {
+            out[lv.len - 1] = out[half];
+        }
+        let div = Div256::new(lv.reg);
+        let b = lv.reg_bytes;
+        let mut k1 = regular;
+        while k1 > 0 {
+            let k0 = k1.saturating_sub(8);
+            let rem = k1 - k0;
+            if rem == 8 {
+                // Reads slots k0..k0+8 (below half + 1) and bytes b k0..b (k0 + 8) (below
+                // b regular), writes slots 2 k0..2 k0 + 16 (below 2 regular <= len).
+                let up = &out[k0..k0 + 8];
+                // SAFETY: AVX2 is enabled; `up` is 16 readable bytes, and the byte loads read
+                // 8 or 16 bytes of `lb`, whose length is checked by the slicing.
+                let v = unsafe {
+                    let upv = _mm256_cvtepu16_epi32(_mm_loadu_si128(up.as_ptr().cast()));
+                    let low = match b {
+                        0 => _mm_setzero_si128(),
+                        1 => {
+                            let lb = &bytes[k0..k0 + 8];
+                            _mm_loadl_epi64(lb.as_ptr().cast())
+                        }
+                        _ => {
+                            let lb = &bytes[2 * k0..2 * k0 + 16];
+                            _mm_loadu_si128(lb.as_ptr().cast())
+                        }
+                    };
+                    pairs8(upv, low, b, div)
+                };
+                let dst = &mut out[2 * k0..2 * k0 + 16];
+                // SAFETY: AVX is enabled; `dst` is 32 writable bytes.
+                unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), v) };
+            } else {
+                // The lowest group of the level, `rem < 8` pairs: through stack buffers.
+                let mut ub = [0u16; 8];
+                ub[..rem].copy_from_slice(&out[k0..k1]);
+                let mut bb = [0u8; 16];
+                bb[..rem * b].copy_from_slice(&bytes[k0 * b..k1 * b]);
+                let mut ob = [0u16; 16];
+                // SAFETY: AVX2 is enabled; the buffers are 16 readable / 32 writable bytes.
+                unsafe {
+                    let upv = _mm256_cvtepu16_epi32(_mm_loadu_si128(ub.as_ptr().cast()));
+                    let low = _mm_loadu_si128(bb.as_ptr().cast());
+                    let v = pairs8(upv, low, b, div);
+                    _mm256_storeu_si256(ob.as_mut_ptr().cast(), v);
+                }
+                out[2 * k0..2 * k1].copy_from_slice(&ob[..2 * rem]);
+            }
+            k1 = k0;
+        }
     }
 }
 
@@ -272,6 +435,32 @@ mod tests {
             eprintln!("skipped: no AVX-512 F/BW/VL");
             return;
         };
+        check(
+            |out, r, m| t.encode_uniform(out, r, m),
+            |s, m, n| t.decode_uniform(s, m, n),
+        );
+    }
+
+    /// The AVX2 decoder (encoding is checked through the generic encoder's output).
+    #[test]
+    fn avx2_decoder_matches_generic_code() {
+        let Some(t) = Codec256::try_new() else {
+            eprintln!("skipped: no AVX2");
+            return;
+        };
+        check(
+            |out, r, m| {
+                encode_uniform_impl(out, r, m);
+                true
+            },
+            |s, m, n| t.decode_uniform(s, m, n),
+        );
+    }
+
+    fn check(
+        encode: impl Fn(&mut Vec<u8>, &[u16], u16) -> bool,
+        decode: impl Fn(&[u8], u16, usize) -> Option<Vec<u16>>,
+    ) {
         let mut seed = 0x5eed_c0de_cafe_f00du64;
         let mut cases: Vec<(u16, usize)> = vec![(4591, 761), (1531, 761), (2, 1), (16383, 1024)];
         for _ in 0..60 {
@@ -290,13 +479,9 @@ mod tests {
                     .collect();
                 let (mut want, mut got) = (Vec::new(), Vec::new());
                 encode_uniform_impl(&mut want, &r, m);
-                assert!(t.encode_uniform(&mut got, &r, m));
+                assert!(encode(&mut got, &r, m));
                 assert_eq!(got, want, "encode m = {m}, n = {n}, kind {kind}");
-                assert_eq!(
-                    t.decode_uniform(&want, m, n).unwrap(),
-                    r,
-                    "round trip m = {m}"
-                );
+                assert_eq!(decode(&want, m, n).unwrap(), r, "round trip m = {m}");
             }
             let len = encoded_len_unchecked(&vec![m; n]);
             for fill in [Some(0xffu8), None, None] {
@@ -304,7 +489,7 @@ mod tests {
                     .map(|_| fill.unwrap_or(xorshift(&mut seed) as u8))
                     .collect();
                 assert_eq!(
-                    t.decode_uniform(&s, m, n).unwrap(),
+                    decode(&s, m, n).unwrap(),
                     decode_uniform_impl(&s, m, n),
                     "decode m = {m}, n = {n}"
                 );

@@ -46,12 +46,15 @@ impl Avx512 {
 /// `codec_x86.rs` where it applies, else the generic code compiled with the backend's features
 /// (the compiler vectorises its loops); `None` for the scalar backend.
 pub(crate) fn decode_uniform(isa: Isa, s: &[u8], m0: u16, n: usize) -> Option<Vec<u16>> {
-    if isa == Isa::Avx512 {
-        if let Some(v) =
+    let codec = match isa {
+        Isa::Avx512 => {
             super::codec_x86::Codec512::try_new().and_then(|t| t.decode_uniform(s, m0, n))
-        {
-            return Some(v);
         }
+        Isa::Avx2 => super::codec_x86::Codec256::try_new().and_then(|t| t.decode_uniform(s, m0, n)),
+        _ => None,
+    };
+    if codec.is_some() {
+        return codec;
     }
     match isa {
         // SAFETY: the token proves AVX-512F and AVX-512BW.
