@@ -299,7 +299,7 @@ impl<const W: usize> BitOps for Bits<W> {
 /// `g_0 != 0`; then `delta` becomes `1 - delta` (swap) or `1 + delta`. Branch-free: the two
 /// conditions are combined as sign bits, and the mask goes through the optimisation barrier.
 #[inline(always)]
-fn swap_step(delta: &mut i32, g0_nonzero: bool) -> u64 {
+pub(crate) fn swap_step(delta: &mut i32, g0_nonzero: bool) -> u64 {
     let swap32 = ((-*delta) & -i32::from(g0_nonzero)) >> 31;
     *delta ^= swap32 & (*delta ^ -*delta);
     *delta += 1;

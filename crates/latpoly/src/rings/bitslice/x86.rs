@@ -9,7 +9,7 @@
 
 #![allow(unsafe_code)]
 
-use super::{BitOps, Bits, TritOps, Trits};
+use super::{mod3_small, scalar_masks, swap_step, BitOps, Bits, TritOps, Trits};
 use core::arch::x86_64::*;
 
 /// Proof that the CPU runs AVX-512F.
@@ -58,8 +58,6 @@ pub(crate) trait Reg: Copy {
     fn and(self, o: Self) -> Self;
     fn or(self, o: Self) -> Self;
     fn xor(self, o: Self) -> Self;
-    /// `!self & o`.
-    fn andnot(self, o: Self) -> Self;
     /// Each word shifted left by one bit.
     fn shl1(self) -> Self;
     /// Each word shifted right by one bit.
@@ -129,11 +127,6 @@ impl Reg for __m512i {
     fn xor(self, o: Self) -> Self {
         // SAFETY: AVX-512F (module invariant).
         unsafe { _mm512_xor_si512(self, o) }
-    }
-    #[inline(always)]
-    fn andnot(self, o: Self) -> Self {
-        // SAFETY: AVX-512F (module invariant).
-        unsafe { _mm512_andnot_si512(self, o) }
     }
     #[inline(always)]
     fn shl1(self) -> Self {
@@ -223,11 +216,6 @@ impl Reg for __m256i {
         unsafe { _mm256_xor_si256(self, o) }
     }
     #[inline(always)]
-    fn andnot(self, o: Self) -> Self {
-        // SAFETY: AVX2 (module invariant).
-        unsafe { _mm256_andnot_si256(self, o) }
-    }
-    #[inline(always)]
     fn shl1(self) -> Self {
         // SAFETY: AVX2 (module invariant).
         unsafe { _mm256_slli_epi64::<1>(self) }
@@ -270,6 +258,144 @@ impl Reg for __m256i {
         // SAFETY: AVX2 (module invariant).
         unsafe { _mm_cvtsi128_si64(_mm256_castsi256_si128(self)) as u64 }
     }
+    #[inline(always)]
+    fn divsteps3<const K: usize>(
+        f: &mut VTrits<Self, K>,
+        g: &mut VTrits<Self, K>,
+        v: &mut VTrits<Self, K>,
+        w: &mut VTrits<Self, K>,
+        steps: usize,
+        _top_mask: u64,
+    ) -> i32 {
+        divsteps3_live(f, g, v, w, steps)
+    }
+}
+
+/// [`super::divsteps3_steps`] updating only the registers that can matter, in phases whose
+/// register counts are constants:
+///
+/// * `v` and `w` start below coefficient 1 (the callers' contract) and grow by one coefficient
+///   a step, so during step `s` (from 0) their register `j` is zero while `s + 1 < 256 j`
+///   (`R::WORDS = 4`: 256 bits a register);
+/// * of `f` and `g` only the coefficients that can still reach position 0 matter (the callers
+///   read `f_0`, `v`, `w` and `delta`): coefficient `i` at the start of step `s` reaches it
+///   after `i` more steps, so register `j` is dead once `256 j > steps - s`. A dead register
+///   keeps stale bits; the one-bit shift of `g` moves them to position `256 j - 1` of the
+///   register below, which is dead from the next step on as well.
+///
+/// Same `delta`, `v`, `w` and `f_0` as the generic loop (the word version is the test oracle);
+/// the phases depend only on `steps` and `K`, which are public.
+#[inline(always)]
+fn divsteps3_live<R: Reg, const K: usize>(
+    f: &mut VTrits<R, K>,
+    g: &mut VTrits<R, K>,
+    v: &mut VTrits<R, K>,
+    w: &mut VTrits<R, K>,
+    steps: usize,
+) -> i32 {
+    let bits = 64 * R::WORDS;
+    let mut delta = 1i32;
+    let mut s = 0;
+    while s < steps {
+        let vw = K.min((s + 1) / bits + 1);
+        let fg = K.min((steps - s) / bits + 1);
+        let next_vw = if vw < K { bits * vw - 1 } else { steps };
+        let next_fg = if fg > 1 {
+            steps - bits * (fg - 1) + 1
+        } else {
+            steps
+        };
+        let end = next_vw.min(next_fg).min(steps);
+        debug_assert!(end > s);
+        macro_rules! run {
+            ($($a:literal $b:literal),*) => {
+                match (vw, fg) {
+                    $(($a, $b) => live_steps::<R, K, $a, $b>(f, g, v, w, end - s, &mut delta),)*
+                    _ => unreachable!("at most four registers a plane"),
+                }
+            };
+        }
+        run!(1 1, 1 2, 1 3, 1 4, 2 1, 2 2, 2 3, 2 4, 3 1, 3 2, 3 3, 3 4, 4 1, 4 2, 4 3, 4 4);
+        s = end;
+    }
+    delta
+}
+
+/// `n` steps of [`divsteps3_live`] with `VW` live registers of `v`, `w` and `FG` of `f`, `g`.
+#[inline(always)]
+fn live_steps<R: Reg, const K: usize, const VW: usize, const FG: usize>(
+    f: &mut VTrits<R, K>,
+    g: &mut VTrits<R, K>,
+    v: &mut VTrits<R, K>,
+    w: &mut VTrits<R, K>,
+    n: usize,
+    delta: &mut i32,
+) {
+    if VW > K || FG > K {
+        return; // not reached: the phases never ask for more registers than there are
+    }
+    // Coefficient 0 of `f` and `g`, carried in general-purpose registers: `f` is only swapped
+    // (so its next `f_0` is a select), and the next `g_0` is bit 1 of the updated low word,
+    // read before the shift, which thereby leaves the step-to-step dependency chain.
+    let (mut f0, mut g0) = (f.c0(), g.c0());
+    for _ in 0..n {
+        // v = x v (the top mask matters only once the last register is live)
+        for plane in [&mut v.p, &mut v.m] {
+            for j in (0..VW).rev() {
+                let lower = if j > 0 { plane[j - 1] } else { R::zero() };
+                plane[j] = plane[j].shl1().or(plane[j].prev(lower).shr63());
+            }
+            if VW == K {
+                plane[K - 1] = plane[K - 1].and(v.mask[K - 1]);
+            }
+        }
+        let sign = mod3_small(2 * g0 * f0);
+        let swap_mask = swap_step(delta, g0 != 0);
+        let swap = R::splat(swap_mask);
+        f0 ^= (f0 ^ g0) & swap_mask as u8;
+        for j in 0..FG {
+            swap_regs(&mut f.p[j], &mut g.p[j], swap);
+            swap_regs(&mut f.m[j], &mut g.m[j], swap);
+        }
+        for j in 0..VW {
+            swap_regs(&mut v.p[j], &mut w.p[j], swap);
+            swap_regs(&mut v.m[j], &mut w.m[j], swap);
+        }
+        let (s1, s2) = scalar_masks(sign);
+        let (m1, m2) = (R::splat(s1), R::splat(s2));
+        for j in 0..FG {
+            (g.p[j], g.m[j]) = add_scaled_reg(g.p[j], g.m[j], f.p[j], f.m[j], m1, m2);
+        }
+        g0 = (((g.p[0].word0() >> 1) & 1) | (g.m[0].word0() & 2)) as u8;
+        for j in 0..VW {
+            (w.p[j], w.m[j]) = add_scaled_reg(w.p[j], w.m[j], v.p[j], v.m[j], m1, m2);
+        }
+        // g = g / x on the live registers (a dead register above feeds only dead positions)
+        for plane in [&mut g.p, &mut g.m] {
+            for j in 0..FG {
+                let upper = if j + 1 < FG { plane[j + 1] } else { R::zero() };
+                plane[j] = plane[j].shr1().or(plane[j].next(upper).shl63());
+            }
+        }
+    }
+}
+
+/// Swaps `x` and `y` where `mk` is all-ones.
+#[inline(always)]
+fn swap_regs<R: Reg>(x: &mut R, y: &mut R, mk: R) {
+    let t = mk.and(x.xor(*y));
+    *x = x.xor(t);
+    *y = y.xor(t);
+}
+
+/// `x += s · y` on one register of each plane (`m1`, `m2`: the masks of `s = 1`, `s = 2`), in
+/// the seven-operation addition of [`VTrits::add_scaled`].
+#[inline(always)]
+fn add_scaled_reg<R: Reg>(xp: R, xm: R, op: R, om: R, m1: R, m2: R) -> (R, R) {
+    let yp = m1.and(op).or(m2.and(om));
+    let ym = m1.and(om).or(m2.and(op));
+    let t = xp.or(ym).xor(xm.or(yp));
+    (xm.or(ym).xor(t), xp.or(yp).xor(t))
 }
 
 /// Loads `W <= 16` words into `K` registers (zero past `W`).
@@ -377,18 +503,21 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
         plane_cswap(&mut self.m, &mut o.m, mk);
     }
 
+    /// The GF(3) addition in seven logic operations (Kawahara, Aoki and Takagi, "Faster
+    /// implementation of eta_T pairing over GF(3^m) using minimum number of logical
+    /// instructions for GF(3)-addition", Pairing 2008): with `x = (p, m)`, `y = (p', m')`,
+    /// `t = (p | m') ^ (m | p')`, then `p'' = (m | m') ^ t`, `m'' = (p | p') ^ t` (the
+    /// word version's formula takes thirteen).
     #[inline(always)]
     fn add_scaled(&mut self, o: &Self, s1: u64, s2: u64) {
         let (m1, m2) = (R::splat(s1), R::splat(s2));
-        let ones = R::splat(u64::MAX);
         for j in 0..K {
             let yp = m1.and(o.p[j]).or(m2.and(o.m[j]));
             let ym = m1.and(o.m[j]).or(m2.and(o.p[j]));
             let (xp, xm) = (self.p[j], self.m[j]);
-            let x0 = xp.or(xm).andnot(ones);
-            let y0 = yp.or(ym).andnot(ones);
-            self.p[j] = xp.and(y0).or(yp.and(x0)).or(xm.and(ym));
-            self.m[j] = xm.and(y0).or(ym.and(x0)).or(xp.and(yp));
+            let t = xp.or(ym).xor(xm.or(yp));
+            self.p[j] = xm.or(ym).xor(t);
+            self.m[j] = xp.or(yp).xor(t);
         }
     }
 
@@ -1083,6 +1212,77 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The AVX2 loop ([`divsteps3_live`]: live registers only, `g_0` and `f_0` carried in
+    /// general-purpose registers) against the generic steps on words, with the inputs of
+    /// [`check`].
+    fn check_avx2<const W: usize, const K: usize>(t: Avx2Bits, n: usize) {
+        let mut seed = 0x9e37_79b9_7f4a_7c15 ^ n as u64;
+        let mask = top_mask(n);
+        for case in 0..40u8 {
+            let (kf, kg) = match case {
+                0 => (3, 1),
+                1 => (2, 2),
+                2 => (1, 0),
+                3 => (0, 3),
+                _ => (0, 0),
+            };
+            let mut polys = [
+                trits::<W>(n, kf, &mut seed),
+                trits::<W>(n, kg, &mut seed),
+                trits::<W>(n, 1, &mut seed),
+                trits::<W>(n, 1, &mut seed),
+            ];
+            polys[3].set(0, 1);
+            if case == 4 {
+                polys[0].p[0] &= !1;
+                polys[0].m[0] &= !1;
+            }
+            if case == 8 || case == 12 {
+                polys[0] = Trits::<W>::ZERO;
+                polys[0].set(0, 1);
+                polys[1] = Trits::<W>::ZERO;
+                polys[1].set(0, 1);
+                polys[1].set(n - 60, if case == 8 { 1 } else { 2 });
+            }
+            let steps = match case % 4 {
+                0 => 2 * (n - 1) - 1,
+                1 => 255,
+                2 => 257,
+                _ => 1 + (xorshift(&mut seed) % (2 * n as u64)) as usize,
+            };
+            let [mut f, mut g, mut v, mut w] = polys;
+            let want = divsteps3_steps(&mut f, &mut g, &mut v, &mut w, steps, mask);
+            let load = |x: &Trits<W>| VTrits::<__m256i, K>::load(t, x, n);
+            let [mut vf, mut vg, mut vv, mut vw] = polys.map(|x| load(&x));
+            let got = <VTrits<__m256i, K> as TritOps>::divsteps(
+                &mut vf, &mut vg, &mut vv, &mut vw, steps, mask,
+            );
+            assert_eq!(got, want, "delta, n = {n}, case {case}");
+            let a: Trits<W> = vf.store();
+            assert_eq!(a.get(0), f.get(0), "f_0, n = {n}, case {case}");
+            for (name, a, b) in [("v", vv, &v), ("w", vw, &w)] {
+                let a: Trits<W> = a.store();
+                assert_eq!((a.p, a.m), (b.p, b.m), "{name}, n = {n}, case {case}");
+            }
+        }
+    }
+
+    #[test]
+    fn avx2_divsteps_match_the_generic_steps() {
+        let Some(t) = Avx2Bits::try_new() else {
+            eprintln!("skipped: this CPU has no AVX2");
+            return;
+        };
+        check_avx2::<8, 2>(t, 509);
+        check_avx2::<11, 3>(t, 677);
+        check_avx2::<11, 3>(t, 701);
+        check_avx2::<12, 3>(t, 762);
+        check_avx2::<13, 4>(t, 821);
+        check_avx2::<2, 1>(t, 100);
+        check_avx2::<4, 1>(t, 256);
+        check_avx2::<5, 2>(t, 257);
     }
 
     #[test]
