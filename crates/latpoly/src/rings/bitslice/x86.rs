@@ -1144,9 +1144,16 @@ mod tests {
     /// The batched AVX-512 loop against the generic steps on words: every output polynomial
     /// and `delta`, for random and degenerate inputs (zero, constant, `f_0 = 0`), over step
     /// counts that end inside a batch and on its boundary.
-    fn check<const W: usize, const K: usize>(t: Avx512Bits, n: usize) {
-        let mut seed = 0x2545_f491_4f6c_dd1d ^ n as u64;
-        let mask = top_mask(n);
+    /// Inputs of the loop tests: `(case, [f, g, v, w], steps)` for random and degenerate
+    /// polynomials (zero, constant, `f_0 = 0`, a long run of `g_0 = 0`), over step counts that
+    /// end at `edges` (the ends of the loop's batches or phases) and at random places.
+    fn cases<const W: usize>(
+        n: usize,
+        seed: u64,
+        edges: [usize; 2],
+    ) -> Vec<(u8, [Trits<W>; 4], usize)> {
+        let mut seed = seed ^ n as u64;
+        let mut out = Vec::new();
         for case in 0..40u8 {
             let (kf, kg) = match case {
                 0 => (3, 1),
@@ -1177,10 +1184,18 @@ mod tests {
             }
             let steps = match case % 4 {
                 0 => 2 * (n - 1) - 1,
-                1 => 64,
-                2 => 65,
+                1 => edges[0],
+                2 => edges[1],
                 _ => 1 + (xorshift(&mut seed) % (2 * n as u64)) as usize,
             };
+            out.push((case, polys, steps));
+        }
+        out
+    }
+
+    fn check<const W: usize, const K: usize>(t: Avx512Bits, n: usize) {
+        let mask = top_mask(n);
+        for (case, polys, steps) in cases::<W>(n, 0x2545_f491_4f6c_dd1d, [64, 65]) {
             let [mut f, mut g, mut v, mut w] = polys;
             let want = divsteps3_steps(&mut f, &mut g, &mut v, &mut w, steps, mask);
             let load = |x: &Trits<W>| VTrits::<__m512i, K>::load(t, x, n);
@@ -1218,40 +1233,8 @@ mod tests {
     /// general-purpose registers) against the generic steps on words, with the inputs of
     /// [`check`].
     fn check_avx2<const W: usize, const K: usize>(t: Avx2Bits, n: usize) {
-        let mut seed = 0x9e37_79b9_7f4a_7c15 ^ n as u64;
         let mask = top_mask(n);
-        for case in 0..40u8 {
-            let (kf, kg) = match case {
-                0 => (3, 1),
-                1 => (2, 2),
-                2 => (1, 0),
-                3 => (0, 3),
-                _ => (0, 0),
-            };
-            let mut polys = [
-                trits::<W>(n, kf, &mut seed),
-                trits::<W>(n, kg, &mut seed),
-                trits::<W>(n, 1, &mut seed),
-                trits::<W>(n, 1, &mut seed),
-            ];
-            polys[3].set(0, 1);
-            if case == 4 {
-                polys[0].p[0] &= !1;
-                polys[0].m[0] &= !1;
-            }
-            if case == 8 || case == 12 {
-                polys[0] = Trits::<W>::ZERO;
-                polys[0].set(0, 1);
-                polys[1] = Trits::<W>::ZERO;
-                polys[1].set(0, 1);
-                polys[1].set(n - 60, if case == 8 { 1 } else { 2 });
-            }
-            let steps = match case % 4 {
-                0 => 2 * (n - 1) - 1,
-                1 => 255,
-                2 => 257,
-                _ => 1 + (xorshift(&mut seed) % (2 * n as u64)) as usize,
-            };
+        for (case, polys, steps) in cases::<W>(n, 0x9e37_79b9_7f4a_7c15, [255, 257]) {
             let [mut f, mut g, mut v, mut w] = polys;
             let want = divsteps3_steps(&mut f, &mut g, &mut v, &mut w, steps, mask);
             let load = |x: &Trits<W>| VTrits::<__m256i, K>::load(t, x, n);

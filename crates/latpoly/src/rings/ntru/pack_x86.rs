@@ -265,19 +265,33 @@ unsafe fn store_u16s(d: &mut [u16], v: __m512i) {
     }
 }
 
-/// Stores the first `min(32, d.len())` bytes of `v` at the start of `d`. Caller holds an AVX
-/// token.
+/// Stores the first `min(32 / size_of::<T>(), d.len())` elements held in the 32 bytes of `v`
+/// at the start of `d`. Caller holds an AVX token.
 #[inline(always)]
-unsafe fn store_bytes(d: &mut [u8], v: __m256i) {
-    if d.len() >= 32 {
-        // SAFETY: caller guarantees AVX; `d` has 32 writable bytes (unaligned store).
+unsafe fn store_256<T: Copy + Default>(d: &mut [T], v: __m256i) {
+    if core::mem::size_of_val(d) >= 32 {
+        // SAFETY: caller guarantees AVX; `d` has at least 32 writable bytes (unaligned store).
         unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast(), v) };
     } else {
-        let mut t = [0u8; 32];
-        // SAFETY: caller guarantees AVX; `t` has 32 writable bytes.
+        let mut t = [T::default(); 32];
+        // SAFETY: caller guarantees AVX; `t` has at least 32 writable bytes.
         unsafe { _mm256_storeu_si256(t.as_mut_ptr().cast(), v) };
         let m = d.len();
         d.copy_from_slice(&t[..m]);
+    }
+}
+
+/// `bytes[off..off + span]` (`span <= 64`), or near the end of `bytes` the part that exists
+/// followed by zeros, in `pad`: the unpackers' loads never leave the caller's slice.
+#[inline(always)]
+fn window<'a>(bytes: &'a [u8], off: usize, span: usize, pad: &'a mut [u8; 64]) -> &'a [u8] {
+    if off + span <= bytes.len() {
+        &bytes[off..off + span]
+    } else {
+        let m = bytes.len() - off;
+        pad[..m].copy_from_slice(&bytes[off..]);
+        pad[m..span].fill(0);
+        &pad[..span]
     }
 }
 
@@ -348,18 +362,11 @@ impl Avx512Lanes {
         let mask = _mm512_set1_epi16(((1u32 << LQ) - 1) as i16);
         // Block of 32 fields = four groups; group `g` is read as 16 bytes from `g LQ`.
         let span = 3 * LQ + 16;
+        let mut pad = [0u8; 64];
         let mut k = 0;
         while k < total {
             let off = k / 8 * LQ;
-            let mut pad;
-            let src: &[u8] = if off + span <= bytes.len() {
-                &bytes[off..off + span]
-            } else {
-                pad = [0u8; 3 * 13 + 16];
-                let m = bytes.len() - off;
-                pad[..m].copy_from_slice(&bytes[off..]);
-                &pad[..span]
-            };
+            let src = window(bytes, off, span, &mut pad);
             let v = _mm512_castsi128_si512(load16(src));
             let v = _mm512_inserti32x4::<1>(v, load16(&src[LQ..]));
             let v = _mm512_inserti32x4::<2>(v, load16(&src[2 * LQ..]));
@@ -414,7 +421,7 @@ impl Avx512Lanes {
                 (o + 2 * LQ).min(out.len())
             };
             // SAFETY: AVX-512F (so AVX) is enabled here.
-            unsafe { store_bytes(&mut out[o..end], b) };
+            unsafe { store_256(&mut out[o..end], b) };
             k += 16;
         }
     }
@@ -425,18 +432,11 @@ impl Avx512Lanes {
         let deg = n - 1;
         let [idx, mul, shr] = &S3_FROM;
         let m171 = _mm512_set1_epi16(171);
+        let mut pad = [0u8; 64];
         let mut k = 0;
         while k < deg {
             let b0 = k / 5;
-            let mut pad;
-            let src: &[u8] = if b0 + 32 <= bytes.len() {
-                &bytes[b0..b0 + 32]
-            } else {
-                pad = [0u8; 32];
-                let m = bytes.len() - b0;
-                pad[..m].copy_from_slice(&bytes[b0..]);
-                &pad
-            };
+            let src = window(bytes, b0, 32, &mut pad);
             // SAFETY: `src` has 32 readable bytes (unaligned load).
             let x = _mm512_cvtepu8_epi16(unsafe { _mm256_loadu_si256(src.as_ptr().cast()) });
             for v in 0..5 {
@@ -498,7 +498,7 @@ impl Avx512Lanes {
             }
             let b = _mm512_cvtepi16_epi8(sum);
             // SAFETY: AVX-512F (so AVX) is enabled here.
-            unsafe { store_bytes(&mut out[i..], b) };
+            unsafe { store_256(&mut out[i..], b) };
             i += 32;
         }
     }
@@ -516,22 +516,6 @@ unsafe fn load_i8x32(t: &[i8; 32]) -> __m256i {
 unsafe fn load_u16x16(t: &[u16; 16]) -> __m256i {
     // SAFETY: caller guarantees AVX; `t` is 32 readable bytes (unaligned load).
     unsafe { _mm256_loadu_si256(t.as_ptr().cast()) }
-}
-
-/// Stores the first `min(16, d.len())` lanes of `v` at the start of `d`. Caller holds an AVX
-/// token.
-#[inline(always)]
-unsafe fn store_u16x16(d: &mut [u16], v: __m256i) {
-    if d.len() >= 16 {
-        // SAFETY: caller guarantees AVX; `d` has 16 writable u16 (unaligned store).
-        unsafe { _mm256_storeu_si256(d.as_mut_ptr().cast(), v) };
-    } else {
-        let mut t = [0u16; 16];
-        // SAFETY: caller guarantees AVX; `t` has 16 writable u16.
-        unsafe { _mm256_storeu_si256(t.as_mut_ptr().cast(), v) };
-        let m = d.len();
-        d.copy_from_slice(&t[..m]);
-    }
 }
 
 impl Avx2Lanes {
@@ -573,18 +557,11 @@ impl Avx2Lanes {
         let mask = _mm256_set1_epi16(((1u32 << LQ) - 1) as i16);
         // Block of 16 fields = two groups; group `g` is read as 16 bytes from `g LQ`.
         let span = LQ + 16;
+        let mut pad = [0u8; 64];
         let mut k = 0;
         while k < total {
             let off = k / 8 * LQ;
-            let mut pad;
-            let src: &[u8] = if off + span <= bytes.len() {
-                &bytes[off..off + span]
-            } else {
-                pad = [0u8; 13 + 16];
-                let m = bytes.len() - off;
-                pad[..m].copy_from_slice(&bytes[off..]);
-                &pad[..span]
-            };
+            let src = window(bytes, off, span, &mut pad);
             let v = _mm256_inserti128_si256::<1>(
                 _mm256_castsi128_si256(load16(src)),
                 load16(&src[LQ..]),
@@ -596,7 +573,7 @@ impl Avx2Lanes {
                 mask,
             );
             // SAFETY: AVX2 is enabled here.
-            unsafe { store_u16x16(&mut r[k..total], f) };
+            unsafe { store_256(&mut r[k..total], f) };
             k += 16;
         }
         r[total] = 0;
@@ -607,18 +584,11 @@ impl Avx2Lanes {
         let deg = r.len() - 1;
         let (idx, mul) = &S3_FROM2;
         let div3 = _mm256_set1_epi16(S3_DIV[1] as i16);
+        let mut pad = [0u8; 64];
         let mut k = 0;
         while k < deg {
             let b0 = k / 5;
-            let mut pad;
-            let src: &[u8] = if b0 + 16 <= bytes.len() {
-                &bytes[b0..b0 + 16]
-            } else {
-                pad = [0u8; 16];
-                let m = bytes.len() - b0;
-                pad[..m].copy_from_slice(&bytes[b0..]);
-                &pad
-            };
+            let src = window(bytes, b0, 16, &mut pad);
             let x = _mm256_broadcastsi128_si256(load16(src));
             for v in 0..5 {
                 let pos = k + 16 * v;
@@ -632,7 +602,7 @@ impl Avx2Lanes {
                 let q = _mm256_mulhi_epu16(d, div3);
                 let m = _mm256_sub_epi16(d, _mm256_add_epi16(q, _mm256_add_epi16(q, q)));
                 // SAFETY: AVX2 is enabled here.
-                unsafe { store_u16x16(&mut r[pos..deg], m) };
+                unsafe { store_256(&mut r[pos..deg], m) };
             }
             k += 80;
         }

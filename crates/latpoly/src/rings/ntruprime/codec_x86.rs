@@ -154,23 +154,11 @@ fn pairs8(up: __m256i, low: __m128i, b: usize, div: Div256) -> __m256i {
 /// at a time from the top of each level.
 #[target_feature(enable = "avx2")]
 fn tf_decode_avx2(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) {
-    out[0] = if top == 1 {
-        0
-    } else if top <= 256 {
-        mod_u14(u32::from(s[pos]), top as u16)
-    } else {
-        mod_u14(u32::from(s[pos]) + (u32::from(s[pos + 1]) << 8), top as u16)
-    };
+    out[0] = top_value(s, top, pos);
     for lv in levels.iter().rev() {
         let (half, even, regular) = lv.pairs();
         let bytes = &s[lv.pos..];
-        if even {
-            let k = half - 1;
-            let (r0, r1) = split_last(lv, bytes, u32::from(out[k]));
-            (out[2 * k], out[2 * k + 1]) = (r0 as u16, r1 as u16);
-        } else {
-            out[lv.len - 1] = out[half];
-        }
+        level_end(lv, bytes, out, half, even);
         let div = Div256::new(lv.reg);
         let b = lv.reg_bytes;
         let mut k1 = regular;
@@ -270,6 +258,31 @@ impl Div {
     }
 }
 
+/// The decoded top value (from the last bytes of `s`).
+#[inline(always)]
+fn top_value(s: &[u8], top: u32, pos: usize) -> u16 {
+    if top == 1 {
+        0
+    } else if top <= 256 {
+        mod_u14(u32::from(s[pos]), top as u16)
+    } else {
+        mod_u14(u32::from(s[pos]) + (u32::from(s[pos + 1]) << 8), top as u16)
+    }
+}
+
+/// The highest slots of a decode level, before its regular pairs: the last pair of an even
+/// level (from slot `half - 1`) or the value an odd level carries (from slot `half`).
+#[inline(always)]
+fn level_end(lv: &Level, bytes: &[u8], out: &mut [u16], half: usize, even: bool) {
+    if even {
+        let k = half - 1;
+        let (r0, r1) = split_last(lv, bytes, u32::from(out[k]));
+        (out[2 * k], out[2 * k + 1]) = (r0 as u16, r1 as u16);
+    } else {
+        out[lv.len - 1] = out[half];
+    }
+}
+
 /// The body of [`Codec512::decode_uniform`] (the steps of `encode::decode_uniform_impl`),
 /// in place in `out`: every value of every level is below its bound (< 2^14), so the levels
 /// share the output's 16-bit slots; going down, level `L` writes slots `2k, 2k + 1` from slot
@@ -277,13 +290,7 @@ impl Div {
 /// overwritten before it is read.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
 fn tf_decode(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) {
-    out[0] = if top == 1 {
-        0
-    } else if top <= 256 {
-        mod_u14(u32::from(s[pos]), top as u16)
-    } else {
-        mod_u14(u32::from(s[pos]) + (u32::from(s[pos + 1]) << 8), top as u16)
-    };
+    out[0] = top_value(s, top, pos);
     // output u16 slot 2i from lane i of r0, slot 2i + 1 from lane i of r1 (low halves)
     // SAFETY: AVX-512F/BW are enabled.
     let ilv = unsafe {
@@ -301,13 +308,7 @@ fn tf_decode(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) 
         let (half, even, regular) = lv.pairs();
         let bytes = &s[lv.pos..];
         // the highest slots first: the last pair (or the carried value)
-        if even {
-            let k = half - 1;
-            let (r0, r1) = split_last(lv, bytes, u32::from(out[k]));
-            (out[2 * k], out[2 * k + 1]) = (r0 as u16, r1 as u16);
-        } else {
-            out[lv.len - 1] = out[half];
-        }
+        level_end(lv, bytes, out, half, even);
         let div = Div::new(lv.reg);
         let mut k1 = regular;
         while k1 > 0 {
