@@ -7,6 +7,8 @@
 
 pub mod ct;
 pub mod modulus;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod mulhi_x86;
 pub mod nfl;
 pub mod word;
 

@@ -77,7 +77,7 @@ impl Simd for Avx2U16 {
     fn mul_shoup_lazy(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {
-            let qhat = _mm256_mulhi_epu16(x, wp);
+            let qhat = crate::arith::mulhi_x86::mulhi_epu16_256(x, wp);
             _mm256_sub_epi16(_mm256_mullo_epi16(x, w), _mm256_mullo_epi16(qhat, q))
         }
     }
@@ -86,9 +86,9 @@ impl Simd for Avx2U16 {
         // SAFETY: token proves AVX2.
         unsafe {
             let lo = _mm256_mullo_epi16(a, b);
-            let hi = _mm256_mulhi_epu16(a, b);
+            let hi = crate::arith::mulhi_x86::mulhi_epu16_256(a, b);
             let m = _mm256_mullo_epi16(lo, qinv);
-            let mh = _mm256_mulhi_epu16(m, q);
+            let mh = crate::arith::mulhi_x86::mulhi_epu16_256(m, q);
             let t = _mm256_sub_epi16(_mm256_add_epi16(hi, q), mh);
             _mm256_min_epu16(t, _mm256_sub_epi16(t, q))
         }

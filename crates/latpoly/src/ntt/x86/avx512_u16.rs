@@ -118,7 +118,7 @@ impl Simd for Avx512U16 {
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512BW.
         unsafe {
-            let qhat = _mm512_mulhi_epu16(x, wp);
+            let qhat = crate::arith::mulhi_x86::mulhi_epu16_512(x, wp);
             _mm512_sub_epi16(_mm512_mullo_epi16(x, w), _mm512_mullo_epi16(qhat, q))
         }
     }
@@ -127,9 +127,9 @@ impl Simd for Avx512U16 {
         // SAFETY: token proves AVX-512BW.
         unsafe {
             let lo = _mm512_mullo_epi16(a, b);
-            let hi = _mm512_mulhi_epu16(a, b);
+            let hi = crate::arith::mulhi_x86::mulhi_epu16_512(a, b);
             let m = _mm512_mullo_epi16(lo, qinv);
-            let mh = _mm512_mulhi_epu16(m, q);
+            let mh = crate::arith::mulhi_x86::mulhi_epu16_512(m, q);
             let t = _mm512_sub_epi16(_mm512_add_epi16(hi, q), mh);
             _mm512_min_epu16(t, _mm512_sub_epi16(t, q))
         }

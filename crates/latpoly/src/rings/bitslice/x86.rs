@@ -293,6 +293,10 @@ fn divsteps3_live<R: Reg, const K: usize>(
     w: &mut VTrits<R, K>,
     steps: usize,
 ) -> i32 {
+    if K > 4 {
+        // not an NTRU or NTRU Prime degree (at most 832 coefficients): the generic steps
+        return super::divsteps3_steps(f, g, v, w, steps, 0);
+    }
     let bits = 64 * R::WORDS;
     let mut delta = 1i32;
     let mut s = 0;

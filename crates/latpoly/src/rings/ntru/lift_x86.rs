@@ -70,7 +70,10 @@ impl ScanLanes for Avx2Lanes {
     fn mod3(self, a: __m256i) -> __m256i {
         // SAFETY: the token proves AVX2.
         unsafe {
-            let d = _mm256_srli_epi16::<1>(_mm256_mulhi_epu16(a, self.splat(DIV3)));
+            let d = _mm256_srli_epi16::<1>(crate::arith::mulhi_x86::mulhi_epu16_256(
+                a,
+                self.splat(DIV3),
+            ));
             _mm256_sub_epi16(a, _mm256_mullo_epi16(d, self.splat(3)))
         }
     }
@@ -122,7 +125,10 @@ impl ScanLanes for Avx512Lanes {
     fn mod3(self, a: __m512i) -> __m512i {
         // SAFETY: the token proves AVX-512BW.
         unsafe {
-            let d = _mm512_srli_epi16::<1>(_mm512_mulhi_epu16(a, self.splat(DIV3)));
+            let d = _mm512_srli_epi16::<1>(crate::arith::mulhi_x86::mulhi_epu16_512(
+                a,
+                self.splat(DIV3),
+            ));
             _mm512_sub_epi16(a, _mm512_mullo_epi16(d, self.splat(3)))
         }
     }

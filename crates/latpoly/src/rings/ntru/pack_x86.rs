@@ -40,6 +40,7 @@
 #![allow(unsafe_code)]
 
 use super::x86::{Avx2Lanes, Avx512Lanes};
+use crate::arith::mulhi_x86::mulhi_epu16_256;
 use core::arch::x86_64::*;
 
 /// `vpshufb` indices and shift counts that cut the eight `LQ`-bit fields of a group (loaded at
@@ -569,7 +570,7 @@ impl Avx2Lanes {
             let lo = _mm256_shuffle_epi8(v, lo_i);
             let hi = _mm256_shuffle_epi8(v, hi_i);
             let f = _mm256_and_si256(
-                _mm256_or_si256(_mm256_mulhi_epu16(lo, shr), _mm256_mullo_epi16(hi, shl)),
+                _mm256_or_si256(mulhi_epu16_256(lo, shr), _mm256_mullo_epi16(hi, shl)),
                 mask,
             );
             // SAFETY: AVX2 is enabled here.
@@ -597,9 +598,9 @@ impl Avx2Lanes {
                 }
                 // SAFETY: AVX2 is enabled here; each table row is 32 readable bytes.
                 let (iv, mv) = unsafe { (load_i8x32(&idx[v]), load_u16x16(&mul[v])) };
-                let d = _mm256_mulhi_epu16(_mm256_shuffle_epi8(x, iv), mv);
+                let d = mulhi_epu16_256(_mm256_shuffle_epi8(x, iv), mv);
                 // d mod 3 for d <= 255
-                let q = _mm256_mulhi_epu16(d, div3);
+                let q = mulhi_epu16_256(d, div3);
                 let m = _mm256_sub_epi16(d, _mm256_add_epi16(q, _mm256_add_epi16(q, q)));
                 // SAFETY: AVX2 is enabled here.
                 unsafe { store_256(&mut r[pos..deg], m) };

@@ -37,6 +37,7 @@
 use super::lanes::{self, match_set, shape, vop2, ztab, Lanes16};
 use super::tables::{MONT, OMEGA_MONT, Q, QINV};
 use super::{scalar, tables, NtruPlusParams};
+use crate::arith::mulhi_x86::mulhi_epi16_512;
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -1145,7 +1146,7 @@ impl Lanes16 for Avx512 {
         add => _mm512_add_epi16,
         sub => _mm512_sub_epi16,
         mullo => _mm512_mullo_epi16,
-        mulhi => _mm512_mulhi_epi16,
+        mulhi => mulhi_epi16_512,
         lo16 => _mm512_unpacklo_epi16,
         hi16 => _mm512_unpackhi_epi16,
     }

@@ -23,6 +23,7 @@
 use super::lanes::{self, match_set, shape, vop2, ztab, Lanes16};
 use super::tables::{MONT, OMEGA_MONT, Q, QINV};
 use super::{encode, scalar, tables, NtruPlusParams};
+use crate::arith::mulhi_x86::mulhi_epi16_256;
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -936,7 +937,7 @@ impl Lanes16 for Avx2 {
         add => _mm256_add_epi16,
         sub => _mm256_sub_epi16,
         mullo => _mm256_mullo_epi16,
-        mulhi => _mm256_mulhi_epi16,
+        mulhi => mulhi_epi16_256,
         lo16 => _mm256_unpacklo_epi16,
         hi16 => _mm256_unpackhi_epi16,
     }

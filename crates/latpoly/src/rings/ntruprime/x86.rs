@@ -105,51 +105,6 @@ impl Avx2 {
     }
 }
 
-/// `vpmulhw` on 256-bit vectors, as one instruction the optimiser cannot rewrite.
-///
-/// stdarch implements `_mm*_mulhi_epi16` with generic IR (sign-extend, multiply, shift); LLVM
-/// then hoists the sign extension of loop-invariant operands out of loops and rebuilds the
-/// 16-bit vector before every use (`vpmovsxwd` / `vpmovdw` / `vinserti64x4`). An earlier
-/// version passed the operands through an empty `asm!` barrier (`inout`), which kept the
-/// multiplication a single `vpmulhw` but made the register allocator copy every operand that
-/// was still live afterwards (twiddles, constants, the butterfly input of the matching
-/// `vpmullw`): about one `vmovdqa` per product.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn mulhi256(a: __m256i, b: __m256i) -> __m256i {
-    let r: __m256i;
-    // SAFETY: one AVX2 instruction on registers (the caller's target feature): no memory
-    // access, no stack use, flags untouched; the result depends only on the inputs.
-    unsafe {
-        core::arch::asm!(
-            "vpmulhw {r}, {a}, {b}",
-            a = in(ymm_reg) a,
-            b = in(ymm_reg) b,
-            r = lateout(ymm_reg) r,
-            options(pure, nomem, nostack, preserves_flags)
-        );
-    }
-    r
-}
-
-/// As [`mulhi256`], for 512-bit vectors (AVX-512BW).
-#[inline]
-#[target_feature(enable = "avx512bw")]
-fn mulhi512(a: __m512i, b: __m512i) -> __m512i {
-    let r: __m512i;
-    // SAFETY: as in `mulhi256`, one AVX-512BW instruction (the caller's target feature).
-    unsafe {
-        core::arch::asm!(
-            "vpmulhw {r}, {a}, {b}",
-            a = in(zmm_reg) a,
-            b = in(zmm_reg) b,
-            r = lateout(zmm_reg) r,
-            options(pure, nomem, nostack, preserves_flags)
-        );
-    }
-    r
-}
-
 impl Lanes for Avx2 {
     type V = __m256i;
     const L: usize = 16;
@@ -212,7 +167,7 @@ impl Lanes for Avx2 {
     #[inline(always)]
     fn mulhi(self, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: the token proves AVX2 (which implies AVX).
-        unsafe { mulhi256(a, b) }
+        unsafe { crate::arith::mulhi_x86::mulhi_epi16_256(a, b) }
     }
     #[inline(always)]
     fn mulhrs(self, a: __m256i, b: __m256i) -> __m256i {
@@ -478,7 +433,7 @@ impl Lanes for Avx512 {
     #[inline(always)]
     fn mulhi(self, a: __m512i, b: __m512i) -> __m512i {
         // SAFETY: the token proves AVX-512F/BW.
-        unsafe { mulhi512(a, b) }
+        unsafe { crate::arith::mulhi_x86::mulhi_epi16_512(a, b) }
     }
     #[inline(always)]
     fn mulhrs(self, a: __m512i, b: __m512i) -> __m512i {
