@@ -345,10 +345,7 @@ fn live_steps<R: Reg, const K: usize, const VW: usize, const FG: usize>(
     for _ in 0..n {
         // v = x v (the top mask matters only once the last register is live)
         for plane in [&mut v.p, &mut v.m] {
-            for j in (0..VW).rev() {
-                let lower = if j > 0 { plane[j - 1] } else { R::zero() };
-                plane[j] = plane[j].shl1().or(plane[j].prev(lower).shr63());
-            }
+            plane_shl1(plane, VW);
             if VW == K {
                 plane[K - 1] = plane[K - 1].and(v.mask[K - 1]);
             }
@@ -357,14 +354,10 @@ fn live_steps<R: Reg, const K: usize, const VW: usize, const FG: usize>(
         let swap_mask = swap_step(delta, g0 != 0);
         let swap = R::splat(swap_mask);
         f0 ^= (f0 ^ g0) & swap_mask as u8;
-        for j in 0..FG {
-            swap_regs(&mut f.p[j], &mut g.p[j], swap);
-            swap_regs(&mut f.m[j], &mut g.m[j], swap);
-        }
-        for j in 0..VW {
-            swap_regs(&mut v.p[j], &mut w.p[j], swap);
-            swap_regs(&mut v.m[j], &mut w.m[j], swap);
-        }
+        plane_cswap(&mut f.p, &mut g.p, swap, FG);
+        plane_cswap(&mut f.m, &mut g.m, swap, FG);
+        plane_cswap(&mut v.p, &mut w.p, swap, VW);
+        plane_cswap(&mut v.m, &mut w.m, swap, VW);
         let (s1, s2) = scalar_masks(sign);
         let (m1, m2) = (R::splat(s1), R::splat(s2));
         for j in 0..FG {
@@ -375,25 +368,13 @@ fn live_steps<R: Reg, const K: usize, const VW: usize, const FG: usize>(
             (w.p[j], w.m[j]) = add_scaled_reg(w.p[j], w.m[j], v.p[j], v.m[j], m1, m2);
         }
         // g = g / x on the live registers (a dead register above feeds only dead positions)
-        for plane in [&mut g.p, &mut g.m] {
-            for j in 0..FG {
-                let upper = if j + 1 < FG { plane[j + 1] } else { R::zero() };
-                plane[j] = plane[j].shr1().or(plane[j].next(upper).shl63());
-            }
-        }
+        plane_shr1(&mut g.p, FG);
+        plane_shr1(&mut g.m, FG);
     }
 }
 
-/// Swaps `x` and `y` where `mk` is all-ones.
-#[inline(always)]
-fn swap_regs<R: Reg>(x: &mut R, y: &mut R, mk: R) {
-    let t = mk.and(x.xor(*y));
-    *x = x.xor(t);
-    *y = y.xor(t);
-}
-
 /// `x += s · y` on one register of each plane (`m1`, `m2`: the masks of `s = 1`, `s = 2`), in
-/// the seven-operation addition of [`VTrits::add_scaled`].
+/// seven logic operations (see [`VTrits::add_scaled`]).
 #[inline(always)]
 fn add_scaled_reg<R: Reg>(xp: R, xm: R, op: R, om: R, m1: R, m2: R) -> (R, R) {
     let yp = m1.and(op).or(m2.and(om));
@@ -428,20 +409,22 @@ fn store_plane<R: Reg, const K: usize>(regs: &[R; K], out: &mut [u64]) {
     out.copy_from_slice(&buf[..n]);
 }
 
-/// `x = x · X` on a plane: shift up by one bit across words (masking happens in the caller).
+/// `x = x · X` on the `live` low registers of a plane (`live` a constant of the caller, `K` for
+/// the whole plane): shift up by one bit across words (masking happens in the caller).
 #[inline(always)]
-fn plane_shl1<R: Reg, const K: usize>(x: &mut [R; K]) {
-    for j in (0..K).rev() {
+fn plane_shl1<R: Reg, const K: usize>(x: &mut [R; K], live: usize) {
+    for j in (0..live).rev() {
         let lower = if j > 0 { x[j - 1] } else { R::zero() };
         x[j] = x[j].shl1().or(x[j].prev(lower).shr63());
     }
 }
 
-/// `x = x / X` on a plane: shift down by one bit across words (zero comes in at the top).
+/// `x = x / X` on the `live` low registers of a plane: shift down by one bit across words
+/// (zero comes in at the top of the last live register).
 #[inline(always)]
-fn plane_shr1<R: Reg, const K: usize>(x: &mut [R; K]) {
-    for j in 0..K {
-        let upper = if j + 1 < K { x[j + 1] } else { R::zero() };
+fn plane_shr1<R: Reg, const K: usize>(x: &mut [R; K], live: usize) {
+    for j in 0..live {
+        let upper = if j + 1 < live { x[j + 1] } else { R::zero() };
         x[j] = x[j].shr1().or(x[j].next(upper).shl63());
     }
 }
@@ -455,10 +438,10 @@ fn bit_mask<R: Reg, const K: usize, const W: usize>(n: usize) -> [R; K] {
     load_plane(&words)
 }
 
-/// Conditional swap of two planes where `mk` is all-ones.
+/// Conditional swap of the `live` low registers of two planes where `mk` is all-ones.
 #[inline(always)]
-fn plane_cswap<R: Reg, const K: usize>(x: &mut [R; K], y: &mut [R; K], mk: R) {
-    for j in 0..K {
+fn plane_cswap<R: Reg, const K: usize>(x: &mut [R; K], y: &mut [R; K], mk: R, live: usize) {
+    for j in 0..live {
         let t = mk.and(x[j].xor(y[j]));
         x[j] = x[j].xor(t);
         y[j] = y[j].xor(t);
@@ -503,8 +486,8 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
     #[inline(always)]
     fn cswap(&mut self, o: &mut Self, mask: u64) {
         let mk = R::splat(mask);
-        plane_cswap(&mut self.p, &mut o.p, mk);
-        plane_cswap(&mut self.m, &mut o.m, mk);
+        plane_cswap(&mut self.p, &mut o.p, mk, K);
+        plane_cswap(&mut self.m, &mut o.m, mk, K);
     }
 
     /// The GF(3) addition in seven logic operations (Kawahara, Aoki and Takagi, "Faster
@@ -516,20 +499,15 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
     fn add_scaled(&mut self, o: &Self, s1: u64, s2: u64) {
         let (m1, m2) = (R::splat(s1), R::splat(s2));
         for j in 0..K {
-            let yp = m1.and(o.p[j]).or(m2.and(o.m[j]));
-            let ym = m1.and(o.m[j]).or(m2.and(o.p[j]));
-            let (xp, xm) = (self.p[j], self.m[j]);
-            let t = xp.or(ym).xor(xm.or(yp));
-            self.p[j] = xm.or(ym).xor(t);
-            self.m[j] = xp.or(yp).xor(t);
+            (self.p[j], self.m[j]) = add_scaled_reg(self.p[j], self.m[j], o.p[j], o.m[j], m1, m2);
         }
     }
 
     #[inline(always)]
     fn shl1(&mut self, _top_mask: u64) {
         // the same mask, fixed at load
-        plane_shl1(&mut self.p);
-        plane_shl1(&mut self.m);
+        plane_shl1(&mut self.p, K);
+        plane_shl1(&mut self.m, K);
         for ((p, m), &k) in self.p.iter_mut().zip(self.m.iter_mut()).zip(&self.mask) {
             *p = p.and(k);
             *m = m.and(k);
@@ -538,8 +516,8 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
 
     #[inline(always)]
     fn shr1(&mut self) {
-        plane_shr1(&mut self.p);
-        plane_shr1(&mut self.m);
+        plane_shr1(&mut self.p, K);
+        plane_shr1(&mut self.m, K);
     }
 
     #[inline(always)]
@@ -1092,7 +1070,7 @@ impl<R: Reg, const K: usize> BitOps for VBits<R, K> {
 
     #[inline(always)]
     fn cswap(&mut self, o: &mut Self, mask: u64) {
-        plane_cswap(&mut self.b, &mut o.b, R::splat(mask));
+        plane_cswap(&mut self.b, &mut o.b, R::splat(mask), K);
     }
 
     #[inline(always)]
@@ -1106,7 +1084,7 @@ impl<R: Reg, const K: usize> BitOps for VBits<R, K> {
     #[inline(always)]
     fn shl1(&mut self, _top_mask: u64) {
         // the same mask, fixed at load
-        plane_shl1(&mut self.b);
+        plane_shl1(&mut self.b, K);
         for (b, &k) in self.b.iter_mut().zip(&self.mask) {
             *b = b.and(k);
         }
@@ -1114,7 +1092,7 @@ impl<R: Reg, const K: usize> BitOps for VBits<R, K> {
 
     #[inline(always)]
     fn shr1(&mut self) {
-        plane_shr1(&mut self.b);
+        plane_shr1(&mut self.b, K);
     }
 }
 
