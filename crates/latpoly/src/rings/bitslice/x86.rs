@@ -172,7 +172,7 @@ impl Reg for __m512i {
         steps: usize,
         _top_mask: u64,
     ) -> i32 {
-        divsteps3_avx512(f, g, v, w, steps)
+        divsteps3_avx512(f, g, v, w, steps, has_vbmi2())
     }
 }
 
@@ -533,126 +533,44 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
     }
 }
 
-/// `a ? b : c`, bit by bit.
-#[inline(always)]
-fn mux(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
-    // SAFETY: AVX-512F (module invariant: `__m512i` values exist only after an AVX-512 token
-    // loaded them).
-    unsafe { _mm512_ternarylogic_epi64::<0xCA>(a, b, c) }
-}
-
-/// `(x + y)` in GF(3) on one register of each plane (`0 = (0, 0)`, `1 = (1, 0)`, `2 = (0, 1)`):
-/// `r.p = y_m ? x_m : (y_p ? !(x_p | x_m) : x_p)`,
-/// `r.m = y_p ? x_p : (y_m ? !(x_p | x_m) : x_m)`; four ternary-logic operations.
-#[inline(always)]
-fn gf3_add(xp: __m512i, xm: __m512i, yp: __m512i, ym: __m512i) -> (__m512i, __m512i) {
-    // SAFETY: as in `mux`.
-    let (t1, t2) = unsafe {
-        (
-            _mm512_ternarylogic_epi64::<0x1C>(yp, xp, xm),
-            _mm512_ternarylogic_epi64::<0x1A>(ym, xp, xm),
-        )
-    };
-    (mux(ym, xm, t1), mux(yp, xp, t2))
-}
-
-/// `x + s·y` on `K` registers per plane, where the scalar `s` is 1 on `k1`, 2 on `k2` and 0
-/// where neither mask is set (the masks select all lanes or none); `s2` is the `k2` decision
-/// as a vector (all ones or zero), so that `s·y` is one zero-masked ternary-logic operation
-/// per plane.
-#[inline(always)]
-fn gf3_add_scaled<const K: usize>(
-    x: &mut VTrits<__m512i, K>,
-    y: &VTrits<__m512i, K>,
-    k12: __mmask8,
-    s2: __m512i,
-    regs: usize,
-) {
-    for j in 0..regs.min(K) {
-        // SAFETY: as in `mux`. `s2 ? b : c` is truth table 0xCA; lanes outside `k12` are zero.
-        let (yp, ym) = unsafe {
-            (
-                _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2, y.m[j], y.p[j]),
-                _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2, y.p[j], y.m[j]),
-            )
-        };
-        (x.p[j], x.m[j]) = gf3_add(x.p[j], x.m[j], yp, ym);
-    }
-}
-
-/// Conditional swap of the first `regs` of `K` registers per plane where `k` selects all
-/// lanes.
-#[inline(always)]
-fn cswap_k<const K: usize>(a: &mut [__m512i; K], b: &mut [__m512i; K], k: __mmask8, regs: usize) {
-    for j in 0..regs.min(K) {
-        // SAFETY: as in `mux`.
-        (a[j], b[j]) = unsafe {
-            (
-                _mm512_mask_blend_epi64(k, a[j], b[j]),
-                _mm512_mask_blend_epi64(k, b[j], a[j]),
-            )
-        };
-    }
-}
-
-/// Steps per batch of [`divsteps3_avx512`]: after `j` steps on the low word alone, its bits
-/// `0..64 - j` are still exact, so 64 steps can be decided from it.
+/// Steps whose decisions come from one refresh of the low words ([`decide_step`]): after `j`
+/// steps on the low word alone, its bits `0..64 - j` are still exact, so 64 steps can be
+/// decided from it.
 const BATCH: usize = 64;
 
-/// The decisions of one step: swap, and the factor `s` of `g += s·f` (`s != 0` and `s = 2`);
-/// each all-ones or zero.
-#[derive(Clone, Copy, Default)]
-struct Step {
-    swap: u8,
-    /// `s != 0` (mask register form).
-    s12: u8,
-    /// `s = 2`, all ones or zero (broadcast into a vector by a load).
-    s2: u64,
-}
-
-/// Runs up to [`BATCH`] divsteps on the low words `(fp, fm)`, `(gp, gm)` of `f` and `g` (64
-/// coefficients each) and records their decisions; returns the updated `delta`. Word-wise the
-/// same steps as [`super::divsteps3_steps`], branch-free (masks from shifts and negations).
+/// One divstep on the low words `[fp, fm, gp, gm]` of `f` and `g` (64 coefficients each):
+/// updates them and `delta` and returns the step's decisions as masks (all ones or zero):
+/// swap, `s != 0`, `s = 2` for `g += s·f`. Word-wise the same step as
+/// [`super::divsteps3_steps`], branch-free (masks from shifts and negations). After `j` steps
+/// the words' bits `0..64 - j` are still exact.
 #[inline(always)]
-fn decide(words: [u64; 4], mut delta: i64, out: &mut [Step]) -> i64 {
-    let [mut fp, mut fm, mut gp, mut gm] = words;
-    for st in out.iter_mut() {
-        // sign = -g_0 f_0: 1 where g_0 f_0 = 2, 2 where g_0 f_0 = 1
-        let s1 = (((gp & fm) | (gm & fp)) & 1).wrapping_neg();
-        let s2 = (((gp & fp) | (gm & fm)) & 1).wrapping_neg();
-        let g0 = ((gp | gm) & 1).wrapping_neg();
-        // swap where delta > 0 and g_0 != 0 (the sign bit of -delta)
-        let swap = ((delta.wrapping_neg() >> 63) as u64) & g0;
-        delta ^= (swap as i64) & (delta ^ delta.wrapping_neg());
-        delta += 1;
-        let t = swap & (fp ^ gp);
-        (fp, gp) = (fp ^ t, gp ^ t);
-        let t = swap & (fm ^ gm);
-        (fm, gm) = (fm ^ t, gm ^ t);
-        let (yp, ym) = ((s1 & fp) | (s2 & fm), (s1 & fm) | (s2 & fp));
-        let (x0, y0) = (!(gp | gm), !(yp | ym));
-        let np = (gp & y0) | (yp & x0) | (gm & ym);
-        let nm = (gm & y0) | (ym & x0) | (gp & yp);
-        (gp, gm) = (np >> 1, nm >> 1);
-        *st = Step {
-            swap: swap as u8,
-            s12: (s1 | s2) as u8,
-            s2,
-        };
-    }
-    delta
+fn decide_step(words: &mut [u64; 4], delta: &mut i64) -> (u64, u64, u64) {
+    let [fp, fm, gp, gm] = *words;
+    // sign = -g_0 f_0: 1 where g_0 f_0 = 2, 2 where g_0 f_0 = 1
+    let s1 = (((gp & fm) | (gm & fp)) & 1).wrapping_neg();
+    let s2 = (((gp & fp) | (gm & fm)) & 1).wrapping_neg();
+    let g0 = ((gp | gm) & 1).wrapping_neg();
+    // swap where delta > 0 and g_0 != 0 (the sign bit of -delta)
+    let swap = ((delta.wrapping_neg() >> 63) as u64) & g0;
+    *delta ^= (swap as i64) & (*delta ^ delta.wrapping_neg());
+    *delta += 1;
+    let t = swap & (fp ^ gp);
+    let (fp, gp) = (fp ^ t, gp ^ t);
+    let t = swap & (fm ^ gm);
+    let (fm, gm) = (fm ^ t, gm ^ t);
+    // g += s f in seven logic operations (see `VTrits::add_scaled`), then g / x
+    let (yp, ym) = ((s1 & fp) | (s2 & fm), (s1 & fm) | (s2 & fp));
+    let t = (gp | ym) ^ (gm | yp);
+    let (np, nm) = ((gm | ym) ^ t, (gp | yp) ^ t);
+    *words = [fp, fm, np >> 1, nm >> 1];
+    (swap, s1 | s2, s2)
 }
 
-/// [`super::divsteps3`] on AVX-512 registers, in batches: the decisions of up to [`BATCH`]
-/// steps come from the low words alone ([`decide`], general-purpose registers), then the
-/// recorded steps run on the whole polynomials with the decisions as mask registers. The
-/// vector steps then form a chain of blends and ternary-logic operations with no round trip
-/// through general-purpose registers (the per-step round trip made the plain loop three times
-/// slower). The same steps and results as the generic loop, branch-free in the data.
-///
-/// On CPUs with AVX-512 VBMI2 the one-bit shifts across words are single concatenating shifts
-/// (`vpshldq` / `vpshrdq` of a register and its word-shifted neighbour: two instructions per
-/// register instead of four), see [`divsteps3_batched`].
+/// [`super::divsteps3`] on AVX-512 registers for one or two registers per plane (every NTRU
+/// and NTRU Prime size: at most 832 coefficients); the generic steps otherwise, and on CPUs
+/// without AVX-512VL (which the `ymm` halves need). Dispatches on VBMI2 (`vpshldq` /
+/// `vpshrdq`: one-bit shifts across words in two instructions instead of three) unless
+/// `vbmi2` is false (the tests run both).
 #[inline(always)]
 fn divsteps3_avx512<const K: usize>(
     f: &mut VTrits<__m512i, K>,
@@ -660,7 +578,11 @@ fn divsteps3_avx512<const K: usize>(
     v: &mut VTrits<__m512i, K>,
     w: &mut VTrits<__m512i, K>,
     steps: usize,
+    vbmi2: bool,
 ) -> i32 {
+    if K > 2 || !has_vl() {
+        return super::divsteps3_steps(f, g, v, w, steps, 0);
+    }
     // Two registers per plane whose second one holds at most four used words (n <= 768:
     // 677, 701, 761 + 1): that half in `ymm` registers, whose operations cost half as much.
     let narrow = K == 2 && {
@@ -670,7 +592,7 @@ fn divsteps3_avx512<const K: usize>(
     };
     #[cfg(debug_assertions)]
     for x in [&*v, &*w] {
-        // the phases of `divsteps3_zy` assume v and w start below coefficient 1
+        // the phases of `divsteps3_stepwise` assume v and w start below coefficient 1
         let mut words = [0u64; 16];
         for plane in [&x.p, &x.m] {
             for (j, r) in plane.iter().enumerate() {
@@ -680,25 +602,60 @@ fn divsteps3_avx512<const K: usize>(
             }
         }
     }
-    if has_vbmi2() && has_vl() && narrow {
-        let zy = |x: &VTrits<__m512i, K>| [Zy::new(x.p[0], x.p[1]), Zy::new(x.m[0], x.m[1])];
-        let (mut zf, mut zg, mut zv, mut zw) = (zy(f), zy(g), zy(v), zy(w));
-        // SAFETY: the CPU runs AVX-512 VBMI2 and VL (checked above) and AVX-512F (the
-        // caller's `__m512i` values come from an AVX-512 token).
-        let delta = unsafe { divsteps3_zy(&mut zf, &mut zg, &mut zv, &mut zw, steps) };
-        for (x, z) in [(f, zf), (g, zg), (v, zv), (w, zw)] {
-            (x.p[0], x.p[1]) = z[0].get();
-            (x.m[0], x.m[1]) = z[1].get();
+    let hi = |r: &[__m512i; K]| {
+        if K == 2 {
+            r[K - 1]
+        } else {
+            <__m512i as Reg>::zero()
         }
-        cut_to_n(v, w);
-        delta
-    } else if has_vbmi2() {
-        // SAFETY: the CPU runs AVX-512 VBMI2 (checked just above) and AVX-512F (the caller's
-        // `__m512i` values come from an AVX-512 token).
-        unsafe { divsteps3_vbmi2(f, g, v, w, steps) }
-    } else {
-        divsteps3_batched::<K, false>(f, g, v, w, steps)
+    };
+    let pl = |x: &VTrits<__m512i, K>| {
+        [
+            Pl {
+                lo: x.p[0],
+                hi: hi(&x.p),
+            },
+            Pl {
+                lo: x.m[0],
+                hi: hi(&x.m),
+            },
+        ]
+    };
+    let [mut pf, mut pg, mut pv, mut pw] = [pl(f), pl(g), pl(v), pl(w)];
+    let (a, b, c, d) = (&mut pf, &mut pg, &mut pv, &mut pw);
+    // SAFETY: the CPU runs AVX-512VL (checked above), VBMI2 where called with it (checked by
+    // the callers: `has_vbmi2`), and AVX-512F (the `__m512i` values come from an AVX-512
+    // token).
+    let delta = unsafe {
+        match (K, narrow, vbmi2) {
+            (1, _, true) => stepwise_vbmi2::<0>(a, b, c, d, steps),
+            (1, _, false) => stepwise_plain::<0>(a, b, c, d, steps),
+            (_, true, true) => stepwise_vbmi2::<1>(a, b, c, d, steps),
+            (_, true, false) => stepwise_plain::<1>(a, b, c, d, steps),
+            (_, false, true) => stepwise_vbmi2::<2>(a, b, c, d, steps),
+            (_, false, false) => stepwise_plain::<2>(a, b, c, d, steps),
+        }
+    };
+    for (x, y) in [(f, pf), (g, pg), (v, pv), (w, pw)] {
+        x.p[0] = y[0].lo;
+        x.m[0] = y[1].lo;
+        if K == 2 {
+            // a `ymm` half leaves the upper words undefined: zero them
+            let keep = |r: __m512i| {
+                if narrow {
+                    // SAFETY: AVX-512F (module invariant).
+                    unsafe { _mm512_zextsi256_si512(_mm512_castsi512_si256(r)) }
+                } else {
+                    r
+                }
+            };
+            x.p[K - 1] = keep(y[0].hi);
+            x.m[K - 1] = keep(y[1].hi);
+        }
     }
+    // the loop shifts `v` up without cutting: bits only move up, so they never flow back
+    cut_to_n(v, w);
+    delta
 }
 
 /// Whether the CPU runs AVX-512 VBMI2 (checked once).
@@ -707,325 +664,350 @@ fn has_vbmi2() -> bool {
     *VBMI2.get_or_init(|| is_x86_feature_detected!("avx512vbmi2"))
 }
 
-/// Whether the CPU runs AVX-512VL (checked once): [`divsteps3_zy`] uses `ymm` forms of
-/// AVX-512 instructions. Every CPU with VBMI2 has it; the token ([`Avx512Bits`]) only proves
-/// AVX-512F, so the `Zy` path checks it too.
+/// Whether the CPU runs AVX-512VL (checked once): the loop uses `ymm` forms of AVX-512
+/// instructions. The token ([`Avx512Bits`]) only proves AVX-512F.
 fn has_vl() -> bool {
     static VL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *VL.get_or_init(|| is_x86_feature_detected!("avx512vl"))
 }
 
-/// [`divsteps3_batched`] with the VBMI2 shifts.
-#[target_feature(enable = "avx512f,avx512vbmi2")]
-fn divsteps3_vbmi2<const K: usize>(
-    f: &mut VTrits<__m512i, K>,
-    g: &mut VTrits<__m512i, K>,
-    v: &mut VTrits<__m512i, K>,
-    w: &mut VTrits<__m512i, K>,
-    steps: usize,
-) -> i32 {
-    divsteps3_batched::<K, true>(f, g, v, w, steps)
-}
-
-/// One bit plane of up to 768 coefficients: words 0..8 in a `zmm` register, words 8..12 in a
-/// `ymm` register.
+/// One bit plane of the stepwise loop ([`divsteps3_stepwise`]): words 0..8 in `lo`, words
+/// 8..16 in `hi` when the plane has a second register (`H = 2`: a `zmm` register; `H = 1`: at
+/// most four used words, kept in the `ymm` half, whose operations cost half as much; `H = 0`:
+/// no second register).
 #[derive(Clone, Copy)]
-struct Zy {
+struct Pl {
     lo: __m512i,
-    hi: __m256i,
+    hi: __m512i,
 }
 
-impl Zy {
-    /// From two registers whose second one has at most four used words.
+/// The operations of the stepwise loop on planes of kind `H`; `HI`: whether `hi` takes part
+/// (a constant of each phase); `VB`: with the VBMI2 shifts. Every function requires AVX-512F
+/// and VL, and VBMI2 where `VB` (the callers are inlined into [`stepwise_vbmi2`] or
+/// [`stepwise_plain`], which enable them).
+mod pl {
+    use super::Pl;
+    use core::arch::x86_64::*;
+
+    /// `(x << 1) | (prev >> 63)` per 64-bit lane.
     #[inline(always)]
-    fn new(lo: __m512i, hi: __m512i) -> Self {
-        // SAFETY: AVX-512F (module invariant: `__m512i` values exist only after a token).
-        let hi = unsafe { _mm512_castsi512_si256(hi) };
-        Zy { lo, hi }
-    }
-
-    /// Back to two registers (words 12..16 zero).
-    #[inline(always)]
-    fn get(self) -> (__m512i, __m512i) {
-        // SAFETY: as in `new`.
-        (self.lo, unsafe { _mm512_zextsi256_si512(self.hi) })
-    }
-}
-
-/// [`divsteps3_batched`] for two registers per plane of which the second holds at most four
-/// used words ([`Zy`]): the same steps, the upper words in `ymm` registers.
-#[target_feature(enable = "avx512f,avx512vl,avx512vbmi2")]
-fn divsteps3_zy(
-    f: &mut [Zy; 2],
-    g: &mut [Zy; 2],
-    v: &mut [Zy; 2],
-    w: &mut [Zy; 2],
-    steps: usize,
-) -> i32 {
-    let z512 = _mm512_setzero_si512();
-    let z256 = _mm256_setzero_si256();
-    // Each operation with `hi`: whether the ymm half takes part (see `LO_ONLY_VW` and
-    // `lo_only_fg_from`; a constant at every call, so the branches fold away).
-    // x · X (bits passing word 11 fall off; the caller cuts to n afterwards)
-    let shl1 = |x: Zy, hi: bool| -> Zy {
-        let lo_prev = _mm512_alignr_epi64::<7>(x.lo, z512);
-        let lo = _mm512_shldi_epi64::<1>(x.lo, lo_prev);
-        if !hi {
-            return Zy { lo, hi: x.hi };
-        }
-        let top = _mm512_extracti64x4_epi64::<1>(x.lo);
-        let hi_prev = _mm256_alignr_epi64::<3>(x.hi, top);
-        Zy {
-            lo,
-            hi: _mm256_shldi_epi64::<1>(x.hi, hi_prev),
-        }
-    };
-    // x / X (zero comes in at the top; without `hi`, at bit 511)
-    let shr1 = |x: Zy, hi: bool| -> Zy {
-        let upper = if hi {
-            _mm512_castsi256_si512(x.hi)
-        } else {
-            z512
-        };
-        let lo_next = _mm512_alignr_epi64::<1>(upper, x.lo);
-        let lo = _mm512_shrdi_epi64::<1>(x.lo, lo_next);
-        if !hi {
-            return Zy { lo, hi: x.hi };
-        }
-        let hi_next = _mm256_alignr_epi64::<1>(z256, x.hi);
-        Zy {
-            lo,
-            hi: _mm256_shrdi_epi64::<1>(x.hi, hi_next),
-        }
-    };
-    let cswap = |a: &mut Zy, b: &mut Zy, k: __mmask8, hi: bool| {
-        (a.lo, b.lo) = (
-            _mm512_mask_blend_epi64(k, a.lo, b.lo),
-            _mm512_mask_blend_epi64(k, b.lo, a.lo),
-        );
-        if hi {
-            (a.hi, b.hi) = (
-                _mm256_mask_blend_epi64(k, a.hi, b.hi),
-                _mm256_mask_blend_epi64(k, b.hi, a.hi),
-            );
-        }
-    };
-    // x + s·y (as `gf3_add_scaled` and `gf3_add`)
-    let add_scaled = |x: &mut [Zy; 2], y: &[Zy; 2], k12: __mmask8, s2: u64, hi: bool| {
-        let s2z = _mm512_set1_epi64(s2 as i64);
-        let [xp, xm] = x;
-        let [y_p, y_m] = *y;
-        let yp = _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2z, y_m.lo, y_p.lo);
-        let ym = _mm512_maskz_ternarylogic_epi64::<0xCA>(k12, s2z, y_p.lo, y_m.lo);
-        let t1 = _mm512_ternarylogic_epi64::<0x1C>(yp, xp.lo, xm.lo);
-        let t2 = _mm512_ternarylogic_epi64::<0x1A>(ym, xp.lo, xm.lo);
-        (xp.lo, xm.lo) = (
-            _mm512_ternarylogic_epi64::<0xCA>(ym, xm.lo, t1),
-            _mm512_ternarylogic_epi64::<0xCA>(yp, xp.lo, t2),
-        );
-        if hi {
-            let s2y = _mm256_set1_epi64x(s2 as i64);
-            let yp = _mm256_maskz_ternarylogic_epi64::<0xCA>(k12, s2y, y_m.hi, y_p.hi);
-            let ym = _mm256_maskz_ternarylogic_epi64::<0xCA>(k12, s2y, y_p.hi, y_m.hi);
-            let t1 = _mm256_ternarylogic_epi64::<0x1C>(yp, xp.hi, xm.hi);
-            let t2 = _mm256_ternarylogic_epi64::<0x1A>(ym, xp.hi, xm.hi);
-            (xp.hi, xm.hi) = (
-                _mm256_ternarylogic_epi64::<0xCA>(ym, xm.hi, t1),
-                _mm256_ternarylogic_epi64::<0xCA>(yp, xp.hi, t2),
-            );
-        }
-    };
-    // One step; `vw_hi` / `fg_hi`: whether the upper halves of (v, w) / (f, g) take part.
-    let step = |f: &mut [Zy; 2],
-                g: &mut [Zy; 2],
-                v: &mut [Zy; 2],
-                w: &mut [Zy; 2],
-                st: &Step,
-                vw_hi: bool,
-                fg_hi: bool| {
-        for vk in v.iter_mut() {
-            *vk = shl1(*vk, vw_hi);
-        }
-        for k in 0..2 {
-            cswap(&mut f[k], &mut g[k], st.swap, fg_hi);
-            cswap(&mut v[k], &mut w[k], st.swap, vw_hi);
-        }
-        add_scaled(g, f, st.s12, st.s2, fg_hi);
-        add_scaled(w, v, st.s12, st.s2, vw_hi);
-        for gk in g.iter_mut() {
-            *gk = shr1(*gk, fg_hi);
-        }
-    };
-    let word0 = |x: Zy| _mm_cvtsi128_si64(_mm512_castsi512_si128(x.lo)) as u64;
-    let fg_lo_from = lo_only_fg_from(steps);
-    let mut delta: i64 = 1;
-    let mut done = 0;
-    let mut rec = [Step::default(); BATCH];
-    while done < steps {
-        let batch = BATCH.min(steps - done);
-        let words = [word0(f[0]), word0(f[1]), word0(g[0]), word0(g[1])];
-        delta = decide(words, delta, &mut rec[..batch]);
-        // public phase of the batch (depends on the step counts only)
-        let vw_hi = done + batch > LO_ONLY_VW;
-        let fg_hi = done < fg_lo_from;
-        match (vw_hi, fg_hi) {
-            (true, true) => rec[..batch]
-                .iter()
-                .for_each(|st| step(f, g, v, w, st, true, true)),
-            (false, true) => rec[..batch]
-                .iter()
-                .for_each(|st| step(f, g, v, w, st, false, true)),
-            (true, false) => rec[..batch]
-                .iter()
-                .for_each(|st| step(f, g, v, w, st, true, false)),
-            (false, false) => rec[..batch]
-                .iter()
-                .for_each(|st| step(f, g, v, w, st, false, false)),
-        }
-        done += batch;
-    }
-    delta as i32
-}
-
-/// Steps during which `v` and `w` fit in the low 512 bits: they start below coefficient 1
-/// (the callers' `v = 0`, `w = 1`) and move up at most one place a step, so after 448 steps
-/// (seven batches) they are still below coefficient 449.
-const LO_ONLY_VW: usize = 7 * BATCH;
-
-/// The first batch start from which `f` and `g` are only needed in their low 512 bits: the
-/// callers read `delta`, `v`, `w` and `f_0` after the loop, the steps read `f_0` and `g_0`, and
-/// an entry moves down at most one place a step, so at step `it` (of `steps`) only indices up
-/// to `steps - 1 - it` can still matter: below 512 from step `steps - 512` on (rounded up to
-/// a batch boundary). Bits 511 and below then stay exact; what the low halves receive from
-/// the (no longer updated) upper halves only lands beyond that bound.
-fn lo_only_fg_from(steps: usize) -> usize {
-    steps.saturating_sub(512).div_ceil(BATCH) * BATCH
-}
-
-/// `x = x · X` on a plane of `K` registers (the bit below comes from the previous word);
-/// `VBMI2`: with `vpshldq` (the caller enables AVX-512 VBMI2).
-#[inline(always)]
-fn shl1_plane<const K: usize, const VBMI2: bool>(x: &mut [__m512i; K]) {
-    for j in (0..K).rev() {
-        let lower = if j > 0 {
-            x[j - 1]
-        } else {
-            <__m512i as Reg>::zero()
-        };
-        let prev = x[j].prev(lower);
-        x[j] = if VBMI2 {
-            // SAFETY: VBMI2 is enabled by the caller (see the function documentation).
-            unsafe { _mm512_shldi_epi64::<1>(x[j], prev) }
-        } else {
-            x[j].shl1().or(prev.shr63())
-        };
-    }
-}
-
-/// `x = x / X` on a plane of `K` registers (zero comes in at the top); `VBMI2` as in
-/// [`shl1_plane`].
-#[inline(always)]
-fn shr1_plane<const K: usize, const VBMI2: bool>(x: &mut [__m512i; K]) {
-    for j in 0..K {
-        let upper = if j + 1 < K {
-            x[j + 1]
-        } else {
-            <__m512i as Reg>::zero()
-        };
-        let next = x[j].next(upper);
-        x[j] = if VBMI2 {
-            // SAFETY: as in `shl1_plane`.
-            unsafe { _mm512_shrdi_epi64::<1>(x[j], next) }
-        } else {
-            x[j].shr1().or(next.shl63())
-        };
-    }
-}
-
-/// The batched loop of [`divsteps3_avx512`]; `VBMI2` selects the shift instructions (true only
-/// inside a function that enables AVX-512 VBMI2).
-#[inline(always)]
-fn divsteps3_batched<const K: usize, const VBMI2: bool>(
-    f: &mut VTrits<__m512i, K>,
-    g: &mut VTrits<__m512i, K>,
-    v: &mut VTrits<__m512i, K>,
-    w: &mut VTrits<__m512i, K>,
-    steps: usize,
-) -> i32 {
-    let fg_lo_from = lo_only_fg_from(steps);
-    let mut delta: i64 = 1;
-    let mut done = 0;
-    let mut rec = [Step::default(); BATCH];
-    while done < steps {
-        let batch = BATCH.min(steps - done);
-        let words = [
-            f.p[0].word0(),
-            f.m[0].word0(),
-            g.p[0].word0(),
-            g.m[0].word0(),
-        ];
-        delta = decide(words, delta, &mut rec[..batch]);
-        // public phase of the batch (step counts only); one register per plane needs none
-        let all_vw = K == 1 || done + batch > LO_ONLY_VW;
-        let all_fg = K == 1 || done < fg_lo_from;
-        let rec = &rec[..batch];
-        for st in rec {
-            // dispatch on the batch's public phase; each arm is one monomorphised step
-            match (all_vw, all_fg) {
-                (true, true) => batched_step::<K, VBMI2, true, true>([f, g, v, w], st),
-                (false, true) => batched_step::<K, VBMI2, false, true>([f, g, v, w], st),
-                (true, false) => batched_step::<K, VBMI2, true, false>([f, g, v, w], st),
-                (false, false) => batched_step::<K, VBMI2, false, false>([f, g, v, w], st),
+    fn shl1_512<const VB: bool>(x: __m512i, prev: __m512i) -> __m512i {
+        // SAFETY: AVX-512F, and VBMI2 where `VB` (the caller's target features).
+        unsafe {
+            if VB {
+                _mm512_shldi_epi64::<1>(x, prev)
+            } else {
+                _mm512_or_si512(_mm512_slli_epi64::<1>(x), _mm512_srli_epi64::<63>(prev))
             }
         }
-        done += batch;
     }
-    cut_to_n(v, w);
+
+    /// `(x >> 1) | (next << 63)` per 64-bit lane.
+    #[inline(always)]
+    fn shr1_512<const VB: bool>(x: __m512i, next: __m512i) -> __m512i {
+        // SAFETY: as in `shl1_512`.
+        unsafe {
+            if VB {
+                _mm512_shrdi_epi64::<1>(x, next)
+            } else {
+                _mm512_or_si512(_mm512_srli_epi64::<1>(x), _mm512_slli_epi64::<63>(next))
+            }
+        }
+    }
+
+    /// [`shl1_512`] on `ymm` registers.
+    #[inline(always)]
+    fn shl1_256<const VB: bool>(x: __m256i, prev: __m256i) -> __m256i {
+        // SAFETY: AVX-512F and VL, and VBMI2 where `VB` (the caller's target features).
+        unsafe {
+            if VB {
+                _mm256_shldi_epi64::<1>(x, prev)
+            } else {
+                _mm256_or_si256(_mm256_slli_epi64::<1>(x), _mm256_srli_epi64::<63>(prev))
+            }
+        }
+    }
+
+    /// [`shr1_512`] on `ymm` registers.
+    #[inline(always)]
+    fn shr1_256<const VB: bool>(x: __m256i, next: __m256i) -> __m256i {
+        // SAFETY: as in `shl1_256`.
+        unsafe {
+            if VB {
+                _mm256_shrdi_epi64::<1>(x, next)
+            } else {
+                _mm256_or_si256(_mm256_srli_epi64::<1>(x), _mm256_slli_epi64::<63>(next))
+            }
+        }
+    }
+
+    /// `x · X` (bits that pass `hi`, or `lo` without `hi`, fall off).
+    #[inline(always)]
+    pub(super) fn shl1<const H: u8, const HI: bool, const VB: bool>(x: Pl) -> Pl {
+        // SAFETY: AVX-512F and VL (the caller's target features).
+        unsafe {
+            let lo_prev = _mm512_alignr_epi64::<7>(x.lo, _mm512_setzero_si512());
+            let lo = shl1_512::<VB>(x.lo, lo_prev);
+            let hi = match (H, HI) {
+                (2, true) => shl1_512::<VB>(x.hi, _mm512_alignr_epi64::<7>(x.hi, x.lo)),
+                (1, true) => {
+                    let top = _mm512_extracti64x4_epi64::<1>(x.lo);
+                    let hi = _mm512_castsi512_si256(x.hi);
+                    let prev = _mm256_alignr_epi64::<3>(hi, top);
+                    _mm512_castsi256_si512(shl1_256::<VB>(hi, prev))
+                }
+                _ => x.hi,
+            };
+            Pl { lo, hi }
+        }
+    }
+
+    /// `x / X` (zero comes in at the top of `hi`, or of `lo` without `hi`).
+    #[inline(always)]
+    pub(super) fn shr1<const H: u8, const HI: bool, const VB: bool>(x: Pl) -> Pl {
+        // SAFETY: as in `shl1`. Only lane 0 of the upper operand of the first `valignq` is
+        // read: with a `ymm` half, that is in its defined low half.
+        unsafe {
+            let z = _mm512_setzero_si512();
+            let upper = if H > 0 && HI { x.hi } else { z };
+            let lo = shr1_512::<VB>(x.lo, _mm512_alignr_epi64::<1>(upper, x.lo));
+            let hi = match (H, HI) {
+                (2, true) => shr1_512::<VB>(x.hi, _mm512_alignr_epi64::<1>(z, x.hi)),
+                (1, true) => {
+                    let hi = _mm512_castsi512_si256(x.hi);
+                    let next = _mm256_alignr_epi64::<1>(_mm256_setzero_si256(), hi);
+                    _mm512_castsi256_si512(shr1_256::<VB>(hi, next))
+                }
+                _ => x.hi,
+            };
+            Pl { lo, hi }
+        }
+    }
+
+    /// Swaps `a` and `b` where `k` selects all lanes.
+    #[inline(always)]
+    pub(super) fn cswap<const H: u8, const HI: bool>(a: &mut Pl, b: &mut Pl, k: __mmask8) {
+        // SAFETY: as in `shl1`.
+        unsafe {
+            (a.lo, b.lo) = (
+                _mm512_mask_blend_epi64(k, a.lo, b.lo),
+                _mm512_mask_blend_epi64(k, b.lo, a.lo),
+            );
+            match (H, HI) {
+                (2, true) => {
+                    (a.hi, b.hi) = (
+                        _mm512_mask_blend_epi64(k, a.hi, b.hi),
+                        _mm512_mask_blend_epi64(k, b.hi, a.hi),
+                    )
+                }
+                (1, true) => {
+                    let (x, y) = (_mm512_castsi512_si256(a.hi), _mm512_castsi512_si256(b.hi));
+                    (a.hi, b.hi) = (
+                        _mm512_castsi256_si512(_mm256_mask_blend_epi64(k, x, y)),
+                        _mm512_castsi256_si512(_mm256_mask_blend_epi64(k, y, x)),
+                    )
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `x + s·y` in GF(3) on one register of each plane (`0 = (0, 0)`, `1 = (1, 0)`,
+    /// `2 = (0, 1)`): `s` is 1 on `k12` unless `s2` (all ones or zero) says 2, and 0 where
+    /// `k12` is clear, so that `s·y` is one zero-masked ternary-logic operation per plane
+    /// (`s2 ? y_m : y_p`, truth table 0xCA); then, with `s·y = (y_p, y_m)`,
+    /// `r_p = y_m ? x_m : (y_p ? !(x_p | x_m) : x_p)`,
+    /// `r_m = y_p ? x_p : (y_m ? !(x_p | x_m) : x_m)`: four ternary-logic operations.
+    macro_rules! add_scaled {
+        ($xp:expr, $xm:expr, $yp:expr, $ym:expr, $k12:expr, $s2:expr,
+         $maskz:ident, $tern:ident) => {{
+            let yp = $maskz::<0xCA>($k12, $s2, $ym, $yp);
+            let ym = $maskz::<0xCA>($k12, $s2, $yp, $ym);
+            let t1 = $tern::<0x1C>(yp, $xp, $xm);
+            let t2 = $tern::<0x1A>(ym, $xp, $xm);
+            ($tern::<0xCA>(ym, $xm, t1), $tern::<0xCA>(yp, $xp, t2))
+        }};
+    }
+
+    /// `x += s·y` for the planes `x = [p, m]`, `y = [p, m]` (`k12`, `s2` as in
+    /// `add_scaled!`).
+    #[inline(always)]
+    pub(super) fn add_scaled<const H: u8, const HI: bool>(
+        x: &mut [Pl; 2],
+        y: &[Pl; 2],
+        k12: __mmask8,
+        s2: __m512i,
+    ) {
+        // SAFETY: as in `shl1`.
+        unsafe {
+            let [xp, xm] = x;
+            (xp.lo, xm.lo) = add_scaled!(
+                xp.lo,
+                xm.lo,
+                y[0].lo,
+                y[1].lo,
+                k12,
+                s2,
+                _mm512_maskz_ternarylogic_epi64,
+                _mm512_ternarylogic_epi64
+            );
+            match (H, HI) {
+                (2, true) => {
+                    (xp.hi, xm.hi) = add_scaled!(
+                        xp.hi,
+                        xm.hi,
+                        y[0].hi,
+                        y[1].hi,
+                        k12,
+                        s2,
+                        _mm512_maskz_ternarylogic_epi64,
+                        _mm512_ternarylogic_epi64
+                    )
+                }
+                (1, true) => {
+                    let c = _mm512_castsi512_si256;
+                    let (p, m) = add_scaled!(
+                        c(xp.hi),
+                        c(xm.hi),
+                        c(y[0].hi),
+                        c(y[1].hi),
+                        k12,
+                        c(s2),
+                        _mm256_maskz_ternarylogic_epi64,
+                        _mm256_ternarylogic_epi64
+                    );
+                    (xp.hi, xm.hi) = (_mm512_castsi256_si512(p), _mm512_castsi256_si512(m));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Word 0 of `x`.
+    #[inline(always)]
+    pub(super) fn word0(x: Pl) -> u64 {
+        // SAFETY: AVX-512F (the caller's target features).
+        unsafe { _mm_cvtsi128_si64(_mm512_castsi512_si128(x.lo)) as u64 }
+    }
+}
+
+/// [`divsteps3_stepwise`] with the VBMI2 shifts.
+#[target_feature(enable = "avx512f,avx512vl,avx512vbmi2")]
+fn stepwise_vbmi2<const H: u8>(
+    f: &mut [Pl; 2],
+    g: &mut [Pl; 2],
+    v: &mut [Pl; 2],
+    w: &mut [Pl; 2],
+    steps: usize,
+) -> i32 {
+    divsteps3_stepwise::<H, true>(f, g, v, w, steps)
+}
+
+/// [`divsteps3_stepwise`] without VBMI2.
+#[target_feature(enable = "avx512f,avx512vl")]
+fn stepwise_plain<const H: u8>(
+    f: &mut [Pl; 2],
+    g: &mut [Pl; 2],
+    v: &mut [Pl; 2],
+    w: &mut [Pl; 2],
+    steps: usize,
+) -> i32 {
+    divsteps3_stepwise::<H, false>(f, g, v, w, steps)
+}
+
+/// [`super::divsteps3_steps`] on AVX-512 registers, one register or two per plane (`H`: the
+/// kind of the second register, see [`Pl`]); `VB`: with the VBMI2 shifts.
+///
+/// * Each step's decisions come from the low words of `f` and `g` in general-purpose
+///   registers ([`decide_step`]), which run the same steps on those words alone; they are
+///   refreshed from the vector registers every [`BATCH`] steps. The decisions thus never wait
+///   for the vector steps that apply them (as mask registers: blends and zero-masked
+///   ternary-logic operations), and the two run side by side. Reading the step's inputs back
+///   from the vector registers every step (about 33 cycles a step at n = 509 on Zen 4, where
+///   vector-to-mask transfers take 5 to 6 cycles), or deciding a batch before applying it
+///   (38), was slower (about 23 cycles a step here).
+/// * Only the registers that can matter are updated, in phases whose register counts are
+///   constants (as in [`divsteps3_live`]): `v` and `w` start below coefficient 1 and grow by
+///   one coefficient a step, so their `hi` is zero for the first 511 steps; of `f` and `g`
+///   only the coefficients that can still reach position 0 matter, so their `hi` is dead in
+///   the last 511 steps.
+///
+/// Branch-free in the data; the phases and refreshes depend only on `steps`, which is public.
+/// Same `delta`, `v`, `w` and `f_0` as the generic loop.
+#[inline(always)]
+fn divsteps3_stepwise<const H: u8, const VB: bool>(
+    f: &mut [Pl; 2],
+    g: &mut [Pl; 2],
+    v: &mut [Pl; 2],
+    w: &mut [Pl; 2],
+    steps: usize,
+) -> i32 {
+    let regs = if H == 0 { 1 } else { 2 };
+    let bits = 512;
+    let mut delta = 1i64;
+    let mut s = 0;
+    while s < steps {
+        // live registers during step `s` (public: step counts only)
+        let vw_hi = regs == 2 && s + 1 >= bits;
+        let fg_hi = regs == 2 && steps - s >= bits;
+        let next_vw = if regs == 2 && !vw_hi { bits - 1 } else { steps };
+        let next_fg = if fg_hi { steps - bits + 1 } else { steps };
+        let end = next_vw.min(next_fg).min(steps);
+        debug_assert!(end > s);
+        let (n, d) = (end - s, &mut delta);
+        match (vw_hi, fg_hi) {
+            (true, true) => stepwise_run::<H, VB, true, true>(f, g, v, w, n, d),
+            (true, false) => stepwise_run::<H, VB, true, false>(f, g, v, w, n, d),
+            (false, true) => stepwise_run::<H, VB, false, true>(f, g, v, w, n, d),
+            (false, false) => stepwise_run::<H, VB, false, false>(f, g, v, w, n, d),
+        }
+        s = end;
+    }
     delta as i32
 }
 
-/// One step of [`divsteps3_batched`]; `ALL_VW` / `ALL_FG`: whether the registers past the
-/// first take part for (v, w) / (f, g) (see [`LO_ONLY_VW`] and [`lo_only_fg_from`]). A
-/// function, not a closure, so that it inlines into the `#[target_feature]` callers.
+/// `n` steps of [`divsteps3_stepwise`] with the `hi` registers of `(v, w)` / `(f, g)` taking
+/// part where `VH` / `FH`.
 #[inline(always)]
-fn batched_step<const K: usize, const VBMI2: bool, const ALL_VW: bool, const ALL_FG: bool>(
-    [f, g, v, w]: [&mut VTrits<__m512i, K>; 4],
-    st: &Step,
+fn stepwise_run<const H: u8, const VB: bool, const VH: bool, const FH: bool>(
+    f: &mut [Pl; 2],
+    g: &mut [Pl; 2],
+    v: &mut [Pl; 2],
+    w: &mut [Pl; 2],
+    n: usize,
+    delta: &mut i64,
 ) {
-    let (kvw, kfg) = (if ALL_VW { K } else { 1 }, if ALL_FG { K } else { 1 });
-    // v = v · X; the bits that pass the polynomial's n coefficients are cut once after the
-    // loop: v and w only ever move up and add bit by bit, so they never flow back
-    if ALL_VW {
-        shl1_plane::<K, VBMI2>(&mut v.p);
-        shl1_plane::<K, VBMI2>(&mut v.m);
-    } else {
-        shl1_plane::<1, VBMI2>(first(&mut v.p));
-        shl1_plane::<1, VBMI2>(first(&mut v.m));
-    }
-    cswap_k(&mut f.p, &mut g.p, st.swap, kfg);
-    cswap_k(&mut f.m, &mut g.m, st.swap, kfg);
-    cswap_k(&mut v.p, &mut w.p, st.swap, kvw);
-    cswap_k(&mut v.m, &mut w.m, st.swap, kvw);
-    let s2 = <__m512i as Reg>::splat(st.s2);
-    gf3_add_scaled(g, f, st.s12, s2, kfg);
-    gf3_add_scaled(w, v, st.s12, s2, kvw);
-    if ALL_FG {
-        shr1_plane::<K, VBMI2>(&mut g.p);
-        shr1_plane::<K, VBMI2>(&mut g.m);
-    } else {
-        shr1_plane::<1, VBMI2>(first(&mut g.p));
-        shr1_plane::<1, VBMI2>(first(&mut g.m));
+    let mut left = n;
+    while left > 0 {
+        let batch = left.min(BATCH);
+        let mut words = [
+            pl::word0(f[0]),
+            pl::word0(f[1]),
+            pl::word0(g[0]),
+            pl::word0(g[1]),
+        ];
+        for _ in 0..batch {
+            for x in v.iter_mut() {
+                *x = pl::shl1::<H, VH, VB>(*x);
+            }
+            let (swap, s12, s2) = decide_step(&mut words, delta);
+            let (k, k12) = (swap as __mmask8, s12 as __mmask8);
+            let s2 = <__m512i as Reg>::splat(s2);
+            for j in 0..2 {
+                pl::cswap::<H, FH>(&mut f[j], &mut g[j], k);
+                pl::cswap::<H, VH>(&mut v[j], &mut w[j], k);
+            }
+            pl::add_scaled::<H, FH>(g, f, k12, s2);
+            pl::add_scaled::<H, VH>(w, v, k12, s2);
+            for x in g.iter_mut() {
+                *x = pl::shr1::<H, FH, VB>(*x);
+            }
+        }
+        left -= batch;
     }
 }
 
-/// The first register of a plane.
-#[inline(always)]
-fn first<const K: usize>(x: &mut [__m512i; K]) -> &mut [__m512i; 1] {
-    x.first_chunk_mut::<1>().expect("K >= 1")
-}
-
-/// Clears the bits of `v` and `w` past the polynomial's `n` coefficients (the batched loops
-/// shift `v` up without cutting every step: bits only move up, so they never flow back).
+/// Clears the bits of `v` and `w` past the polynomial's `n` coefficients.
 #[inline(always)]
 fn cut_to_n<const K: usize>(v: &mut VTrits<__m512i, K>, w: &mut VTrits<__m512i, K>) {
     for x in [v, w] {
@@ -1123,9 +1105,6 @@ mod tests {
         t
     }
 
-    /// The batched AVX-512 loop against the generic steps on words: every output polynomial
-    /// and `delta`, for random and degenerate inputs (zero, constant, `f_0 = 0`), over step
-    /// counts that end inside a batch and on its boundary.
     /// Inputs of the loop tests: `(case, [f, g, v, w], steps)` for random and degenerate
     /// polynomials (zero, constant, `f_0 = 0`, a long run of `g_0 = 0`), over step counts that
     /// end at `edges` (the ends of the loop's batches or phases) and at random places.
@@ -1175,31 +1154,29 @@ mod tests {
         out
     }
 
+    /// The AVX-512 loop ([`divsteps3_stepwise`]) with and without the VBMI2 shifts against the
+    /// generic steps on words, comparing what the callers read (`f_0`, `v`, `w`, `delta`), over
+    /// step counts that end on the decision refreshes and on the register phases.
     fn check<const W: usize, const K: usize>(t: Avx512Bits, n: usize) {
         let mask = top_mask(n);
-        for (case, polys, steps) in cases::<W>(n, 0x2545_f491_4f6c_dd1d, [64, 65]) {
+        let mut all = cases::<W>(n, 0x2545_f491_4f6c_dd1d, [64, 65]);
+        all.extend(cases::<W>(n, 0x6a09_e667_f3bc_c908, [511, 512]));
+        for (case, polys, steps) in all {
             let [mut f, mut g, mut v, mut w] = polys;
             let want = divsteps3_steps(&mut f, &mut g, &mut v, &mut w, steps, mask);
-            let load = |x: &Trits<W>| VTrits::<__m512i, K>::load(t, x, n);
-            let [mut vf, mut vg, mut vv, mut vw] = polys.map(|x| load(&x));
-            let [mut pf, mut pg, mut pv, mut pw] = [vf, vg, vv, vw];
-            let got = <VTrits<__m512i, K> as TritOps>::divsteps(
-                &mut vf, &mut vg, &mut vv, &mut vw, steps, mask,
-            );
-            assert_eq!(got, want, "delta, n = {n}, case {case}");
-            // the loop without VBMI2 shifts (the dispatch above takes the VBMI2 one where the
-            // CPU has it)
-            let plain = divsteps3_batched::<K, false>(&mut pf, &mut pg, &mut pv, &mut pw, steps);
-            assert_eq!(plain, want, "delta (no VBMI2), n = {n}, case {case}");
-            // The loops leave f and g exact only where they can still matter: compare what
-            // the callers read (f_0, v, w, delta).
-            for (what, [lf, _, lv, lw]) in [
-                ("no VBMI2", [&pf, &pg, &pv, &pw]),
-                ("dispatched", [&vf, &vg, &vv, &vw]),
-            ] {
-                let a: Trits<W> = lf.store();
+            let mut variants = vec![false];
+            if has_vbmi2() {
+                variants.push(true);
+            }
+            for vbmi2 in variants {
+                let load = |x: &Trits<W>| VTrits::<__m512i, K>::load(t, x, n);
+                let [mut vf, mut vg, mut vv, mut vw] = polys.map(|x| load(&x));
+                let got = divsteps3_avx512(&mut vf, &mut vg, &mut vv, &mut vw, steps, vbmi2);
+                let what = if vbmi2 { "VBMI2" } else { "no VBMI2" };
+                assert_eq!(got, want, "delta ({what}), n = {n}, case {case}");
+                let a: Trits<W> = vf.store();
                 assert_eq!(a.get(0), f.get(0), "f_0 ({what}), n = {n}, case {case}");
-                for (name, a, b) in [("v", lv, &v), ("w", lw, &w)] {
+                for (name, a, b) in [("v", vv, &v), ("w", vw, &w)] {
                     let a: Trits<W> = a.store();
                     assert_eq!(
                         (a.p, a.m),
@@ -1251,7 +1228,7 @@ mod tests {
     }
 
     #[test]
-    fn batched_divsteps_match_the_generic_steps() {
+    fn avx512_divsteps_match_the_generic_steps() {
         let Some(t) = Avx512Bits::try_new() else {
             eprintln!("skipped: this CPU has no AVX-512F");
             return;
@@ -1262,5 +1239,6 @@ mod tests {
         check::<12, 2>(t, 762);
         check::<13, 2>(t, 821);
         check::<2, 1>(t, 100);
+        check::<9, 2>(t, 520);
     }
 }
