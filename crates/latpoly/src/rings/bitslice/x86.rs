@@ -689,57 +689,57 @@ mod pl {
     use super::Pl;
     use core::arch::x86_64::*;
 
-    /// `(x << 1) | (prev >> 63)` per 64-bit lane.
-    #[inline(always)]
-    fn shl1_512<const VB: bool>(x: __m512i, prev: __m512i) -> __m512i {
-        // SAFETY: AVX-512F, and VBMI2 where `VB` (the caller's target features).
-        unsafe {
-            if VB {
-                _mm512_shldi_epi64::<1>(x, prev)
-            } else {
-                _mm512_or_si512(_mm512_slli_epi64::<1>(x), _mm512_srli_epi64::<63>(prev))
+    /// A one-bit funnel shift per 64-bit lane: `(x << 1) | (y >> 63)` (`shl1_*`, `y` the word
+    /// below) or `(x >> 1) | (y << 63)` (`shr1_*`, `y` the word above), one VBMI2 concatenating
+    /// shift where `VB`, else two shifts and an or.
+    macro_rules! funnel1 {
+        ($name:ident, $t:ty, $cat:ident, $sh:ident, $back:ident, $or:ident) => {
+            #[inline(always)]
+            fn $name<const VB: bool>(x: $t, y: $t) -> $t {
+                // SAFETY: AVX-512F (and VL for the `ymm` forms), and VBMI2 where `VB` (the
+                // caller's target features).
+                unsafe {
+                    if VB {
+                        $cat::<1>(x, y)
+                    } else {
+                        $or($sh::<1>(x), $back::<63>(y))
+                    }
+                }
             }
-        }
+        };
     }
-
-    /// `(x >> 1) | (next << 63)` per 64-bit lane.
-    #[inline(always)]
-    fn shr1_512<const VB: bool>(x: __m512i, next: __m512i) -> __m512i {
-        // SAFETY: as in `shl1_512`.
-        unsafe {
-            if VB {
-                _mm512_shrdi_epi64::<1>(x, next)
-            } else {
-                _mm512_or_si512(_mm512_srli_epi64::<1>(x), _mm512_slli_epi64::<63>(next))
-            }
-        }
-    }
-
-    /// [`shl1_512`] on `ymm` registers.
-    #[inline(always)]
-    fn shl1_256<const VB: bool>(x: __m256i, prev: __m256i) -> __m256i {
-        // SAFETY: AVX-512F and VL, and VBMI2 where `VB` (the caller's target features).
-        unsafe {
-            if VB {
-                _mm256_shldi_epi64::<1>(x, prev)
-            } else {
-                _mm256_or_si256(_mm256_slli_epi64::<1>(x), _mm256_srli_epi64::<63>(prev))
-            }
-        }
-    }
-
-    /// [`shr1_512`] on `ymm` registers.
-    #[inline(always)]
-    fn shr1_256<const VB: bool>(x: __m256i, next: __m256i) -> __m256i {
-        // SAFETY: as in `shl1_256`.
-        unsafe {
-            if VB {
-                _mm256_shrdi_epi64::<1>(x, next)
-            } else {
-                _mm256_or_si256(_mm256_srli_epi64::<1>(x), _mm256_slli_epi64::<63>(next))
-            }
-        }
-    }
+    funnel1!(
+        shl1_512,
+        __m512i,
+        _mm512_shldi_epi64,
+        _mm512_slli_epi64,
+        _mm512_srli_epi64,
+        _mm512_or_si512
+    );
+    funnel1!(
+        shr1_512,
+        __m512i,
+        _mm512_shrdi_epi64,
+        _mm512_srli_epi64,
+        _mm512_slli_epi64,
+        _mm512_or_si512
+    );
+    funnel1!(
+        shl1_256,
+        __m256i,
+        _mm256_shldi_epi64,
+        _mm256_slli_epi64,
+        _mm256_srli_epi64,
+        _mm256_or_si256
+    );
+    funnel1!(
+        shr1_256,
+        __m256i,
+        _mm256_shrdi_epi64,
+        _mm256_srli_epi64,
+        _mm256_slli_epi64,
+        _mm256_or_si256
+    );
 
     /// `x · X` (bits that pass `hi`, or `lo` without `hi`, fall off).
     #[inline(always)]
