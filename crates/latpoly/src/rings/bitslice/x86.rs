@@ -301,16 +301,7 @@ fn divsteps3_live<R: Reg, const K: usize>(
     let mut delta = 1i32;
     let mut s = 0;
     while s < steps {
-        let vw = K.min((s + 1) / bits + 1);
-        let fg = K.min((steps - s) / bits + 1);
-        let next_vw = if vw < K { bits * vw - 1 } else { steps };
-        let next_fg = if fg > 1 {
-            steps - bits * (fg - 1) + 1
-        } else {
-            steps
-        };
-        let end = next_vw.min(next_fg).min(steps);
-        debug_assert!(end > s);
+        let (vw, fg, end) = live_phase(s, steps, bits, K);
         macro_rules! run {
             ($($a:literal $b:literal),*) => {
                 match (vw, fg) {
@@ -323,6 +314,25 @@ fn divsteps3_live<R: Reg, const K: usize>(
         s = end;
     }
     delta
+}
+
+/// The live-register phase that starts at step `s` of `steps`, for planes of `k` registers
+/// of `bits` bits: `(vw, fg, end)`, the live registers of `v`, `w` (which start below
+/// coefficient 1 and grow by one coefficient a step) and of `f`, `g` (only coefficients below
+/// `steps - s` can still reach position 0), constant for the steps `s..end`. Depends only on
+/// the public step counts.
+fn live_phase(s: usize, steps: usize, bits: usize, k: usize) -> (usize, usize, usize) {
+    let vw = k.min((s + 1) / bits + 1);
+    let fg = k.min((steps - s) / bits + 1);
+    let next_vw = if vw < k { bits * vw - 1 } else { steps };
+    let next_fg = if fg > 1 {
+        steps - bits * (fg - 1) + 1
+    } else {
+        steps
+    };
+    let end = next_vw.min(next_fg).min(steps);
+    debug_assert!(end > s);
+    (vw, fg, end)
 }
 
 /// `n` steps of [`divsteps3_live`] with `VW` live registers of `v`, `w` and `FG` of `f`, `g`.
@@ -943,19 +953,12 @@ fn divsteps3_stepwise<const H: u8, const VB: bool>(
     steps: usize,
 ) -> i32 {
     let regs = if H == 0 { 1 } else { 2 };
-    let bits = 512;
     let mut delta = 1i64;
     let mut s = 0;
     while s < steps {
-        // live registers during step `s` (public: step counts only)
-        let vw_hi = regs == 2 && s + 1 >= bits;
-        let fg_hi = regs == 2 && steps - s >= bits;
-        let next_vw = if regs == 2 && !vw_hi { bits - 1 } else { steps };
-        let next_fg = if fg_hi { steps - bits + 1 } else { steps };
-        let end = next_vw.min(next_fg).min(steps);
-        debug_assert!(end > s);
+        let (vw, fg, end) = live_phase(s, steps, 512, regs);
         let (n, d) = (end - s, &mut delta);
-        match (vw_hi, fg_hi) {
+        match (vw == 2, fg == 2) {
             (true, true) => stepwise_run::<H, VB, true, true>(f, g, v, w, n, d),
             (true, false) => stepwise_run::<H, VB, true, false>(f, g, v, w, n, d),
             (false, true) => stepwise_run::<H, VB, false, true>(f, g, v, w, n, d),
