@@ -146,6 +146,16 @@ fn differential<W: Word>(n: usize, q: u64, rng: &mut ChaCha20Rng) -> Vec<Isa> {
                 None,
                 "multiply {isa} n={n} q={q}"
             );
+            // The same product into caller-owned memory that starts out full of junk: the
+            // out-of-place forward transforms must not read `out` or `scratch`.
+            let junk = W::from_u64(q - 1);
+            let (mut out, mut scratch) = (vec![junk; n], vec![W::from_u64(u64::MAX); n]);
+            plan.multiply_into(u, v, &mut out, &mut scratch).unwrap();
+            assert_eq!(
+                first_diff(&reference.multiply(u, v).unwrap(), &out),
+                None,
+                "multiply_into {isa} n={n} q={q}"
+            );
         }
         ran.push(isa);
     }

@@ -36,6 +36,8 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn pointwise_acc(&self, a: &[W], b: &[W], acc: &mut [W]);
     /// `a = a · b mod q`, inputs `< q`, output `< q`.
     fn pointwise_assign(&self, a: &mut [W], b: &[W]);
+    /// `out = a · b mod (x^n + 1, q)`, inputs `< q`, output `< q`; `scratch`: `n` words.
+    fn product(&self, a: &[W], b: &[W], out: &mut [W], scratch: &mut [W]);
 }
 
 /// A token whose `#[target_feature]` entry points instantiate the generic drivers.
@@ -69,6 +71,16 @@ pub(crate) trait Entry: Simd + Debug {
         q: Self::W,
         a: &mut [Self::W],
         b: &[Self::W],
+    );
+    #[allow(clippy::too_many_arguments)]
+    fn product(
+        self,
+        tb: &SimdTables<Self::W>,
+        q: Self::W,
+        a: &[Self::W],
+        b: &[Self::W],
+        out: &mut [Self::W],
+        scratch: &mut [Self::W],
     );
 }
 
@@ -116,6 +128,9 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
     }
     fn pointwise_assign(&self, a: &mut [S::W], b: &[S::W]) {
         self.s.pointwise_assign(&self.tb, self.q, a, b)
+    }
+    fn product(&self, a: &[S::W], b: &[S::W], out: &mut [S::W], scratch: &mut [S::W]) {
+        self.s.product(&self.tb, self.q, a, b, out, scratch)
     }
 }
 

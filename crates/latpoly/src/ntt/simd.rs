@@ -479,12 +479,16 @@ fn gs_butterfly<S: Simd, const SPLAT: bool, const M: u8>(
 }
 
 /// One forward (Cooley-Tukey) layer of distance `t >= LANES` on `blk`; `base` is the table
-/// index of `blk`'s first group; `RED` as for [`ct_butterfly`].
+/// index of `blk`'s first group; `RED` as for [`ct_butterfly`]. `FROM`: the layer reads its
+/// inputs from `src` (same length and positions as `blk`) instead of `blk`, which it only
+/// writes (an out-of-place first layer).
 #[inline(always)]
-fn fwd_radix2<S: Simd, const M: u8, const RED: bool>(
+#[allow(clippy::too_many_arguments)]
+fn fwd_radix2<S: Simd, const M: u8, const RED: bool, const FROM: bool>(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
+    src: &[S::W],
     blk: &mut [S::W],
     t: usize,
     base: usize,
@@ -494,23 +498,34 @@ fn fwd_radix2<S: Simd, const M: u8, const RED: bool>(
         let w = s.splat(tb.fwd[base + i]);
         let wp = s.splat(tb.fwd_shoup[base + i]);
         let (lo, hi) = grp.split_at_mut(t);
-        for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
-            let (u, v) = ct_butterfly::<S, true, M, RED>(s, s.load(x), s.load(y), w, wp, c);
-            s.store(x, u);
-            s.store(y, v);
+        let pairs = lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l));
+        if FROM {
+            let (slo, shi) = src[2 * t * i..2 * t * (i + 1)].split_at(t);
+            for ((x, y), (sx, sy)) in pairs.zip(slo.chunks_exact(l).zip(shi.chunks_exact(l))) {
+                let (u, v) = ct_butterfly::<S, true, M, RED>(s, s.load(sx), s.load(sy), w, wp, c);
+                s.store(x, u);
+                s.store(y, v);
+            }
+        } else {
+            for (x, y) in pairs {
+                let (u, v) = ct_butterfly::<S, true, M, RED>(s, s.load(x), s.load(y), w, wp, c);
+                s.store(x, u);
+                s.store(y, v);
+            }
         }
     }
 }
 
 /// Two forward layers (distances `t` and `t/2`, `t/2 >= LANES`) in one pass over `blk`.
 /// `base1`, `base2`: table indices of `blk`'s first group in each layer; `R1`, `R2`: whether
-/// each layer reduces ([`ct_butterfly`]).
+/// each layer reduces ([`ct_butterfly`]); `FROM` as for [`fwd_radix2`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn fwd_radix4<S: Simd, const M: u8, const R1: bool, const R2: bool>(
+fn fwd_radix4<S: Simd, const M: u8, const R1: bool, const R2: bool, const FROM: bool>(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
+    src: &[S::W],
     blk: &mut [S::W],
     t: usize,
     base1: usize,
@@ -519,31 +534,71 @@ fn fwd_radix4<S: Simd, const M: u8, const R1: bool, const R2: bool>(
     let l = S::LANES;
     let h = t / 2;
     for (i, grp) in blk.chunks_exact_mut(p2(2 * t)).enumerate() {
-        let w1 = s.splat(tb.fwd[base1 + i]);
-        let w1p = s.splat(tb.fwd_shoup[base1 + i]);
-        let w2 = s.splat(tb.fwd[base2 + 2 * i]);
-        let w2p = s.splat(tb.fwd_shoup[base2 + 2 * i]);
-        let w3 = s.splat(tb.fwd[base2 + 2 * i + 1]);
-        let w3p = s.splat(tb.fwd_shoup[base2 + 2 * i + 1]);
+        let tw = [
+            fwd_twiddle(s, tb, base1 + i),
+            fwd_twiddle(s, tb, base2 + 2 * i),
+            fwd_twiddle(s, tb, base2 + 2 * i + 1),
+        ];
         let (b01, b23) = grp.split_at_mut(t);
         let (b0, b1) = b01.split_at_mut(h);
         let (b2, b3) = b23.split_at_mut(h);
-        for (((c0, c1), c2), c3) in b0
+        let quads = b0
             .chunks_exact_mut(l)
             .zip(b1.chunks_exact_mut(l))
-            .zip(b2.chunks_exact_mut(l))
-            .zip(b3.chunks_exact_mut(l))
-        {
-            let (x0, x2) = ct_butterfly::<S, true, M, R1>(s, s.load(c0), s.load(c2), w1, w1p, c);
-            let (x1, x3) = ct_butterfly::<S, true, M, R1>(s, s.load(c1), s.load(c3), w1, w1p, c);
-            let (x0, x1) = ct_butterfly::<S, true, M, R2>(s, x0, x1, w2, w2p, c);
-            let (x2, x3) = ct_butterfly::<S, true, M, R2>(s, x2, x3, w3, w3p, c);
-            s.store(c0, x0);
-            s.store(c1, x1);
-            s.store(c2, x2);
-            s.store(c3, x3);
+            .zip(b2.chunks_exact_mut(l).zip(b3.chunks_exact_mut(l)));
+        if FROM {
+            let g = &src[2 * t * i..2 * t * (i + 1)];
+            let (s01, s23) = g.split_at(t);
+            let (s0, s1) = s01.split_at(h);
+            let (s2, s3) = s23.split_at(h);
+            let squads = s0
+                .chunks_exact(l)
+                .zip(s1.chunks_exact(l))
+                .zip(s2.chunks_exact(l).zip(s3.chunks_exact(l)));
+            for (((c0, c1), (c2, c3)), ((d0, d1), (d2, d3))) in quads.zip(squads) {
+                let x = [s.load(d0), s.load(d1), s.load(d2), s.load(d3)];
+                let y = radix4_core::<S, M, R1, R2>(s, c, x, &tw);
+                s.store(c0, y[0]);
+                s.store(c1, y[1]);
+                s.store(c2, y[2]);
+                s.store(c3, y[3]);
+            }
+        } else {
+            for ((c0, c1), (c2, c3)) in quads {
+                let x = [s.load(c0), s.load(c1), s.load(c2), s.load(c3)];
+                let y = radix4_core::<S, M, R1, R2>(s, c, x, &tw);
+                s.store(c0, y[0]);
+                s.store(c1, y[1]);
+                s.store(c2, y[2]);
+                s.store(c3, y[3]);
+            }
         }
     }
+}
+
+/// Forward twiddle `k` and its Shoup quotient, broadcast. (A function, not a closure: closures
+/// are not always inlined into the `#[target_feature]` entry points.)
+#[inline(always)]
+fn fwd_twiddle<S: Simd>(s: S, tb: &SimdTables<S::W>, k: usize) -> (S::V, S::V) {
+    (s.splat(tb.fwd[k]), s.splat(tb.fwd_shoup[k]))
+}
+
+/// The four butterflies of [`fwd_radix4`] on one set of four vectors (positions `j`, `j + t/2`,
+/// `j + t`, `j + 3t/2` of a group); `tw`: the first layer's twiddle and the second layer's two,
+/// each with its Shoup quotient.
+#[inline(always)]
+fn radix4_core<S: Simd, const M: u8, const R1: bool, const R2: bool>(
+    s: S,
+    c: &Consts<S::V>,
+    x: [S::V; 4],
+    tw: &[(S::V, S::V); 3],
+) -> [S::V; 4] {
+    let (w1, w1p) = tw[0];
+    let (x0, x2) = ct_butterfly::<S, true, M, R1>(s, x[0], x[2], w1, w1p, c);
+    let (x1, x3) = ct_butterfly::<S, true, M, R1>(s, x[1], x[3], w1, w1p, c);
+    let (x0, x1) = ct_butterfly::<S, true, M, R2>(s, x0, x1, tw[1].0, tw[1].1, c);
+    let (x2, x3) = ct_butterfly::<S, true, M, R2>(s, x2, x3, tw[2].0, tw[2].1, c);
+    [x0, x1, x2, x3]
 }
 
 /// Forward layers of distances `t_hi, t_hi/2, ..., >= t_lo` (all `>= LANES`) on `blk`, which
@@ -562,28 +617,47 @@ fn fwd_big_layers<S: Simd, const M: u8>(
 ) {
     let mut t = t_hi;
     while t >= t_lo {
-        let groups = n >> (2 * t).trailing_zeros();
-        // Index of the layer of distance `t`: 0 for `n/2`.
-        let layer = groups.trailing_zeros();
-        let b1 = groups + (off >> (2 * t).trailing_zeros());
-        if S::RADIX4 && t / 2 >= t_lo {
-            let b2 = 2 * groups + (off >> t.trailing_zeros());
-            if M != lazy::SLOTH {
-                fwd_radix4::<S, M, true, true>(s, tb, c, blk, t, b1, b2);
-            } else if reduces::<M>(layer) {
-                fwd_radix4::<S, M, true, false>(s, tb, c, blk, t, b1, b2);
-            } else {
-                fwd_radix4::<S, M, false, true>(s, tb, c, blk, t, b1, b2);
-            }
-            t /= 4;
+        t = fwd_step::<S, M, false>(s, tb, c, &[], blk, n, off, t, t_lo);
+    }
+}
+
+/// One pass of [`fwd_big_layers`]: the layer of distance `t` (and, on [`Simd::RADIX4`]
+/// backends, the next one when its distance is at least `t_lo`). Returns the distance of the
+/// next layer. `FROM` as for [`fwd_radix2`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn fwd_step<S: Simd, const M: u8, const FROM: bool>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: &Consts<S::V>,
+    src: &[S::W],
+    blk: &mut [S::W],
+    n: usize,
+    off: usize,
+    t: usize,
+    t_lo: usize,
+) -> usize {
+    let groups = n >> (2 * t).trailing_zeros();
+    // Index of the layer of distance `t`: 0 for `n/2`.
+    let layer = groups.trailing_zeros();
+    let b1 = groups + (off >> (2 * t).trailing_zeros());
+    if S::RADIX4 && t / 2 >= t_lo {
+        let b2 = 2 * groups + (off >> t.trailing_zeros());
+        if M != lazy::SLOTH {
+            fwd_radix4::<S, M, true, true, FROM>(s, tb, c, src, blk, t, b1, b2);
+        } else if reduces::<M>(layer) {
+            fwd_radix4::<S, M, true, false, FROM>(s, tb, c, src, blk, t, b1, b2);
         } else {
-            if reduces::<M>(layer) {
-                fwd_radix2::<S, M, true>(s, tb, c, blk, t, b1);
-            } else {
-                fwd_radix2::<S, M, false>(s, tb, c, blk, t, b1);
-            }
-            t /= 2;
+            fwd_radix4::<S, M, false, true, FROM>(s, tb, c, src, blk, t, b1, b2);
         }
+        t / 4
+    } else {
+        if reduces::<M>(layer) {
+            fwd_radix2::<S, M, true, FROM>(s, tb, c, src, blk, t, b1);
+        } else {
+            fwd_radix2::<S, M, false, FROM>(s, tb, c, src, blk, t, b1);
+        }
+        t / 2
     }
 }
 
@@ -992,20 +1066,23 @@ fn regs_block<
 
 /// Forward NTT. Requires `a.len() == n >= 2·LANES`. Input `[0, 4q)`; output `[0, 4q)`, or
 /// `[0, q)` when `STRICT` (the final reduction is fused into the last layer). Bit-reversed out.
+/// With `src` (of length `n`), the input is `src` and `a` is only written: the first pass reads
+/// `src`, so the out-of-place transform costs no copy.
 #[inline(always)]
 pub(crate) fn forward<S: Simd, const STRICT: bool>(
     s: S,
     tb: &SimdTables<S::W>,
     q: S::W,
+    src: Option<&[S::W]>,
     a: &mut [S::W],
 ) {
     if !S::SLOTHFUL {
-        return forward_m::<S, STRICT, { lazy::STD }>(s, tb, q, a);
+        return forward_m::<S, STRICT, { lazy::STD }>(s, tb, q, src, a);
     }
     match tb.lazy_fwd {
-        lazy::SLOTH => forward_m::<S, STRICT, { lazy::SLOTH }>(s, tb, q, a),
-        lazy::WIDE => forward_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, a),
-        _ => forward_m::<S, STRICT, { lazy::STD }>(s, tb, q, a),
+        lazy::SLOTH => forward_m::<S, STRICT, { lazy::SLOTH }>(s, tb, q, src, a),
+        lazy::WIDE => forward_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, src, a),
+        _ => forward_m::<S, STRICT, { lazy::STD }>(s, tb, q, src, a),
     }
 }
 
@@ -1015,6 +1092,7 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     s: S,
     tb: &SimdTables<S::W>,
     q: S::W,
+    src: Option<&[S::W]>,
     a: &mut [S::W],
 ) {
     let n = a.len();
@@ -1022,13 +1100,20 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     debug_assert!(n >= 2 * l);
     let c = &Consts::new::<S, M>(s, q);
     let rb = REG_BLOCK * l;
+    let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
+    // Outer layers: butterflies span more than one block. The first pass reads `src`.
+    match src {
+        Some(src) if block < n => {
+            debug_assert_eq!(src.len(), n);
+            let t = fwd_step::<S, M, true>(s, tb, c, src, a, n, 0, n / 2, block);
+            fwd_big_layers::<S, M>(s, tb, c, a, n, 0, t, block);
+        }
+        Some(src) => a.copy_from_slice(src),
+        None if block < n => fwd_big_layers::<S, M>(s, tb, c, a, n, 0, n / 2, block),
+        None => {}
+    }
     if n == rb {
         return regs_block::<S, false, STRICT, true, M, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
-    }
-    let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
-    // Outer layers: butterflies span more than one block.
-    if block < n {
-        fwd_big_layers::<S, M>(s, tb, c, a, n, 0, n / 2, block);
     }
     // Whether the first in-register layer (distance LANES/2, index log2(n / LANES)) reduces.
     let r0 = reduces::<M>((n / l).trailing_zeros());
@@ -1158,12 +1243,13 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     s: S,
     tb: &SimdTables<S::W>,
     q: S::W,
+    times: Option<&[S::W]>,
     a: &mut [S::W],
 ) {
     if S::SLOTHFUL && tb.lazy_inv == lazy::WIDE {
-        inverse_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, a)
+        inverse_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, times, a)
     } else {
-        inverse_m::<S, STRICT, { lazy::STD }>(s, tb, q, a)
+        inverse_m::<S, STRICT, { lazy::STD }>(s, tb, q, times, a)
     }
 }
 
@@ -1174,6 +1260,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     s: S,
     tb: &SimdTables<S::W>,
     q: S::W,
+    times: Option<&[S::W]>,
     a: &mut [S::W],
 ) {
     let n = a.len();
@@ -1181,13 +1268,20 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     debug_assert!(n >= 2 * l);
     let c = &Consts::new::<S, M>(s, q);
     let rb = REG_BLOCK * l;
+    let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     if n == rb {
+        if let Some(b) = times {
+            pointwise_assign(s, tb, q, a, b);
+        }
         return regs_block::<S, true, STRICT, true, M, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
     }
-    let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     let last = n / 2;
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
+        if let Some(t) = times {
+            // The pointwise product block by block, while the block is in L1 for the layers.
+            pointwise_assign(s, tb, q, blk, &t[off..off + block]);
+        }
         if S::REG_BLOCKS && block >= rb {
             // The first layers in registers, `REG_BLOCK` vectors at a time (n > rb, so the
             // last layer, of distance n / 2 >= rb, is not among them).
@@ -1225,6 +1319,24 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
         s.store(x, u);
         s.store(y, v);
     }
+}
+
+/// Negacyclic product `out = a · b mod (x^n + 1, q)` for `a, b < q`, output in `[0, q)`: both
+/// forward transforms out of place (`a` into `out`, `b` into `scratch`, no copies), then the
+/// inverse with the pointwise product done block by block in its first pass.
+#[inline(always)]
+pub(crate) fn product<S: Simd>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    q: S::W,
+    a: &[S::W],
+    b: &[S::W],
+    out: &mut [S::W],
+    scratch: &mut [S::W],
+) {
+    forward::<S, true>(s, tb, q, Some(a), out);
+    forward::<S, true>(s, tb, q, Some(b), scratch);
+    inverse::<S, true>(s, tb, q, Some(scratch), out);
 }
 
 /// One product of [`pointwise`] and its twins: [`Simd::mul_mod_narrow`] when `NARROW`.

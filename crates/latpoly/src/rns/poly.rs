@@ -725,6 +725,24 @@ impl RnsPoly {
         if !self.ctx.same_as(&other.ctx) {
             return Err(Error::ContextMismatch);
         }
+        if self.repr == Representation::Coefficient && other.repr == Representation::Coefficient {
+            // Limb by limb through the fused product (no copies of the operands).
+            let n = self.ctx.n();
+            let mut c = Self::zero(&self.ctx, Representation::Coefficient);
+            let mut scratch = super::scratch::take(n);
+            for (((o, x), y), plan) in c
+                .data
+                .chunks_exact_mut(n)
+                .zip(self.data.chunks_exact(n))
+                .zip(other.data.chunks_exact(n))
+                .zip(self.ctx.plans())
+            {
+                plan.multiply_into_unchecked(x, y, o, &mut scratch);
+            }
+            // It held the transforms of `other`, which may be secret.
+            super::scratch::give_wiped(scratch);
+            return Ok(c);
+        }
         let mut a = self.clone();
         let mut b = other.clone();
         a.to_ntt();

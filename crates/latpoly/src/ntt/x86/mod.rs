@@ -191,11 +191,23 @@ macro_rules! entry_points {
         impl $tok {
             #[target_feature(enable = $feat)]
             fn tf_forward<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
-                simd::forward::<Self, STRICT>(self, tb, q, a)
+                simd::forward::<Self, STRICT>(self, tb, q, None, a)
             }
             #[target_feature(enable = $feat)]
             fn tf_inverse<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
-                simd::inverse::<Self, STRICT>(self, tb, q, a)
+                simd::inverse::<Self, STRICT>(self, tb, q, None, a)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_product(
+                self,
+                tb: &SimdTables<$w>,
+                q: $w,
+                a: &[$w],
+                b: &[$w],
+                out: &mut [$w],
+                scratch: &mut [$w],
+            ) {
+                simd::product(self, tb, q, a, b, out, scratch)
             }
             #[target_feature(enable = $feat)]
             fn tf_max(self, a: &[$w]) -> $w {
@@ -243,6 +255,18 @@ macro_rules! entry_points {
             fn inverse<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { self.tf_inverse::<STRICT>(tb, q, a) }
+            }
+            fn product(
+                self,
+                tb: &SimdTables<$w>,
+                q: $w,
+                a: &[$w],
+                b: &[$w],
+                out: &mut [$w],
+                scratch: &mut [$w],
+            ) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_product(tb, q, a, b, out, scratch) }
             }
             fn max(self, a: &[$w]) -> $w {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
