@@ -49,6 +49,8 @@
 //! # Ok::<(), latpoly::Error>(())
 //! ```
 
+#[cfg(target_arch = "x86_64")]
+mod benes;
 mod fast;
 #[cfg(target_arch = "x86_64")]
 mod lift_x86;

@@ -15,11 +15,15 @@
 //! runs in data-independent time (the Valgrind test `tests/ct_kem.rs` runs NTRU key generation
 //! through this code with the secret poisoned). Measured (`examples/ntru_bench.rs`, Zen 5, same
 //! runs): `n = 509` 8.6-9.4 µs (the bit-sliced divsteps on AVX-512 registers) -> 2.9-4.1 µs,
-//! 677 12.8 -> 4.1, 821 15.4 -> 5.4. What limits it: each squaring is a dependent chain of
-//! carry-less products, a store and reloads and shifts (~6-10 ns), a bit permutation ~0.4 µs.
+//! 677 12.8 -> 4.1, 821 15.4 -> 5.4. The runs of squarings are now Beneš networks of masked
+//! swaps ([`super::benes`], 17 or 19 stages of word operations instead of one gather per
+//! bit): Zen 4, 509 3.10 -> 1.86 µs, 677 4.55 -> 2.91, 821 6.01 -> 3.65 (see [`PERM_FROM`]).
+//! What limits it: each squaring is a dependent chain of carry-less products, a store and
+//! reloads and shifts (~6-10 ns), and the 14-16 products of the chain.
 
 #![allow(unsafe_code)]
 
+use super::benes::Benes;
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
 use zeroize::Zeroize;
@@ -189,43 +193,45 @@ fn sqr_k<const W: usize, const N: usize>(t: Clmul, a: &[u64; W], k: usize) -> [u
     x
 }
 
-/// From this many squarings on, [`sqr_k`] permutes bits instead. Measured on Zen 5 (µs per
-/// inversion, n = 509 / 677 / 821): 16 -> 4.7 / 6.9 / 9.0, 32 -> 2.8 / 4.7 / 6.8, 64 -> 3.2 /
-/// 4.0 / 5.3, squarings only -> 7.4 / 14.8 / 19.1: the break-even is near 50 squarings (the
-/// chains' runs are 63 for 509, 42 for 677, 51 for 821).
-const PERM_FROM: usize = 56;
+/// From this many squarings on, [`sqr_k`] permutes bits instead. With the Beneš networks a
+/// permutation costs about as much as eight squarings. Measured on a Zen 4 host
+/// (`LATPOLY_ISA=avx2 examples/ntru_bench`, µs per inversion, n = 509 / 677 / 821 / 701):
+/// threshold 2 -> 1.92 / 3.07 / 3.80 / 3.33, 8 -> 1.86 / 2.91 / 3.65 / 3.20, 16 -> 1.94 / 2.92
+/// / 3.72 / 3.20; with the earlier bit-by-bit permutation (~0.4 µs each) the threshold was 56
+/// and the inversions took 3.10 / 4.55 / 6.01 / 4.88.
+const PERM_FROM: usize = 8;
 
 /// `a^(2^k) mod (x^n - 1)` as a bit permutation: squaring is the ring automorphism
-/// `x -> x^2` in characteristic 2, so bit `j` of the result is bit `j · 2^-k mod n` of `a`.
-/// The source positions come from a table built once per `(n, k)` ([`perm_table`]); they
-/// depend on `n` and `k` alone (public), so every memory index is independent of the data.
+/// `x -> x^2` in characteristic 2, so bit `i` of `a` moves to bit `i · 2^k mod n`. Applied by a
+/// Beneš network ([`super::benes`]) on 512 bits (`n = 509`) or 1024, built once per `(n, k)`
+/// ([`network`]); its masks depend on `n` and `k` alone (public), and every stage is the same
+/// word operations whatever the data.
 #[inline(always)]
 fn frobenius_perm<const W: usize>(a: &[u64; W], k: usize, n: usize) -> [u64; W] {
     let owned;
-    let src = match perm_table(n, k) {
+    let net = match network(n, k) {
         Some(t) => t,
         None => {
             // Not a k of the chain (not reached from `r2_inv_pow`): built for this call.
-            owned = build_perm(n, k);
+            owned = build_network(n, k);
             &owned
         }
     };
-    let mut r = [0u64; W];
-    for (rw, chunk) in r.iter_mut().zip(src.chunks(64)) {
-        let mut acc = 0u64;
-        for (b, &i) in chunk.iter().enumerate() {
-            let i = usize::from(i);
-            acc |= ((a[(i / 64).min(W - 1)] >> (i % 64)) & 1) << b;
-        }
-        *rw = acc;
+    let mut x = [0u64; 16];
+    x[..W].copy_from_slice(a);
+    match x.first_chunk_mut::<8>() {
+        Some(lo) if n <= 512 => net.apply(lo),
+        _ => net.apply(&mut x),
     }
+    let mut r = [0u64; W];
+    r.copy_from_slice(&x[..W]);
+    x.zeroize();
     r
 }
 
-/// Source positions `j · 2^-k mod n` (`j < n`) of the `2^k`-th power map, cached per degree
-/// for the `k` the inversion chain uses.
-fn perm_table(n: usize, k: usize) -> Option<&'static [u16]> {
-    static TABLES: [OnceLock<PermTables>; 4] = [const { OnceLock::new() }; 4];
+/// The network of [`frobenius_perm`], cached per degree for the `k` the inversion chain uses.
+fn network(n: usize, k: usize) -> Option<&'static Benes> {
+    static TABLES: [OnceLock<Networks>; 4] = [const { OnceLock::new() }; 4];
     let slot = match n {
         509 => 0,
         677 => 1,
@@ -234,20 +240,30 @@ fn perm_table(n: usize, k: usize) -> Option<&'static [u16]> {
     };
     let tables = TABLES[slot].get_or_init(|| {
         chain_ks(n)
+            .chain([1])
             .filter(|&k| k >= PERM_FROM)
-            .map(|k| (k, build_perm(n, k)))
+            .map(|k| (k, build_network(n, k)))
             .collect()
     });
-    tables
-        .iter()
-        .find(|(kk, _)| *kk == k)
-        .map(|(_, t)| t.as_slice())
+    tables.iter().find(|(kk, _)| *kk == k).map(|(_, t)| t)
 }
 
-/// `(k, source positions)` for every `k` of one degree's chain that is permuted.
-type PermTables = Vec<(usize, Vec<u16>)>;
+/// `(k, network)` for every `k` of one degree's chain that is permuted.
+type Networks = Vec<(usize, Benes)>;
 
-/// The table of [`perm_table`].
+/// The network moving bit `i < n` to `i · 2^k mod n` (the bits from `n` up stay), on 512
+/// positions for `n <= 512`, 1024 otherwise.
+fn build_network(n: usize, k: usize) -> Benes {
+    let c = (0..k).fold(1usize, |c, _| 2 * c % n);
+    let size = if n <= 512 { 512 } else { 1024 };
+    let dest: Vec<usize> = (0..size)
+        .map(|i| if i < n { i * c % n } else { i })
+        .collect();
+    Benes::new(&dest)
+}
+
+/// Source positions `j · 2^-k mod n` (`j < n`) of the `2^k`-th power map (bit `j` of
+/// `a^(2^k)` is bit `j · 2^-k` of `a`), for the byte and bit gathers of `r2_avx512.rs`.
 pub(super) fn build_perm(n: usize, k: usize) -> Vec<u16> {
     // c = 2^-k mod n by square-and-multiply ((n + 1) / 2 is the inverse of 2, n odd).
     let (mut c, mut base, mut e) = (1usize, n.div_ceil(2), k);
