@@ -555,22 +555,19 @@ fn fwd_radix4<S: Simd, const M: u8, const R1: bool, const R2: bool, const FROM: 
                 .chunks_exact(l)
                 .zip(s1.chunks_exact(l))
                 .zip(s2.chunks_exact(l).zip(s3.chunks_exact(l)));
-            for (((c0, c1), (c2, c3)), ((d0, d1), (d2, d3))) in quads.zip(squads) {
-                let x = [s.load(d0), s.load(d1), s.load(d2), s.load(d3)];
-                let y = radix4_core::<S, M, R1, R2>(s, c, x, &tw);
-                s.store(c0, y[0]);
-                s.store(c1, y[1]);
-                s.store(c2, y[2]);
-                s.store(c3, y[3]);
+            for (out, (d01, d23)) in quads.zip(squads) {
+                let x = [s.load(d01.0), s.load(d01.1), s.load(d23.0), s.load(d23.1)];
+                radix4_store::<S, M, R1, R2>(s, c, x, &tw, out);
             }
         } else {
-            for ((c0, c1), (c2, c3)) in quads {
-                let x = [s.load(c0), s.load(c1), s.load(c2), s.load(c3)];
-                let y = radix4_core::<S, M, R1, R2>(s, c, x, &tw);
-                s.store(c0, y[0]);
-                s.store(c1, y[1]);
-                s.store(c2, y[2]);
-                s.store(c3, y[3]);
+            for out in quads {
+                let x = [
+                    s.load(out.0 .0),
+                    s.load(out.0 .1),
+                    s.load(out.1 .0),
+                    s.load(out.1 .1),
+                ];
+                radix4_store::<S, M, R1, R2>(s, c, x, &tw, out);
             }
         }
     }
@@ -583,22 +580,31 @@ fn fwd_twiddle<S: Simd>(s: S, tb: &SimdTables<S::W>, k: usize) -> (S::V, S::V) {
     (s.splat(tb.fwd[k]), s.splat(tb.fwd_shoup[k]))
 }
 
-/// The four butterflies of [`fwd_radix4`] on one set of four vectors (positions `j`, `j + t/2`,
-/// `j + t`, `j + 3t/2` of a group); `tw`: the first layer's twiddle and the second layer's two,
+/// Where [`radix4_store`] writes its four vectors (positions `j`, `j + t/2`, `j + t`,
+/// `j + 3t/2` of a group).
+type Quad<'a, W> = ((&'a mut [W], &'a mut [W]), (&'a mut [W], &'a mut [W]));
+
+/// The four butterflies of [`fwd_radix4`] on one set of four vectors `x` (positions as in
+/// [`Quad`]), stored to `out`; `tw`: the first layer's twiddle and the second layer's two,
 /// each with its Shoup quotient.
 #[inline(always)]
-fn radix4_core<S: Simd, const M: u8, const R1: bool, const R2: bool>(
+fn radix4_store<S: Simd, const M: u8, const R1: bool, const R2: bool>(
     s: S,
     c: &Consts<S::V>,
     x: [S::V; 4],
     tw: &[(S::V, S::V); 3],
-) -> [S::V; 4] {
+    out: Quad<'_, S::W>,
+) {
     let (w1, w1p) = tw[0];
     let (x0, x2) = ct_butterfly::<S, true, M, R1>(s, x[0], x[2], w1, w1p, c);
     let (x1, x3) = ct_butterfly::<S, true, M, R1>(s, x[1], x[3], w1, w1p, c);
     let (x0, x1) = ct_butterfly::<S, true, M, R2>(s, x0, x1, tw[1].0, tw[1].1, c);
     let (x2, x3) = ct_butterfly::<S, true, M, R2>(s, x2, x3, tw[2].0, tw[2].1, c);
-    [x0, x1, x2, x3]
+    let ((c0, c1), (c2, c3)) = out;
+    s.store(c0, x0);
+    s.store(c1, x1);
+    s.store(c2, x2);
+    s.store(c3, x3);
 }
 
 /// Forward layers of distances `t_hi, t_hi/2, ..., >= t_lo` (all `>= LANES`) on `blk`, which
