@@ -47,6 +47,11 @@ int main(void) {
                 (unsigned long long)c[1], (unsigned long long)c[2]);
         return 1;
     }
+    /* the same product into caller memory, no allocation; overlapping buffers are refused */
+    static uint64_t d[N], scratch[N];
+    CHECK(latpoly_ntt_multiply_into(plan, a, b, d, scratch, N));
+    if (memcmp(c, d, sizeof c) != 0) { fprintf(stderr, "multiply_into differs\n"); return 1; }
+    EXPECT(latpoly_ntt_multiply_into(plan, a, b, d, d, N), LATPOLY_STATUS_INVALID_PARAMETER);
     /* forward then inverse is the identity */
     memcpy(c, a, sizeof a);
     CHECK(latpoly_ntt_forward(plan, c, N));

@@ -94,6 +94,21 @@ enum latpoly_status latpoly_ntt_multiply(const latpoly_ntt_plan *plan,
                                          uint64_t *out,
                                          uintptr_t len);
 
+// Negacyclic product `out = a · b mod (x^n + 1, q)` without allocating: `scratch` is `len`
+// words of working space (on return it holds the transform of `b`; wipe it if `b` is secret).
+// All buffers hold `len = n` values, `a` and `b` below `q`. `out` and `scratch` must not
+// overlap each other or the inputs (`LATPOLY_STATUS_INVALID_PARAMETER` otherwise, nothing
+// written).
+//
+// # Safety
+// `plan` NULL or live; `a`, `b` valid for `len` reads; `out`, `scratch` valid for `len` writes.
+enum latpoly_status latpoly_ntt_multiply_into(const latpoly_ntt_plan *plan,
+                                              const uint64_t *a,
+                                              const uint64_t *b,
+                                              uint64_t *out,
+                                              uint64_t *scratch,
+                                              uintptr_t len);
+
 // Pointwise product `out[i] = a[i] b[i] mod q` (NTT-domain product). `out` may alias `a` or
 // `b`: `out == a` (or `out == b`) multiplies in place without a copy; any other overlap copies
 // the inputs first.

@@ -313,6 +313,15 @@ pub unsafe extern "C" fn latpoly_ntt_multiply(
         // SAFETY: contract of this function; the input borrows end before `out` is borrowed,
         // so `out` may alias them.
         let p = unsafe { handle(plan, TAG_PLAN)? };
+        if a.is_null() || b.is_null() || out.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
+        if !overlaps(a, out, len) && !overlaps(b, out, len) {
+            // SAFETY: contract of this function; `out` overlaps neither input.
+            let (a, b, out) = unsafe { (slice(a, len)?, slice(b, len)?, slice_mut(out, len)?) };
+            let mut scratch = vec![0u64; len];
+            return lift(p.plan.multiply_into(a, b, out, &mut scratch));
+        }
         let c = {
             // SAFETY: as above.
             let (a, b) = unsafe { (slice(a, len)?, slice(b, len)?) };
@@ -322,6 +331,49 @@ pub unsafe extern "C" fn latpoly_ntt_multiply(
         let out = unsafe { slice_mut(out, len)? };
         out.copy_from_slice(&c);
         Ok(())
+    })
+}
+
+/// Negacyclic product `out = a · b mod (x^n + 1, q)` without allocating: `scratch` is `len`
+/// words of working space (on return it holds the transform of `b`; wipe it if `b` is secret).
+/// All buffers hold `len = n` values, `a` and `b` below `q`. `out` and `scratch` must not
+/// overlap each other or the inputs (`LATPOLY_STATUS_INVALID_PARAMETER` otherwise, nothing
+/// written).
+///
+/// # Safety
+/// `plan` NULL or live; `a`, `b` valid for `len` reads; `out`, `scratch` valid for `len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_ntt_multiply_into(
+    plan: *const latpoly_ntt_plan,
+    a: *const u64,
+    b: *const u64,
+    out: *mut u64,
+    scratch: *mut u64,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let p = unsafe { handle(plan, TAG_PLAN)? };
+        if a.is_null() || b.is_null() || out.is_null() || scratch.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
+        let (o, w) = (out.cast_const(), scratch.cast_const());
+        if [(a, o), (b, o), (a, w), (b, w), (o, w)]
+            .iter()
+            .any(|&(x, y)| overlaps(x, y, len))
+        {
+            return Err(latpoly_status::InvalidParameter);
+        }
+        // SAFETY: contract of this function; `out` and `scratch` overlap nothing else.
+        let (a, b, out, scratch) = unsafe {
+            (
+                slice(a, len)?,
+                slice(b, len)?,
+                slice_mut(out, len)?,
+                slice_mut(scratch, len)?,
+            )
+        };
+        lift(p.plan.multiply_into(a, b, out, scratch))
     })
 }
 
@@ -1292,6 +1344,42 @@ mod tests {
         let st = unsafe { latpoly_ntt_multiply(plan, px, b.as_ptr(), px, n) };
         assert_eq!(st, latpoly_status::Ok);
         assert_eq!(x, m);
+        // Into caller memory: the same product; overlapping buffers and NULL are errors that
+        // write nothing.
+        let (mut o, mut w) = (vec![7u64; n], vec![7u64; n]);
+        // SAFETY: as above; four distinct buffers of n words.
+        let st = unsafe {
+            latpoly_ntt_multiply_into(
+                plan,
+                a.as_ptr(),
+                b.as_ptr(),
+                o.as_mut_ptr(),
+                w.as_mut_ptr(),
+                n,
+            )
+        };
+        assert_eq!(st, latpoly_status::Ok);
+        assert_eq!(o, m);
+        let mut y = a.clone();
+        let py = y.as_mut_ptr();
+        // SAFETY: as above; `out` aliases `a` (rejected before any access).
+        let st = unsafe { latpoly_ntt_multiply_into(plan, py, b.as_ptr(), py, w.as_mut_ptr(), n) };
+        assert_eq!(st, latpoly_status::InvalidParameter);
+        assert_eq!(y, a);
+        let po = o.as_mut_ptr();
+        // SAFETY: as above; `scratch` aliases `out`.
+        let st = unsafe { latpoly_ntt_multiply_into(plan, a.as_ptr(), b.as_ptr(), po, po, n) };
+        assert_eq!(st, latpoly_status::InvalidParameter);
+        // SAFETY: NULL scratch is reported, not dereferenced.
+        let st = unsafe {
+            latpoly_ntt_multiply_into(plan, a.as_ptr(), b.as_ptr(), po, core::ptr::null_mut(), n)
+        };
+        assert_eq!(st, latpoly_status::NullPointer);
+        // SAFETY: as above; a wrong length is reported.
+        let st = unsafe {
+            latpoly_ntt_multiply_into(plan, a.as_ptr(), b.as_ptr(), po, w.as_mut_ptr(), n - 1)
+        };
+        assert_eq!(st, latpoly_status::LengthMismatch);
         // SAFETY: plan from latpoly_ntt_plan_new.
         unsafe { latpoly_ntt_plan_free(plan) };
     }
