@@ -33,6 +33,12 @@ fn check_plan<W: Word>(plan: &Plan<W>, a: &[u64], b: &[u64]) {
     let (wa, wb) = (to_w::<W>(a), to_w::<W>(b));
     let got = plan.multiply(&wa, &wb).unwrap();
     assert_eq!(to_u64(&got), want, "product n={} q={q}", plan.n());
+    // The same product into caller memory (out and scratch start as junk).
+    let n = plan.n();
+    let (mut out, mut scratch) = (vec![W::from_u64(q - 1); n], vec![W::from_u64(1); n]);
+    plan.multiply_into(&wa, &wb, &mut out, &mut scratch)
+        .unwrap();
+    assert_eq!(to_u64(&out), want, "multiply_into n={n} q={q}");
 
     // Strict round trip.
     let mut x = wa.clone();
@@ -255,11 +261,39 @@ fn bad_input_is_an_error() {
     assert!(plan.multiply(&ok, &short).is_err());
     assert!(plan.multiply(&ok, &big).is_err());
     let mut out = vec![0u64; 8];
+    // multiply_into: wrong lengths of any buffer, or an input >= q, are errors that write
+    // nothing, on the scalar plan and on a plan with a SIMD backend.
+    let q60 = ntt_primes(60, 1024, 1).unwrap()[0];
+    let simd = NttPlan::new(1024, q60).unwrap();
+    for (p, qq) in [(&plan, 17u64), (&simd, q60)] {
+        let n = p.n();
+        let good = vec![1u64; n];
+        let mut high = vec![0u64; n];
+        high[n - 1] = qq;
+        let (mut o, mut w) = (vec![5u64; n], vec![6u64; n]);
+        assert!(matches!(
+            p.multiply_into(&good, &high, &mut o, &mut w),
+            Err(Error::CoefficientOutOfRange { .. })
+        ));
+        assert!(matches!(
+            p.multiply_into(&high, &good, &mut o, &mut w),
+            Err(Error::CoefficientOutOfRange { .. })
+        ));
+        let mut w_short = vec![6u64; n - 1];
+        assert!(matches!(
+            p.multiply_into(&good, &good, &mut o, &mut w_short),
+            Err(Error::LengthMismatch { .. })
+        ));
+        let mut o_long = vec![5u64; n + 1];
+        assert!(p.multiply_into(&good, &good, &mut o_long, &mut w).is_err());
+        assert!(p.multiply_into(&good[1..], &good, &mut o, &mut w).is_err());
+        assert!(o.iter().all(|&x| x == 5) && o_long.iter().all(|&x| x == 5));
+        assert!(w.iter().all(|&x| x == 6) && w_short.iter().all(|&x| x == 6));
+    }
     assert!(plan.pointwise(&ok, &big, &mut out).is_err());
     assert!(plan.pointwise(&ok, &ok, &mut short).is_err());
     // In place: wrong lengths and values >= q in either operand are errors that leave `a` as it
     // was, on the scalar plan and on a plan with a SIMD backend.
-    let q60 = ntt_primes(60, 1024, 1).unwrap()[0];
     for (plan, q) in [
         (plan.clone(), 17u64),
         (NttPlan::new(1024, q60).unwrap(), q60),
