@@ -601,3 +601,41 @@ def test_plan_equality_and_hash():
     assert a == b and hash(a) == hash(b)
     assert a != NttPlan(16, 193) and a != "plan"
     assert len({a, b, NttPlan(16, 193)}) == 2
+
+
+@pytest.mark.parametrize("n,bits", [(8, 5), (1024, 62), (8192, 60), (2048, 50)])
+def test_multiply_into_out(ref, n, bits):
+    """multiply(a, b, out=...) writes the flint product into `out` and returns it; bad `out`
+    arrays and bad inputs raise ValueError and leave `out` unwritten."""
+    plan, q = plan_or_skip(ref, n, bits)
+    rng = np.random.default_rng(seed_of(n, bits, "into"))
+    a, b = rand_poly(rng, n, q), rand_poly(rng, n, q)
+    out = np.full(n, 7, dtype=np.uint64)
+    got = plan.multiply(a, b, out=out)
+    assert got is out
+    assert as_ints(out) == ref.flint_mul(a, b, q)
+    # Python ints / lists as inputs are coerced; out must be an exact uint64 array.
+    assert as_ints(plan.multiply(list(map(int, a)), b, out=out)) == ref.flint_mul(a, b, q)
+    sentinel = np.full(n, 5, dtype=np.uint64)
+    bad_outs = [
+        np.zeros(n, dtype=np.int64),  # wrong dtype
+        np.zeros(n + 1, dtype=np.uint64),  # wrong length
+        np.zeros((2, n), dtype=np.uint64),  # not 1-D
+        np.zeros(2 * n, dtype=np.uint64)[::2],  # not contiguous
+        [0] * n,  # not an array
+    ]
+    for bad in bad_outs:
+        with pytest.raises(ValueError):
+            plan.multiply(a, b, out=bad)
+    frozen = np.zeros(n, dtype=np.uint64)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError):
+        plan.multiply(a, b, out=frozen)
+    for shared in (a, b):
+        with pytest.raises(ValueError, match="share memory"):
+            plan.multiply(a, b, out=shared)
+    high = a.copy()
+    high[-1] = q
+    with pytest.raises(ValueError, match="out of range"):
+        plan.multiply(high, b, out=sentinel)
+    assert (sentinel == 5).all()

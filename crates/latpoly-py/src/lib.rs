@@ -8,7 +8,8 @@ use latpoly::rns::{Representation, RnsContext, RnsPoly};
 use latpoly::{Error, NttPlan as CoreNttPlan};
 use num_bigint::{BigInt, BigUint};
 use numpy::{
-    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+    PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyReadwriteArray1,
+    PyUntypedArrayMethods,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -117,6 +118,25 @@ impl NttPlan {
             .detach(|| self.inner.multiply(sa, sb))
             .map_err(value_error)?;
         Ok(PyArray1::from_vec(py, c))
+    }
+
+    /// The negacyclic product written into `out` (a writable contiguous `uint64` array of `n`
+    /// entries that does not share memory with `a` or `b`; rust-numpy's borrow checking
+    /// refuses a shared one). Nothing is written on an error.
+    fn multiply_into<'py>(
+        &self,
+        py: Python<'py>,
+        a: PyReadonlyArray1<'py, u64>,
+        b: PyReadonlyArray1<'py, u64>,
+        mut out: PyReadwriteArray1<'py, u64>,
+    ) -> PyResult<()> {
+        let (sa, sb) = (slice_of(&a, "a")?, slice_of(&b, "b")?);
+        let so = out
+            .as_slice_mut()
+            .map_err(|_| PyValueError::new_err("out must be a contiguous 1-D array"))?;
+        let mut scratch = vec![0u64; self.inner.n()];
+        py.detach(|| self.inner.multiply_into(sa, sb, so, &mut scratch))
+            .map_err(value_error)
     }
 
     fn pointwise<'py>(

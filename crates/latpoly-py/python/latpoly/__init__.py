@@ -213,9 +213,23 @@ class NttPlan:
         """Coefficient-wise product a[i]*b[i] mod q (NTT-domain product)."""
         return self._inner.pointwise(_u64_vector(a, "a"), _u64_vector(b, "b"))
 
-    def multiply(self, a, b) -> np.ndarray:
-        """Negacyclic product a*b mod (x^n+1, q); inputs and output in [0, q)."""
-        return self._inner.multiply(_u64_vector(a, "a"), _u64_vector(b, "b"))
+    def multiply(self, a, b, out=None) -> np.ndarray:
+        """Negacyclic product a*b mod (x^n+1, q); inputs and output in [0, q).
+
+        With `out` (a writable, contiguous 1-D uint64 array of n entries that shares no memory
+        with `a` or `b`) the product is written there and `out` is returned: no new array.
+        """
+        a, b = _u64_vector(a, "a"), _u64_vector(b, "b")
+        if out is None:
+            return self._inner.multiply(a, b)
+        if not isinstance(out, np.ndarray) or out.dtype != np.uint64 or out.ndim != 1:
+            raise ValueError("out must be a 1-D numpy array of dtype uint64")
+        if not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError("out must be contiguous and writeable")
+        if np.shares_memory(out, a) or np.shares_memory(out, b):
+            raise ValueError("out must not share memory with a or b")
+        self._inner.multiply_into(a, b, out)
+        return out
 
     def __repr__(self) -> str:
         return repr(self._inner)
