@@ -5,7 +5,7 @@
 //! (`log2(N)(log2(N)+1)/2` stages of `N/2` compare-exchanges), and the first `n` words are read
 //! back (the padding sorts to the end). In this layout all stages of distance below `N/8` are
 //! plain vector `min`/`max` between vectors, three stages per pass over blocks of eight vectors
-//! held in registers ([`vector_stages8`]); the (at most three per merge) stages of larger
+//! held in registers ([`vector_group`]); the (at most three per merge) stages of larger
 //! distance permute lanes, all of a merge's on one vector at a time ([`lane_stages8`]). One
 //! stage per pass over memory made the network load- and store-bound: `LATPOLY_ISA=avx2
 //! examples/kem_bench` (Zen 4), encapsulation ntruhps2048509 6.69 -> 5.73-6.00 µs,
@@ -71,23 +71,7 @@ impl Avx2Sort {
                     }
                 }
             }
-            // Vector stages (distances below vecs), up to three per pass over the vectors.
-            let mut j = (k / 2).min(vecs / 2);
-            while j > 0 {
-                // SAFETY: AVX2 (token).
-                unsafe {
-                    if j >= 4 {
-                        vector_stages8::<3>(&mut v, j, k, vecs);
-                        j /= 8;
-                    } else if j == 2 {
-                        vector_stages8::<2>(&mut v, j, k, vecs);
-                        j /= 4;
-                    } else {
-                        vector_stages8::<1>(&mut v, j, k, vecs);
-                        j /= 2;
-                    }
-                }
-            }
+            vector_stages(self, &mut v, k, vecs);
             k *= 2;
         }
         let zero = _mm256_setzero_si256();
@@ -149,53 +133,6 @@ unsafe fn lane_stages8<const J0: usize>(v: &mut [__m256i], asc: __m256i) {
             let w = _mm256_shuffle_epi32::<0b10_11_00_01>(x);
             let (mn, mx) = (_mm256_min_epu32(x, w), _mm256_max_epu32(x, w));
             *va = _mm256_blendv_epi8(mx, mn, t1);
-        }
-    }
-}
-
-/// `G` consecutive vector stages of the merge of size `k` on blocks of `2^G` vectors held in
-/// registers, as [`vector_stages`] on 8 lanes (a descending block is the ascending network on
-/// the block read in reverse order). Caller holds an AVX2 token.
-#[inline(always)]
-unsafe fn vector_stages8<const G: usize>(v: &mut [__m256i], j: usize, k: usize, vecs: usize) {
-    // SAFETY: the caller guarantees AVX2.
-    unsafe {
-        let n = 1 << G;
-        let low = j >> (G - 1); // smallest distance of the group
-        let asc = if k < vecs {
-            None
-        } else {
-            Some(clear8(k / vecs))
-        };
-        let mut r = [_mm256_setzero_si256(); 8];
-        let mut top = 0;
-        while top < vecs {
-            for base in top..top + low {
-                let flip = if k < vecs && base & k != 0 { n - 1 } else { 0 };
-                for i in 0..n {
-                    r[i] = v[base + (i ^ flip) * low];
-                }
-                let mut d = n / 2;
-                while d > 0 {
-                    for i in 0..n {
-                        if i & d == 0 {
-                            let (a, b) = (r[i], r[i + d]);
-                            let (mn, mx) = (_mm256_min_epu32(a, b), _mm256_max_epu32(a, b));
-                            (r[i], r[i + d]) = match asc {
-                                None => (mn, mx),
-                                Some(m) => {
-                                    (_mm256_blendv_epi8(mx, mn, m), _mm256_blendv_epi8(mn, mx, m))
-                                }
-                            };
-                        }
-                    }
-                    d /= 2;
-                }
-                for i in 0..n {
-                    v[base + (i ^ flip) * low] = r[i];
-                }
-            }
-            top += 2 * j;
         }
     }
 }
@@ -284,23 +221,7 @@ impl Avx512Sort {
                     }
                 }
             }
-            // Vector stages (distances below vecs), up to three per pass over the vectors.
-            let mut j = (k / 2).min(vecs / 2);
-            while j > 0 {
-                if j >= 4 {
-                    // SAFETY: AVX-512F (token).
-                    unsafe { vector_stages::<3>(v, j, k, vecs) };
-                    j /= 8;
-                } else if j == 2 {
-                    // SAFETY: AVX-512F (token).
-                    unsafe { vector_stages::<2>(v, j, k, vecs) };
-                    j /= 4;
-                } else {
-                    // SAFETY: AVX-512F (token).
-                    unsafe { vector_stages::<1>(v, j, k, vecs) };
-                    j /= 2;
-                }
-            }
+            vector_stages(self, v, k, vecs);
             k *= 2;
         }
         // Back: the same transposition (lane l of vector a is element l vecs + a).
@@ -441,17 +362,104 @@ unsafe fn lane_stages<const J0: usize>(v: &mut [__m512i], asc: __mmask16) {
     }
 }
 
+/// The compare-exchanges of one backend's vector stages (a token proves the CPU runs them).
+trait Exchange: Copy {
+    /// Vector of `u32` lanes.
+    type V: Copy;
+    /// A set of lanes.
+    type M: Copy;
+    /// The lanes `l` with `l & bit == 0` (all of them once `bit` reaches the lane count).
+    fn lanes_clear(self, bit: usize) -> Self::M;
+    /// Ascending compare-exchange (minimum to `a`).
+    fn cx_asc(self, a: &mut Self::V, b: &mut Self::V);
+    /// Compare-exchange per lane: the minimum goes to `a` in the lanes of `m`, to `b` elsewhere.
+    fn cx_lanes(self, a: &mut Self::V, b: &mut Self::V, m: Self::M);
+}
+
+impl Exchange for Avx2Sort {
+    type V = __m256i;
+    type M = __m256i;
+    #[inline(always)]
+    fn lanes_clear(self, bit: usize) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { clear8(bit) }
+    }
+    #[inline(always)]
+    fn cx_asc(self, a: &mut __m256i, b: &mut __m256i) {
+        // SAFETY: the token proves AVX2.
+        unsafe { (*a, *b) = (_mm256_min_epu32(*a, *b), _mm256_max_epu32(*a, *b)) }
+    }
+    #[inline(always)]
+    fn cx_lanes(self, a: &mut __m256i, b: &mut __m256i, m: __m256i) {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            let (mn, mx) = (_mm256_min_epu32(*a, *b), _mm256_max_epu32(*a, *b));
+            *a = _mm256_blendv_epi8(mx, mn, m);
+            *b = _mm256_blendv_epi8(mn, mx, m);
+        }
+    }
+}
+
+impl Exchange for Avx512Sort {
+    type V = __m512i;
+    type M = __mmask16;
+    #[inline(always)]
+    fn lanes_clear(self, bit: usize) -> __mmask16 {
+        clear_lanes(bit)
+    }
+    #[inline(always)]
+    fn cx_asc(self, a: &mut __m512i, b: &mut __m512i) {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { cx_asc(a, b) }
+    }
+    #[inline(always)]
+    fn cx_lanes(self, a: &mut __m512i, b: &mut __m512i, m: __mmask16) {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { cx_lanes(a, b, m) }
+    }
+}
+
+/// The vector stages (distances below `vecs`) of the merge of size `k`, up to three per pass
+/// over the vectors ([`vector_group`]).
+#[inline(always)]
+fn vector_stages<T: Exchange>(t: T, v: &mut [T::V], k: usize, vecs: usize) {
+    let mut j = (k / 2).min(vecs / 2);
+    while j > 0 {
+        if j >= 4 {
+            vector_group::<T, 3>(t, v, j, k, vecs);
+            j /= 8;
+        } else if j == 2 {
+            vector_group::<T, 2>(t, v, j, k, vecs);
+            j /= 4;
+        } else {
+            vector_group::<T, 1>(t, v, j, k, vecs);
+            j /= 2;
+        }
+    }
+}
+
 /// `G` consecutive vector stages (distances `j, j/2, ..., j/2^(G-1)`, all below `vecs`) of the
 /// merge of size `k`, on blocks of `2^G` vectors held in registers. Partners at distance `d` are
 /// vectors `a` and `a + d` (same lane); the pair is ascending iff bit `k` of the lower element's
 /// index `a + vecs l` is clear. For `k >= vecs` that is a lane mask; for `k < vecs` it is bit `k`
 /// of the block's base, and a descending block is the ascending network on the block read in
-/// reverse order (the pairing is symmetric under complementing the index). Caller holds an
-/// AVX-512F token.
+/// reverse order (the pairing is symmetric under complementing the index).
 #[inline(always)]
-unsafe fn vector_stages<const G: usize>(v: &mut [__m512i], j: usize, k: usize, vecs: usize) {
+fn vector_group<T: Exchange, const G: usize>(
+    t: T,
+    v: &mut [T::V],
+    j: usize,
+    k: usize,
+    vecs: usize,
+) {
     let n = 1 << G;
     let low = j >> (G - 1); // smallest distance of the group
+                            // (No closure: closures are not always inlined into the `#[target_feature]` callers.)
+    let asc = if k >= vecs {
+        Some(t.lanes_clear(k / vecs))
+    } else {
+        None
+    };
     let mut r = [v[0]; 8];
     let mut top = 0;
     while top < vecs {
@@ -465,13 +473,9 @@ unsafe fn vector_stages<const G: usize>(v: &mut [__m512i], j: usize, k: usize, v
                 for i in 0..n {
                     if i & d == 0 {
                         let (x, y) = r.split_at_mut(i + d);
-                        // SAFETY: the caller guarantees AVX-512F.
-                        unsafe {
-                            if k < vecs {
-                                cx_asc(&mut x[i], &mut y[0]);
-                            } else {
-                                cx_lanes(&mut x[i], &mut y[0], clear_lanes(k / vecs));
-                            }
+                        match asc {
+                            None => t.cx_asc(&mut x[i], &mut y[0]),
+                            Some(m) => t.cx_lanes(&mut x[i], &mut y[0], m),
                         }
                     }
                 }
