@@ -354,6 +354,8 @@ impl PrimeTables {
         for j in 0..LOG2 {
             let h = 256 >> j;
             let tw: Vec<i64> = exps.iter().map(|&e| psi_pow(e / 2)).collect();
+            // `fwd_first` relies on it (block 0 divides `x^512 - 1`).
+            assert!(j > 0 || tw[0] == 1);
             if h >= l {
                 fwd_big.extend(tw.iter().map(|&w| McV::from(Mc::new(w, p))));
             } else {
@@ -409,6 +411,8 @@ impl PrimeTables {
             inv_r3.extend(mcs.iter().map(|c| c.w));
             inv_r3.extend(mcs.iter().map(|c| c.wp));
         }
+        // `fwd_first` skips the product by the first twiddle of the layer at distance 256.
+        assert!(INPUT_BOUND <= fq_bound(m, INPUT_BOUND));
         // Bound schedule (asserted).
         let mut red_fwd = [false; LOG2];
         let mut red_inv = [false; LOG2];
@@ -447,6 +451,7 @@ impl Tables {
         let (sp1, sp2, sp3) = (PRIMES[0], PRIMES[1], PRIMES[2]);
         let p1inv_2 = inv_mod(p1, p2);
         let p12inv_3 = inv_mod(p1 * p2 % p3, p3);
+        check_crt_bounds();
         Tables {
             primes: PRIMES.map(|p| PrimeTables::new(s, p)),
             k1: Mc::new(scale(p1), sp1).into(),
@@ -624,7 +629,9 @@ fn fwd_first<S: Lanes, const RED: bool>(
         ];
         for (k, (&yk, &(w, wp))) in y.iter().zip(tw.iter()).enumerate() {
             let a = if RED { barrett(s, yk, m) } else { yk };
-            let tt = fqmul(s, z, w, wp, m.p);
+            // Block 0 divides `x^512 - 1`: its twiddle is 1 (asserted in the tables), and `z`
+            // itself (at most `INPUT_BOUND`) is within the bound of a Montgomery product.
+            let tt = if k == 0 { z } else { fqmul(s, z, w, wp, m.p) };
             s.store(&mut x[512 * k + i..], s.add(a, tt));
             s.store(&mut x[512 * k + 256 + i..], s.sub(a, tt));
         }
@@ -1220,8 +1227,9 @@ pub(crate) fn mul_r3<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i
     let (k1, k1p) = load_mc(s, &tb.k1);
     let (off, three, c21846, one) = (s.splat(3073), s.splat(3), s.splat(21846), s.splat(1));
     for j in (0..768).step_by(l) {
-        // The exact coefficient, |c| <= 3 · 761 < 7681 / 2.
-        let c = freeze(s, fqmul(s, s.load(&f[j..]), k1, k1p, m.p), &m);
+        // The exact coefficient (|c| <= 3 · 761): a Barrett-reduced representative is within
+        // `(p + 1) / 2 + 8` of zero, closer than `p - 3 · 761`, so it is `c` itself.
+        let c = barrett(s, fqmul(s, s.load(&f[j..]), k1, k1p, m.p), &m);
         // F3_freeze: y = c + 3073 > 0, floor(y / 3) = mulhi(y, 21846) for y < 2^13.
         let y = s.add(c, off);
         let r = s.sub(y, s.mullo(s.mulhi(y, c21846), three));
@@ -1231,10 +1239,15 @@ pub(crate) fn mul_r3<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i
 
 /// Mixed-radix CRT of the folded residues straight to centred values mod 4591.
 ///
-/// With `c_k = F_k · 2^16/1536 mod p_k` the exact residues and centred digits
-/// `r1 = c_1`, `u2 = (c_2 - r1) / p1 mod p2`, `u3 = (c_3 - r1 - p1 u2) / (p1 p2) mod p3`, the exact
-/// value is `r1 + p1 u2 + p1 p2 u3` (it lies in the centred range of `p1 p2 p3`), so modulo 4591
-/// it is `r1 + (p1 mod q) u2 + (p1 p2 mod q) u3`.
+/// With `c_k = F_k · 2^16/1536 mod p_k` the exact residues, `r1 ≡ c_1 (mod p1)`,
+/// `u2 ≡ (c_2 - r1) / p1 (mod p2)` and `u3 ≡ (c_3 - r1 - p1 u2) / (p1 p2) (mod p3)`, the exact
+/// value is `x = r1 + p1 u2 + p1 p2 u3`, so modulo 4591 it is `r1 + (p1 mod q) u2 + (p1 p2 mod q)
+/// u3`. No digit needs its centred representative: `r1` is any bounded one (a Montgomery
+/// product), and the last digit (`u2` for two primes, `u3` for three) is small because `x` is
+/// (at most [`CRT_DIGIT_BOUND`] in absolute value), so its Barrett-reduced representative,
+/// within `(p + 1) / 2 + 8` of zero, is the exact digit; the middle digit of three primes is any
+/// bounded representative, since `u3` is computed from it. [`Tables::new`] asserts these bounds.
+/// Only the result is frozen (centred modulo 4591).
 #[inline(always)]
 fn crt<S: Lanes, const K: usize>(s: S, tb: &Tables, f: &[[i16; 768]; 3], out: &mut [i16]) {
     let l = S::L;
@@ -1252,8 +1265,8 @@ fn crt<S: Lanes, const K: usize>(s: S, tb: &Tables, f: &[[i16; 768]; 3], out: &m
     let (a, ap) = load_mc(s, &tb.p1_q);
     let (b, bp) = load_mc(s, &tb.p12_q);
     for j in (0..768).step_by(l) {
-        let r1 = freeze(s, fqmul(s, s.load(&f[0][j..]), k1, k1p, m1.p), &m1);
-        let u2 = freeze(
+        let r1 = fqmul(s, s.load(&f[0][j..]), k1, k1p, m1.p);
+        let u2 = barrett(
             s,
             s.sub(
                 fqmul(s, s.load(&f[1][j..]), k2, k2p, m2.p),
@@ -1263,7 +1276,7 @@ fn crt<S: Lanes, const K: usize>(s: S, tb: &Tables, f: &[[i16; 768]; 3], out: &m
         );
         let mut acc = s.add(r1, fqmul(s, u2, a, ap, mq.p));
         if K == 3 {
-            let u3 = freeze(
+            let u3 = barrett(
                 s,
                 s.sub(
                     fqmul(s, s.load(&f[2][j..]), k3, k3p, m3.p),
@@ -1275,6 +1288,41 @@ fn crt<S: Lanes, const K: usize>(s: S, tb: &Tables, f: &[[i16; 768]; 3], out: &m
         }
         s.store(&mut out[j..], freeze(s, acc, &mq));
     }
+}
+
+/// The CRT's bound on the last digit (see [`crt`]): `|u_last| <= (|x| + |r1| + p1 |u2|) /
+/// (product of the earlier primes) + 1`, for `|x|` the largest folded coefficient of a product
+/// of two inputs within `INPUT_BOUND` (three primes) or of one within `INPUT_BOUND` by one
+/// within 1 (two primes); checked against the Barrett margin in [`Tables::new`].
+pub(crate) const CRT_DIGIT_BOUND: i64 = 1522 * INPUT_BOUND * INPUT_BOUND;
+
+/// Asserts the ranges [`crt`] relies on (public constants only).
+fn check_crt_bounds() {
+    let [p1, p2, p3] = PRIMES.map(i64::from);
+    let q = i64::from(Q);
+    let i16max = i64::from(i16::MAX);
+    // Folded residues: three Barrett-reduced values.
+    let f_max = 3 * barrett_bound(p3);
+    assert!(f_max <= i16max);
+    let r1 = fq_bound(p1, i16max);
+    let u2_any = barrett_bound(p2);
+    // Two primes: |x| <= 1522 · INPUT_BOUND (one factor at most 1).
+    let x2 = 1522 * INPUT_BOUND;
+    let u2_exact = (x2 + r1) / p1 + 1;
+    assert!(u2_any + u2_exact < p2, "u2 must be the exact digit");
+    assert!(2 * fq_bound(p2, i16max) <= i16max);
+    // Three primes.
+    let x3 = CRT_DIGIT_BOUND;
+    let u3_exact = (x3 + r1 + p1 * u2_any) / (p1 * p2) + 1;
+    assert!(
+        barrett_bound(p3) + u3_exact < p3,
+        "u3 must be the exact digit"
+    );
+    assert!(3 * fq_bound(p3, i16max) <= i16max);
+    // The accumulator mod q stays in i16 before the final freeze.
+    assert!(r1 + fq_bound(q, u2_any) + fq_bound(q, barrett_bound(p3)) <= i16max);
+    // R/3: |c| <= 3 · 761 and a Barrett representative mod p1 is exact.
+    assert!(barrett_bound(p1) + 3 * 761 < p1);
 }
 
 #[cfg(test)]
