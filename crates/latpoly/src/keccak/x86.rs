@@ -10,7 +10,7 @@
 //! round. Here each output row is computed in turn, its five rotations and then its five χ
 //! instructions, so χ of one row runs beside the rotations of the next, and the next round's
 //! column parities are folded in as the rows come out: 210 ns (Zen 4, 3.66 GHz; the AVX2 pair
-//! of permutations 418 -> 372 ns). On Zen 5 the source-ordered round took
+//! of permutations 418 -> ~375 ns). On Zen 5 the source-ordered round took
 //! ~243 ns; there, θ folded into 60 ternary XORs ran 5% slower than two-source XORs (LLVM now
 //! forms the ternary XORs of the column parities itself).
 //!
