@@ -1,4 +1,4 @@
-//! Keccak-f[1600] and the two SHA-3 sponges the KEMs hash with (SHA3-256 for NTRU, SHAKE256
+//! Keccak-f\[1600\] and the two SHA-3 sponges the KEMs hash with (SHA3-256 for NTRU, SHAKE256
 //! for NTRU+KEM), on a permutation chosen at run time.
 //!
 //! The KEMs spend most of their time hashing once the ring arithmetic is fast (measured with
@@ -85,7 +85,7 @@ pub(crate) fn avx2() -> Option<x86::Avx2> {
     decided(&B, crate::Isa::Avx2, x86::Avx2::try_new)
 }
 
-/// Keccak-f[1600] on `state` (lane `x + 5 y` at index `x + 5 y`, as FIPS 202 and the `keccak`
+/// Keccak-f\[1600\] on `state` (lane `x + 5 y` at index `x + 5 y`, as FIPS 202 and the `keccak`
 /// crate lay it out).
 #[inline]
 pub(crate) fn f1600(state: &mut [u64; 25]) {
@@ -100,7 +100,7 @@ pub(crate) fn f1600(state: &mut [u64; 25]) {
     keccak::f1600(state)
 }
 
-/// Keccak-f[1600] on two independent states: one permutation's time with AVX-512VL (the two
+/// Keccak-f\[1600\] on two independent states: one permutation's time with AVX-512VL (the two
 /// states share the registers), two permutations otherwise.
 #[inline]
 pub(crate) fn f1600x2(a: &mut [u64; 25], b: &mut [u64; 25]) {

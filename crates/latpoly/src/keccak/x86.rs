@@ -1,4 +1,4 @@
-//! AVX-512 (F + VL) Keccak-f[1600]: one 64-bit lane of the state per `xmm` register, θ as
+//! AVX-512 (F + VL) Keccak-f\[1600\]: one 64-bit lane of the state per `xmm` register, θ as
 //! two-source `vpxor`, the `a ^ (!b & c)` of χ as a single `vpternlogq`, the rotations of ρ as
 //! `vprolq`. About 105 vector instructions per round (against some 130 scalar ones, with spills,
 //! for the portable code): the permutation the KEMs' hashes spend most of their time in.
@@ -35,14 +35,14 @@ impl Avx512Vl {
             .then_some(Self(()))
     }
 
-    /// Keccak-f[1600] on `state` (lane `x + 5 y` in `state[x + 5 y]`).
+    /// Keccak-f\[1600\] on `state` (lane `x + 5 y` in `state[x + 5 y]`).
     #[inline]
     pub(crate) fn f1600(self, state: &mut [u64; 25]) {
         // SAFETY: the token exists only if the CPU runs AVX-512F and AVX-512VL.
         unsafe { f1600_tf(self, state) }
     }
 
-    /// Keccak-f[1600] on two independent states at once (one per 64-bit half of each register:
+    /// Keccak-f\[1600\] on two independent states at once (one per 64-bit half of each register:
     /// the time of one permutation).
     #[inline]
     pub(crate) fn f1600x2(self, a: &mut [u64; 25], b: &mut [u64; 25]) {
@@ -63,7 +63,7 @@ impl Bmi {
         (is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("bmi2")).then_some(Self(()))
     }
 
-    /// Keccak-f[1600] on `state` (the `keccak` crate's lane order).
+    /// Keccak-f\[1600\] on `state` (the `keccak` crate's lane order).
     #[inline]
     pub(crate) fn f1600(self, state: &mut [u64; 25]) {
         // SAFETY: the token exists only if the CPU runs BMI1 and BMI2.
@@ -148,7 +148,7 @@ impl Avx2 {
         is_x86_feature_detected!("avx2").then_some(Self(()))
     }
 
-    /// Keccak-f[1600] on two independent states at once.
+    /// Keccak-f\[1600\] on two independent states at once.
     #[inline]
     pub(crate) fn f1600x2(self, a: &mut [u64; 25], b: &mut [u64; 25]) {
         // SAFETY: the token exists only if the CPU runs AVX2.

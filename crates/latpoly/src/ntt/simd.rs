@@ -83,7 +83,7 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
         self.mul_shoup_lazy(x, w, wp, q)
     }
     /// Whether the forward and inverse drivers may use a reduction schedule with more headroom
-    /// than the standard one when `q` leaves it ([`Lazy`], chosen per plan in
+    /// than the standard one when `q` leaves it ([`lazy`], chosen per plan in
     /// [`SimdTables::new`]): the lanes hold values up to `2^VALUE_BITS` and the products
     /// accept any input below that.
     const SLOTHFUL: bool = false;

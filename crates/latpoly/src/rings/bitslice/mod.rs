@@ -41,7 +41,7 @@ pub(crate) struct Trits<const W: usize> {
 
 /// The operations of the `poly_S3_inv` step sequence on a bit-sliced GF(3) polynomial:
 /// implemented on words ([`Trits`]) and, in `x86.rs`, on AVX-512 registers; the driver
-/// [`s3_inv_with`] runs the same steps on either.
+/// `s3_inv_with` (in the NTRU reference module) runs the same steps on either.
 pub(crate) trait TritOps: Copy {
     /// Coefficient 0 as a value in `{0, 1, 2}`.
     fn c0(&self) -> u8;
@@ -245,7 +245,7 @@ pub(crate) struct Bits<const W: usize>(pub(crate) [u64; W]);
 
 /// The operations of the `poly_R2_inv` step sequence on a bit-sliced GF(2) polynomial:
 /// implemented on words ([`Bits`]) and, in `x86.rs`, on AVX-512 registers; the driver
-/// [`r2_inv_with`] runs the same steps on either.
+/// `r2_inv_with` (in the NTRU reference module) runs the same steps on either.
 pub(crate) trait BitOps: Copy {
     /// Coefficient 0 (0 or 1).
     fn c0(&self) -> u64;

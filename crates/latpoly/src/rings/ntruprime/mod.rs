@@ -17,7 +17,7 @@
 //! | [`recip_r3`] | `1/a` in `R/3`, invertible? | small | small, `bool` |
 //! | [`recip3_rq`] | `1/(3a)` in `R/q`, invertible? | small | centred, `bool` |
 //! | [`round3`] | `a - F3_freeze(a)` (nearest multiple of 3) | centred | centred |
-//! | [`encode`] / [`decode`] | the generic `Encode` / `Decode` | `R[i] < M[i] < 2^14` | bytes / values |
+//! | [`encode()`] / [`decode()`] | the generic `Encode` / `Decode` | `R[i] < M[i] < 2^14` | bytes / values |
 //! | [`rq_encode`] / [`rq_decode`] | [`RQ_BYTES`] = 1158 bytes | centred | centred |
 //! | [`rounded_encode`] / [`rounded_decode`] | [`ROUNDED_BYTES`] = 1007 bytes | centred | multiples of 3 |
 //! | [`small_encode`] / [`small_decode`] | [`SMALL_BYTES`] = 191 bytes | small | small |
