@@ -1244,7 +1244,8 @@ pub(crate) fn mul_r3<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i
 /// value is `x = r1 + p1 u2 + p1 p2 u3`, so modulo 4591 it is `r1 + (p1 mod q) u2 + (p1 p2 mod q)
 /// u3`. No digit needs its centred representative: `r1` is any bounded one (a Montgomery
 /// product), and the last digit (`u2` for two primes, `u3` for three) is small because `x` is
-/// (at most [`CRT_DIGIT_BOUND`] in absolute value), so its Barrett-reduced representative,
+/// (a folded coefficient sums at most 1522 products of inputs within `INPUT_BOUND`, one of
+/// them within 1 for two primes), so its Barrett-reduced representative,
 /// within `(p + 1) / 2 + 8` of zero, is the exact digit; the middle digit of three primes is any
 /// bounded representative, since `u3` is computed from it. [`Tables::new`] asserts these bounds.
 /// Only the result is frozen (centred modulo 4591).
@@ -1290,20 +1291,13 @@ fn crt<S: Lanes, const K: usize>(s: S, tb: &Tables, f: &[[i16; 768]; 3], out: &m
     }
 }
 
-/// The CRT's bound on the last digit (see [`crt`]): `|u_last| <= (|x| + |r1| + p1 |u2|) /
-/// (product of the earlier primes) + 1`, for `|x|` the largest folded coefficient of a product
-/// of two inputs within `INPUT_BOUND` (three primes) or of one within `INPUT_BOUND` by one
-/// within 1 (two primes); checked against the Barrett margin in [`Tables::new`].
-pub(crate) const CRT_DIGIT_BOUND: i64 = 1522 * INPUT_BOUND * INPUT_BOUND;
-
 /// Asserts the ranges [`crt`] relies on (public constants only).
 fn check_crt_bounds() {
     let [p1, p2, p3] = PRIMES.map(i64::from);
     let q = i64::from(Q);
     let i16max = i64::from(i16::MAX);
-    // Folded residues: three Barrett-reduced values.
-    let f_max = 3 * barrett_bound(p3);
-    assert!(f_max <= i16max);
+    // (The folded residues, sums of three Barrett-reduced values, fit in i16: asserted per
+    // prime in `PrimeTables::new`.)
     let r1 = fq_bound(p1, i16max);
     let u2_any = barrett_bound(p2);
     // Two primes: |x| <= 1522 · INPUT_BOUND (one factor at most 1).
@@ -1311,8 +1305,8 @@ fn check_crt_bounds() {
     let u2_exact = (x2 + r1) / p1 + 1;
     assert!(u2_any + u2_exact < p2, "u2 must be the exact digit");
     assert!(2 * fq_bound(p2, i16max) <= i16max);
-    // Three primes.
-    let x3 = CRT_DIGIT_BOUND;
+    // Three primes: |x| <= 1522 · INPUT_BOUND^2.
+    let x3 = 1522 * INPUT_BOUND * INPUT_BOUND;
     let u3_exact = (x3 + r1 + p1 * u2_any) / (p1 * p2) + 1;
     assert!(
         barrett_bound(p3) + u3_exact < p3,
