@@ -63,17 +63,11 @@ use crate::arith::ct::barrier;
 use crate::error::Result;
 use crate::rings::ntru::{self as ring, kem as fast, NtruParams};
 use crate::secret::{with_scratch, Wiped};
+use fast::Operand;
 use subtle::{Choice, ConditionallySelectable};
 
 /// Bytes of the shared secret and of the rejection key `prf`.
 const KEY_BYTES: usize = 32;
-
-/// A secret polynomial (wiped on drop).
-type Poly = Wiped<Vec<u16>>;
-
-fn poly(p: NtruParams) -> Poly {
-    Wiped::new(vec![0u16; p.n()])
-}
 
 /// Byte lengths of a parameter set.
 #[derive(Clone, Copy)]
@@ -217,46 +211,60 @@ fn sha3_256(parts: &[&[u8]]) -> Wiped<[u8; KEY_BYTES]> {
 
 fn keypair(p: NtruParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
     let z = Sizes::of(p);
-    let mut seed = Wiped::new(vec![0u8; z.seed(p.is_hrss())]);
-    rng.fill(&mut seed);
-    let (mut f, mut g) = (poly(p), poly(p));
-    sample_pair(p, &seed, true, &mut f, &mut g);
+    let n = p.n();
+    let slot = fast::Prepared::slot_len(p);
+    let inv_len = fast::rq_inv_scratch_len(p);
+    // the thread's wiped scratch: six polynomials (h is public, the others secret), three
+    // prepared operands, the inverse's scratch and the seed
+    let words = 6 * n + 3 * slot + inv_len;
+    with_scratch(words, z.seed(p.is_hrss()), |w: &mut [u16], seed| {
+        let (f, w) = w.split_at_mut(n);
+        let (g, w) = w.split_at_mut(n);
+        let (t, w) = w.split_at_mut(n);
+        let (gf, w) = w.split_at_mut(n);
+        let (inv_gf, w) = w.split_at_mut(n);
+        let (h, w) = w.split_at_mut(n);
+        let (slots, inv_scratch) = w.split_at_mut(3 * slot);
+        rng.fill(seed);
+        sample_pair(p, seed, true, f, g);
 
-    let mut sk = Wiped::new(vec![0u8; z.owcpa_sk() + KEY_BYTES]);
-    let mut t = poly(p);
-    ring::poly_s3_inv(&f, p, &mut t)?;
-    ring::poly_s3_tobytes(&f, p, &mut sk[..z.s3])?;
-    ring::poly_s3_tobytes(&t, p, &mut sk[z.s3..2 * z.s3])?;
+        let mut sk = Wiped::new(vec![0u8; z.owcpa_sk() + KEY_BYTES]);
+        ring::poly_s3_inv(f, p, t)?;
+        ring::poly_s3_tobytes(f, p, &mut sk[..z.s3])?;
+        ring::poly_s3_tobytes(t, p, &mut sk[z.s3..2 * z.s3])?;
 
-    ring::poly_z3_to_zq(&mut f, p)?;
-    ring::poly_z3_to_zq(&mut g, p)?;
-    // g' = 3g (HPS) or 3(x - 1)g (HRSS; g[n-1] = 0), computed mod 2^16
-    if p.is_hrss() {
-        let n = p.n();
-        for i in (1..n).rev() {
-            g[i] = g[i - 1].wrapping_sub(g[i]).wrapping_mul(3);
+        ring::poly_z3_to_zq(f, p)?;
+        ring::poly_z3_to_zq(g, p)?;
+        // g' = 3g (HPS) or 3(x - 1)g (HRSS; g[n-1] = 0), computed mod 2^16
+        if p.is_hrss() {
+            for i in (1..n).rev() {
+                g[i] = g[i - 1].wrapping_sub(g[i]).wrapping_mul(3);
+            }
+            g[0] = g[0].wrapping_mul(3).wrapping_neg();
+        } else {
+            g.iter_mut().for_each(|x| *x = x.wrapping_mul(3));
         }
-        g[0] = g[0].wrapping_mul(3).wrapping_neg();
-    } else {
-        g.iter_mut().for_each(|x| *x = x.wrapping_mul(3));
-    }
 
-    let (mut gf, mut inv_gf) = (poly(p), poly(p));
-    fast::rq_mul(p, &g, &f, &mut gf);
-    fast::rq_inv(p, &gf, &mut inv_gf);
-    // h^-1 = G f^2 in S_q (secret key)
-    fast::rq_mul(p, &inv_gf, &f, &mut t);
-    fast::sq_mul(p, &t, &f, &mut gf);
-    ring::poly_sq_tobytes(&gf, p, &mut sk[2 * z.s3..z.owcpa_sk()])?;
-    // h = G g'^2 in R_q (public key)
-    fast::rq_mul(p, &inv_gf, &g, &mut t);
-    let mut h = vec![0u16; p.n()];
-    fast::rq_mul(p, &t, &g, &mut h);
-    let mut pk = vec![0u8; z.sq];
-    ring::poly_rq_sum_zero_tobytes(&h, p, &mut pk)?;
+        // f, g' and G = (g' f)^-1 are each multiplied more than once: prepared once
+        let mut ops = fast::Prepared::new(p, slots);
+        ops.set(0, f);
+        ops.set(1, g);
+        fast::rq_mul_ops(p, ops.get(1), ops.get(0), gf);
+        fast::rq_inv(p, gf, inv_gf, inv_scratch);
+        ops.set(2, inv_gf);
+        // h^-1 = G f^2 in S_q (secret key)
+        fast::rq_mul_ops(p, ops.get(2), ops.get(0), t);
+        fast::sq_mul_ops(p, Operand::Coeffs(t), ops.get(0), gf);
+        ring::poly_sq_tobytes(gf, p, &mut sk[2 * z.s3..z.owcpa_sk()])?;
+        // h = G g'^2 in R_q (public key)
+        fast::rq_mul_ops(p, ops.get(2), ops.get(1), t);
+        fast::rq_mul_ops(p, Operand::Coeffs(t), ops.get(1), h);
+        let mut pk = vec![0u8; z.sq];
+        ring::poly_rq_sum_zero_tobytes(h, p, &mut pk)?;
 
-    rng.fill(&mut sk[z.owcpa_sk()..]);
-    Ok((pk, sk))
+        rng.fill(&mut sk[z.owcpa_sk()..]);
+        Ok((pk, sk))
+    })
 }
 
 fn encapsulate(

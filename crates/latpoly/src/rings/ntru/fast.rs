@@ -72,7 +72,17 @@ pub(crate) trait Lanes: Copy {
     fn rq_mul_entry(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]);
     /// The product mod `q` ([`super::toom::rq_mul_modq_body`] with the shape
     /// [`super::toom::shape`]`(a.len())`) inside the backend's `#[target_feature]` entry point.
-    fn rq_mul_modq_entry(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]);
+    fn rq_mul_modq_entry(
+        self,
+        a: super::toom::Operand<'_>,
+        b: super::toom::Operand<'_>,
+        out: &mut [u16],
+        q: u16,
+        ws: &mut [u16],
+    );
+    /// [`super::toom::prepare_body`] with the shape [`super::toom::shape`]`(a.len())` inside
+    /// the backend's `#[target_feature]` entry point.
+    fn rq_prepare_entry(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]);
 }
 
 /// Where a transposition reads its rows and writes the transposed rows. (A trait with

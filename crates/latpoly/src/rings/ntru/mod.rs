@@ -68,6 +68,7 @@ mod x86;
 use crate::error::{Error, Result};
 use crate::isa::Isa;
 use std::sync::OnceLock;
+use toom::Operand;
 
 /// The four NIST round-3 NTRU parameter sets.
 ///
@@ -376,9 +377,43 @@ impl Backend {
     /// `out = a · b mod (x^n - 1, m)`, coefficients in `[0, m)`, for a power of two
     /// `m <= 2^13` (the parameter set's `q`, or `2^13`); lengths already checked.
     fn mul_modq(self, p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16], m: u16) {
+        self.mul_modq_ops(p, Operand::Coeffs(a), Operand::Coeffs(b), out, m);
+    }
+
+    /// Length (`u16`) of an operand prepared by [`Backend::prepare`]: on the scalar backend
+    /// the `n` coefficients, on the SIMD backends the evaluated, transposed leaves of the
+    /// Toom-4 multiplier.
+    fn prepared_len(self, p: NtruParams) -> usize {
+        match self {
+            Backend::Scalar => p.n(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => toom::prepared_len_for(t, p),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => toom::prepared_len_for(t, p),
+        }
+    }
+
+    /// Prepares `a` (`n` coefficients) into `dst` ([`Backend::prepared_len`] elements) for
+    /// several products by [`Backend::mul_modq_ops`].
+    fn prepare(self, p: NtruParams, a: &[u16], dst: &mut [u16]) {
+        debug_assert_eq!(dst.len(), self.prepared_len(p));
+        match self {
+            Backend::Scalar => dst.copy_from_slice(a),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(t) => toom::prepare(t, p, a, dst),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512(t) => toom::prepare(t, p, a, dst),
+        }
+    }
+
+    /// [`Backend::mul_modq`] of operands given as coefficients or prepared by this backend's
+    /// [`Backend::prepare`]; `out.len() = n`.
+    fn mul_modq_ops(self, p: NtruParams, a: Operand<'_>, b: Operand<'_>, out: &mut [u16], m: u16) {
         debug_assert!(m.is_power_of_two() && m <= 1 << 13);
         match self {
             Backend::Scalar => {
+                let (Operand::Coeffs(a) | Operand::Prepared(a)) = a;
+                let (Operand::Coeffs(b) | Operand::Prepared(b)) = b;
                 reference::rq_mul(a, b, out);
                 out.iter_mut().for_each(|x| *x &= m - 1);
             }
@@ -387,6 +422,7 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512(t) => toom::rq_mul_modq(t, p, a, b, out, m),
         }
+        let _ = p;
     }
 }
 
@@ -561,6 +597,7 @@ pub fn poly_s3_mul(a: &[u16], b: &[u16], out: &mut [u16]) -> Result<()> {
 /// inputs in `{0, 1, 2}`): the Toom-4 multiplier of [`poly_rq_mul_modq`]. Lengths must be
 /// `params.n()` (checked by the callers' decoders; debug-asserted here).
 pub(crate) mod kem {
+    pub(crate) use super::toom::Operand;
     use super::{default_backend, reference, NtruParams};
 
     fn check(p: NtruParams, lens: &[usize]) {
@@ -573,9 +610,22 @@ pub(crate) mod kem {
         default_backend().mul_modq(p, a, b, out, p.q());
     }
 
+    /// [`rq_mul`] of operands given as coefficients or prepared in a [`Prepared`] (of the same
+    /// parameter set).
+    pub(crate) fn rq_mul_ops(p: NtruParams, a: Operand<'_>, b: Operand<'_>, out: &mut [u16]) {
+        check(p, &[out.len()]);
+        default_backend().mul_modq_ops(p, a, b, out, p.q());
+    }
+
     /// `out ≡ a · b mod (q, Phi_n)` (as `poly_Sq_mul`, not reduced).
     pub(crate) fn sq_mul(p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         rq_mul(p, a, b, out);
+        reference::mod_q_phi_n(out);
+    }
+
+    /// [`sq_mul`] of operands given as coefficients or prepared.
+    pub(crate) fn sq_mul_ops(p: NtruParams, a: Operand<'_>, b: Operand<'_>, out: &mut [u16]) {
+        rq_mul_ops(p, a, b, out);
         reference::mod_q_phi_n(out);
     }
 
@@ -587,47 +637,99 @@ pub(crate) mod kem {
         reference::mod_3_phi_n(out);
     }
 
-    /// `out ≡ a^-1 mod (q, Phi_n)` (as `poly_Rq_inv`; correct mod `q`, not mod `2^16`).
+    /// Slots for operands prepared once and multiplied several times (the evaluated,
+    /// transposed leaves of the Toom-4 multiplier on the SIMD backends; the coefficients on the
+    /// scalar backend) in caller-provided memory, which holds secrets: the KEMs take it from
+    /// their wiped scratch.
+    pub(crate) struct Prepared<'a> {
+        p: NtruParams,
+        len: usize,
+        buf: &'a mut [u16],
+    }
+
+    impl<'a> Prepared<'a> {
+        /// Length (`u16`) of one slot for the parameter set `p`.
+        pub(crate) fn slot_len(p: NtruParams) -> usize {
+            default_backend().prepared_len(p)
+        }
+
+        /// Slots in `buf` (`buf.len() / slot_len(p)` of them) for the parameter set `p`.
+        pub(crate) fn new(p: NtruParams, buf: &'a mut [u16]) -> Self {
+            Prepared {
+                p,
+                len: Self::slot_len(p),
+                buf,
+            }
+        }
+
+        /// Prepares `a` (`n` coefficients) into slot `i`.
+        pub(crate) fn set(&mut self, i: usize, a: &[u16]) {
+            check(self.p, &[a.len()]);
+            let dst = &mut self.buf[i * self.len..(i + 1) * self.len];
+            default_backend().prepare(self.p, a, dst);
+        }
+
+        /// The operand in slot `i` (as last [`Prepared::set`]).
+        pub(crate) fn get(&self, i: usize) -> Operand<'_> {
+            Operand::Prepared(&self.buf[i * self.len..(i + 1) * self.len])
+        }
+    }
+
+    /// Scratch length (`u16`) of [`rq_inv`]: three prepared slots and two polynomials.
+    pub(crate) fn rq_inv_scratch_len(p: NtruParams) -> usize {
+        3 * Prepared::slot_len(p) + 2 * p.n()
+    }
+
+    /// `out ≡ a^-1 mod (q, Phi_n)` (as `poly_Rq_inv`; correct mod `q`, not mod `2^16`), with
+    /// `scratch` of [`rq_inv_scratch_len`] elements (left holding secrets: the caller wipes it).
     ///
     /// The inverse mod 2 lifted by Newton steps in `Z_{2^13}[x]/(x^n - 1)` (the products are
     /// exact mod `2^13`). For `q <= 2^12` (the HPS sets) three steps of precision `1 -> 2 -> 4
     /// -> 12` bits take seven products, the reference's four quadratic steps `1 -> 16` eight:
     /// two quadratic steps `r <- r (2 - a r)` and one cubic step `r <- r (1 + e + e^2)` with
     /// `e = 1 - a r` (then `a r = (1 - e)(1 + e + e^2) = 1 - e^3`). `ntruhrss701` (`q = 2^13`)
-    /// keeps the four quadratic steps. Every product is in `R_q`, so the result is the same
-    /// element of `S_q` as the reference's (the KEMs read it through products with `f` and `g`;
-    /// the KAT tests check the keys byte for byte).
-    pub(crate) fn rq_inv(p: NtruParams, a: &[u16], out: &mut [u16]) {
+    /// takes four quadratic steps (`1 -> 16` bits), as the reference. `-a` is prepared once
+    /// for all steps and each step's `r` once for its two products ([`Prepared`]). Every
+    /// product is in `R_q`, so the result is the same element of `S_q` as the reference's (the
+    /// KEMs read it through products with `f` and `g`; the KAT tests check the keys byte for
+    /// byte).
+    pub(crate) fn rq_inv(p: NtruParams, a: &[u16], out: &mut [u16], scratch: &mut [u16]) {
         check(p, &[a.len(), out.len()]);
         let n = p.n();
-        let mut ai = vec![0u16; n];
         let backend = default_backend();
-        backend.r2_inv(a, &mut ai);
-        let mul = |x: &[u16], y: &[u16], z: &mut [u16]| backend.mul_modq(p, x, y, z, 1 << 13);
+        let (polys, slots) = scratch[..rq_inv_scratch_len(p)].split_at_mut(2 * n);
+        let (c, e2) = polys.split_at_mut(n);
+        backend.r2_inv(a, out);
+        let mul = |x: Operand<'_>, y: Operand<'_>, z: &mut [u16]| {
+            backend.mul_modq_ops(p, x, y, z, 1 << 13)
+        };
+        // slots: -a, r, e
+        let mut ops = Prepared::new(p, slots);
+        for (x, &y) in c.iter_mut().zip(a) {
+            *x = y.wrapping_neg();
+        }
+        ops.set(0, c);
+        let quadratic_steps = if p.log_q() > 12 { 4 } else { 2 };
+        for _ in 0..quadratic_steps {
+            ops.set(1, out);
+            mul(ops.get(1), ops.get(0), c);
+            c[0] = c[0].wrapping_add(2); // 2 - a r
+            mul(Operand::Coeffs(c), ops.get(1), out);
+        }
         if p.log_q() > 12 {
-            reference::r2_inv_to_rq_inv(&ai, a, out, &mul);
             return;
         }
-        let neg_a: Vec<u16> = a.iter().map(|&x| x.wrapping_neg()).collect();
-        let (mut c, mut e2) = (vec![0u16; n], vec![0u16; n]);
-        out.copy_from_slice(&ai);
-        // two quadratic steps: precision 1 -> 2 -> 4 bits
-        for _ in 0..2 {
-            mul(out, &neg_a, &mut c);
-            c[0] = c[0].wrapping_add(2); // 2 - a r
-            mul(&c, out, &mut e2);
-            out.copy_from_slice(&e2);
-        }
         // one cubic step: 4 -> 12 bits
-        mul(out, &neg_a, &mut c);
+        ops.set(1, out);
+        mul(ops.get(1), ops.get(0), c);
         c[0] = c[0].wrapping_add(1); // e = 1 - a r
-        mul(&c, &c, &mut e2);
+        ops.set(2, c);
+        mul(ops.get(2), ops.get(2), e2);
         for (x, &y) in e2.iter_mut().zip(c.iter()) {
             *x = x.wrapping_add(y); // e + e^2
         }
         e2[0] = e2[0].wrapping_add(1); // 1 + e + e^2
-        mul(&e2, out, &mut c);
-        out.copy_from_slice(&c);
+        mul(Operand::Coeffs(e2), ops.get(1), out);
     }
 }
 
@@ -981,6 +1083,67 @@ pub fn poly_s3_frombytes(bytes: &[u8], params: NtruParams, out: &mut [u16]) -> R
 mod tests {
     use super::*;
 
+    /// Products of prepared operands (`Backend::prepare`, as the KEMs' key generation and
+    /// inverse use them) equal the schoolbook product mod `2^13` and mod `q` on every backend
+    /// this CPU runs, for every mix of prepared and plain operands, a squaring of one prepared
+    /// slot, all-zero, all-`q - 1`, all-`2^16 - 1` and random inputs; slots start full of junk.
+    #[test]
+    fn prepared_operands_match_the_schoolbook_product() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for isa in [Isa::Scalar, Isa::Avx2, Isa::Avx512] {
+            let backend = Backend::best(isa);
+            if backend.isa() != isa {
+                eprintln!("prepared operands: {isa} not available on this CPU, skipped");
+                continue;
+            }
+            for p in NtruParams::ALL {
+                let n = p.n();
+                let len = backend.prepared_len(p);
+                let mut inputs: Vec<Vec<u16>> =
+                    vec![vec![0; n], vec![p.q() - 1; n], vec![u16::MAX; n]];
+                for _ in 0..4 {
+                    inputs.push((0..n).map(|_| next() as u16).collect());
+                }
+                for (i, a) in inputs.iter().enumerate() {
+                    let b = &inputs[(i * 3 + 1) % inputs.len()];
+                    let mut want = vec![0u16; n];
+                    reference::rq_mul(a, b, &mut want);
+                    let mut square = vec![0u16; n];
+                    reference::rq_mul(a, a, &mut square);
+                    let mut pa = vec![0xdeadu16; len];
+                    let mut pb = vec![0xbeefu16; len];
+                    backend.prepare(p, a, &mut pa);
+                    backend.prepare(p, b, &mut pb);
+                    for m in [1u16 << 13, p.q()] {
+                        let masked = |v: &[u16]| v.iter().map(|&x| x & (m - 1)).collect::<Vec<_>>();
+                        let cases = [
+                            (Operand::Prepared(&pa), Operand::Prepared(&pb), &want),
+                            (Operand::Prepared(&pa), Operand::Coeffs(b), &want),
+                            (Operand::Coeffs(a), Operand::Prepared(&pb), &want),
+                            (Operand::Coeffs(a), Operand::Coeffs(b), &want),
+                            (Operand::Prepared(&pa), Operand::Prepared(&pa), &square),
+                        ];
+                        for (k, (x, y, expect)) in cases.into_iter().enumerate() {
+                            let mut out = vec![0x5a5au16; n];
+                            backend.mul_modq_ops(p, x, y, &mut out, m);
+                            assert_eq!(
+                                out,
+                                masked(expect),
+                                "{isa} {p:?} input {i} case {k} mod {m}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The KEMs' inverse (two quadratic and one cubic Newton step for `q <= 2^12`, four quadratic
     /// ones for `q = 2^13`) inverts mod `(q, Phi_n)` and agrees there with the reference
     /// `poly_Rq_inv`, for random inputs of every parameter set and the edge inputs `1` and
@@ -1018,7 +1181,8 @@ mod tests {
             }
             for a in &inputs {
                 let mut inv = vec![0u16; n];
-                kem::rq_inv(p, a, &mut inv);
+                let mut scratch = vec![0xa5a5u16; kem::rq_inv_scratch_len(p)];
+                kem::rq_inv(p, a, &mut inv, &mut scratch);
                 let mut prod = vec![0u16; n];
                 poly_sq_mul(a, &inv, &mut prod).unwrap();
                 let want: Vec<u16> = (0..n).map(|i| u16::from(i == 0)).collect();

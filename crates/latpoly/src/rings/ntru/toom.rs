@@ -59,21 +59,45 @@ const fn leaves(bpl: usize) -> usize {
 /// Most leaves (and leaf vectors) of any shape, rounded up to whole groups of 32 lanes.
 const MAX_LEAVES: usize = 128;
 
-/// Workspace length (`u16`) of [`rq_mul_modq_body`] for `(LU, LF)` and `L` lanes: staged
-/// operands (2 x 4 LU units), transposed leaves of one group (2 x 32 LF rows), their products
-/// (64 LF rows), the kernel scratch, the evaluated leaves of both operands, the point products of
-/// one chunk, the leaf products in natural order and the full product
-/// (8 LU units).
-pub(crate) const fn workspace_len(lu: usize, lf: usize, l: usize) -> usize {
+/// Length (`u16`) of an operand prepared by [`prepare_body`] for the shape `(LU, LF)` and `L`
+/// lanes: the transposed leaves of every group of `L` leaves, `LF` units of rows per group.
+pub(crate) const fn prepared_len(lu: usize, lf: usize, l: usize) -> usize {
+    leaves(lu / lf).div_ceil(l) * l * lf * UNIT
+}
+
+/// Workspace (`u16`) of [`prepare_body`]: the staged operand (4 LU units) and its evaluated
+/// leaves in natural order (`LF` units of rows per leaf).
+const fn prepare_ws_len(lu: usize, lf: usize) -> usize {
+    4 * lu * UNIT + lf * UNIT * MAX_LEAVES
+}
+
+/// Workspace (`u16`) of the product proper: the lane-parallel products of one group (64 LF
+/// rows), the kernel scratch, the point products of one chunk, the leaf products in natural
+/// order and the full product (8 LU units).
+const fn product_ws_len(lu: usize, lf: usize, l: usize) -> usize {
     let padded = leaves(lu / lf).div_ceil(l) * l;
-    2 * 4 * lu * UNIT
-        + 2 * 32 * lf * l
-        + 64 * lf * l
+    64 * lf * l
         + KMUL64_SCRATCH * l
-        + 2 * lf * UNIT * MAX_LEAVES
         + 7 * 2 * (lu / lf) * l
         + padded * 2 * lf * UNIT
         + 8 * lu * UNIT
+}
+
+/// Workspace length (`u16`) of [`rq_mul_modq_body`] for `(LU, LF)` and `L` lanes: room for two
+/// prepared operands, then the larger of the preparation's and the product's workspaces.
+pub(crate) const fn workspace_len(lu: usize, lf: usize, l: usize) -> usize {
+    let (p, m) = (prepare_ws_len(lu, lf), product_ws_len(lu, lf, l));
+    2 * prepared_len(lu, lf, l) + if p > m { p } else { m }
+}
+
+/// An operand of [`rq_mul_modq_body`]: coefficients (`n` of them, prepared on the fly) or the
+/// output of [`prepare_body`] for the same degree and backend.
+#[derive(Clone, Copy)]
+pub(crate) enum Operand<'a> {
+    /// Coefficients, `n` of them.
+    Coeffs(&'a [u16]),
+    /// [`prepared_len`] elements written by [`prepare_body`].
+    Prepared(&'a [u16]),
 }
 
 /// `2 x`, lane-wise.
@@ -287,76 +311,108 @@ impl<T: Lanes> RowIo<T> for LeafRows<'_> {
     }
 }
 
-/// `out = a · b mod (x^n - 1, q)` (`q` a power of two `<= 2^13`), coefficients in `[0, q)`,
-/// for the shape `(LU, LF)` of [`shape`]; to be instantiated inside a `#[target_feature]`
-/// entry point. `ws` has [`workspace_len`]`(LU, LF, L)` elements.
+/// Prepares `a` (`n <= 4 LU` units of coefficients) for [`rq_mul_modq_body`]: zero-padded,
+/// evaluated (Toom-4 and the Karatsuba levels) and transposed group by group into `dst`
+/// ([`prepared_len`] elements: group `g` at `dst[g leaf L..]`, lane `i` of row `r` coefficient `r`
+/// of leaf `g L + i`). `ws` has [`prepare_ws_len`] elements. To be instantiated inside a
+/// `#[target_feature]` entry point.
+#[inline(always)]
+pub(crate) fn prepare_body<T: Lanes, const LU: usize, const LF: usize>(
+    t: T,
+    a: &[u16],
+    dst: &mut [u16],
+    ws: &mut [u16],
+) {
+    let l = T::L;
+    let bpl = LU / LF;
+    let leaf = LF * UNIT;
+    let groups = leaves(bpl).div_ceil(l);
+    debug_assert!(a.len() <= 4 * LU * UNIT);
+    let dst = &mut dst[..prepared_len(LU, LF, l)];
+    let (st, rows) = ws[..prepare_ws_len(LU, LF)].split_at_mut(4 * LU * UNIT);
+    stage_padded(t, a, st, 4 * LU * UNIT);
+    // The leaves chunk by chunk: evaluated in registers, stored as rows of `L` lanes (leaf `i`,
+    // chunk `c` at `rows[(c MAX_LEAVES + i) L..]`).
+    let chunks = leaf / l;
+    for c in 0..chunks {
+        let mut u = [t.zero(); 24];
+        for (blk, x) in u.iter_mut().enumerate().take(4 * bpl) {
+            *x = t.load(&st[blk * leaf + c * l..]);
+        }
+        let rows_c = &mut rows[c * MAX_LEAVES * l..];
+        if bpl == 4 {
+            eval_leaves::<T, 4>(t, &u, rows_c);
+        } else {
+            eval_leaves::<T, 6>(t, &u, rows_c);
+        }
+    }
+    for g in 0..groups {
+        for c in 0..chunks {
+            let at = (g * chunks + c) * l * l;
+            let mut io = LeafRows {
+                rows: &rows[c * MAX_LEAVES * l..],
+                first: g * l,
+                dst: &mut dst[at..at + l * l],
+            };
+            t.transpose(&mut io);
+        }
+    }
+}
+
+/// `out = a · b mod (x^n - 1, q)` (`q` a power of two `<= 2^13`, `n = out.len()`), coefficients
+/// in `[0, q)`, for the shape `(LU, LF)` of [`shape`]; to be instantiated inside a
+/// `#[target_feature]` entry point. An operand given as coefficients is prepared in `ws`
+/// ([`prepare_body`]); `ws` has [`workspace_len`]`(LU, LF, L)` elements.
 #[inline(always)]
 pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
     t: T,
-    a: &[u16],
-    b: &[u16],
+    a: Operand<'_>,
+    b: Operand<'_>,
     out: &mut [u16],
     q: u16,
     ws: &mut [u16],
 ) {
-    let (l, n) = (T::L, a.len());
+    let (l, n) = (T::L, out.len());
     let bpl = LU / LF;
     let (leaf, nleaves) = (LF * UNIT, leaves(bpl));
     let groups = nleaves.div_ceil(l);
-    debug_assert!(n <= 4 * LU * UNIT && b.len() == n && out.len() == n);
+    let plen = prepared_len(LU, LF, l);
+    debug_assert!(n <= 4 * LU * UNIT);
     debug_assert!(q.is_power_of_two() && q <= 1 << 13);
     let ws = &mut ws[..workspace_len(LU, LF, l)];
-    let (stage, ws) = ws.split_at_mut(2 * 4 * LU * UNIT);
-    let (at, ws) = ws.split_at_mut(leaf * l);
-    let (bt, ws) = ws.split_at_mut(leaf * l);
+    let (pbuf, ws) = ws.split_at_mut(2 * plen);
+    let (pa_buf, pb_buf) = pbuf.split_at_mut(plen);
+    let mut prepared = |x: Operand<'_>, buf: &'_ mut [u16]| -> bool {
+        if let Operand::Coeffs(c) = x {
+            debug_assert_eq!(c.len(), n);
+            prepare_body::<T, LU, LF>(t, c, buf, ws);
+            return true;
+        }
+        false
+    };
+    let (own_a, own_b) = (prepared(a, &mut *pa_buf), prepared(b, &mut *pb_buf));
+    let pa: &[u16] = match a {
+        Operand::Prepared(p) if !own_a => p,
+        _ => pa_buf,
+    };
+    let pb: &[u16] = match b {
+        Operand::Prepared(p) if !own_b => p,
+        _ => pb_buf,
+    };
+    let (pa, pb) = (&pa[..plen], &pb[..plen]);
     let (prod, ws) = ws.split_at_mut(2 * leaf * l);
     let (scratch, ws) = ws.split_at_mut(KMUL64_SCRATCH * l);
-    let (rows, ws) = ws.split_at_mut(2 * LF * UNIT / l * MAX_LEAVES * l);
     let (wbuf, ws) = ws.split_at_mut(7 * 2 * bpl * l);
     let (leafprod, full) = ws.split_at_mut(groups * l * 2 * leaf);
     let full = &mut full[..8 * LU * UNIT];
-    let (sa, sb) = stage.split_at_mut(4 * LU * UNIT);
-
-    // 1. Stage the zero-padded operands.
-    let whole = n / l * l;
-    stage_padded(t, &a[..n], sa, 4 * LU * UNIT);
-    stage_padded(t, &b[..n], sb, 4 * LU * UNIT);
-
-    // 2. Both operands' leaves, chunk by chunk: evaluated in registers, stored as rows of
-    // `L` lanes (leaf `i`, chunk `c` of operand `o` at `rows[((o chunks + c) MAX_LEAVES + i) L..]`).
-    let chunks = leaf / l;
-    for (o, st) in [&*sa, &*sb].into_iter().enumerate() {
-        for c in 0..chunks {
-            let mut u = [t.zero(); 24];
-            for (blk, x) in u.iter_mut().enumerate().take(4 * bpl) {
-                *x = t.load(&st[blk * leaf + c * l..]);
-            }
-            let dst = &mut rows[(o * chunks + c) * MAX_LEAVES * l..];
-            if bpl == 4 {
-                eval_leaves::<T, 4>(t, &u, dst);
-            } else {
-                eval_leaves::<T, 6>(t, &u, dst);
-            }
-        }
-    }
 
     for g in 0..groups {
-        // Transposed: lane i of row r holds coefficient r of leaf g L + i.
-        for (o, dst) in [&mut *at, &mut *bt].into_iter().enumerate() {
-            for c in 0..chunks {
-                let mut io = LeafRows {
-                    rows: &rows[(o * chunks + c) * MAX_LEAVES * l..],
-                    first: g * l,
-                    dst: &mut dst[c * l * l..(c + 1) * l * l],
-                };
-                t.transpose(&mut io);
-            }
-        }
-        // 3. The lane-parallel leaf products (2 LF units), back to natural order.
+        // The lane-parallel leaf products (2 LF units), back to natural order.
+        let (ag, bg) = (&pa[g * leaf * l..], &pb[g * leaf * l..]);
         if LF == 1 {
-            kmul32(t, at, bt, prod, scratch);
+            kmul32(t, ag, bg, prod, scratch);
         } else {
-            kmul64(t, at, bt, prod, scratch);
+            kmul64(t, ag, bg, prod, scratch);
         }
         for c in 0..2 * leaf / l {
             let first = g * l * 2 * leaf + c * l;
@@ -369,7 +425,7 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
         }
     }
 
-    // 4. Recombination and interpolation in registers, one chunk position at a time.
+    // Recombination and interpolation in registers, one chunk position at a time.
     for c in 0..leaf / l {
         let (lp, fc) = (&leafprod[c * l..], &mut full[c * l..]);
         if bpl == 4 {
@@ -381,9 +437,9 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
         }
     }
 
-    // 5. Fold mod x^n - 1 and reduce mod q: r[k] = c[k] + c[k + n] (2n <= 8 LU units).
+    // Fold mod x^n - 1 and reduce mod q: r[k] = c[k] + c[k + n] (2n <= 8 LU units).
+    let whole = n / l * l;
     let mask = t.splat(q - 1);
-    let out = &mut out[..n];
     for k in (0..whole).step_by(l) {
         let v = t.add(t.load(&full[k..]), t.load(&full[k + n..]));
         t.store(&mut out[k..], t.and(v, mask));
@@ -394,12 +450,13 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
 }
 
 /// `out = a · b mod (x^n - 1, q)` with backend `t`, coefficients in `[0, q)` (`q` a power of
-/// two `<= 2^13`); lengths already checked.
+/// two `<= 2^13`, `n = out.len()`); lengths already checked, prepared operands from
+/// [`prepare`] for the same degree and backend.
 pub(crate) fn rq_mul_modq<T: Lanes>(
     t: T,
     params: NtruParams,
-    a: &[u16],
-    b: &[u16],
+    a: Operand<'_>,
+    b: Operand<'_>,
     out: &mut [u16],
     q: u16,
 ) {
@@ -407,6 +464,19 @@ pub(crate) fn rq_mul_modq<T: Lanes>(
     with_workspace(workspace_len(lu, lf, T::L), |ws| {
         t.rq_mul_modq_entry(a, b, out, q, ws)
     });
+}
+
+/// Length (`u16`) of an operand of degree `params.n()` prepared for backend `t`.
+pub(crate) fn prepared_len_for<T: Lanes>(_t: T, params: NtruParams) -> usize {
+    let (lu, lf) = shape(params.n());
+    prepared_len(lu, lf, T::L)
+}
+
+/// Prepares `a` (`params.n()` coefficients) into `dst` ([`prepared_len_for`] elements) for
+/// several products with backend `t`.
+pub(crate) fn prepare<T: Lanes>(t: T, params: NtruParams, a: &[u16], dst: &mut [u16]) {
+    let (lu, lf) = shape(params.n());
+    with_workspace(prepare_ws_len(lu, lf), |ws| t.rq_prepare_entry(a, dst, ws));
 }
 
 #[cfg(test)]

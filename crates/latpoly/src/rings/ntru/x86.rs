@@ -10,7 +10,7 @@
 
 use super::fast::{kmul16_body, leaf_k, rq_mul_body, unroll, Lanes, RowIo};
 use super::reference::{r2_inv_with, s3_inv_with};
-use super::toom::{rq_mul_modq_body, shape};
+use super::toom::{prepare_body, rq_mul_modq_body, shape, Operand};
 use crate::rings::bitslice::x86::{Avx2Bits, Avx512Bits, VBits, VTrits};
 use core::arch::x86_64::*;
 
@@ -67,11 +67,27 @@ impl Avx2Lanes {
     }
 
     #[target_feature(enable = "avx2")]
-    fn tf_rq_mul_modq(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]) {
-        match shape(a.len()) {
+    fn tf_rq_mul_modq(
+        self,
+        a: Operand<'_>,
+        b: Operand<'_>,
+        out: &mut [u16],
+        q: u16,
+        ws: &mut [u16],
+    ) {
+        match shape(out.len()) {
             (4, 1) => rq_mul_modq_body::<Self, 4, 1>(self, a, b, out, q, ws),
             (6, 1) => rq_mul_modq_body::<Self, 6, 1>(self, a, b, out, q, ws),
             _ => rq_mul_modq_body::<Self, 8, 2>(self, a, b, out, q, ws),
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn tf_rq_prepare(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
+        match shape(a.len()) {
+            (4, 1) => prepare_body::<Self, 4, 1>(self, a, dst, ws),
+            (6, 1) => prepare_body::<Self, 6, 1>(self, a, dst, ws),
+            _ => prepare_body::<Self, 8, 2>(self, a, dst, ws),
         }
     }
 
@@ -244,9 +260,21 @@ impl Lanes for Avx2Lanes {
         unsafe { self.tf_rq_mul(a, b, out, ws) }
     }
     #[inline(always)]
-    fn rq_mul_modq_entry(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]) {
+    fn rq_mul_modq_entry(
+        self,
+        a: Operand<'_>,
+        b: Operand<'_>,
+        out: &mut [u16],
+        q: u16,
+        ws: &mut [u16],
+    ) {
         // SAFETY: the token exists only if the CPU supports AVX2.
         unsafe { self.tf_rq_mul_modq(a, b, out, q, ws) }
+    }
+    #[inline(always)]
+    fn rq_prepare_entry(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
+        // SAFETY: the token exists only if the CPU supports AVX2.
+        unsafe { self.tf_rq_prepare(a, dst, ws) }
     }
 }
 
@@ -278,11 +306,27 @@ impl Avx512Lanes {
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
-    fn tf_rq_mul_modq(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]) {
-        match shape(a.len()) {
+    fn tf_rq_mul_modq(
+        self,
+        a: Operand<'_>,
+        b: Operand<'_>,
+        out: &mut [u16],
+        q: u16,
+        ws: &mut [u16],
+    ) {
+        match shape(out.len()) {
             (4, 1) => rq_mul_modq_body::<Self, 4, 1>(self, a, b, out, q, ws),
             (6, 1) => rq_mul_modq_body::<Self, 6, 1>(self, a, b, out, q, ws),
             _ => rq_mul_modq_body::<Self, 8, 2>(self, a, b, out, q, ws),
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn tf_rq_prepare(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
+        match shape(a.len()) {
+            (4, 1) => prepare_body::<Self, 4, 1>(self, a, dst, ws),
+            (6, 1) => prepare_body::<Self, 6, 1>(self, a, dst, ws),
+            _ => prepare_body::<Self, 8, 2>(self, a, dst, ws),
         }
     }
 
@@ -474,9 +518,21 @@ impl Lanes for Avx512Lanes {
         unsafe { self.tf_rq_mul(a, b, out, ws) }
     }
     #[inline(always)]
-    fn rq_mul_modq_entry(self, a: &[u16], b: &[u16], out: &mut [u16], q: u16, ws: &mut [u16]) {
+    fn rq_mul_modq_entry(
+        self,
+        a: Operand<'_>,
+        b: Operand<'_>,
+        out: &mut [u16],
+        q: u16,
+        ws: &mut [u16],
+    ) {
         // SAFETY: the token exists only if the CPU supports AVX-512F and AVX-512BW.
         unsafe { self.tf_rq_mul_modq(a, b, out, q, ws) }
+    }
+    #[inline(always)]
+    fn rq_prepare_entry(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
+        // SAFETY: the token exists only if the CPU supports AVX-512F and AVX-512BW.
+        unsafe { self.tf_rq_prepare(a, dst, ws) }
     }
 }
 
