@@ -71,7 +71,7 @@ pub(crate) trait Lanes: Copy {
     /// backend's `#[target_feature]` entry point; `ws` as [`rq_mul_body`] requires.
     fn rq_mul_entry(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]);
     /// The product mod `q` ([`super::toom::rq_mul_modq_body`] with the shape
-    /// [`super::toom::shape`]`(a.len())`) inside the backend's `#[target_feature]` entry point.
+    /// [`super::toom::shape`]`(n, L)`) inside the backend's `#[target_feature]` entry point.
     fn rq_mul_modq_entry(
         self,
         a: super::toom::Operand<'_>,
@@ -80,7 +80,7 @@ pub(crate) trait Lanes: Copy {
         q: u16,
         ws: &mut [u16],
     );
-    /// [`super::toom::prepare_body`] with the shape [`super::toom::shape`]`(a.len())` inside
+    /// [`super::toom::prepare_body`] with the shape [`super::toom::shape`]`(n, L)` inside
     /// the backend's `#[target_feature]` entry point.
     fn rq_prepare_entry(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]);
 }
@@ -330,6 +330,73 @@ pub(crate) fn kmul64<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratc
 
 /// Scratch rows of [`kmul64`]: middle operands (2 x 32), middle product (64), [`kmul32`] (32).
 pub(crate) const KMUL64_SCRATCH: usize = 192;
+
+/// Lane-parallel product of 48-coefficient polynomials: a three-way split into thirds of 16
+/// with six [`Lanes::kmul16`] products (`P00`, `P11`, `P22`, `P01 = (a0 + a1)(b0 + b1)`,
+/// `P12`, `P02`); `c` receives 96 rows, `scratch` has [`KMUL48_SCRATCH`] rows. The sums with
+/// `a1` are formed by the kernel on the fly (its row mask), `a0 + a2` and `b0 + b2` here.
+#[inline(always)]
+pub(crate) fn kmul48<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratch: &mut [u16]) {
+    let l = T::L;
+    let (a, b, c) = (&a[..48 * l], &b[..48 * l], &mut c[..96 * l]);
+    let (sums, prods) = scratch[..KMUL48_SCRATCH * l].split_at_mut(64 * l);
+    // a0 + a2 in rows 0..16 of the first 32, b0 + b2 likewise in the second (rows 16..32 of
+    // each are never read: the kernel reads rows 0..16 for the mask 0b01).
+    for (x, s) in [(a, 0), (b, 32)] {
+        for r in 0..16 {
+            let v = t.add(t.load(&x[r * l..]), t.load(&x[(32 + r) * l..]));
+            t.store(&mut sums[(s + r) * l..], v);
+        }
+    }
+    // Products, 32 rows each (31 coefficients and a zero row): P00, P11, P22, P01, P12, P02.
+    let (p00, rest) = prods.split_at_mut(32 * l);
+    let (p11, rest) = rest.split_at_mut(32 * l);
+    let (p22, rest) = rest.split_at_mut(32 * l);
+    let (p01, rest) = rest.split_at_mut(32 * l);
+    let (p12, p02) = rest.split_at_mut(32 * l);
+    t.kmul16::<0b01>(a, b, p00);
+    t.kmul16::<0b10>(a, b, p11);
+    t.kmul16::<0b10>(&a[16 * l..], &b[16 * l..], p22);
+    t.kmul16::<0b11>(a, b, p01);
+    t.kmul16::<0b11>(&a[16 * l..], &b[16 * l..], p12);
+    t.kmul16::<0b01>(&sums[..32 * l], &sums[32 * l..], p02);
+    // C = P00 + y (P01 - P00 - P11) + y^2 (P02 - P00 - P22 + P11) + y^3 (P12 - P11 - P22)
+    //   + y^4 P22 with y = x^16: chunk j of 16 rows gathers the top half of term j - 1 and
+    // the bottom half of term j.
+    // (no closures here: they would not inherit the entry point's target features)
+    let prods = &scratch[64 * l..KMUL48_SCRATCH * l];
+    for r in 0..16 {
+        t.store(&mut c[r * l..], term48(t, prods, 0, r));
+        for j in 1..5 {
+            let v = t.add(term48(t, prods, j - 1, 16 + r), term48(t, prods, j, r));
+            t.store(&mut c[(16 * j + r) * l..], v);
+        }
+        t.store(&mut c[(80 + r) * l..], term48(t, prods, 4, 16 + r));
+    }
+}
+
+/// Row `r` (of 32) of term `j` of [`kmul48`]'s product, from the six products (32 rows each,
+/// in the order P00, P11, P22, P01, P12, P02).
+#[inline(always)]
+fn term48<T: Lanes>(t: T, prods: &[u16], j: usize, r: usize) -> T::V {
+    let l = T::L;
+    let prods = &prods[..6 * 32 * l];
+    let p = |k: usize| &prods[(k * 32 + r) * l..];
+    let (p00, p11, p22, p01, p12, p02) = (p(0), p(1), p(2), p(3), p(4), p(5));
+    match j {
+        0 => t.load(p00),
+        1 => t.sub(t.sub(t.load(p01), t.load(p00)), t.load(p11)),
+        2 => t.add(
+            t.sub(t.sub(t.load(p02), t.load(p00)), t.load(p22)),
+            t.load(p11),
+        ),
+        3 => t.sub(t.sub(t.load(p12), t.load(p11)), t.load(p22)),
+        _ => t.load(p22),
+    }
+}
+
+/// Scratch rows of [`kmul48`]: the two sums (32 each) and six products (32 each).
+pub(crate) const KMUL48_SCRATCH: usize = 2 * 32 + 6 * 32;
 
 /// Lane-parallel product of 96-coefficient polynomials: a three-way split into thirds of 32
 /// with six [`kmul32`] products (`a0 b0`, `a1 b1`, `a2 b2`, `(a0 + a1)(b0 + b1)`,

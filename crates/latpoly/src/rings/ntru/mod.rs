@@ -389,7 +389,10 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => toom::prepared_len_for(t, p),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => toom::prepared_len_for(t, p),
+            Backend::Avx512(t) => match self.toom_16_lanes(p) {
+                Some(t16) => toom::prepared_len_for(t16, p),
+                None => toom::prepared_len_for(t, p),
+            },
         }
     }
 
@@ -402,7 +405,10 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => toom::prepare(t, p, a, dst),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => toom::prepare(t, p, a, dst),
+            Backend::Avx512(t) => match self.toom_16_lanes(p) {
+                Some(t16) => toom::prepare(t16, p, a, dst),
+                None => toom::prepare(t, p, a, dst),
+            },
         }
     }
 
@@ -420,9 +426,26 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => toom::rq_mul_modq(t, p, a, b, out, m),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => toom::rq_mul_modq(t, p, a, b, out, m),
+            Backend::Avx512(t) => match self.toom_16_lanes(p) {
+                Some(t16) => toom::rq_mul_modq(t16, p, a, b, out, m),
+                None => toom::rq_mul_modq(t, p, a, b, out, m),
+            },
         }
         let _ = p;
+    }
+
+    /// The 16-lane Toom-4 kernel where the AVX-512 backend runs it instead of its own: for
+    /// `n` = 677 and 701, whose limbs of 192 coefficients split into leaves of 48 with 16 lanes
+    /// (63 leaves) but of 32 with 32 lanes (126 leaves, four groups of every per-leaf
+    /// overhead, [`toom::shape`]). Zen 4 executes a 512-bit operation as two 256-bit ones, so
+    /// the 16-lane kernel with half the leaves is the faster there (`examples/ntru_bench`:
+    /// about 1.8-2.1 µs against 2.2-2.3 µs for n = 677). Every AVX-512 CPU has AVX2.
+    #[cfg(target_arch = "x86_64")]
+    fn toom_16_lanes(self, p: NtruParams) -> Option<x86::Avx2Lanes> {
+        match self {
+            Backend::Avx512(_) if toom::shape(p.n(), 16).1 == 48 => x86::Avx2Lanes::try_new(),
+            _ => None,
+        }
     }
 }
 

@@ -8,17 +8,19 @@
 //! fewer leaf multiplications. This is PQClean's AVX2 design (Toom-4, two Karatsuba levels,
 //! `32 x 32` lane-parallel leaves); the seed `ntru-hps2048509-avx2-pr.txt` describes it.
 //!
-//! With `L` lanes per vector and limbs of `LU` units of 32 coefficients (`LU` = 4 for
-//! `n = 509`, 6 for 677 and 701, 8 for 821):
+//! With `L` lanes per vector, limbs of `LU` units of 32 coefficients (`LU` = 4 for `n = 509`,
+//! 6 for 677 and 701, 8 for 821) and leaves of `LEAF` coefficients ([`shape`]):
 //!
 //! 1. **Toom-4 evaluation** of both operands (zero-padded to `4 LU` units) at
 //!    `0, 1, -1, 2, -2, 1/2` (as `8 A(1/2)`) and `inf`: seven polynomials of `LU` units.
-//! 2. **Karatsuba levels** down to units: two-way (`lo`, `hi`, `lo + hi`) while the length is
-//!    even, one three-way level with six products for `LU = 6`. Leaves: 63 (`n = 509`), 126
-//!    (677, 701), 189 (821).
+//! 2. **Karatsuba levels** down to leaves: two two-way levels (`lo`, `hi`, `lo + hi`; 63
+//!    leaves), or for 677 and 701 with 32 lanes a two-way and a three-way level with six
+//!    products (126 leaves of 32).
 //! 3. **Leaves, lane-sliced**: groups of `L` leaves are transposed so that lane `i` of row `t`
-//!    holds coefficient `t` of leaf `i`, multiplied by [`kmul32`] (Karatsuba down to `4 x 4`
-//!    schoolbooks in registers) and transposed back.
+//!    holds coefficient `t` of leaf `i`, multiplied by [`kmul32`], [`kmul48`] or [`kmul64`]
+//!    (Karatsuba levels, three-way for 48, down to `4 x 4` schoolbooks in registers) and
+//!    transposed back. An operand multiplied more than once can be evaluated and transposed
+//!    once ([`prepare_body`], [`Operand::Prepared`]).
 //! 4. **Recombination** of the Karatsuba levels, **Toom-4 interpolation** (exact divisions by
 //!    3 and 5 as multiplications by their inverses mod `2^16`, the divisions by 2 and 4 as
 //!    shifts, which lose the top bits), the fold mod `x^n - 1` and the reduction mod `q`.
@@ -27,23 +29,27 @@
 //! multiplier is constant time.
 
 use super::fast::{
-    kara_units, kmul32, kmul64, stage_padded, with_workspace, Lanes, ProductRows, RowIo,
-    KMUL64_SCRATCH,
+    kara_units, kmul32, kmul48, kmul64, stage_padded, with_workspace, Lanes, ProductRows, RowIo,
+    KMUL48_SCRATCH, KMUL64_SCRATCH,
 };
 use super::NtruParams;
 
 /// Coefficients per unit (and per leaf).
 const UNIT: usize = 32;
 
-/// Shape for degree `n`: `(LU, LF)`, limbs of `LU` units of 32 coefficients (`4 · 32 LU >= n`)
-/// and leaves of `LF` units: `(4, 1)` for `n = 509`, `(6, 1)` for 677 and 701, `(8, 2)` for
-/// 821. A limb is `BPL = LU / LF` blocks of a leaf's size: 4 (two two-way Karatsuba levels, 63
-/// leaves) or 6 (a two-way and a three-way level, 126 leaves).
-pub(crate) const fn shape(n: usize) -> (usize, usize) {
+/// Shape for degree `n` and `l` lanes: `(LU, LEAF)`, limbs of `LU` units of 32 coefficients
+/// (`4 · 32 LU >= n`) and leaves of `LEAF` coefficients: `(4, 32)` for `n = 509`, `(6, 32)` for
+/// 677 and 701 with 32 lanes but `(6, 48)` with 16, `(8, 64)` for 821. A limb is
+/// `BPL = 32 LU / LEAF` blocks of a leaf's size: 4 (two two-way Karatsuba levels, 63 leaves)
+/// or 6 (a two-way and a three-way level, 126 leaves). Leaves of 48 coefficients (three rows of
+/// 16-lane transposition blocks) halve the leaf count of 677 and 701 at the same number of
+/// lane multiplications: one 16-lane group fewer of every overhead per leaf.
+pub(crate) const fn shape(n: usize, l: usize) -> (usize, usize) {
     match n.div_ceil(4 * UNIT) {
-        0..=4 => (4, 1),
-        5..=6 => (6, 1),
-        _ => (8, 2),
+        0..=4 => (4, 32),
+        5..=6 if l == 16 => (6, 48),
+        5..=6 => (6, 32),
+        _ => (8, 64),
     }
 }
 
@@ -59,35 +65,39 @@ const fn leaves(bpl: usize) -> usize {
 /// Most leaves (and leaf vectors) of any shape, rounded up to whole groups of 32 lanes.
 const MAX_LEAVES: usize = 128;
 
-/// Length (`u16`) of an operand prepared by [`prepare_body`] for the shape `(LU, LF)` and `L`
-/// lanes: the transposed leaves of every group of `L` leaves, `LF` units of rows per group.
-pub(crate) const fn prepared_len(lu: usize, lf: usize, l: usize) -> usize {
-    leaves(lu / lf).div_ceil(l) * l * lf * UNIT
+/// Length (`u16`) of an operand prepared by [`prepare_body`] for the shape `(LU, LEAF)` and
+/// `L` lanes: the transposed leaves of every group of `L` leaves, `LEAF` rows per group.
+pub(crate) const fn prepared_len(lu: usize, leaf: usize, l: usize) -> usize {
+    leaves(lu * UNIT / leaf).div_ceil(l) * l * leaf
 }
 
 /// Workspace (`u16`) of [`prepare_body`]: the staged operand (4 LU units) and its evaluated
-/// leaves in natural order (`LF` units of rows per leaf).
-const fn prepare_ws_len(lu: usize, lf: usize) -> usize {
-    4 * lu * UNIT + lf * UNIT * MAX_LEAVES
+/// leaves in natural order (`LEAF` coefficients per leaf).
+const fn prepare_ws_len(lu: usize, leaf: usize) -> usize {
+    4 * lu * UNIT + leaf * MAX_LEAVES
 }
 
-/// Workspace (`u16`) of the product proper: the lane-parallel products of one group (64 LF
+/// Workspace (`u16`) of the product proper: the lane-parallel products of one group (`2 LEAF`
 /// rows), the kernel scratch, the point products of one chunk, the leaf products in natural
 /// order and the full product (8 LU units).
-const fn product_ws_len(lu: usize, lf: usize, l: usize) -> usize {
-    let padded = leaves(lu / lf).div_ceil(l) * l;
-    64 * lf * l
-        + KMUL64_SCRATCH * l
-        + 7 * 2 * (lu / lf) * l
-        + padded * 2 * lf * UNIT
-        + 8 * lu * UNIT
+const fn product_ws_len(lu: usize, leaf: usize, l: usize) -> usize {
+    let bpl = lu * UNIT / leaf;
+    let padded = leaves(bpl).div_ceil(l) * l;
+    2 * leaf * l + KERNEL_SCRATCH * l + 7 * 2 * bpl * l + padded * 2 * leaf + 8 * lu * UNIT
 }
 
-/// Workspace length (`u16`) of [`rq_mul_modq_body`] for `(LU, LF)` and `L` lanes: room for two
-/// prepared operands, then the larger of the preparation's and the product's workspaces.
-pub(crate) const fn workspace_len(lu: usize, lf: usize, l: usize) -> usize {
-    let (p, m) = (prepare_ws_len(lu, lf), product_ws_len(lu, lf, l));
-    2 * prepared_len(lu, lf, l) + if p > m { p } else { m }
+/// Scratch rows of the leaf kernels ([`kmul64`] and [`kmul48`]).
+const KERNEL_SCRATCH: usize = if KMUL64_SCRATCH > KMUL48_SCRATCH {
+    KMUL64_SCRATCH
+} else {
+    KMUL48_SCRATCH
+};
+
+/// Workspace length (`u16`) of [`rq_mul_modq_body`] for `(LU, LEAF)` and `L` lanes: room for
+/// two prepared operands, then the larger of the preparation's and the product's workspaces.
+pub(crate) const fn workspace_len(lu: usize, leaf: usize, l: usize) -> usize {
+    let (p, m) = (prepare_ws_len(lu, leaf), product_ws_len(lu, leaf, l));
+    2 * prepared_len(lu, leaf, l) + if p > m { p } else { m }
 }
 
 /// An operand of [`rq_mul_modq_body`]: coefficients (`n` of them, prepared on the fly) or the
@@ -317,19 +327,19 @@ impl<T: Lanes> RowIo<T> for LeafRows<'_> {
 /// of leaf `g L + i`). `ws` has [`prepare_ws_len`] elements. To be instantiated inside a
 /// `#[target_feature]` entry point.
 #[inline(always)]
-pub(crate) fn prepare_body<T: Lanes, const LU: usize, const LF: usize>(
+pub(crate) fn prepare_body<T: Lanes, const LU: usize, const LEAF: usize>(
     t: T,
     a: &[u16],
     dst: &mut [u16],
     ws: &mut [u16],
 ) {
     let l = T::L;
-    let bpl = LU / LF;
-    let leaf = LF * UNIT;
+    let bpl = LU * UNIT / LEAF;
+    let leaf = LEAF;
     let groups = leaves(bpl).div_ceil(l);
     debug_assert!(a.len() <= 4 * LU * UNIT);
-    let dst = &mut dst[..prepared_len(LU, LF, l)];
-    let (st, rows) = ws[..prepare_ws_len(LU, LF)].split_at_mut(4 * LU * UNIT);
+    let dst = &mut dst[..prepared_len(LU, LEAF, l)];
+    let (st, rows) = ws[..prepare_ws_len(LU, LEAF)].split_at_mut(4 * LU * UNIT);
     stage_padded(t, a, st, 4 * LU * UNIT);
     // The leaves chunk by chunk: evaluated in registers, stored as rows of `L` lanes (leaf `i`,
     // chunk `c` at `rows[(c MAX_LEAVES + i) L..]`).
@@ -360,11 +370,11 @@ pub(crate) fn prepare_body<T: Lanes, const LU: usize, const LF: usize>(
 }
 
 /// `out = a · b mod (x^n - 1, q)` (`q` a power of two `<= 2^13`, `n = out.len()`), coefficients
-/// in `[0, q)`, for the shape `(LU, LF)` of [`shape`]; to be instantiated inside a
+/// in `[0, q)`, for the shape `(LU, LEAF)` of [`shape`]; to be instantiated inside a
 /// `#[target_feature]` entry point. An operand given as coefficients is prepared in `ws`
-/// ([`prepare_body`]); `ws` has [`workspace_len`]`(LU, LF, L)` elements.
+/// ([`prepare_body`]); `ws` has [`workspace_len`]`(LU, LEAF, L)` elements.
 #[inline(always)]
-pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
+pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LEAF: usize>(
     t: T,
     a: Operand<'_>,
     b: Operand<'_>,
@@ -373,19 +383,19 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
     ws: &mut [u16],
 ) {
     let (l, n) = (T::L, out.len());
-    let bpl = LU / LF;
-    let (leaf, nleaves) = (LF * UNIT, leaves(bpl));
+    let bpl = LU * UNIT / LEAF;
+    let (leaf, nleaves) = (LEAF, leaves(bpl));
     let groups = nleaves.div_ceil(l);
-    let plen = prepared_len(LU, LF, l);
+    let plen = prepared_len(LU, LEAF, l);
     debug_assert!(n <= 4 * LU * UNIT);
     debug_assert!(q.is_power_of_two() && q <= 1 << 13);
-    let ws = &mut ws[..workspace_len(LU, LF, l)];
+    let ws = &mut ws[..workspace_len(LU, LEAF, l)];
     let (pbuf, ws) = ws.split_at_mut(2 * plen);
     let (pa_buf, pb_buf) = pbuf.split_at_mut(plen);
     let mut prepared = |x: Operand<'_>, buf: &'_ mut [u16]| -> bool {
         if let Operand::Coeffs(c) = x {
             debug_assert_eq!(c.len(), n);
-            prepare_body::<T, LU, LF>(t, c, buf, ws);
+            prepare_body::<T, LU, LEAF>(t, c, buf, ws);
             return true;
         }
         false
@@ -401,18 +411,18 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LF: usize>(
     };
     let (pa, pb) = (&pa[..plen], &pb[..plen]);
     let (prod, ws) = ws.split_at_mut(2 * leaf * l);
-    let (scratch, ws) = ws.split_at_mut(KMUL64_SCRATCH * l);
+    let (scratch, ws) = ws.split_at_mut(KERNEL_SCRATCH * l);
     let (wbuf, ws) = ws.split_at_mut(7 * 2 * bpl * l);
     let (leafprod, full) = ws.split_at_mut(groups * l * 2 * leaf);
     let full = &mut full[..8 * LU * UNIT];
 
     for g in 0..groups {
-        // The lane-parallel leaf products (2 LF units), back to natural order.
+        // The lane-parallel leaf products (2 LEAF rows), back to natural order.
         let (ag, bg) = (&pa[g * leaf * l..], &pb[g * leaf * l..]);
-        if LF == 1 {
-            kmul32(t, ag, bg, prod, scratch);
-        } else {
-            kmul64(t, ag, bg, prod, scratch);
+        match LEAF {
+            32 => kmul32(t, ag, bg, prod, scratch),
+            48 => kmul48(t, ag, bg, prod, scratch),
+            _ => kmul64(t, ag, bg, prod, scratch),
         }
         for c in 0..2 * leaf / l {
             let first = g * l * 2 * leaf + c * l;
@@ -460,23 +470,25 @@ pub(crate) fn rq_mul_modq<T: Lanes>(
     out: &mut [u16],
     q: u16,
 ) {
-    let (lu, lf) = shape(params.n());
-    with_workspace(workspace_len(lu, lf, T::L), |ws| {
+    let (lu, leaf) = shape(params.n(), T::L);
+    with_workspace(workspace_len(lu, leaf, T::L), |ws| {
         t.rq_mul_modq_entry(a, b, out, q, ws)
     });
 }
 
 /// Length (`u16`) of an operand of degree `params.n()` prepared for backend `t`.
 pub(crate) fn prepared_len_for<T: Lanes>(_t: T, params: NtruParams) -> usize {
-    let (lu, lf) = shape(params.n());
-    prepared_len(lu, lf, T::L)
+    let (lu, leaf) = shape(params.n(), T::L);
+    prepared_len(lu, leaf, T::L)
 }
 
 /// Prepares `a` (`params.n()` coefficients) into `dst` ([`prepared_len_for`] elements) for
 /// several products with backend `t`.
 pub(crate) fn prepare<T: Lanes>(t: T, params: NtruParams, a: &[u16], dst: &mut [u16]) {
-    let (lu, lf) = shape(params.n());
-    with_workspace(prepare_ws_len(lu, lf), |ws| t.rq_prepare_entry(a, dst, ws));
+    let (lu, leaf) = shape(params.n(), T::L);
+    with_workspace(prepare_ws_len(lu, leaf), |ws| {
+        t.rq_prepare_entry(a, dst, ws)
+    });
 }
 
 #[cfg(test)]
@@ -485,10 +497,22 @@ mod tests {
 
     #[test]
     fn shapes() {
-        for (n, lu, lf) in [(509, 4, 1), (677, 6, 1), (701, 6, 1), (821, 8, 2)] {
-            assert_eq!(shape(n), (lu, lf));
-            assert!(n <= 4 * lu * UNIT && n > 4 * (lu - lf) * UNIT);
-            assert!(leaves(lu / lf) <= MAX_LEAVES && 8 * lu / lf <= 48);
+        for (n, l, lu, leaf) in [
+            (509, 32, 4, 32),
+            (677, 32, 6, 32),
+            (701, 32, 6, 32),
+            (821, 32, 8, 64),
+            (509, 16, 4, 32),
+            (677, 16, 6, 48),
+            (701, 16, 6, 48),
+            (821, 16, 8, 64),
+        ] {
+            assert_eq!(shape(n, l), (lu, leaf));
+            let bpl = lu * UNIT / leaf;
+            assert_eq!(bpl * leaf, lu * UNIT);
+            assert!(matches!(bpl, 4 | 6) && leaf % l == 0);
+            assert!(n <= 4 * lu * UNIT && n > 4 * (lu * UNIT - leaf));
+            assert!(leaves(bpl) <= MAX_LEAVES && 8 * bpl <= 48);
         }
     }
 }

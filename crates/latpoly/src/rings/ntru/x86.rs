@@ -75,19 +75,19 @@ impl Avx2Lanes {
         q: u16,
         ws: &mut [u16],
     ) {
-        match shape(out.len()) {
-            (4, 1) => rq_mul_modq_body::<Self, 4, 1>(self, a, b, out, q, ws),
-            (6, 1) => rq_mul_modq_body::<Self, 6, 1>(self, a, b, out, q, ws),
-            _ => rq_mul_modq_body::<Self, 8, 2>(self, a, b, out, q, ws),
+        match shape(out.len(), 16) {
+            (4, _) => rq_mul_modq_body::<Self, 4, 32>(self, a, b, out, q, ws),
+            (6, _) => rq_mul_modq_body::<Self, 6, 48>(self, a, b, out, q, ws),
+            _ => rq_mul_modq_body::<Self, 8, 64>(self, a, b, out, q, ws),
         }
     }
 
     #[target_feature(enable = "avx2")]
     fn tf_rq_prepare(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
-        match shape(a.len()) {
-            (4, 1) => prepare_body::<Self, 4, 1>(self, a, dst, ws),
-            (6, 1) => prepare_body::<Self, 6, 1>(self, a, dst, ws),
-            _ => prepare_body::<Self, 8, 2>(self, a, dst, ws),
+        match shape(a.len(), 16) {
+            (4, _) => prepare_body::<Self, 4, 32>(self, a, dst, ws),
+            (6, _) => prepare_body::<Self, 6, 48>(self, a, dst, ws),
+            _ => prepare_body::<Self, 8, 64>(self, a, dst, ws),
         }
     }
 
@@ -314,19 +314,19 @@ impl Avx512Lanes {
         q: u16,
         ws: &mut [u16],
     ) {
-        match shape(out.len()) {
-            (4, 1) => rq_mul_modq_body::<Self, 4, 1>(self, a, b, out, q, ws),
-            (6, 1) => rq_mul_modq_body::<Self, 6, 1>(self, a, b, out, q, ws),
-            _ => rq_mul_modq_body::<Self, 8, 2>(self, a, b, out, q, ws),
+        match shape(out.len(), 32) {
+            (4, _) => rq_mul_modq_body::<Self, 4, 32>(self, a, b, out, q, ws),
+            (6, _) => rq_mul_modq_body::<Self, 6, 32>(self, a, b, out, q, ws),
+            _ => rq_mul_modq_body::<Self, 8, 64>(self, a, b, out, q, ws),
         }
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
     fn tf_rq_prepare(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
-        match shape(a.len()) {
-            (4, 1) => prepare_body::<Self, 4, 1>(self, a, dst, ws),
-            (6, 1) => prepare_body::<Self, 6, 1>(self, a, dst, ws),
-            _ => prepare_body::<Self, 8, 2>(self, a, dst, ws),
+        match shape(a.len(), 32) {
+            (4, _) => prepare_body::<Self, 4, 32>(self, a, dst, ws),
+            (6, _) => prepare_body::<Self, 6, 32>(self, a, dst, ws),
+            _ => prepare_body::<Self, 8, 64>(self, a, dst, ws),
         }
     }
 
