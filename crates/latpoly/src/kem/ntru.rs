@@ -321,14 +321,15 @@ fn check_m(m: &[u16], w: usize) -> u8 {
 
 /// 1 unless every coefficient of `r` (mod `q`) is in `{0, 1, q - 1}` and `r[n-1] = 0`.
 fn check_r(r: &[u16], q: u16) -> u8 {
-    let mut t = 0u64;
+    // accumulated in 16 bits, so the loop is a plain vector reduction
+    let mut t = 0u16;
     for &x in r {
         let c = x.wrapping_add(1) & (q - 1);
-        t |= u64::from(c & (q - 4)); // 0 iff c in {0, 1, 2, 3}
-        t |= u64::from(c.wrapping_add(1) & 4); // 0 iff c in {0, 1, 2}
+        t |= c & (q - 4); // 0 iff c in {0, 1, 2, 3}
+        t |= c.wrapping_add(1) & 4; // 0 iff c in {0, 1, 2}
     }
-    t |= u64::from(r[r.len() - 1] & (q - 1));
-    nonzero(t)
+    t |= r[r.len() - 1] & (q - 1);
+    nonzero(u64::from(t))
 }
 
 fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; KEY_BYTES]>> {
