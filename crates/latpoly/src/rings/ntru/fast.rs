@@ -360,39 +360,7 @@ pub(crate) fn kmul48<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratc
     t.kmul16::<0b11>(a, b, p01);
     t.kmul16::<0b11>(&a[16 * l..], &b[16 * l..], p12);
     t.kmul16::<0b01>(&sums[..32 * l], &sums[32 * l..], p02);
-    // C = P00 + y (P01 - P00 - P11) + y^2 (P02 - P00 - P22 + P11) + y^3 (P12 - P11 - P22)
-    //   + y^4 P22 with y = x^16: chunk j of 16 rows gathers the top half of term j - 1 and
-    // the bottom half of term j.
-    // (no closures here: they would not inherit the entry point's target features)
-    let prods = &scratch[64 * l..KMUL48_SCRATCH * l];
-    for r in 0..16 {
-        t.store(&mut c[r * l..], term48(t, prods, 0, r));
-        for j in 1..5 {
-            let v = t.add(term48(t, prods, j - 1, 16 + r), term48(t, prods, j, r));
-            t.store(&mut c[(16 * j + r) * l..], v);
-        }
-        t.store(&mut c[(80 + r) * l..], term48(t, prods, 4, 16 + r));
-    }
-}
-
-/// Row `r` (of 32) of term `j` of [`kmul48`]'s product, from the six products (32 rows each,
-/// in the order P00, P11, P22, P01, P12, P02).
-#[inline(always)]
-fn term48<T: Lanes>(t: T, prods: &[u16], j: usize, r: usize) -> T::V {
-    let l = T::L;
-    let prods = &prods[..6 * 32 * l];
-    let p = |k: usize| &prods[(k * 32 + r) * l..];
-    let (p00, p11, p22, p01, p12, p02) = (p(0), p(1), p(2), p(3), p(4), p(5));
-    match j {
-        0 => t.load(p00),
-        1 => t.sub(t.sub(t.load(p01), t.load(p00)), t.load(p11)),
-        2 => t.add(
-            t.sub(t.sub(t.load(p02), t.load(p00)), t.load(p22)),
-            t.load(p11),
-        ),
-        3 => t.sub(t.sub(t.load(p12), t.load(p11)), t.load(p22)),
-        _ => t.load(p22),
-    }
+    combine3(t, &scratch[64 * l..KMUL48_SCRATCH * l], c, 16);
 }
 
 /// Scratch rows of [`kmul48`]: the two sums (32 each) and six products (32 each).
@@ -429,27 +397,39 @@ fn kmul96<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratch: &mut [u1
         let p = &mut prods[(3 + k) * 64 * l..(4 + k) * 64 * l];
         kmul32(t, sa, sb, p, k32);
     }
-    // C = P00 + y (P01 - P00 - P11) + y^2 (P02 - P00 - P22 + P11) + y^3 (P12 - P11 - P22)
-    //   + y^4 P22 with y = x^32; the terms are 64 rows, so chunk j of 32 rows gathers the top
-    // half of term j - 1 and the bottom half of term j.
-    let prods = &prods[..];
-    for r in 0..32 {
-        t.store(&mut c[r * l..], term96(t, prods, 0, 0, r));
+    combine3(t, prods, c, 32);
+}
+
+/// The recombination of a three-way Karatsuba product of thirds of `h` coefficients from its
+/// six products (`2 h` rows each, in the order P00, P11, P22, P01, P12, P02) into the `6 h` rows
+/// of `c`: with `y = x^h`, `C = P00 + y (P01 - P00 - P11) + y^2 (P02 - P00 - P22 + P11) +
+/// y^3 (P12 - P11 - P22) + y^4 P22`, so chunk `j` of `h` rows gathers the top half of term
+/// `j - 1` and the bottom half of term `j`. (No closures here: they would not inherit the
+/// entry point's target features.)
+#[inline(always)]
+fn combine3<T: Lanes>(t: T, prods: &[u16], c: &mut [u16], h: usize) {
+    let l = T::L;
+    for r in 0..h {
+        t.store(&mut c[r * l..], term3(t, prods, 2 * h, 0, r));
         for j in 1..5 {
-            let v = t.add(term96(t, prods, j - 1, 1, r), term96(t, prods, j, 0, r));
-            t.store(&mut c[(32 * j + r) * l..], v);
+            let v = t.add(
+                term3(t, prods, 2 * h, j - 1, h + r),
+                term3(t, prods, 2 * h, j, r),
+            );
+            t.store(&mut c[(h * j + r) * l..], v);
         }
-        t.store(&mut c[(160 + r) * l..], term96(t, prods, 4, 1, r));
+        t.store(&mut c[(5 * h + r) * l..], term3(t, prods, 2 * h, 4, h + r));
     }
 }
 
-/// Row `r` of half `h` (32 rows) of term `j` of [`kmul96`]'s product, from the six products
-/// (64 rows each, in the order P00, P11, P22, P01, P12, P02).
+/// Row `row` of term `j` of a three-way Karatsuba product ([`kmul48`], [`kmul96`]) from the six
+/// products of `len` rows each, in the order P00, P11, P22, P01, P12, P02: `P00`,
+/// `P01 - P00 - P11`, `P02 - P00 - P22 + P11`, `P12 - P11 - P22`, `P22`.
 #[inline(always)]
-fn term96<T: Lanes>(t: T, prods: &[u16], j: usize, h: usize, r: usize) -> T::V {
+fn term3<T: Lanes>(t: T, prods: &[u16], len: usize, j: usize, row: usize) -> T::V {
     let l = T::L;
-    let prods = &prods[..6 * 64 * l];
-    let p = |k: usize| &prods[(k * 64 + h * 32 + r) * l..];
+    let prods = &prods[..6 * len * l];
+    let p = |k: usize| &prods[(k * len + row) * l..];
     let (p00, p11, p22, p01, p12, p02) = (p(0), p(1), p(2), p(3), p(4), p(5));
     match j {
         0 => t.load(p00),

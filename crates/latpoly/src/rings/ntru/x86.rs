@@ -20,6 +20,38 @@ const fn out_row(r: usize) -> usize {
     (r & !7) | ((r & 1) << 2) | (r & 2) | ((r >> 2) & 1)
 }
 
+/// The Toom-4 product's two `#[target_feature]` entry points of a backend with `$lanes` lanes
+/// (features `$feat`): the shapes of [`shape`], leaves of `$leaf6` coefficients for limbs of six
+/// units.
+macro_rules! toom_entries {
+    ($feat:literal, $lanes:literal, $leaf6:literal) => {
+        #[target_feature(enable = $feat)]
+        fn tf_rq_mul_modq(
+            self,
+            a: Operand<'_>,
+            b: Operand<'_>,
+            out: &mut [u16],
+            q: u16,
+            ws: &mut [u16],
+        ) {
+            match shape(out.len(), $lanes) {
+                (4, _) => rq_mul_modq_body::<Self, 4, 32>(self, a, b, out, q, ws),
+                (6, _) => rq_mul_modq_body::<Self, 6, $leaf6>(self, a, b, out, q, ws),
+                _ => rq_mul_modq_body::<Self, 8, 64>(self, a, b, out, q, ws),
+            }
+        }
+
+        #[target_feature(enable = $feat)]
+        fn tf_rq_prepare(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
+            match shape(a.len(), $lanes) {
+                (4, _) => prepare_body::<Self, 4, 32>(self, a, dst, ws),
+                (6, _) => prepare_body::<Self, 6, $leaf6>(self, a, dst, ws),
+                _ => prepare_body::<Self, 8, 64>(self, a, dst, ws),
+            }
+        }
+    };
+}
+
 /// Proof that the CPU runs AVX2.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2Lanes(());
@@ -66,30 +98,7 @@ impl Avx2Lanes {
         }
     }
 
-    #[target_feature(enable = "avx2")]
-    fn tf_rq_mul_modq(
-        self,
-        a: Operand<'_>,
-        b: Operand<'_>,
-        out: &mut [u16],
-        q: u16,
-        ws: &mut [u16],
-    ) {
-        match shape(out.len(), 16) {
-            (4, _) => rq_mul_modq_body::<Self, 4, 32>(self, a, b, out, q, ws),
-            (6, _) => rq_mul_modq_body::<Self, 6, 48>(self, a, b, out, q, ws),
-            _ => rq_mul_modq_body::<Self, 8, 64>(self, a, b, out, q, ws),
-        }
-    }
-
-    #[target_feature(enable = "avx2")]
-    fn tf_rq_prepare(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
-        match shape(a.len(), 16) {
-            (4, _) => prepare_body::<Self, 4, 32>(self, a, dst, ws),
-            (6, _) => prepare_body::<Self, 6, 48>(self, a, dst, ws),
-            _ => prepare_body::<Self, 8, 64>(self, a, dst, ws),
-        }
-    }
+    toom_entries!("avx2", 16, 48);
 
     #[target_feature(enable = "avx2")]
     fn tf_s3_inv(self, a: &[u16], r: &mut [u16]) {
@@ -305,30 +314,7 @@ impl Avx512Lanes {
         }
     }
 
-    #[target_feature(enable = "avx512f,avx512bw")]
-    fn tf_rq_mul_modq(
-        self,
-        a: Operand<'_>,
-        b: Operand<'_>,
-        out: &mut [u16],
-        q: u16,
-        ws: &mut [u16],
-    ) {
-        match shape(out.len(), 32) {
-            (4, _) => rq_mul_modq_body::<Self, 4, 32>(self, a, b, out, q, ws),
-            (6, _) => rq_mul_modq_body::<Self, 6, 32>(self, a, b, out, q, ws),
-            _ => rq_mul_modq_body::<Self, 8, 64>(self, a, b, out, q, ws),
-        }
-    }
-
-    #[target_feature(enable = "avx512f,avx512bw")]
-    fn tf_rq_prepare(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
-        match shape(a.len(), 32) {
-            (4, _) => prepare_body::<Self, 4, 32>(self, a, dst, ws),
-            (6, _) => prepare_body::<Self, 6, 32>(self, a, dst, ws),
-            _ => prepare_body::<Self, 8, 64>(self, a, dst, ws),
-        }
-    }
+    toom_entries!("avx512f,avx512bw", 32, 32);
 
     #[target_feature(enable = "avx512f,avx512bw")]
     fn tf_s3_inv(self, a: &[u16], r: &mut [u16]) {
