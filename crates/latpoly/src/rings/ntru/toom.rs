@@ -392,22 +392,22 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LEAF: usize>(
     let ws = &mut ws[..workspace_len(LU, LEAF, l)];
     let (pbuf, ws) = ws.split_at_mut(2 * plen);
     let (pa_buf, pb_buf) = pbuf.split_at_mut(plen);
-    let mut prepared = |x: Operand<'_>, buf: &'_ mut [u16]| -> bool {
-        if let Operand::Coeffs(c) = x {
-            debug_assert_eq!(c.len(), n);
-            prepare_body::<T, LU, LEAF>(t, c, buf, ws);
-            return true;
-        }
-        false
-    };
-    let (own_a, own_b) = (prepared(a, &mut *pa_buf), prepared(b, &mut *pb_buf));
+    // operands given as coefficients are prepared here, in the two slots at the start of `ws`
     let pa: &[u16] = match a {
-        Operand::Prepared(p) if !own_a => p,
-        _ => pa_buf,
+        Operand::Coeffs(c) => {
+            debug_assert_eq!(c.len(), n);
+            prepare_body::<T, LU, LEAF>(t, c, pa_buf, ws);
+            pa_buf
+        }
+        Operand::Prepared(p) => p,
     };
     let pb: &[u16] = match b {
-        Operand::Prepared(p) if !own_b => p,
-        _ => pb_buf,
+        Operand::Coeffs(c) => {
+            debug_assert_eq!(c.len(), n);
+            prepare_body::<T, LU, LEAF>(t, c, pb_buf, ws);
+            pb_buf
+        }
+        Operand::Prepared(p) => p,
     };
     let (pa, pb) = (&pa[..plen], &pb[..plen]);
     let (prod, ws) = ws.split_at_mut(2 * leaf * l);
