@@ -703,14 +703,18 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
-/// P1: NTRU poly_Rq_mul against PQClean AVX2 (BENCHMARKS.md figures).
+/// P1: NTRU poly_Rq_mul against PQClean's (`latpoly_interop::pqclean`: the AVX2 build where
+/// the CPU runs it, else the portable one) timed in the same run; the figures of
+/// shared/BENCHMARKS.md (measured once on this machine kind) are quoted in the note.
 fn p1(rows: &mut Vec<Row>, rounds: usize) {
     use latpoly::rings::ntru;
-    for (n, fig) in [
-        (509usize, 1096.0),
-        (677, 1666.0),
-        (701, 1720.0),
-        (821, 2389.0),
+    use latpoly_interop::pqclean::{Build, NtruRqMul};
+    let build = Build::best();
+    for (n, q, fig) in [
+        (509usize, 2048u16, 1096.0),
+        (677, 2048, 1666.0),
+        (701, 8192, 1720.0),
+        (821, 4096, 2389.0),
     ] {
         let a: Vec<u16> = (0..n as u32)
             .map(|i| (i.wrapping_mul(40503) >> 3) as u16)
@@ -719,6 +723,18 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
             .map(|i| (i.wrapping_mul(2654435761) >> 16) as u16)
             .collect();
         let (mut out, mut out_q) = (vec![0u16; n], vec![0u16; n]);
+        let mut peer = NtruRqMul::new(n, build).expect("PQClean poly_Rq_mul");
+        peer.set(&a, &b);
+        // Both sides compute the same product: checked on the benchmarked operands.
+        peer.multiply();
+        ntru::poly_rq_mul_modq(&a, &b, &mut out_q).expect("poly_rq_mul_modq");
+        assert!(
+            peer.result()
+                .iter()
+                .zip(&out_q)
+                .all(|(&p, &l)| p & (q - 1) == l),
+            "P1 n={n}: latpoly and PQClean {build} products differ"
+        );
         let (ar, br) = (&a, &b);
         let mut jobs: Vec<Job<'_>> = vec![
             Box::new(|| {
@@ -728,6 +744,10 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
             Box::new(|| {
                 ntru::poly_rq_mul_modq(ar, br, &mut out_q).expect("poly_rq_mul_modq");
                 black_box(&out_q);
+            }),
+            Box::new(|| {
+                peer.multiply();
+                black_box(peer.result());
             }),
         ];
         let t = time_jobs(&mut jobs, rounds);
@@ -744,16 +764,16 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
                 "poly_rq_mul_modq, PQClean's contract (exact mod q), used by the KEMs",
             ),
         ] {
-            let ratio = time * 1000.0 / fig;
+            let ratio = time / t[2];
             rows.push(Row {
                 workload: format!("P1 NTRU poly_Rq_mul n={n}"),
                 op: op.into(),
                 latpoly_us: time,
                 backend: ntru::rq_mul_isa().to_string(),
-                peers: vec![],
+                peers: vec![("PQClean", t[2])],
                 target: None,
                 note: format!(
-                    "{what}; PQClean AVX2 {fig} ns (BENCHMARKS.md, not run here): ratio {ratio:.2} (target <= 0.60{})",
+                    "{what}; vs PQClean {build} poly_Rq_mul in this run: ratio {ratio:.2} (target <= 0.60{}); BENCHMARKS.md PQClean AVX2 {fig} ns, not run here",
                     if ratio <= 0.60 { ", met" } else { ", MISSED" }
                 ),
             });
@@ -761,9 +781,13 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
-/// P2: NTRU Prime products against the reference figures of BENCHMARKS.md.
+/// P2: NTRU Prime products. `R/q x small` and `R/3 x R/3` against PQClean's sntrup761
+/// `crypto_core_mult` / `crypto_core_mult3` (`latpoly_interop::pqclean`, the AVX2 build where the
+/// CPU runs it) in the same run; `R/q x R/q` against the AVX2 record of shared/BENCHMARKS.md
+/// (not in a registry, so not run here).
 fn p2(rows: &mut Vec<Row>, rounds: usize) {
     use latpoly::rings::ntruprime::{self, Multiplier};
+    use latpoly_interop::pqclean::{Build, NtruPrimeMul};
     let a: Vec<i16> = (0..761)
         .map(|i: i32| ((i * 1237) % 4591 - 2295) as i16)
         .collect();
@@ -771,7 +795,26 @@ fn p2(rows: &mut Vec<Row>, rounds: usize) {
         .map(|i: i32| ((i * 811 + 7) % 4591 - 2295) as i16)
         .collect();
     let s: Vec<i8> = (0..761).map(|i| (i % 3) as i8 - 1).collect();
-    let (ar, br, sr) = (&a, &b, &s);
+    let s2: Vec<i8> = (0..761).map(|i| ((i * 7 + 1) % 3) as i8 - 1).collect();
+    let build = Build::best();
+    let mut peer = NtruPrimeMul::new(build).expect("PQClean sntrup761 products");
+    let mut peer3 = NtruPrimeMul::new(build).expect("PQClean sntrup761 products");
+    peer.set(&a, &s);
+    peer3.set_r3(&s, &s2);
+    // Both sides compute the same products: checked on the benchmarked operands.
+    peer.mul_rq_small();
+    peer3.mul_r3();
+    assert_eq!(
+        ntruprime::mul_rq_small(&a, &s).expect("mul_rq_small"),
+        peer.rq_result(),
+        "P2: latpoly and PQClean {build} R/q x small products differ"
+    );
+    assert_eq!(
+        ntruprime::mul_r3(&s, &s2).expect("mul_r3"),
+        peer3.r3_result(),
+        "P2: latpoly and PQClean {build} R/3 products differ"
+    );
+    let (ar, br, sr, s2r) = (&a, &b, &s, &s2);
     let mut jobs: Vec<Job<'_>> = vec![
         Box::new(move || {
             black_box(ntruprime::mul_rq(ar, br).expect("mul_rq"));
@@ -779,37 +822,54 @@ fn p2(rows: &mut Vec<Row>, rounds: usize) {
         Box::new(move || {
             black_box(ntruprime::mul_rq_small(ar, sr).expect("mul_rq_small"));
         }),
+        Box::new(move || {
+            black_box(ntruprime::mul_r3(sr, s2r).expect("mul_r3"));
+        }),
+        Box::new(|| {
+            peer.mul_rq_small();
+            black_box(&peer);
+        }),
+        Box::new(|| {
+            peer3.mul_r3();
+            black_box(&peer3);
+        }),
     ];
     let t = time_jobs(&mut jobs, rounds);
     drop(jobs);
     let isa = Multiplier::new().isa().to_string();
-    for (k, (op, fig, src, target)) in [
-        (
-            "general x general, incl. reduction",
-            1820.0,
-            "AVX2 record (Hwang 2024)",
-            Some(0.70),
+    let fig = 1820.0;
+    let ratio = t[0] * 1000.0 / fig;
+    rows.push(Row {
+        workload: "P2 NTRU Prime Z_4591[x]/(x^761-x-1)".into(),
+        op: "general x general, incl. reduction".into(),
+        latpoly_us: t[0],
+        backend: isa.clone(),
+        peers: vec![],
+        target: None,
+        note: format!(
+            "AVX2 record (Hwang 2024) {fig} ns (BENCHMARKS.md, not run here): ratio {ratio:.2} (target <= 0.7{})",
+            if ratio <= 0.70 { ", met" } else { ", MISSED" }
         ),
-        ("general x small", 2474.0, "PQClean AVX2", None),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let ratio = t[k] * 1000.0 / fig;
+    });
+    for (k, op, what, figure) in [
+        (
+            1,
+            "general x small",
+            "crypto_core_mult",
+            "; BENCHMARKS.md PQClean AVX2 2474 ns, not run here",
+        ),
+        (2, "R/3 x R/3", "crypto_core_mult3", ""),
+    ] {
         rows.push(Row {
             workload: "P2 NTRU Prime Z_4591[x]/(x^761-x-1)".into(),
             op: op.into(),
             latpoly_us: t[k],
             backend: isa.clone(),
-            peers: vec![],
+            peers: vec![("PQClean", t[k + 2])],
             target: None,
             note: format!(
-                "{src} {fig} ns (BENCHMARKS.md, not run here): ratio {ratio:.2}{}",
-                match target {
-                    Some(x) if ratio <= x => format!(" (target <= {x}, met)"),
-                    Some(x) => format!(" (target <= {x}, MISSED)"),
-                    None => String::new(),
-                }
+                "vs PQClean {build} sntrup761 {what} in this run: ratio {:.2}{figure}",
+                t[k] / t[k + 2]
             ),
         });
     }
