@@ -10,6 +10,8 @@ pub mod modulus;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod mulhi_x86;
 pub mod nfl;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod perm_x86;
 pub mod word;
 
 pub use modulus::{Modulus, Modulus16, Modulus32, Modulus64};

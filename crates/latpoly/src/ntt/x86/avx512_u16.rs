@@ -4,6 +4,7 @@
 //! multiplications, as in fast ML-KEM code.
 
 use super::{entry_points, perm_tables, step_tables};
+use crate::arith::perm_x86::Perm2W;
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, Simd, SimdTables};
@@ -20,32 +21,25 @@ impl Avx512U16 {
     }
 }
 
-const fn narrow(t: [[[i64; 32]; 2]; 5]) -> [[[i16; 32]; 2]; 5] {
-    let mut out = [[[0i16; 32]; 2]; 5];
+/// The `i64` index tables of `perm_tables` / `step_tables` as permutations of 16-bit lanes
+/// ([`Perm2W`]: `vpermt2d` where pairs of words move whole, i.e. at every distance but 1).
+const fn perms(t: [[[i64; 32]; 2]; 5]) -> [[Perm2W; 2]; 5] {
+    let mut out = [[Perm2W::new([0; 32]); 2]; 5];
     let mut k = 0;
     while k < 5 {
-        let mut l = 0;
-        while l < 32 {
-            out[k][0][l] = t[k][0][l] as i16;
-            out[k][1][l] = t[k][1][l] as i16;
-            l += 1;
-        }
+        out[k] = [Perm2W::from_i64(t[k][0]), Perm2W::from_i64(t[k][1])];
         k += 1;
     }
     out
 }
 
-const DEINT: [[[i16; 32]; 2]; 5] = narrow(perm_tables::<32, 5, false, false>());
-const DOWN: [[[i16; 32]; 2]; 5] = narrow(step_tables::<32, 5, false, false>());
-const UP: [[[i16; 32]; 2]; 5] = narrow(step_tables::<32, 5, true, false>());
-const INTER: [[[i16; 32]; 2]; 5] = narrow(perm_tables::<32, 5, true, false>());
+const DEINT: [[Perm2W; 2]; 5] = perms(perm_tables::<32, 5, false, false>());
+const DOWN: [[Perm2W; 2]; 5] = perms(step_tables::<32, 5, false, false>());
+const UP: [[Perm2W; 2]; 5] = perms(step_tables::<32, 5, true, false>());
+const INTER: [[Perm2W; 2]; 5] = perms(perm_tables::<32, 5, true, false>());
 
-/// Loads a constant index vector. Caller holds an AVX-512F token.
-#[inline(always)]
-unsafe fn idx(t: &[i16; 32]) -> __m512i {
-    // SAFETY: caller guarantees AVX-512F; `t` is 64 readable bytes.
-    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
-}
+// Every layout change away from distance 1 moves pairs of words whole: `vpermt2d`.
+const _: () = assert!(Perm2W::tables_by_dword(&DEINT, &INTER, &DOWN, &UP));
 
 impl Simd for Avx512U16 {
     type W = u16;
@@ -138,45 +132,25 @@ impl Simd for Avx512U16 {
     fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
         let k = t.trailing_zeros() as usize;
         // SAFETY: token proves the features; k < log2(LANES) because t < LANES.
-        unsafe {
-            (
-                _mm512_permutex2var_epi16(a, idx(&DEINT[k][0]), b),
-                _mm512_permutex2var_epi16(a, idx(&DEINT[k][1]), b),
-            )
-        }
+        unsafe { (DEINT[k][0].apply(a, b), DEINT[k][1].apply(a, b)) }
     }
     #[inline(always)]
     fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
         let k = t.trailing_zeros() as usize;
         // SAFETY: token proves the features; k < log2(LANES) because t < LANES.
-        unsafe {
-            (
-                _mm512_permutex2var_epi16(x, idx(&INTER[k][0]), y),
-                _mm512_permutex2var_epi16(x, idx(&INTER[k][1]), y),
-            )
-        }
+        unsafe { (INTER[k][0].apply(x, y), INTER[k][1].apply(x, y)) }
     }
     #[inline(always)]
     fn step_down(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
         let k = t.trailing_zeros() as usize;
         // SAFETY: token proves the features; 1 <= k < log2(LANES).
-        unsafe {
-            (
-                _mm512_permutex2var_epi16(x, idx(&DOWN[k][0]), y),
-                _mm512_permutex2var_epi16(x, idx(&DOWN[k][1]), y),
-            )
-        }
+        unsafe { (DOWN[k][0].apply(x, y), DOWN[k][1].apply(x, y)) }
     }
     #[inline(always)]
     fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
         let k = t.trailing_zeros() as usize;
         // SAFETY: token proves the features; 2t < LANES.
-        unsafe {
-            (
-                _mm512_permutex2var_epi16(x, idx(&UP[k][0]), y),
-                _mm512_permutex2var_epi16(x, idx(&UP[k][1]), y),
-            )
-        }
+        unsafe { (UP[k][0].apply(x, y), UP[k][1].apply(x, y)) }
     }
 }
 

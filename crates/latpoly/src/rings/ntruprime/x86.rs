@@ -14,6 +14,7 @@
 use super::fast::{self, Lanes, Scratch, Tables};
 use super::fast_recip;
 use super::{recip, scalar, P};
+use crate::arith::perm_x86::Perm2W;
 use crate::isa::Isa;
 use crate::rings::bitslice::x86::{Avx2Bits, Avx512Bits, VTrits};
 use crate::secret::Wiped;
@@ -327,48 +328,59 @@ const fn narrow(a: [usize; L512]) -> [i16; L512] {
 /// Per distance `t = 2^k` (`k < 5`): deinterleave, interleave, step down (to `t/2`, `k >= 1`),
 /// step up (to `2t`, `k <= 3`) index vectors.
 struct PermTables {
-    deint: [[[i16; L512]; 2]; 5],
-    inter: [[[i16; L512]; 2]; 5],
-    down: [[[i16; L512]; 2]; 5],
-    up: [[[i16; L512]; 2]; 5],
+    deint: [[Perm2W; 2]; 5],
+    inter: [[Perm2W; 2]; 5],
+    down: [[Perm2W; 2]; 5],
+    up: [[Perm2W; 2]; 5],
 }
 
 const PERM: PermTables = {
+    let id = Perm2W::new([0; L512]);
     let mut p = PermTables {
-        deint: [[[0; L512]; 2]; 5],
-        inter: [[[0; L512]; 2]; 5],
-        down: [[[0; L512]; 2]; 5],
-        up: [[[0; L512]; 2]; 5],
+        deint: [[id; 2]; 5],
+        inter: [[id; 2]; 5],
+        down: [[id; 2]; 5],
+        up: [[id; 2]; 5],
     };
     let mut k = 0;
     while k < 5 {
         let t = 1 << k;
-        p.deint[k] = [narrow(deint_idx(t, false)), narrow(deint_idx(t, true))];
-        p.inter[k] = [narrow(inter_idx(t, false)), narrow(inter_idx(t, true))];
+        p.deint[k] = [
+            Perm2W::new(narrow(deint_idx(t, false))),
+            Perm2W::new(narrow(deint_idx(t, true))),
+        ];
+        p.inter[k] = [
+            Perm2W::new(narrow(inter_idx(t, false))),
+            Perm2W::new(narrow(inter_idx(t, true))),
+        ];
         if k >= 1 {
-            p.down[k] = step_idx(t, t / 2);
+            let [x, y] = step_idx(t, t / 2);
+            p.down[k] = [Perm2W::new(x), Perm2W::new(y)];
         }
         if k <= 3 {
-            p.up[k] = step_idx(t, 2 * t);
+            let [x, y] = step_idx(t, 2 * t);
+            p.up[k] = [Perm2W::new(x), Perm2W::new(y)];
         }
         k += 1;
     }
     p
 };
 
+// Every layout change away from distance 1 moves pairs of words whole: `vpermt2d`.
+const _: () = assert!(Perm2W::tables_by_dword(
+    &PERM.deint,
+    &PERM.inter,
+    &PERM.down,
+    &PERM.up
+));
+
 impl Avx512 {
-    /// `vpermt2w` of `(a, b)` by the constant index pair `idx`.
+    /// The constant permutation pair `idx` of `(a, b)` ([`Perm2W`]: `vpermt2d` where pairs of
+    /// words move whole, `vpermt2w` otherwise).
     #[inline(always)]
-    fn perm2(self, a: __m512i, b: __m512i, idx: &[[i16; L512]; 2]) -> (__m512i, __m512i) {
-        // SAFETY: the token proves AVX-512F/BW; each index array is 64 readable bytes.
-        unsafe {
-            let i0 = _mm512_loadu_si512(idx[0].as_ptr().cast());
-            let i1 = _mm512_loadu_si512(idx[1].as_ptr().cast());
-            (
-                _mm512_permutex2var_epi16(a, i0, b),
-                _mm512_permutex2var_epi16(a, i1, b),
-            )
-        }
+    fn perm2(self, a: __m512i, b: __m512i, idx: &[Perm2W; 2]) -> (__m512i, __m512i) {
+        // SAFETY: the token proves AVX-512F/BW, the features `Perm2W::apply` is compiled with.
+        unsafe { (idx[0].apply(a, b), idx[1].apply(a, b)) }
     }
 }
 
