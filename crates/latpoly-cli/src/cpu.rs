@@ -2,7 +2,8 @@
 //! `latpoly info` and at the top of `latpoly bench`: the same VM image can land on hosts of
 //! different generations, and the ratios against peers depend on it (on AMD Zen 4, 512-bit
 //! vector operations run on 256-bit units at half the rate of 256-bit ones; on Zen 5 at the
-//! full rate).
+//! full rate; on Intel server cores with AVX-512, some instructions cost several micro-ops that
+//! are one on AMD, `vpermt2w` and `vpmullq` among them).
 
 /// `model name (vendor family F model M[: microarchitecture note])`, or `unknown CPU`.
 pub fn describe() -> String {
@@ -25,11 +26,17 @@ fn from_cpuinfo(text: &str) -> String {
     let family: Option<u32> = field("cpu family").and_then(|v| v.parse().ok());
     let model: Option<u32> = field("model").and_then(|v| v.parse().ok());
     let avx512 = field("flags").is_some_and(|f| f.split_whitespace().any(|x| x == "avx512f"));
-    let note = match (vendor.as_str(), family) {
-        ("AuthenticAMD", Some(25)) if avx512 => {
+    let note = match (vendor.as_str(), family, model) {
+        ("AuthenticAMD", Some(25), _) if avx512 => {
             ": Zen 4, 512-bit vector operations on 256-bit units (half the rate of 256-bit ones)"
         }
-        ("AuthenticAMD", Some(26)) => ": Zen 5",
+        ("AuthenticAMD", Some(26), _) => ": Zen 5",
+        // Intel's server cores with AVX-512, by family-6 model number.
+        ("GenuineIntel", Some(6), Some(85)) => ": Skylake-SP / Cascade Lake",
+        ("GenuineIntel", Some(6), Some(106 | 108)) => ": Ice Lake-SP",
+        ("GenuineIntel", Some(6), Some(143)) => ": Sapphire Rapids",
+        ("GenuineIntel", Some(6), Some(207)) => ": Emerald Rapids",
+        ("GenuineIntel", Some(6), Some(173 | 174)) => ": Granite Rapids",
         _ => "",
     };
     match (family, model) {
@@ -52,10 +59,15 @@ mod tests {
         let zen5 = zen4.replace(": 25", ": 26");
         assert!(from_cpuinfo(&zen5).ends_with("model 17: Zen 5)"));
         assert_eq!(from_cpuinfo("processor\t: 0\n"), "unknown CPU");
-        let intel = "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: Intel Xeon\n";
+        let intel = "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 207\nmodel name\t: Intel Xeon\n";
         assert_eq!(
             from_cpuinfo(intel),
-            "Intel Xeon (GenuineIntel family 6 model 143)"
+            "Intel Xeon (GenuineIntel family 6 model 207: Emerald Rapids)"
+        );
+        let other = intel.replace(": 207", ": 140");
+        assert_eq!(
+            from_cpuinfo(&other),
+            "Intel Xeon (GenuineIntel family 6 model 140)"
         );
     }
 }
