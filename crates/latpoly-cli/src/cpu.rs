@@ -11,6 +11,27 @@ pub fn describe() -> String {
         .map_or_else(|_| "unknown CPU".into(), |s| from_cpuinfo(&s))
 }
 
+/// Whether this CPU is of the kind the fixed figures of `shared/BENCHMARKS.md` were measured on
+/// (AMD Zen 4 or Zen 5 with AVX-512): only there does a ratio against such a figure (a peer that
+/// no registry serves, so not run here) say anything; elsewhere `latpoly bench` prints the
+/// ratio without a met / missed verdict.
+pub fn figures_comparable() -> bool {
+    std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|s| amd_zen_avx512(&s))
+}
+
+/// [`figures_comparable`] on the text of `/proc/cpuinfo`.
+fn amd_zen_avx512(text: &str) -> bool {
+    let field = |name: &str| {
+        text.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_string())
+    };
+    field("vendor_id").as_deref() == Some("AuthenticAMD")
+        && matches!(field("cpu family").as_deref(), Some("25" | "26"))
+        && field("flags").is_some_and(|f| f.split_whitespace().any(|x| x == "avx512f"))
+}
+
 /// [`describe`] on the text of `/proc/cpuinfo` (the first processor's fields).
 fn from_cpuinfo(text: &str) -> String {
     let field = |name: &str| {
@@ -47,7 +68,20 @@ fn from_cpuinfo(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::from_cpuinfo;
+    use super::{amd_zen_avx512, from_cpuinfo};
+
+    #[test]
+    fn figures_comparable_on_zen_only() {
+        let zen4 =
+            "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\nflags\t\t: avx2 avx512f\n";
+        assert!(amd_zen_avx512(zen4));
+        assert!(amd_zen_avx512(&zen4.replace(": 25", ": 26")));
+        assert!(!amd_zen_avx512(&zen4.replace(" avx512f", "")));
+        let intel =
+            "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 207\nflags\t\t: avx2 avx512f\n";
+        assert!(!amd_zen_avx512(intel));
+        assert!(!amd_zen_avx512(""));
+    }
 
     #[test]
     fn names_zen4_and_unknown() {
