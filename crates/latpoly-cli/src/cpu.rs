@@ -19,14 +19,17 @@ pub fn figures_comparable() -> bool {
     std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|s| amd_zen_avx512(&s))
 }
 
+/// The value of the first `name : value` line of `/proc/cpuinfo`'s text (the first processor).
+fn field(text: &str, name: &str) -> Option<String> {
+    text.lines()
+        .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
 /// [`figures_comparable`] on the text of `/proc/cpuinfo`.
 fn amd_zen_avx512(text: &str) -> bool {
-    let field = |name: &str| {
-        text.lines()
-            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
-            .and_then(|l| l.split_once(':'))
-            .map(|(_, v)| v.trim().to_string())
-    };
+    let field = |name: &str| field(text, name);
     field("vendor_id").as_deref() == Some("AuthenticAMD")
         && matches!(field("cpu family").as_deref(), Some("25" | "26"))
         && field("flags").is_some_and(|f| f.split_whitespace().any(|x| x == "avx512f"))
@@ -34,12 +37,7 @@ fn amd_zen_avx512(text: &str) -> bool {
 
 /// [`describe`] on the text of `/proc/cpuinfo` (the first processor's fields).
 fn from_cpuinfo(text: &str) -> String {
-    let field = |name: &str| {
-        text.lines()
-            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
-            .and_then(|l| l.split_once(':'))
-            .map(|(_, v)| v.trim().to_string())
-    };
+    let field = |name: &str| field(text, name);
     let Some(model_name) = field("model name") else {
         return "unknown CPU".into();
     };
