@@ -731,12 +731,13 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
     use latpoly::rings::ntru;
     use latpoly_interop::pqclean::{Build, NtruRqMul};
     let build = Build::best();
-    for (n, q, fig) in [
-        (509usize, 2048u16, 1096.0),
-        (677, 2048, 1666.0),
-        (701, 8192, 1720.0),
-        (821, 4096, 2389.0),
+    for (n, fig) in [
+        (509usize, 1096.0),
+        (677, 1666.0),
+        (701, 1720.0),
+        (821, 2389.0),
     ] {
+        let q = ntru::NtruParams::from_n(n).expect("an NTRU degree").q();
         let a: Vec<u16> = (0..n as u32)
             .map(|i| (i.wrapping_mul(40503) >> 3) as u16)
             .collect();
@@ -745,7 +746,7 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
             .collect();
         let (mut out, mut out_q) = (vec![0u16; n], vec![0u16; n]);
         let mut peer = NtruRqMul::new(n, build).expect("PQClean poly_Rq_mul");
-        peer.set(&a, &b);
+        peer.set(&a, &b).expect("operand lengths");
         // Both sides compute the same product: checked on the benchmarked operands.
         peer.multiply();
         ntru::poly_rq_mul_modq(&a, &b, &mut out_q).expect("poly_rq_mul_modq");
@@ -820,8 +821,8 @@ fn p2(rows: &mut Vec<Row>, rounds: usize) {
     let build = Build::best();
     let mut peer = NtruPrimeMul::new(build).expect("PQClean sntrup761 products");
     let mut peer3 = NtruPrimeMul::new(build).expect("PQClean sntrup761 products");
-    peer.set(&a, &s);
-    peer3.set_r3(&s, &s2);
+    peer.set(&a, &s).expect("operand lengths");
+    peer3.set_r3(&s, &s2).expect("operand lengths");
     // Both sides compute the same products: checked on the benchmarked operands.
     peer.mul_rq_small();
     peer3.mul_r3();

@@ -15,6 +15,35 @@
 
 use std::fmt;
 
+/// An operand of the wrong length: nothing was loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WrongLength {
+    /// The length the product takes.
+    pub expected: usize,
+    /// The length given.
+    pub got: usize,
+}
+
+impl fmt::Display for WrongLength {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "operand of length {}, expected {}",
+            self.got, self.expected
+        )
+    }
+}
+
+impl std::error::Error for WrongLength {}
+
+/// `Ok` if every length is `expected`, else the first that is not.
+fn check_lens(expected: usize, lens: &[usize]) -> Result<(), WrongLength> {
+    match lens.iter().find(|&&l| l != expected) {
+        Some(&got) => Err(WrongLength { expected, got }),
+        None => Ok(()),
+    }
+}
+
 /// Which of PQClean's builds a wrapper calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Build {
@@ -192,11 +221,13 @@ fn ntru_fn(n: usize, build: Build) -> Option<NtruRqMulFn> {
 /// let (mut a, mut b) = (vec![0u16; 509], vec![0u16; 509]);
 /// a[508] = 1; // x^508
 /// b[2] = 1; // x^2
-/// m.set(&a, &b);
+/// m.set(&a, &b)?;
 /// m.multiply();
 /// // x^510 = x mod x^509 - 1; PQClean's product is right mod q = 2048 only (Toom-4)
 /// assert_eq!(m.result()[1] % 2048, 1);
 /// assert!(m.result().iter().enumerate().all(|(i, &c)| c % 2048 == (i == 1) as u16));
+/// assert!(m.set(&a[..508], &b).is_err()); // wrong length: nothing loaded
+/// # Ok::<(), latpoly_interop::pqclean::WrongLength>(())
 /// ```
 pub struct NtruRqMul {
     n: usize,
@@ -231,14 +262,13 @@ impl NtruRqMul {
         self.build
     }
 
-    /// Loads the operands (`n` coefficients each; the padding stays zero).
-    ///
-    /// # Panics
-    /// If a length is not `n` (a test or benchmark bug).
-    pub fn set(&mut self, a: &[u16], b: &[u16]) {
-        assert_eq!((a.len(), b.len()), (self.n, self.n), "operand lengths");
+    /// Loads the operands (`n` coefficients each; the padding stays zero); an error, loading
+    /// nothing, if a length is not `n`.
+    pub fn set(&mut self, a: &[u16], b: &[u16]) -> Result<(), WrongLength> {
+        check_lens(self.n, &[a.len(), b.len()])?;
         self.a.0[..self.n].copy_from_slice(a);
         self.b.0[..self.n].copy_from_slice(b);
+        Ok(())
     }
 
     /// `result = a · b mod (x^n - 1)` on the loaded operands: PQClean's function alone.
@@ -274,11 +304,12 @@ type CoreFn = unsafe extern "C" fn(out: *mut u8, f: *const u8, g: *const u8) -> 
 /// let mut s = vec![0i8; 761];
 /// a[760] = 5; // 5 x^760
 /// s[1] = -1; // -x
-/// m.set(&a, &s);
+/// m.set(&a, &s)?;
 /// m.mul_rq_small();
 /// let c = m.rq_result();
 /// // -5 x^761 = -5 (x + 1) mod x^761 - x - 1
 /// assert_eq!((c[0], c[1]), (-5, -5));
+/// # Ok::<(), latpoly_interop::pqclean::WrongLength>(())
 /// ```
 pub struct NtruPrimeMul {
     build: Build,
@@ -326,33 +357,30 @@ impl NtruPrimeMul {
     }
 
     /// Loads the operands of [`NtruPrimeMul::mul_rq_small`]: `a` in `R/q` (761 coefficients, any
-    /// `i16`: PQClean reduces them) and `s` small (761 coefficients in `{-1, 0, 1}`).
-    ///
-    /// # Panics
-    /// If a length is not 761 (a test or benchmark bug).
-    pub fn set(&mut self, a: &[i16], s: &[i8]) {
-        assert_eq!((a.len(), s.len()), (P, P), "operand lengths");
+    /// `i16`: PQClean reduces them) and `s` small (761 coefficients in `{-1, 0, 1}`); an error,
+    /// loading nothing, if a length is not 761.
+    pub fn set(&mut self, a: &[i16], s: &[i8]) -> Result<(), WrongLength> {
+        check_lens(P, &[a.len(), s.len()])?;
         for (d, &x) in self.f.chunks_exact_mut(2).zip(a) {
             d.copy_from_slice(&x.to_le_bytes());
         }
         for (d, &x) in self.g.iter_mut().zip(s) {
             *d = x as u8;
         }
+        Ok(())
     }
 
     /// Loads the operands of [`NtruPrimeMul::mul_r3`]: `a`, `b` in `R/3` (761 coefficients in
-    /// `{-1, 0, 1}` each).
-    ///
-    /// # Panics
-    /// If a length is not 761.
-    pub fn set_r3(&mut self, a: &[i8], b: &[i8]) {
-        assert_eq!((a.len(), b.len()), (P, P), "operand lengths");
+    /// `{-1, 0, 1}` each); an error, loading nothing, if a length is not 761.
+    pub fn set_r3(&mut self, a: &[i8], b: &[i8]) -> Result<(), WrongLength> {
+        check_lens(P, &[a.len(), b.len()])?;
         for (d, &x) in self.f3.iter_mut().zip(a) {
             *d = x as u8;
         }
         for (d, &x) in self.g.iter_mut().zip(b) {
             *d = x as u8;
         }
+        Ok(())
     }
 
     /// `crypto_core_mult`: the product `a · s` in `Z_4591[x]/(x^761 - x - 1)` of the operands

@@ -68,13 +68,14 @@ fn ntru_rq_mul_matches_pqclean() {
     let mut rng = ChaCha20Rng::seed_from_u64(0x9c1e);
     let isas = ntru_isas();
     for build in Build::all_available() {
-        for (n, q) in [(509usize, 2048u16), (677, 2048), (701, 8192), (821, 4096)] {
+        for p in ntru::NtruParams::ALL {
+            let (n, q) = (p.n(), p.q());
             let mut peer = NtruRqMul::new(n, build).expect("PQClean product");
             for (k, (a, b)) in ntru_inputs(n, q, cases(build), &mut rng)
                 .into_iter()
                 .enumerate()
             {
-                peer.set(&a, &b);
+                peer.set(&a, &b).unwrap();
                 peer.multiply();
                 let want: Vec<u16> = peer.result().iter().map(|&x| x & (q - 1)).collect();
                 for &isa in &isas {
@@ -133,7 +134,7 @@ fn ntruprime_products_match_pqclean() {
             rq_cases.push((a, small(&mut rng)));
         }
         for (k, (a, s)) in rq_cases.iter().enumerate() {
-            peer.set(a, s);
+            peer.set(a, s).unwrap();
             peer.mul_rq_small();
             let want = peer.rq_result();
             for &isa in &isas {
@@ -155,7 +156,7 @@ fn ntruprime_products_match_pqclean() {
             r3_cases.push((small(&mut rng), small(&mut rng)));
         }
         for (k, (a, b)) in r3_cases.iter().enumerate() {
-            peer.set_r3(a, b);
+            peer.set_r3(a, b).unwrap();
             peer.mul_r3();
             let want = peer.r3_result();
             for &isa in &isas {
@@ -170,13 +171,30 @@ fn ntruprime_products_match_pqclean() {
     }
 }
 
-/// The wrappers refuse what they cannot run.
+/// The wrappers refuse what they cannot run, and operands of the wrong length with an error
+/// that leaves the loaded operands as they were.
 #[test]
-fn wrappers_refuse_other_degrees() {
+fn wrappers_refuse_other_degrees_and_lengths() {
     for build in Build::all_available() {
         for n in [0usize, 508, 700, 1229] {
             assert!(NtruRqMul::new(n, build).is_none(), "n={n} {build}");
         }
+        let mut m = NtruRqMul::new(509, build).unwrap();
+        let (one, x) = (
+            (0..509).map(|i| (i == 0) as u16).collect::<Vec<_>>(),
+            (0..509).map(|i| (i == 1) as u16).collect::<Vec<_>>(),
+        );
+        m.set(&one, &x).unwrap();
+        let err = m.set(&x[..508], &x).unwrap_err();
+        assert_eq!((err.expected, err.got), (509, 508));
+        assert!(m.set(&x, &[0u16; 510]).is_err());
+        m.multiply();
+        assert_eq!(m.result()[1] % 2048, 1, "operands changed by a refused set");
+        let mut p = NtruPrimeMul::new(build).unwrap();
+        assert!(p.set(&[0i16; 760], &[0i8; 761]).is_err());
+        assert!(p.set(&[0i16; 761], &[0i8; 762]).is_err());
+        assert!(p.set_r3(&[0i8; 761], &[0i8; 1]).is_err());
+        assert!(p.set(&[0i16; 761], &[0i8; 761]).is_ok());
     }
     assert!(Build::Clean.available());
     assert_eq!(Build::best() == Build::Avx2, Build::Avx2.available());
