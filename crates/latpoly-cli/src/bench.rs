@@ -19,6 +19,9 @@ pub struct BenchOpts {
     pub json: Option<String>,
     pub plot: Option<String>,
     pub only: Option<String>,
+    /// Full runs of the suite (`--runs N`, default 1); with more than one, a summary table
+    /// gives each row's same-run ratio as min / median / max over the runs.
+    pub runs: usize,
 }
 
 /// The verdict on a ratio against a fixed figure of shared/BENCHMARKS.md (a peer not run
@@ -41,14 +44,28 @@ struct Row {
     latpoly_us: f64,
     backend: String,
     peers: Vec<(&'static str, f64)>,
-    /// Ratio target against tfhe-ntt, if the brief sets one.
+    /// Ratio target against the row's same-run peer ([`Row::same_run`]), if the brief sets one.
     target: Option<f64>,
     note: String,
 }
 
+/// Peers whose time a row may be compared with, in order of preference: other libraries timed
+/// in the same run on the same inputs (not "latpoly 1 thread", nor figures quoted from
+/// BENCHMARKS.md).
+const SAME_RUN_PEERS: [&str; 4] = ["tfhe-ntt", "PQClean", "pqcrypto", "fhe.rs"];
+
 impl Row {
     fn tfhe(&self) -> Option<f64> {
         self.peers.iter().find(|p| p.0 == "tfhe-ntt").map(|p| p.1)
+    }
+    /// The row's same-run comparison: the peer and the ratio latpoly / peer.
+    fn same_run(&self) -> Option<(&'static str, f64)> {
+        SAME_RUN_PEERS.iter().find_map(|&name| {
+            self.peers
+                .iter()
+                .find(|p| p.0 == name)
+                .map(|p| (p.0, self.latpoly_us / p.1))
+        })
     }
 }
 
@@ -717,7 +734,7 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
                 latpoly_us: r[0],
                 backend: bfv.context().plan(0).isa().to_string(),
                 peers: vec![("fhe.rs", r[1])],
-                target: None,
+                target: Some(0.67),
                 note,
             });
         }
@@ -793,7 +810,7 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
                 latpoly_us: time,
                 backend: ntru::rq_mul_isa().to_string(),
                 peers: vec![("PQClean", t[2])],
-                target: None,
+                target: Some(0.60),
                 note: format!(
                     "{what}; vs PQClean {build} poly_Rq_mul in this run: ratio {ratio:.2} (target <= 0.60{}); BENCHMARKS.md PQClean AVX2 {fig} ns, not run here",
                     if ratio <= 0.60 { ", met" } else { ", MISSED" }
@@ -1120,8 +1137,8 @@ fn k_rows(rows: &mut Vec<Row>, rounds: usize) {
                 op: op.to_string(),
                 latpoly_us: t[k],
                 backend: backend.clone(),
+                target: (!peers.is_empty()).then_some(0.67),
                 peers,
-                target: None,
                 note,
             });
         }
@@ -1130,6 +1147,56 @@ fn k_rows(rows: &mut Vec<Row>, rounds: usize) {
 
 /// Runs the whole suite (or the workloads whose name starts with `only`) and prints the table.
 pub fn run(opts: BenchOpts) -> Result<(), String> {
+    println!("CPU: {}", crate::cpu::describe());
+    println!();
+    let runs = opts.runs.max(1);
+    let mut all = Vec::with_capacity(runs);
+    for i in 0..runs {
+        if runs > 1 {
+            eprintln!("run {} of {runs}", i + 1);
+        }
+        all.push(run_once(&opts)?);
+    }
+    let rows = &all[runs - 1];
+    if runs > 1 {
+        println!("Last of {runs} runs:");
+        println!();
+    }
+    print_table(rows);
+    if runs > 1 {
+        println!();
+        // Runs in one process share its memory placement (which moves some NTRU rows by up
+        // to 45% between processes): separate processes sample that too.
+        println!(
+            "Same-run ratios over {runs} runs in this process (latpoly / peer, lower is better):"
+        );
+        println!();
+        print_summary(&summarize(&all));
+    }
+    if let Some(path) = &opts.json {
+        let text = if runs > 1 {
+            let each: Vec<String> = all.iter().map(|r| to_json(r)).collect();
+            format!(
+                "{{\n\"runs\": [\n{}],\n\"summary\": {}}}\n",
+                each.join(",\n"),
+                summary_json(&summarize(&all))
+            )
+        } else {
+            to_json(rows)
+        };
+        std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
+        println!("wrote {path}");
+    }
+    if let Some(path) = &opts.plot {
+        let svg = plot_svg(opts.quick)?;
+        std::fs::write(path, svg).map_err(|e| format!("{path}: {e}"))?;
+        println!("wrote {path}");
+    }
+    Ok(())
+}
+
+/// One run of the suite (or of the workloads `opts.only` selects): the measured rows.
+fn run_once(opts: &BenchOpts) -> Result<Vec<Row>, String> {
     let rounds = if opts.quick { 5 } else { 21 };
     let want = |w: &str| {
         opts.only
@@ -1238,19 +1305,98 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
         a2(&mut rows, rounds);
     }
     let _ = w1;
-    println!("CPU: {}", crate::cpu::describe());
-    println!();
-    print_table(&rows);
-    if let Some(path) = &opts.json {
-        std::fs::write(path, to_json(&rows)).map_err(|e| format!("{path}: {e}"))?;
-        println!("wrote {path}");
+    Ok(rows)
+}
+
+/// One row's same-run ratios over several runs.
+#[derive(Debug)]
+struct Summary {
+    workload: String,
+    op: String,
+    backend: String,
+    peer: &'static str,
+    /// The ratio latpoly / peer of each run that measured the row, in run order.
+    ratios: Vec<f64>,
+    target: Option<f64>,
+}
+
+impl Summary {
+    /// (min, median, max) of the ratios; the median of an even count is the upper middle one.
+    fn range(&self) -> (f64, f64, f64) {
+        let mut r = self.ratios.clone();
+        r.sort_by(f64::total_cmp);
+        (r[0], r[r.len() / 2], r[r.len() - 1])
     }
-    if let Some(path) = &opts.plot {
-        let svg = plot_svg(opts.quick)?;
-        std::fs::write(path, svg).map_err(|e| format!("{path}: {e}"))?;
-        println!("wrote {path}");
+    /// Runs whose ratio meets the target.
+    fn met(&self) -> Option<usize> {
+        self.target
+            .map(|t| self.ratios.iter().filter(|&&x| x <= t).count())
     }
-    Ok(())
+}
+
+/// The same-run ratio of every row that has one, collected over the runs (rows matched by
+/// workload and operation, in the order of their first appearance).
+fn summarize(runs: &[Vec<Row>]) -> Vec<Summary> {
+    let mut out: Vec<Summary> = Vec::new();
+    for row in runs.iter().flatten() {
+        let Some((peer, ratio)) = row.same_run() else {
+            continue;
+        };
+        match out
+            .iter_mut()
+            .find(|s| s.workload == row.workload && s.op == row.op && s.peer == peer)
+        {
+            Some(s) => s.ratios.push(ratio),
+            None => out.push(Summary {
+                workload: row.workload.clone(),
+                op: row.op.clone(),
+                backend: row.backend.clone(),
+                peer,
+                ratios: vec![ratio],
+                target: row.target,
+            }),
+        }
+    }
+    out
+}
+
+fn print_summary(sums: &[Summary]) {
+    println!("| workload | op | backend | peer | min | median | max | target | met in |");
+    println!("|---|---|---|---|---:|---:|---:|---:|---:|");
+    for s in sums {
+        let (lo, med, hi) = s.range();
+        println!(
+            "| {} | {} | {} | {} | {lo:.2} | {med:.2} | {hi:.2} | {} | {} |",
+            s.workload,
+            s.op,
+            s.backend,
+            s.peer,
+            s.target.map_or(String::new(), |t| format!("<= {t:.2}")),
+            s.met()
+                .map_or(String::new(), |m| format!("{m}/{}", s.ratios.len()))
+        );
+    }
+}
+
+fn summary_json(sums: &[Summary]) -> String {
+    let items: Vec<String> = sums
+        .iter()
+        .map(|s| {
+            let (lo, med, hi) = s.range();
+            let ratios: Vec<String> = s.ratios.iter().map(|r| format!("{r:.4}")).collect();
+            format!(
+                "  {{\"workload\": {}, \"op\": {}, \"backend\": {}, \"peer\": {}, \"ratios\": [{}], \"min\": {lo:.4}, \"median\": {med:.4}, \"max\": {hi:.4}, \"target\": {}, \"met\": {}}}",
+                json_str(&s.workload),
+                json_str(&s.op),
+                json_str(&s.backend),
+                json_str(s.peer),
+                ratios.join(", "),
+                s.target.map_or("null".into(), |t| format!("{t}")),
+                s.met().map_or("null".into(), |m| m.to_string()),
+            )
+        })
+        .collect();
+    format!("[\n{}\n]", items.join(",\n"))
 }
 
 fn print_table(rows: &[Row]) {
@@ -1311,13 +1457,15 @@ fn to_json(rows: &[Row]) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "  {{\"workload\": {}, \"op\": {}, \"backend\": {}, \"latpoly_us\": {:.4}, \"peers_us\": {{{}}}, \"ratio_vs_tfhe_ntt\": {}, \"target\": {}}}{}",
+            "  {{\"workload\": {}, \"op\": {}, \"backend\": {}, \"latpoly_us\": {:.4}, \"peers_us\": {{{}}}, \"ratio_vs_tfhe_ntt\": {}, \"same_run_peer\": {}, \"same_run_ratio\": {}, \"target\": {}}}{}",
             json_str(&r.workload),
             json_str(&r.op),
             json_str(&r.backend),
             r.latpoly_us,
             peers.join(", "),
             r.tfhe().map_or("null".into(), |t| format!("{:.4}", r.latpoly_us / t)),
+            r.same_run().map_or("null".into(), |p| json_str(p.0)),
+            r.same_run().map_or("null".into(), |p| format!("{:.4}", p.1)),
             r.target.map_or("null".into(), |t| format!("{t}")),
             if i + 1 < rows.len() { "," } else { "" }
         );
@@ -1420,4 +1568,68 @@ fn plot_svg(quick: bool) -> Result<String, String> {
     }
     s.push_str("</svg>\n");
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(workload: &str, op: &str, us: f64, peers: Vec<(&'static str, f64)>) -> Row {
+        Row {
+            workload: workload.into(),
+            op: op.into(),
+            latpoly_us: us,
+            backend: "avx512".into(),
+            peers,
+            target: Some(0.75),
+            note: String::new(),
+        }
+    }
+
+    #[test]
+    fn same_run_peer_is_a_library_timed_in_the_run() {
+        let w = row(
+            "W1",
+            "forward",
+            8.0,
+            vec![("concrete-ntt", 20.0), ("tfhe-ntt", 10.0)],
+        );
+        assert_eq!(w.same_run(), Some(("tfhe-ntt", 0.8)));
+        let k = row("K x", "keygen", 3.0, vec![("pqcrypto", 4.0)]);
+        assert_eq!(k.same_run(), Some(("pqcrypto", 0.75)));
+        // a thread-count comparison or a row without peers has none
+        assert_eq!(
+            row("W6", "2 threads", 1.0, vec![("latpoly 1 thread", 2.0)]).same_run(),
+            None
+        );
+        assert_eq!(row("S1", "sample", 1.0, vec![]).same_run(), None);
+    }
+
+    #[test]
+    fn summary_collects_each_rows_ratios_over_the_runs() {
+        let run = |a: f64, b: f64| {
+            vec![
+                row("W1", "forward", a, vec![("tfhe-ntt", 10.0)]),
+                row("S1", "sample", 1.0, vec![]),
+                row("K x", "decaps", b, vec![("pqcrypto", 2.0)]),
+            ]
+        };
+        let runs = vec![run(7.0, 1.0), run(9.0, 1.6), run(8.0, 1.2), run(6.0, 2.0)];
+        let s = summarize(&runs);
+        assert_eq!(s.len(), 2, "{s:?}");
+        assert_eq!((s[0].workload.as_str(), s[0].peer), ("W1", "tfhe-ntt"));
+        assert_eq!(s[0].ratios, vec![0.7, 0.9, 0.8, 0.6]);
+        // min, upper median, max
+        assert_eq!(s[0].range(), (0.6, 0.8, 0.9));
+        assert_eq!(s[0].met(), Some(2));
+        assert_eq!((s[1].workload.as_str(), s[1].peer), ("K x", "pqcrypto"));
+        assert_eq!(s[1].range(), (0.5, 0.8, 1.0));
+        assert_eq!(s[1].met(), Some(2));
+        let json = summary_json(&s);
+        assert!(
+            json.contains("\"ratios\": [0.7000, 0.9000, 0.8000, 0.6000]"),
+            "{json}"
+        );
+        assert!(json.contains("\"met\": 2"), "{json}");
+    }
 }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage:
   latpoly demo [--n N] [--bits B] [--primes L] [--reps R]   W1-size RNS product with timings
-  latpoly bench [--quick] [--json FILE] [--plot FILE.svg] [--only W]
+  latpoly bench [--quick] [--json FILE] [--plot FILE.svg] [--only W] [--runs N]
                                                              latpoly vs tfhe-ntt, concrete-ntt, fhe-math
   latpoly kat NAME [--count N] [--out FILE]                  NIST KAT .rsp of a KEM (default 100 records, stdout)
   latpoly info                                               backends and limits
@@ -57,6 +57,7 @@ fn parse_bench(args: &[String]) -> Result<bench::BenchOpts, String> {
         json: None,
         plot: None,
         only: None,
+        runs: 1,
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -70,6 +71,14 @@ fn parse_bench(args: &[String]) -> Result<bench::BenchOpts, String> {
             "--json" => o.json = Some(val()?),
             "--plot" => o.plot = Some(val()?),
             "--only" => o.only = Some(val()?),
+            "--runs" => {
+                let v = val()?;
+                o.runs = v
+                    .parse()
+                    .ok()
+                    .filter(|&r: &usize| r >= 1)
+                    .ok_or_else(|| format!("--runs {v}: expected a whole number >= 1"))?;
+            }
             _ => return Err(format!("unknown option {flag}")),
         }
     }
