@@ -87,6 +87,11 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// [`SimdTables::new`]): the lanes hold values up to `2^VALUE_BITS` and the products
     /// accept any input below that.
     const SLOTHFUL: bool = false;
+    /// Whether [`Simd::mul_shoup_lazier`] (and its broadcast form) accepts any input below
+    /// `2^VALUE_BITS`, which the inverse's [`lazy::HALF`] schedule relies on. Implied by
+    /// [`Simd::SLOTHFUL`]; a backend may set it alone (IFMA: its forward keeps the standard
+    /// schedule).
+    const ANY_INPUT: bool = Self::SLOTHFUL;
     /// Values the NTT layers may hold are below `2^VALUE_BITS` (with [`Simd::SLOTHFUL`]): the
     /// lane width, or less when the products read fewer bits of their inputs (52 for IFMA).
     const VALUE_BITS: u32 = 64;
@@ -240,6 +245,15 @@ pub(crate) mod lazy {
     /// `4V q` before an odd one. Half the layers skip their conditional subtraction. Needs
     /// `4V q <= 2^VALUE_BITS`.
     pub(crate) const SLOTH: u8 = 2;
+    /// Inverse only. Products in `[0, P)` with `P = V q` (`V = Simd::LAZIER_V`). A layer's
+    /// butterflies whose inputs are `v` outputs of the layer before (below `P`) leave
+    /// `u = x + y` below `2P` without a conditional subtraction; only those whose inputs are
+    /// `u` outputs (below `2P`) bring it from `[0, 4P)` to `[0, 2P)`. In a group of a layer of
+    /// distance `t`, the first `t/2` positions hold the previous layer's `u` outputs, the
+    /// other `t/2` its `v` outputs, so half the butterflies of every memory layer skip the
+    /// subtraction (all of them in the first, whose inputs come from the in-register layers,
+    /// which keep everything below `P`). Needs `4P <= 2^VALUE_BITS` ([`Simd::ANY_INPUT`]).
+    pub(crate) const HALF: u8 = 3;
 }
 
 /// The loop-invariant vectors of [`Simd::mul_mod`].
@@ -353,7 +367,17 @@ impl<W: Word> SimdTables<W> {
             } else {
                 lazy::STD
             },
-            lazy_inv: if wide { lazy::WIDE } else { lazy::STD },
+            lazy_inv: if S::ANY_INPUT
+                && !S::REG_BLOCKS
+                && n > REG_BLOCK * l
+                && q as u128 * 4 * v as u128 <= 1u128 << S::VALUE_BITS
+            {
+                lazy::HALF
+            } else if wide {
+                lazy::WIDE
+            } else {
+                lazy::STD
+            },
             fwd_shoup: fwd.iter().map(|&w| sh(w)).collect(),
             inv_shoup: inv.iter().map(|&w| sh(w)).collect(),
             fwd: fwd.to_vec(),
@@ -395,7 +419,7 @@ struct Consts<V> {
     /// `V q`: the bound of the butterflies' products, added to `u - v`.
     vq: V,
     /// The threshold of the conditional subtraction of `u` in reducing layers: `2q` ([`lazy::STD`]),
-    /// `4q` ([`lazy::WIDE`]), `2V q` ([`lazy::SLOTH`]).
+    /// `4q` ([`lazy::WIDE`]), `2V q` ([`lazy::SLOTH`] and, in the memory layers, [`lazy::HALF`]).
     cq: V,
 }
 
@@ -408,6 +432,9 @@ impl<V: Copy> Consts<V> {
         let (vq, cq) = match M {
             lazy::STD => (two_q, two_q),
             lazy::WIDE => (four_q, four_q),
+            // HALF, memory layers: inputs below 2P (P = V q), `d = x - y + 2P`.
+            lazy::HALF if S::LAZIER_V == 4 => (s.add(four_q, four_q), s.add(four_q, four_q)),
+            lazy::HALF => (four_q, four_q),
             _ if S::LAZIER_V == 4 => (four_q, s.add(four_q, four_q)),
             _ => (two_q, four_q),
         };
@@ -416,6 +443,22 @@ impl<V: Copy> Consts<V> {
             two_q,
             vq,
             cq,
+        }
+    }
+
+    /// [`lazy::HALF`]'s constants for the in-register layers, which keep every value below
+    /// `P = V q` (`u` by one conditional subtraction at `P`, `d = x - y + P`).
+    #[inline(always)]
+    fn half_inner<S: Simd<V = V>>(self, s: S) -> Self {
+        let p = if S::LAZIER_V == 4 {
+            s.add(self.two_q, self.two_q)
+        } else {
+            self.two_q
+        };
+        Self {
+            vq: p,
+            cq: p,
+            ..self
         }
     }
 }
@@ -463,9 +506,10 @@ fn ct_butterfly<S: Simd, const SPLAT: bool, const M: u8, const RED: bool>(
 
 /// Gentleman-Sande butterfly `(x + y` brought below `cq`, `w (x - y + V q))`; `SPLAT` as for
 /// [`ct_butterfly`]. Inputs below `V q` (`M` is [`lazy::STD`] or [`lazy::WIDE`], where
-/// `cq = V q`), outputs too.
+/// `cq = V q`), outputs too. `RED`: the conditional subtraction of `u`; without it `u` is
+/// `x + y` ([`lazy::HALF`], for inputs whose sum needs none).
 #[inline(always)]
-fn gs_butterfly<S: Simd, const SPLAT: bool, const M: u8>(
+fn gs_butterfly<S: Simd, const SPLAT: bool, const M: u8, const RED: bool>(
     s: S,
     x: S::V,
     y: S::V,
@@ -473,7 +517,11 @@ fn gs_butterfly<S: Simd, const SPLAT: bool, const M: u8>(
     wp: S::V,
     c: &Consts<S::V>,
 ) -> (S::V, S::V) {
-    let u = s.csub(s.add(x, y), c.cq);
+    let u = if RED {
+        s.csub(s.add(x, y), c.cq)
+    } else {
+        s.add(x, y)
+    };
     let d = s.add(s.sub(x, y), c.vq);
     (u, bf_mul::<S, SPLAT, M>(s, d, w, wp, c.q))
 }
@@ -826,7 +874,7 @@ fn small_regs<
                 for j in 0..K {
                     let (w, wp) = small_twiddles::<S, INV>(s, span, j, $k);
                     (x[j], y[j]) = if INV {
-                        gs_butterfly::<S, false, M>(s, x[j], y[j], w, wp, c)
+                        gs_butterfly::<S, false, M, true>(s, x[j], y[j], w, wp, c)
                     } else if red {
                         ct_butterfly::<S, false, M, true>(s, x[j], y[j], w, wp, c)
                     } else {
@@ -960,7 +1008,7 @@ fn inv_last_bf<S: Simd, const STRICT: bool, const SCALED: bool, const M: u8>(
     let (mut u, mut v) = if SCALED {
         // x + y < 2 V q: to [0, 2q) by one conditional subtraction per factor of two.
         let mut u = s.add(x, y);
-        if M == lazy::WIDE {
+        if M == lazy::WIDE || (M == lazy::HALF && S::LAZIER_V == 4) {
             u = s.csub(u, s.add(c.two_q, c.two_q));
         }
         (
@@ -1034,7 +1082,7 @@ fn regs_block<
             for j in 0..tv {
                 let (i0, i1) = (2 * tv * g + j, 2 * tv * g + tv + j);
                 (v[i0], v[i1]) = if INV {
-                    gs_butterfly::<S, true, M>(s, v[i0], v[i1], w, wp, c)
+                    gs_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
                 } else if red {
                     ct_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
                 } else {
@@ -1144,6 +1192,21 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     }
 }
 
+/// How many of the first positions of each group of an inverse layer of distance `t` take the
+/// conditional subtraction of `u`: all of them, except under [`lazy::HALF`], where only the
+/// first `t/2` (inputs from `u` outputs) do, and none in the layer of distance `LANES` (inputs
+/// from the in-register layers, below `P`).
+#[inline(always)]
+fn inv_reducing<S: Simd, const M: u8>(t: usize) -> usize {
+    if M != lazy::HALF {
+        t
+    } else if t >= 2 * S::LANES {
+        t / 2
+    } else {
+        0
+    }
+}
+
 /// One inverse (Gentleman-Sande) layer of distance `t >= LANES` on `blk`.
 #[inline(always)]
 fn inv_radix2<S: Simd, const M: u8>(
@@ -1155,12 +1218,20 @@ fn inv_radix2<S: Simd, const M: u8>(
     base: usize,
 ) {
     let l = S::LANES;
+    let red = inv_reducing::<S, M>(t);
     for (i, grp) in blk.chunks_exact_mut(p2(2 * t)).enumerate() {
         let w = s.splat(tb.inv[base + i]);
         let wp = s.splat(tb.inv_shoup[base + i]);
         let (lo, hi) = grp.split_at_mut(t);
-        for (x, y) in lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l)) {
-            let (u, v) = gs_butterfly::<S, true, M>(s, s.load(x), s.load(y), w, wp, c);
+        let (lo_r, lo_n) = lo.split_at_mut(red);
+        let (hi_r, hi_n) = hi.split_at_mut(red);
+        for (x, y) in lo_r.chunks_exact_mut(l).zip(hi_r.chunks_exact_mut(l)) {
+            let (u, v) = gs_butterfly::<S, true, M, true>(s, s.load(x), s.load(y), w, wp, c);
+            s.store(x, u);
+            s.store(y, v);
+        }
+        for (x, y) in lo_n.chunks_exact_mut(l).zip(hi_n.chunks_exact_mut(l)) {
+            let (u, v) = gs_butterfly::<S, true, M, false>(s, s.load(x), s.load(y), w, wp, c);
             s.store(x, u);
             s.store(y, v);
         }
@@ -1178,32 +1249,64 @@ fn inv_radix4<S: Simd, const M: u8>(
     base1: usize,
     base2: usize,
 ) {
-    let l = S::LANES;
+    let red = inv_reducing::<S, M>(t);
     for (i, grp) in blk.chunks_exact_mut(p2(4 * t)).enumerate() {
-        let wa = s.splat(tb.inv[base1 + 2 * i]);
-        let wap = s.splat(tb.inv_shoup[base1 + 2 * i]);
-        let wb = s.splat(tb.inv[base1 + 2 * i + 1]);
-        let wbp = s.splat(tb.inv_shoup[base1 + 2 * i + 1]);
-        let wc = s.splat(tb.inv[base2 + i]);
-        let wcp = s.splat(tb.inv_shoup[base2 + i]);
+        let tw = [
+            (
+                s.splat(tb.inv[base1 + 2 * i]),
+                s.splat(tb.inv_shoup[base1 + 2 * i]),
+            ),
+            (
+                s.splat(tb.inv[base1 + 2 * i + 1]),
+                s.splat(tb.inv_shoup[base1 + 2 * i + 1]),
+            ),
+            (s.splat(tb.inv[base2 + i]), s.splat(tb.inv_shoup[base2 + i])),
+        ];
         let (b01, b23) = grp.split_at_mut(2 * t);
         let (b0, b1) = b01.split_at_mut(t);
         let (b2, b3) = b23.split_at_mut(t);
-        for (((c0, c1), c2), c3) in b0
-            .chunks_exact_mut(l)
-            .zip(b1.chunks_exact_mut(l))
-            .zip(b2.chunks_exact_mut(l))
-            .zip(b3.chunks_exact_mut(l))
-        {
-            let (x0, x1) = gs_butterfly::<S, true, M>(s, s.load(c0), s.load(c1), wa, wap, c);
-            let (x2, x3) = gs_butterfly::<S, true, M>(s, s.load(c2), s.load(c3), wb, wbp, c);
-            let (x0, x2) = gs_butterfly::<S, true, M>(s, x0, x2, wc, wcp, c);
-            let (x1, x3) = gs_butterfly::<S, true, M>(s, x1, x3, wc, wcp, c);
-            s.store(c0, x0);
-            s.store(c1, x1);
-            s.store(c2, x2);
-            s.store(c3, x3);
+        let (b0r, b0n) = b0.split_at_mut(red);
+        let (b1r, b1n) = b1.split_at_mut(red);
+        let (b2r, b2n) = b2.split_at_mut(red);
+        let (b3r, b3n) = b3.split_at_mut(red);
+        // The second layer pairs the first layer's `u` outputs (b0, b2), which reduce, and its
+        // `v` outputs (b1, b3), which do not under HALF.
+        if M == lazy::HALF {
+            inv_radix4_quads::<S, M, true, false>(s, c, &tw, [b0r, b1r, b2r, b3r]);
+            inv_radix4_quads::<S, M, false, false>(s, c, &tw, [b0n, b1n, b2n, b3n]);
+        } else {
+            inv_radix4_quads::<S, M, true, true>(s, c, &tw, [b0r, b1r, b2r, b3r]);
         }
+    }
+}
+
+/// The butterflies of [`inv_radix4`] on the four position ranges `b` (equal lengths);
+/// `R1`: the first layer reduces, `R2V`: the second layer's butterfly of the `v` outputs
+/// (`b1`, `b3`) reduces (that of the `u` outputs always does).
+#[inline(always)]
+fn inv_radix4_quads<S: Simd, const M: u8, const R1: bool, const R2V: bool>(
+    s: S,
+    c: &Consts<S::V>,
+    tw: &[(S::V, S::V); 3],
+    b: [&mut [S::W]; 4],
+) {
+    let l = S::LANES;
+    let [b0, b1, b2, b3] = b;
+    let ((wa, wap), (wb, wbp), (wc, wcp)) = (tw[0], tw[1], tw[2]);
+    for (((c0, c1), c2), c3) in b0
+        .chunks_exact_mut(l)
+        .zip(b1.chunks_exact_mut(l))
+        .zip(b2.chunks_exact_mut(l))
+        .zip(b3.chunks_exact_mut(l))
+    {
+        let (x0, x1) = gs_butterfly::<S, true, M, R1>(s, s.load(c0), s.load(c1), wa, wap, c);
+        let (x2, x3) = gs_butterfly::<S, true, M, R1>(s, s.load(c2), s.load(c3), wb, wbp, c);
+        let (x0, x2) = gs_butterfly::<S, true, M, true>(s, x0, x2, wc, wcp, c);
+        let (x1, x3) = gs_butterfly::<S, true, M, R2V>(s, x1, x3, wc, wcp, c);
+        s.store(c0, x0);
+        s.store(c1, x1);
+        s.store(c2, x2);
+        s.store(c3, x3);
     }
 }
 
@@ -1252,7 +1355,9 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     times: Option<&[S::W]>,
     a: &mut [S::W],
 ) {
-    if S::SLOTHFUL && tb.lazy_inv == lazy::WIDE {
+    if S::ANY_INPUT && tb.lazy_inv == lazy::HALF {
+        inverse_m::<S, STRICT, { lazy::HALF }>(s, tb, q, times, a)
+    } else if S::SLOTHFUL && tb.lazy_inv == lazy::WIDE {
         inverse_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, times, a)
     } else {
         inverse_m::<S, STRICT, { lazy::STD }>(s, tb, q, times, a)
@@ -1260,7 +1365,8 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
 }
 
 /// [`inverse`] under reduction schedule `M` ([`lazy::STD`] or [`lazy::WIDE`]: values below
-/// `V q` between layers; the last layer's products bring them to `[0, 2q)`).
+/// `V q` between layers; [`lazy::HALF`]: below `2V q`; the last layer's products bring them to
+/// `[0, 2q)`).
 #[inline(always)]
 fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     s: S,
@@ -1273,8 +1379,12 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     let l = S::LANES;
     debug_assert!(n >= 2 * l);
     let c = &Consts::new::<S, M>(s, q);
+    // The in-register layers keep every value below `V q` (their butterflies mix lanes of
+    // both kinds); under HALF that takes their own constants.
+    let c_inner = &if M == lazy::HALF { c.half_inner(s) } else { *c };
     let rb = REG_BLOCK * l;
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
+    debug_assert!(M != lazy::HALF || (n > rb && !S::REG_BLOCKS));
     if n == rb {
         if let Some(b) = times {
             pointwise_assign(s, tb, q, a, b);
@@ -1297,7 +1407,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
             }
             inv_big_layers::<S, M>(s, tb, c, blk, n, off, rb, (block / 2 + 1).min(last));
         } else {
-            small_layers::<S, true, false, M, true>(s, tb, c, blk, off);
+            small_layers::<S, true, false, M, true>(s, tb, c_inner, blk, off);
             inv_big_layers::<S, M>(s, tb, c, blk, n, off, l, (block / 2 + 1).min(last));
         }
     }

@@ -45,6 +45,10 @@ impl Simd for IfmaU64 {
     // against ~2.2 for the arithmetic alone (loads and stores), and the in-register layers,
     // chains of two-source permutations (~5 cycles latency each), take ~40% of a transform.
     const SLOTHFUL: bool = false;
+    // The inverse, though, keeps `u` outputs below 4q and skips the conditional subtraction
+    // wherever the inputs are `v` outputs (lazy::HALF, q <= 2^49): half the butterflies of
+    // every memory layer.
+    const ANY_INPUT: bool = true;
     const VALUE_BITS: u32 = 52;
 
     avx512_u64_lanes!();

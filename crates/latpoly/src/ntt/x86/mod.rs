@@ -371,4 +371,39 @@ mod tests {
         check::<16, true>();
         check::<32, true>();
     }
+
+    /// The inverse's schedule per plan: `lazy::HALF` exactly where its bound `4 V q <=
+    /// 2^VALUE_BITS` holds (IFMA up to 49-bit primes, the 64-bit AVX-512 backend up to 60-bit
+    /// ones) and the transform is larger than one register block. The outputs are the same
+    /// under every schedule, so only this test sees a plan that falls back to the standard one.
+    #[test]
+    fn inverse_schedule_follows_the_headroom() {
+        use crate::arith::{Modulus, Modulus64};
+        use crate::ntt::simd::{lazy, SimdTables};
+        fn inv_schedule<S: crate::ntt::simd::Simd<W = u64>>(s: S, n: usize, bits: u32) -> u8 {
+            let q = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
+            let m = Modulus64::new(q).unwrap();
+            let ones = vec![1u64; n];
+            SimdTables::new(s, &m, &ones, &ones).lazy_inv
+        }
+        let mut ran = 0;
+        if let Some(s) = IfmaU64::try_new() {
+            assert_eq!(inv_schedule(s, 8192, 49), lazy::HALF);
+            assert_eq!(inv_schedule(s, 128, 49), lazy::HALF);
+            assert_eq!(inv_schedule(s, 64, 49), lazy::STD, "one register block");
+            assert_eq!(inv_schedule(s, 8192, 50), lazy::STD);
+            ran += 1;
+        }
+        if let Some(s) = Avx512U64::try_new() {
+            assert_eq!(inv_schedule(s, 8192, 60), lazy::HALF);
+            assert_eq!(inv_schedule(s, 8192, 61), lazy::WIDE);
+            assert_eq!(inv_schedule(s, 8192, 62), lazy::STD);
+            ran += 1;
+        }
+        if let Some(s) = Avx2U64::try_new() {
+            assert_eq!(inv_schedule(s, 8192, 49), lazy::STD, "products read 4q at most");
+            ran += 1;
+        }
+        println!("backends checked: {ran}");
+    }
 }
