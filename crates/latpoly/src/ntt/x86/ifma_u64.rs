@@ -38,17 +38,15 @@ impl Simd for IfmaU64 {
     const MONT_BITS: u32 = 52;
 
     // The products read 52 bits of their inputs and return values in [0, 2q) for any input
-    // below 2^52, so with q <= 2^49 the forward transform could keep values below 8q
-    // (lazy::SLOTH, one conditional subtraction of the nine operations of a butterfly saved on
-    // every other layer). Measured neutral (n = 4096 and 5 x 8192, 49-bit primes, min of 12
-    // alternating runs), so off: the memory passes run at ~3.1 cycles per vector butterfly
-    // against ~2.2 for the arithmetic alone (loads and stores), and the in-register layers,
-    // chains of two-source permutations (~5 cycles latency each), take ~40% of a transform.
-    const SLOTHFUL: bool = false;
-    // The inverse, though, keeps `u` outputs below 4q and skips the conditional subtraction
-    // wherever the inputs are `v` outputs (lazy::HALF, q <= 2^49): half the butterflies of
-    // every memory layer.
-    const ANY_INPUT: bool = true;
+    // below 2^52, so with q <= 2^49 the forward transform keeps values below 8q (lazy::SLOTH:
+    // one conditional subtraction of the nine operations of a butterfly saved on every other
+    // layer) and the inverse lets `u` outputs reach 4q (lazy::HALF). The forward schedule
+    // measured neutral on Zen 4 (n = 4096 and 5 x 8192, 49-bit primes, min of 12 alternating
+    // runs), where the memory passes ran at ~3.1 cycles per vector butterfly against ~2.2 for
+    // the arithmetic alone; on Intel (Emerald Rapids, every 512-bit operation on ports 0 and
+    // 5) W1-eq forward against tfhe-ntt went from 0.52-0.57 to 0.50-0.52 (medians of three
+    // alternating `--runs 5`).
+    const SLOTHFUL: bool = true;
     const VALUE_BITS: u32 = 52;
 
     avx512_u64_lanes!();

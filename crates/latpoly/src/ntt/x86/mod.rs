@@ -372,36 +372,40 @@ mod tests {
         check::<32, true>();
     }
 
-    /// The inverse's schedule per plan: `lazy::HALF` exactly where its bound `4 V q <=
-    /// 2^VALUE_BITS` holds (IFMA up to 49-bit primes, the 64-bit AVX-512 backend up to 60-bit
-    /// ones) and the transform is larger than one register block. The outputs are the same
-    /// under every schedule, so only this test sees a plan that falls back to the standard one.
+    /// The reduction schedules per plan: the inverse's `lazy::HALF` exactly where its bound
+    /// `4 V q <= 2^VALUE_BITS` holds (IFMA up to 49-bit primes, the 64-bit AVX-512 backend up
+    /// to 60-bit ones) and the transform is larger than one register block; the forward's
+    /// `lazy::SLOTH` on the same primes. The outputs are the same under every schedule, so
+    /// only this test sees a plan that falls back to the standard one.
     #[test]
-    fn inverse_schedule_follows_the_headroom() {
+    fn schedules_follow_the_headroom() {
         use crate::arith::{Modulus, Modulus64};
-        use crate::ntt::simd::{lazy, SimdTables};
-        fn inv_schedule<S: crate::ntt::simd::Simd<W = u64>>(s: S, n: usize, bits: u32) -> u8 {
+        use crate::ntt::simd::{lazy, Simd, SimdTables};
+        /// (forward, inverse) schedule of a plan of size `n` for the largest prime of `bits`.
+        fn schedules<S: Simd<W = u64>>(s: S, n: usize, bits: u32) -> (u8, u8) {
             let q = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
             let m = Modulus64::new(q).unwrap();
             let ones = vec![1u64; n];
-            SimdTables::new(s, &m, &ones, &ones).lazy_inv
+            let tb = SimdTables::new(s, &m, &ones, &ones);
+            (tb.lazy_fwd, tb.lazy_inv)
         }
         let mut ran = 0;
         if let Some(s) = IfmaU64::try_new() {
-            assert_eq!(inv_schedule(s, 8192, 49), lazy::HALF);
-            assert_eq!(inv_schedule(s, 128, 49), lazy::HALF);
-            assert_eq!(inv_schedule(s, 64, 49), lazy::STD, "one register block");
-            assert_eq!(inv_schedule(s, 8192, 50), lazy::STD);
+            assert_eq!(schedules(s, 8192, 49), (lazy::SLOTH, lazy::HALF));
+            assert_eq!(schedules(s, 128, 49), (lazy::SLOTH, lazy::HALF));
+            assert_eq!(schedules(s, 64, 49).1, lazy::STD, "one register block");
+            assert_eq!(schedules(s, 8192, 50), (lazy::STD, lazy::STD));
             ran += 1;
         }
         if let Some(s) = Avx512U64::try_new() {
-            assert_eq!(inv_schedule(s, 8192, 60), lazy::HALF);
-            assert_eq!(inv_schedule(s, 8192, 61), lazy::WIDE);
-            assert_eq!(inv_schedule(s, 8192, 62), lazy::STD);
+            assert_eq!(schedules(s, 8192, 60), (lazy::SLOTH, lazy::HALF));
+            assert_eq!(schedules(s, 8192, 61), (lazy::WIDE, lazy::WIDE));
+            assert_eq!(schedules(s, 8192, 62), (lazy::STD, lazy::STD));
             ran += 1;
         }
         if let Some(s) = Avx2U64::try_new() {
-            assert_eq!(inv_schedule(s, 8192, 49), lazy::STD, "products read 4q at most");
+            // its products take inputs below 4q only
+            assert_eq!(schedules(s, 8192, 49), (lazy::STD, lazy::STD));
             ran += 1;
         }
         println!("backends checked: {ran}");
