@@ -89,8 +89,8 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     const SLOTHFUL: bool = false;
     /// Whether [`Simd::mul_shoup_lazier`] (and its broadcast form) accepts any input below
     /// `2^VALUE_BITS`, which the inverse's [`lazy::HALF`] schedule relies on. Implied by
-    /// [`Simd::SLOTHFUL`]; a backend may set it alone (IFMA: its forward keeps the standard
-    /// schedule).
+    /// [`Simd::SLOTHFUL`]; a backend whose forward keeps the standard schedule may set it
+    /// alone.
     const ANY_INPUT: bool = Self::SLOTHFUL;
     /// Values the NTT layers may hold are below `2^VALUE_BITS` (with [`Simd::SLOTHFUL`]): the
     /// lane width, or less when the products read fewer bits of their inputs (52 for IFMA).
