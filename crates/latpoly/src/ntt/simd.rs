@@ -252,7 +252,7 @@ pub(crate) mod lazy {
     /// distance `t`, the first `t/2` positions hold the previous layer's `u` outputs, the
     /// other `t/2` its `v` outputs, so half the butterflies of every memory layer skip the
     /// subtraction (all of them in the first, whose inputs come from the in-register layers,
-    /// which keep everything below `P`). Needs `4P <= 2^VALUE_BITS` ([`Simd::ANY_INPUT`]).
+    /// which keep everything below `P`). Needs `4P <= 2^VALUE_BITS` and `Simd::ANY_INPUT`.
     pub(crate) const HALF: u8 = 3;
 }
 
