@@ -87,11 +87,6 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// [`SimdTables::new`]): the lanes hold values up to `2^VALUE_BITS` and the products
     /// accept any input below that.
     const SLOTHFUL: bool = false;
-    /// Whether [`Simd::mul_shoup_lazier`] (and its broadcast form) accepts any input below
-    /// `2^VALUE_BITS`, which the inverse's [`lazy::HALF`] schedule relies on. Implied by
-    /// [`Simd::SLOTHFUL`]; a backend whose forward keeps the standard schedule may set it
-    /// alone.
-    const ANY_INPUT: bool = Self::SLOTHFUL;
     /// Values the NTT layers may hold are below `2^VALUE_BITS` (with [`Simd::SLOTHFUL`]): the
     /// lane width, or less when the products read fewer bits of their inputs (52 for IFMA).
     const VALUE_BITS: u32 = 64;
@@ -252,7 +247,7 @@ pub(crate) mod lazy {
     /// distance `t`, the first `t/2` positions hold the previous layer's `u` outputs, the
     /// other `t/2` its `v` outputs, so half the butterflies of every memory layer skip the
     /// subtraction (all of them in the first, whose inputs come from the in-register layers,
-    /// which keep everything below `P`). Needs `4P <= 2^VALUE_BITS` and `Simd::ANY_INPUT`.
+    /// which keep everything below `P`). Needs `4P <= 2^VALUE_BITS` and `Simd::SLOTHFUL`.
     pub(crate) const HALF: u8 = 3;
 }
 
@@ -367,7 +362,7 @@ impl<W: Word> SimdTables<W> {
             } else {
                 lazy::STD
             },
-            lazy_inv: if S::ANY_INPUT
+            lazy_inv: if S::SLOTHFUL
                 && !S::REG_BLOCKS
                 && n > REG_BLOCK * l
                 && q as u128 * 4 * v as u128 <= 1u128 << S::VALUE_BITS
@@ -1355,7 +1350,7 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     times: Option<&[S::W]>,
     a: &mut [S::W],
 ) {
-    if S::ANY_INPUT && tb.lazy_inv == lazy::HALF {
+    if S::SLOTHFUL && tb.lazy_inv == lazy::HALF {
         inverse_m::<S, STRICT, { lazy::HALF }>(s, tb, q, times, a)
     } else if S::SLOTHFUL && tb.lazy_inv == lazy::WIDE {
         inverse_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, times, a)
