@@ -312,3 +312,23 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn bench_runs_flag_takes_a_whole_number_of_at_least_one() {
+        assert_eq!(parse_bench(&args(&[])).unwrap().runs, 1);
+        assert_eq!(parse_bench(&args(&["--runs", "9"])).unwrap().runs, 9);
+        for bad in ["0", "-1", "x", "1.5"] {
+            let e = parse_bench(&args(&["--runs", bad])).err().expect(bad);
+            assert!(e.contains("--runs"), "{e}");
+        }
+        assert!(parse_bench(&args(&["--runs"])).is_err(), "missing value");
+    }
+}
