@@ -56,9 +56,12 @@ pub(crate) trait TritOps: Copy {
     fn shr1(&mut self);
     /// The whole loop of [`divsteps3`] on this representation; the default runs the generic
     /// steps above, a representation may override it with a faster loop of the same result:
-    /// the same `delta`, `v`, `w` and coefficient 0 of `f` (what the callers read; the rest of
-    /// `f` and `g` may differ where it can no longer reach coefficient 0). Callers pass `v`
-    /// and `w` nonzero at most in coefficient 0 (the overrides rely on it).
+    /// the same `delta` and `f_0 · v` (what the callers read: they return `v / f_0`, which is
+    /// `f_0 · v` in GF(3)). An override may return `f` and `v` both multiplied by a unit of
+    /// GF(3), and `w` by another (the AVX-512 loop's one-sided swaps); the rest of `f` and `g`
+    /// may differ where it can no longer reach coefficient 0. Callers pass `f_0 != 0` (it then
+    /// stays nonzero: `f` only ever takes a `g` with `g_0 != 0`) and `v`, `w` nonzero at most
+    /// in coefficient 0 (the overrides rely on both).
     #[inline(always)]
     fn divsteps(
         f: &mut Self,

@@ -278,13 +278,14 @@ impl Reg for __m256i {
 ///   a step, so during step `s` (from 0) their register `j` is zero while `s + 1 < 256 j`
 ///   (`R::WORDS = 4`: 256 bits a register);
 /// * of `f` and `g` only the coefficients that can still reach position 0 matter (the callers
-///   read `f_0`, `v`, `w` and `delta`): coefficient `i` at the start of step `s` reaches it
+///   read `f_0`, `v` and `delta`): coefficient `i` at the start of step `s` reaches it
 ///   after `i` more steps, so register `j` is dead once `256 j > steps - s`. A dead register
 ///   keeps stale bits; the one-bit shift of `g` moves them to position `256 j - 1` of the
 ///   register below, which is dead from the next step on as well.
 ///
-/// Same `delta`, `v`, `w` and `f_0` as the generic loop (the word version is the test oracle);
-/// the phases depend only on `steps` and `K`, which are public.
+/// With the one-sided swaps of [`divsteps3_stepwise`]: the same `delta` and `f_0 · v` as the
+/// generic loop (the word version is the test oracle); the phases depend only on `steps` and
+/// `K`, which are public.
 #[inline(always)]
 fn divsteps3_live<R: Reg, const K: usize>(
     f: &mut VTrits<R, K>,
@@ -364,12 +365,11 @@ fn live_steps<R: Reg, const K: usize, const VW: usize, const FG: usize>(
         let swap_mask = swap_step(delta, g0 != 0);
         let swap = R::splat(swap_mask);
         f0 ^= (f0 ^ g0) & swap_mask as u8;
-        plane_cswap(&mut f.p, &mut g.p, swap, FG);
-        plane_cswap(&mut f.m, &mut g.m, swap, FG);
-        plane_cswap(&mut v.p, &mut w.p, swap, VW);
-        plane_cswap(&mut v.m, &mut w.m, swap, VW);
         let (s1, s2) = scalar_masks(sign);
         let (m1, m2) = (R::splat(s1), R::splat(s2));
+        // one-sided swaps (see `divsteps3_stepwise`): g += s f and w += s v from the old
+        // values, then f and v take the old g and w where the step swaps
+        let (g_old, w_old) = ((g.p, g.m), (w.p, w.m));
         for j in 0..FG {
             (g.p[j], g.m[j]) = add_scaled_reg(g.p[j], g.m[j], f.p[j], f.m[j], m1, m2);
         }
@@ -377,6 +377,10 @@ fn live_steps<R: Reg, const K: usize, const VW: usize, const FG: usize>(
         for j in 0..VW {
             (w.p[j], w.m[j]) = add_scaled_reg(w.p[j], w.m[j], v.p[j], v.m[j], m1, m2);
         }
+        plane_select(&mut f.p, &g_old.0, swap, FG);
+        plane_select(&mut f.m, &g_old.1, swap, FG);
+        plane_select(&mut v.p, &w_old.0, swap, VW);
+        plane_select(&mut v.m, &w_old.1, swap, VW);
         // g = g / x on the live registers (a dead register above feeds only dead positions)
         plane_shr1(&mut g.p, FG);
         plane_shr1(&mut g.m, FG);
@@ -446,6 +450,14 @@ fn bit_mask<R: Reg, const K: usize, const W: usize>(n: usize) -> [R; K] {
     let mut words = [u64::MAX; W];
     words[W - 1] = super::top_mask(n);
     load_plane(&words)
+}
+
+/// `x = y` on the `live` low registers of a plane where `mk` is all-ones.
+#[inline(always)]
+fn plane_select<R: Reg, const K: usize>(x: &mut [R; K], y: &[R; K], mk: R, live: usize) {
+    for j in 0..live {
+        x[j] = x[j].xor(mk.and(x[j].xor(y[j])));
+    }
 }
 
 /// Conditional swap of the `live` low registers of two planes where `mk` is all-ones.
@@ -548,11 +560,11 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
 /// decided from it.
 const BATCH: usize = 64;
 
-/// One divstep on the low words `[fp, fm, gp, gm]` of `f` and `g` (64 coefficients each):
-/// updates them and `delta` and returns the step's decisions as masks (all ones or zero):
-/// swap, `s != 0`, `s = 2` for `g += s·f`. Word-wise the same step as
-/// [`super::divsteps3_steps`], branch-free (masks from shifts and negations). After `j` steps
-/// the words' bits `0..64 - j` are still exact.
+/// One divstep on the low words `[fp, fm, gp, gm]` of `f` and `g` (64 coefficients each), in
+/// the one-sided form of [`divsteps3_stepwise`]: updates them and `delta` and returns the
+/// step's decisions as masks (all ones or zero): swap, `s != 0`, `s = 2` for `g += s·f`.
+/// Branch-free (masks from shifts and negations). After `j` steps the words' bits `0..64 - j`
+/// are still exact.
 #[inline(always)]
 fn decide_step(words: &mut [u64; 4], delta: &mut i64) -> (u64, u64, u64) {
     let [fp, fm, gp, gm] = *words;
@@ -564,14 +576,12 @@ fn decide_step(words: &mut [u64; 4], delta: &mut i64) -> (u64, u64, u64) {
     let swap = ((delta.wrapping_neg() >> 63) as u64) & g0;
     *delta ^= (swap as i64) & (*delta ^ delta.wrapping_neg());
     *delta += 1;
-    let t = swap & (fp ^ gp);
-    let (fp, gp) = (fp ^ t, gp ^ t);
-    let t = swap & (fm ^ gm);
-    let (fm, gm) = (fm ^ t, gm ^ t);
-    // g += s f in seven logic operations (see `VTrits::add_scaled`), then g / x
+    // g + s f from the old f and g in seven logic operations (see `VTrits::add_scaled`), then
+    // g / x; f takes the old g where the step swaps
     let (yp, ym) = ((s1 & fp) | (s2 & fm), (s1 & fm) | (s2 & fp));
     let t = (gp | ym) ^ (gm | yp);
     let (np, nm) = ((gm | ym) ^ t, (gp | yp) ^ t);
+    let (fp, fm) = (fp ^ (swap & (fp ^ gp)), fm ^ (swap & (fm ^ gm)));
     *words = [fp, fm, np >> 1, nm >> 1];
     (swap, s1 | s2, s2)
 }
@@ -600,6 +610,8 @@ fn divsteps3_avx512<const K: usize>(
         f.mask[K - 1].store(&mut words[..8]);
         words[4..8].iter().all(|&x| x == 0)
     };
+    // the one-sided swaps of `divsteps3_stepwise` rely on f_0 != 0 (the callers' contract)
+    debug_assert!(f.c0() != 0);
     #[cfg(debug_assertions)]
     for x in [&*v, &*w] {
         // the phases of `divsteps3_stepwise` assume v and w start below coefficient 1
@@ -794,28 +806,17 @@ mod pl {
         }
     }
 
-    /// Swaps `a` and `b` where `k` selects all lanes.
+    /// `a = b` where `k` selects all lanes (`a` unchanged elsewhere).
     #[inline(always)]
-    pub(super) fn cswap<const H: u8, const HI: bool>(a: &mut Pl, b: &mut Pl, k: __mmask8) {
+    pub(super) fn select<const H: u8, const HI: bool>(a: &mut Pl, b: &Pl, k: __mmask8) {
         // SAFETY: as in `shl1`.
         unsafe {
-            (a.lo, b.lo) = (
-                _mm512_mask_blend_epi64(k, a.lo, b.lo),
-                _mm512_mask_blend_epi64(k, b.lo, a.lo),
-            );
+            a.lo = _mm512_mask_blend_epi64(k, a.lo, b.lo);
             match (H, HI) {
-                (2, true) => {
-                    (a.hi, b.hi) = (
-                        _mm512_mask_blend_epi64(k, a.hi, b.hi),
-                        _mm512_mask_blend_epi64(k, b.hi, a.hi),
-                    )
-                }
+                (2, true) => a.hi = _mm512_mask_blend_epi64(k, a.hi, b.hi),
                 (1, true) => {
                     let (x, y) = (_mm512_castsi512_si256(a.hi), _mm512_castsi512_si256(b.hi));
-                    (a.hi, b.hi) = (
-                        _mm512_castsi256_si512(_mm256_mask_blend_epi64(k, x, y)),
-                        _mm512_castsi256_si512(_mm256_mask_blend_epi64(k, y, x)),
-                    )
+                    a.hi = _mm512_castsi256_si512(_mm256_mask_blend_epi64(k, x, y));
                 }
                 _ => {}
             }
@@ -941,9 +942,17 @@ fn stepwise_plain<const H: u8>(
 ///   one coefficient a step, so their `hi` is zero for the first 511 steps; of `f` and `g`
 ///   only the coefficients that can still reach position 0 matter, so their `hi` is dead in
 ///   the last 511 steps.
+/// * **One-sided swaps.** The generic step swaps `(f, g)` and `(v, w)`, then adds `s·f` to `g`
+///   with `s = -f_0 g_0`. Here `g` becomes `g + s·f` from the old `f` and `g` in every step and
+///   `f` takes the old `g` where the step swaps (one blend a register instead of two; the same
+///   for `v`, `w`). In a swapping step `f_0` and `g_0` are nonzero, so `s^2 = 1` and
+///   `g + s·f = s·(f + s·g)`: `g` and `w` come out as the generic ones times the unit `s`.
+///   Such factors carry through every later step (the decisions test `g_0` for zero only, and
+///   `s` absorbs the factors), so `(f, v)` and `(g, w)` are always the generic values times a
+///   unit of GF(3), the same within each pair: `delta` and `f_0 · v`, what the callers read
+///   (they return `v / f_0 = f_0 · v`), are the generic loop's.
 ///
 /// Branch-free in the data; the phases and refreshes depend only on `steps`, which is public.
-/// Same `delta`, `v`, `w` and `f_0` as the generic loop.
 #[inline(always)]
 fn divsteps3_stepwise<const H: u8, const VB: bool>(
     f: &mut [Pl; 2],
@@ -996,12 +1005,13 @@ fn stepwise_run<const H: u8, const VB: bool, const VH: bool, const FH: bool>(
             let (swap, s12, s2) = decide_step(&mut words, delta);
             let (k, k12) = (swap as __mmask8, s12 as __mmask8);
             let s2 = <__m512i as Reg>::splat(s2);
-            for j in 0..2 {
-                pl::cswap::<H, FH>(&mut f[j], &mut g[j], k);
-                pl::cswap::<H, VH>(&mut v[j], &mut w[j], k);
-            }
+            let (g_old, w_old) = (*g, *w);
             pl::add_scaled::<H, FH>(g, f, k12, s2);
             pl::add_scaled::<H, VH>(w, v, k12, s2);
+            for j in 0..2 {
+                pl::select::<H, FH>(&mut f[j], &g_old[j], k);
+                pl::select::<H, VH>(&mut v[j], &w_old[j], k);
+            }
             for x in g.iter_mut() {
                 *x = pl::shr1::<H, FH, VB>(*x);
             }
@@ -1093,6 +1103,38 @@ mod tests {
         *s
     }
 
+    /// `s · t` for a trit `s` (2 swaps the planes).
+    fn scaled<const W: usize>(t: &Trits<W>, s: u8) -> Trits<W> {
+        match s {
+            0 => Trits::ZERO,
+            1 => *t,
+            _ => Trits { p: t.m, m: t.p },
+        }
+    }
+
+    /// What the callers read, `f_0 · v`, is the generic loop's; and `f_0`, `v`, `w` are each the
+    /// generic value times a unit (see `divsteps3_stepwise`), `f_0` and `v` by the same one.
+    fn same_result<const W: usize>(
+        what: &str,
+        n: usize,
+        case: u8,
+        [f, v, w]: [&Trits<W>; 3],
+        [f_want, v_want, w_want]: [&Trits<W>; 3],
+    ) {
+        assert_ne!(f.get(0), 0, "f_0 ({what}), n = {n}, case {case}");
+        let (got, want) = (scaled(v, f.get(0)), scaled(v_want, f_want.get(0)));
+        assert_eq!(
+            (got.p, got.m),
+            (want.p, want.m),
+            "f_0 v ({what}), n = {n}, case {case}"
+        );
+        let w_unit = [1, 2].into_iter().any(|u| {
+            let x = scaled(w_want, u);
+            (x.p, x.m) == (w.p, w.m)
+        });
+        assert!(w_unit, "w up to a unit ({what}), n = {n}, case {case}");
+    }
+
     /// A polynomial of `n` trits: `kind` 0 random, 1 zero, 2 all twos, 3 all ones.
     fn trits<const W: usize>(n: usize, kind: u8, seed: &mut u64) -> Trits<W> {
         let mut t = Trits::<W>::ZERO;
@@ -1111,6 +1153,7 @@ mod tests {
     /// Inputs of the loop tests: `(case, [f, g, v, w], steps)` for random and degenerate
     /// polynomials (zero, constant, `f_0 = 0`, a long run of `g_0 = 0`), over step counts that
     /// end at `edges` (the ends of the loop's batches or phases) and at random places.
+    /// An `f_0 = 0` becomes 2: the callers pass `f_0 != 0` (the loops rely on it).
     fn cases<const W: usize>(
         n: usize,
         seed: u64,
@@ -1133,9 +1176,10 @@ mod tests {
                 trits::<W>(n, 1, &mut seed),
             ];
             polys[3].set(0, 1);
-            if case == 4 {
-                polys[0].p[0] &= !1; // f_0 = 0
-                polys[0].m[0] &= !1;
+            if case == 4 || polys[0].get(0) == 0 {
+                // f_0 = 2 (case 4: whatever it was)
+                polys[0].p[0] &= !1;
+                polys[0].m[0] |= 1;
             }
             if case == 8 || case == 12 {
                 // f = 1, g = 1 + x^(n - 60): one swap, then g_0 = 0 for n - 60 steps while v
@@ -1158,7 +1202,8 @@ mod tests {
     }
 
     /// The AVX-512 loop ([`divsteps3_stepwise`]) with and without the VBMI2 shifts against the
-    /// generic steps on words, comparing what the callers read (`f_0`, `v`, `w`, `delta`), over
+    /// generic steps on words, comparing what the callers read (`delta`, `f_0 · v`; and `w` up
+    /// to a unit), over
     /// step counts that end on the decision refreshes and on the register phases.
     fn check<const W: usize, const K: usize>(t: Avx512Bits, n: usize) {
         let mask = top_mask(n);
@@ -1177,16 +1222,13 @@ mod tests {
                 let got = divsteps3_avx512(&mut vf, &mut vg, &mut vv, &mut vw, steps, vbmi2);
                 let what = if vbmi2 { "VBMI2" } else { "no VBMI2" };
                 assert_eq!(got, want, "delta ({what}), n = {n}, case {case}");
-                let a: Trits<W> = vf.store();
-                assert_eq!(a.get(0), f.get(0), "f_0 ({what}), n = {n}, case {case}");
-                for (name, a, b) in [("v", vv, &v), ("w", vw, &w)] {
-                    let a: Trits<W> = a.store();
-                    assert_eq!(
-                        (a.p, a.m),
-                        (b.p, b.m),
-                        "{name} ({what}), n = {n}, case {case}"
-                    );
-                }
+                same_result(
+                    what,
+                    n,
+                    case,
+                    [&vf.store(), &vv.store(), &vw.store()],
+                    [&f, &v, &w],
+                );
             }
         }
     }
@@ -1205,12 +1247,13 @@ mod tests {
                 &mut vf, &mut vg, &mut vv, &mut vw, steps, mask,
             );
             assert_eq!(got, want, "delta, n = {n}, case {case}");
-            let a: Trits<W> = vf.store();
-            assert_eq!(a.get(0), f.get(0), "f_0, n = {n}, case {case}");
-            for (name, a, b) in [("v", vv, &v), ("w", vw, &w)] {
-                let a: Trits<W> = a.store();
-                assert_eq!((a.p, a.m), (b.p, b.m), "{name}, n = {n}, case {case}");
-            }
+            same_result(
+                "AVX2",
+                n,
+                case,
+                [&vf.store(), &vv.store(), &vw.store()],
+                [&f, &v, &w],
+            );
         }
     }
 
