@@ -1151,9 +1151,9 @@ mod tests {
     }
 
     /// Inputs of the loop tests: `(case, [f, g, v, w], steps)` for random and degenerate
-    /// polynomials (zero, constant, `f_0 = 0`, a long run of `g_0 = 0`), over step counts that
-    /// end at `edges` (the ends of the loop's batches or phases) and at random places.
-    /// An `f_0 = 0` becomes 2: the callers pass `f_0 != 0` (the loops rely on it).
+    /// polynomials (zero apart from `f_0`, constant, `f_0 = 2`, a long run of `g_0 = 0`), over
+    /// step counts that end at `edges` (the ends of the loop's batches or phases) and at random
+    /// places. Every `f` has `f_0 != 0`, as the callers guarantee (the loops rely on it).
     fn cases<const W: usize>(
         n: usize,
         seed: u64,
@@ -1203,8 +1203,8 @@ mod tests {
 
     /// The AVX-512 loop ([`divsteps3_stepwise`]) with and without the VBMI2 shifts against the
     /// generic steps on words, comparing what the callers read (`delta`, `f_0 · v`; and `w` up
-    /// to a unit), over
-    /// step counts that end on the decision refreshes and on the register phases.
+    /// to a unit), over step counts that end on the decision refreshes and on the register
+    /// phases.
     fn check<const W: usize, const K: usize>(t: Avx512Bits, n: usize) {
         let mask = top_mask(n);
         let mut all = cases::<W>(n, 0x2545_f491_4f6c_dd1d, [64, 65]);
