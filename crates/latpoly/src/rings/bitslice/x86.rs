@@ -278,7 +278,7 @@ impl Reg for __m256i {
 ///   a step, so during step `s` (from 0) their register `j` is zero while `s + 1 < 256 j`
 ///   (`R::WORDS = 4`: 256 bits a register);
 /// * of `f` and `g` only the coefficients that can still reach position 0 matter (the callers
-///   read `f_0`, `v` and `delta`): coefficient `i` at the start of step `s` reaches it
+///   read `f_0 · v` and `delta`): coefficient `i` at the start of step `s` reaches it
 ///   after `i` more steps, so register `j` is dead once `256 j > steps - s`. A dead register
 ///   keeps stale bits; the one-bit shift of `g` moves them to position `256 j - 1` of the
 ///   register below, which is dead from the next step on as well.
@@ -551,6 +551,9 @@ impl<R: Reg, const K: usize> TritOps for VTrits<R, K> {
         steps: usize,
         top_mask: u64,
     ) -> i32 {
+        // both register loops take one-sided swaps, which rely on f_0 != 0 (the callers'
+        // contract, see `TritOps::divsteps`)
+        debug_assert!(f.c0() != 0);
         R::divsteps3::<K>(f, g, v, w, steps, top_mask)
     }
 }
@@ -610,8 +613,6 @@ fn divsteps3_avx512<const K: usize>(
         f.mask[K - 1].store(&mut words[..8]);
         words[4..8].iter().all(|&x| x == 0)
     };
-    // the one-sided swaps of `divsteps3_stepwise` rely on f_0 != 0 (the callers' contract)
-    debug_assert!(f.c0() != 0);
     #[cfg(debug_assertions)]
     for x in [&*v, &*w] {
         // the phases of `divsteps3_stepwise` assume v and w start below coefficient 1
