@@ -61,6 +61,8 @@ mod r2_avx512;
 #[cfg(target_arch = "x86_64")]
 mod r2_clmul;
 mod reference;
+#[cfg(target_arch = "x86_64")]
+mod s3_vnni;
 mod toom;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -434,6 +436,23 @@ impl Backend {
         let _ = p;
     }
 
+    /// `out = a · b mod (3, Phi_n)` in `{0, 1, 2}` for `a`, `b` with coefficients in
+    /// `{0, 1, 2}` (the integer product's coefficients are below `4 n < 2^13`): on the AVX-512
+    /// backend a schoolbook convolution with VNNI where the CPU has it (`s3_vnni.rs`),
+    /// otherwise the Toom-4 product mod `2^13` and the fold of `poly_mod_3_Phi_n`.
+    fn s3_mul_small(self, p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
+        #[cfg(target_arch = "x86_64")]
+        if matches!(self, Backend::Avx512(_))
+            && s3_vnni::S3Vnni::try_new()
+                .and_then(|v| v.s3_mul(a, b, out))
+                .is_some()
+        {
+            return;
+        }
+        self.mul_modq(p, a, b, out, 1 << 13);
+        reference::mod_3_phi_n(out);
+    }
+
     /// The 16-lane Toom-4 kernel where the AVX-512 backend runs it instead of its own: for
     /// `n` = 677 and 701, whose limbs of 192 coefficients split into leaves of 48 with 16 lanes
     /// (63 leaves) but of 32 with 32 lanes (126 leaves, four groups of every per-leaf
@@ -653,11 +672,11 @@ pub(crate) mod kem {
     }
 
     /// `poly_S3_mul` for `a`, `b` with coefficients in `{0, 1, 2}`: the integer product's
-    /// coefficients are below `4 n < 2^13`, so the product mod `2^13` is exact.
+    /// coefficients are below `4 n < 2^13`, so the product mod `2^13` is exact (and so are
+    /// the 32-bit sums of the VNNI convolution, see `Backend::s3_mul_small`).
     pub(crate) fn s3_mul(p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         check(p, &[a.len(), b.len(), out.len()]);
-        default_backend().mul_modq(p, a, b, out, 1 << 13);
-        reference::mod_3_phi_n(out);
+        default_backend().s3_mul_small(p, a, b, out);
     }
 
     /// Slots for operands prepared once and multiplied several times (the evaluated,

@@ -1,0 +1,351 @@
+//! The KEMs' `S_3` product (`poly_S3_mul` of two polynomials with coefficients in
+//! `{0, 1, 2}`, the one product of NTRU decapsulation whose operands are both small) as a
+//! schoolbook cyclic convolution on AVX-512 VNNI.
+//!
+//! `vpdpbusd` multiplies 64 unsigned bytes by 64 signed bytes and adds each group of four
+//! products to a 32-bit lane: 64 multiply-adds per instruction, which on Intel's server cores
+//! issue two a cycle. The integer product of two polynomials with coefficients in `{0, 1, 2}`
+//! has coefficients below `4 n < 2^12`, so bytes in and 32-bit sums out are exact, and the
+//! `n^2 / 64` instructions of the whole schoolbook product (7,310 for `n = 677`) cost less than
+//! the Toom-4 multiplier's evaluation, leaves, transposes and interpolation, which the `S_3`
+//! product otherwise runs with `q = 2^13`.
+//!
+//! The layout, with `ã_i = a_{-i mod n}` (so that `c_k = Σ_i ã_i b_{(k + i) mod n}`, both
+//! indices ascending):
+//! - `ã` as bytes, four to a 32-bit word, zero beyond `n`; word `m` is broadcast to all lanes;
+//! - for every multiple of four `4 g`, a vector `V_g` of the 16 sliding windows of four bytes
+//!   of `b` (cyclically extended) starting at `4 g, 4 g + 1, ..., 4 g + 15` (one `vpermb` each);
+//! - the 16 outputs `c_{16 t .. 16 t + 16}` are then `Σ_m vpdpbusd(ã word m, V_{4 t + m})`:
+//!   every load is an aligned vector, and a pass keeps 16-26 blocks of outputs in registers,
+//!   one broadcast and one folded load per `vpdpbusd`.
+//!
+//! The fold mod `Phi_n` and the reduction mod 3 (a multiply-high by `⌈2^16 / 3⌉`) finish in
+//! vectors. Everything depends on `n` alone: no data-dependent branch or index, and the
+//! instructions used run in data-independent time. (Valgrind cannot execute AVX-512, so the
+//! constant-time test of decapsulation runs the Toom-4 multiplier under `LATPOLY_ISA=avx2`; as
+//! `r2_avx512.rs`, this path is taken only on the AVX-512 backend.)
+//!
+//! Measured on the Intel Emerald Rapids host of the twenty-eighth session: the convolution loop
+//! of `n = 677` takes 1.29 µs against the 1.26 µs of its 7,310 instructions at two a cycle
+//! (2.9 GHz); see docs/BENCH.md for the whole product and decapsulation.
+
+#![allow(unsafe_code)]
+
+use super::fast::with_workspace;
+use core::arch::x86_64::*;
+
+/// Proof that the CPU runs the AVX-512 subsets used here: F, BW, VNNI (`vpdpbusd`) and VBMI
+/// (`vpermb`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct S3Vnni(());
+
+impl S3Vnni {
+    pub(crate) fn try_new() -> Option<Self> {
+        (is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vnni")
+            && is_x86_feature_detected!("avx512vbmi"))
+        .then_some(Self(()))
+    }
+
+    /// `out = a · b mod (3, Phi_n)` with coefficients in `{0, 1, 2}`, for `a`, `b` with
+    /// coefficients in `{0, 1, 2}` (debug-asserted; larger ones give wrong results, never
+    /// undefined behaviour): the reference `poly_S3_mul`'s result. `None` when `n` is not an
+    /// NTRU degree or the lengths differ.
+    pub(crate) fn s3_mul(self, a: &[u16], b: &[u16], out: &mut [u16]) -> Option<()> {
+        let n = out.len();
+        if a.len() != n || b.len() != n {
+            return None;
+        }
+        debug_assert!(a.iter().chain(b).all(|&x| x <= 2));
+        let lay = Layout::new(n)?;
+        with_workspace(lay.total / 2, |ws| {
+            // SAFETY: a `u16` workspace viewed as its bytes (alignment 1, every bit pattern
+            // valid), for the duration of the borrow.
+            let ws = unsafe {
+                core::slice::from_raw_parts_mut(ws.as_mut_ptr().cast::<u8>(), ws.len() * 2)
+            };
+            // SAFETY: the token proves the features the entry point enables.
+            unsafe { tf_s3_mul(lay, a, b, out, ws) }
+        });
+        Some(())
+    }
+}
+
+/// Sizes and workspace regions (bytes, each a multiple of 64) for degree `n`.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    n: usize,
+    /// Output blocks of 16 coefficients, `⌈n / 16⌉`.
+    t: usize,
+    /// Broadcast words of four coefficients of `ã`, `⌈n / 4⌉`.
+    m: usize,
+    /// Window vectors `V_g`, `g < 4 t + m`.
+    nv: usize,
+    /// Region lengths: windows, extended `b`, staged `a`, `ã`, 32-bit sums.
+    vv: usize,
+    bext: usize,
+    stage: usize,
+    at: usize,
+    sums: usize,
+    total: usize,
+}
+
+/// Bytes of zeros in front of the staged `a`, read by the reversal of the last chunks of `ã`.
+const PREFIX: usize = 128;
+
+impl Layout {
+    fn new(n: usize) -> Option<Self> {
+        if !matches!(n, 509 | 677 | 701 | 821) {
+            return None;
+        }
+        let (t, m) = (n.div_ceil(16), n.div_ceil(4));
+        let nv = 4 * t + m;
+        let round = |x: usize| x.div_ceil(64) * 64;
+        // three copies of b's bytes, written 32 at a time; the windows read up to
+        // 4 (nv - 1) + 64 <= 3 n
+        debug_assert!(4 * (nv - 1) + 64 <= 3 * n);
+        let bext = round(2 * n + n.div_ceil(32) * 32);
+        let stage = round(PREFIX + n.div_ceil(32) * 32 + 1);
+        let at = round(4 * m);
+        let sums = 64 * (t + 1);
+        let vv = 64 * nv;
+        Some(Layout {
+            n,
+            t,
+            m,
+            nv,
+            vv,
+            bext,
+            stage,
+            at,
+            sums,
+            total: vv + bext + stage + at + sums,
+        })
+    }
+}
+
+/// Lane mask of the first `k` of 32 16-bit lanes.
+fn lanes16(k: usize) -> __mmask32 {
+    if k >= 32 {
+        !0
+    } else {
+        (1u32 << k) - 1
+    }
+}
+
+/// Writes the low bytes of `x` (`n` words) to `dst` 32 at a time (up to `32 ⌈n / 32⌉` bytes,
+/// zeros past `n`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn bytes_of(x: &[u16], dst: &mut [u8]) {
+    let n = x.len();
+    assert!(dst.len() >= n.div_ceil(32) * 32);
+    for k in (0..n).step_by(32) {
+        // SAFETY: the masked load reads only `x[k..min(k + 32, n)]`; the store writes
+        // `dst[k..k + 32]`, in bounds by the assertion.
+        unsafe {
+            let v = _mm512_maskz_loadu_epi16(lanes16(n - k), x.as_ptr().add(k).cast());
+            _mm256_storeu_si256(dst.as_mut_ptr().add(k).cast(), _mm512_cvtepi16_epi8(v));
+        }
+    }
+}
+
+/// One pass of the convolution: output blocks `t0 .. t0 + R` in registers, `m` broadcast
+/// words, sums to `sums` (block `t` at bytes `64 t`).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn pass<const R: usize>(t0: usize, m: usize, at: &[u8], vv: &[u8], sums: &mut [u8]) {
+    assert!(at.len() >= 4 * m && vv.len() >= 64 * (4 * (t0 + R - 1) + m));
+    assert!(sums.len() >= 64 * (t0 + R));
+    let mut acc = [_mm512_setzero_si512(); R];
+    let vp = vv.as_ptr().cast::<__m512i>();
+    for mi in 0..m {
+        // SAFETY: word `mi < m` of `at` and vectors `4 (t0 + k) + mi <= 4 (t0 + R - 1) + m - 1`
+        // of `vv`, in bounds by the assertions.
+        unsafe {
+            let w = at.as_ptr().add(4 * mi).cast::<i32>().read_unaligned();
+            let bc = _mm512_set1_epi32(w);
+            let base = vp.add(4 * t0 + mi);
+            for (k, a) in acc.iter_mut().enumerate() {
+                *a = _mm512_dpbusd_epi32(*a, bc, _mm512_loadu_si512(base.add(4 * k).cast()));
+            }
+        }
+    }
+    for (k, a) in acc.iter().enumerate() {
+        // SAFETY: bytes `64 (t0 + k) .. + 64` of `sums`, in bounds by the assertion.
+        unsafe { _mm512_storeu_si512(sums.as_mut_ptr().add(64 * (t0 + k)).cast(), *a) };
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx512vbmi")]
+fn tf_s3_mul(lay: Layout, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u8]) {
+    let n = lay.n;
+    let ws = &mut ws[..lay.total];
+    let (vv, ws) = ws.split_at_mut(lay.vv);
+    let (bext, ws) = ws.split_at_mut(lay.bext);
+    let (stage, ws) = ws.split_at_mut(lay.stage);
+    let (at, sums) = ws.split_at_mut(lay.at);
+    debug_assert_eq!(sums.len(), lay.sums);
+
+    // b, cyclically extended: three copies (each copy's zeros past n overwritten by the next)
+    for j in 0..3 {
+        bytes_of(b, &mut bext[j * n..]);
+    }
+    // the windows: lane l of V_g holds bytes 4 g + l .. 4 g + l + 3. The index vectors go
+    // through `black_box`: with constant indices the compiler replaces each `vpermb` by six
+    // unpacks and inserts, which made this loop a third of the product.
+    let win: [u8; 64] = core::hint::black_box(core::array::from_fn(|x| (x / 4 + x % 4) as u8));
+    let rev: [u8; 64] = core::hint::black_box(core::array::from_fn(|x| (63 - x) as u8));
+    // SAFETY: plain loads of 64-byte arrays.
+    let (win, rev) = unsafe {
+        (
+            _mm512_loadu_si512(win.as_ptr().cast()),
+            _mm512_loadu_si512(rev.as_ptr().cast()),
+        )
+    };
+    assert!(4 * (lay.nv - 1) + 64 <= bext.len() && vv.len() == 64 * lay.nv);
+    for g in 0..lay.nv {
+        // SAFETY: bytes 4 g .. 4 g + 64 of `bext` and 64 g .. 64 g + 64 of `vv`, in bounds by
+        // the assertion.
+        unsafe {
+            let x = _mm512_loadu_si512(bext.as_ptr().add(4 * g).cast());
+            let v = _mm512_permutexvar_epi8(win, x);
+            _mm512_storeu_si512(vv.as_mut_ptr().add(64 * g).cast(), v);
+        }
+    }
+
+    // ã_i = stage[PREFIX + n - i]: stage holds zeros, then a_1 .. a_{n-1} at PREFIX + 1 ..,
+    // a_0 at PREFIX + n; so ã_0 = a_0, ã_i = a_{n-i}, and ã_i = 0 for n <= i < 4 m
+    stage[..PREFIX].fill(0);
+    bytes_of(a, &mut stage[PREFIX..]);
+    stage[PREFIX] = 0;
+    stage[PREFIX + n] = a[0] as u8;
+    let chunks = (4 * lay.m).div_ceil(64);
+    // chunk c reverses stage[PREFIX + n - 64 c - 63 ..= PREFIX + n - 64 c]
+    assert!(64 * (chunks - 1) + 63 <= PREFIX + n && PREFIX + n < stage.len());
+    assert!(at.len() >= 64 * chunks);
+    for c in 0..chunks {
+        // SAFETY: the 64 bytes read and written are in bounds by the assertions.
+        unsafe {
+            let src = stage.as_ptr().add(PREFIX + n - 64 * c - 63);
+            let v = _mm512_permutexvar_epi8(rev, _mm512_loadu_si512(src.cast()));
+            _mm512_storeu_si512(at.as_mut_ptr().add(64 * c).cast(), v);
+        }
+    }
+
+    match lay.t {
+        32 => {
+            pass::<16>(0, lay.m, at, vv, sums);
+            pass::<16>(16, lay.m, at, vv, sums);
+        }
+        43 => {
+            pass::<22>(0, lay.m, at, vv, sums);
+            pass::<21>(22, lay.m, at, vv, sums);
+        }
+        44 => {
+            pass::<22>(0, lay.m, at, vv, sums);
+            pass::<22>(22, lay.m, at, vv, sums);
+        }
+        _ => {
+            debug_assert_eq!(lay.t, 52);
+            pass::<26>(0, lay.m, at, vv, sums);
+            pass::<26>(26, lay.m, at, vv, sums);
+        }
+    }
+
+    // out_k = (c_k + 2 c_{n-1}) mod 3 (poly_mod_3_Phi_n); c_k + 2 c_{n-1} < 12 n < 2^15
+    let last = i32::from_le_bytes(sums[4 * (n - 1)..4 * n].try_into().unwrap());
+    assert!(sums.len() >= 4 * 32 * n.div_ceil(32));
+    let (twice, third) = (_mm512_set1_epi32(2 * last), _mm512_set1_epi16(21846));
+    for k in (0..n).step_by(32) {
+        // SAFETY: sums[4 k .. 4 k + 128] is in bounds by the assertion; the masked store
+        // writes only out[k..min(k + 32, n)].
+        unsafe {
+            let p = sums.as_ptr().add(4 * k);
+            let lo = _mm512_add_epi32(_mm512_loadu_si512(p.cast()), twice);
+            let hi = _mm512_add_epi32(_mm512_loadu_si512(p.add(64).cast()), twice);
+            let x = _mm512_inserti64x4::<1>(
+                _mm512_castsi256_si512(_mm512_cvtepi32_epi16(lo)),
+                _mm512_cvtepi32_epi16(hi),
+            );
+            let q = _mm512_mulhi_epu16(x, third);
+            let r = _mm512_sub_epi16(x, _mm512_add_epi16(q, _mm512_add_epi16(q, q)));
+            _mm512_mask_storeu_epi16(out.as_mut_ptr().add(k).cast(), lanes16(n - k), r);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reference;
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn expected(a: &[u16], b: &[u16]) -> Vec<u16> {
+        let mut r = vec![0u16; a.len()];
+        reference::rq_mul(a, b, &mut r);
+        reference::mod_3_phi_n(&mut r);
+        r
+    }
+
+    /// Random, extreme and monomial operands against the reference product, every degree.
+    #[test]
+    fn matches_reference() {
+        let Some(v) = S3Vnni::try_new() else {
+            eprintln!("skipped: this CPU lacks AVX-512 VNNI/VBMI");
+            return;
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(28);
+        for n in [509, 677, 701, 821] {
+            let mut cases: Vec<(Vec<u16>, Vec<u16>)> = vec![
+                (vec![0; n], vec![0; n]),
+                (vec![2; n], vec![2; n]),
+                (vec![1; n], vec![2; n]),
+            ];
+            for _ in 0..40 {
+                let a = (0..n).map(|_| rng.gen_range(0..3)).collect();
+                let b = (0..n).map(|_| rng.gen_range(0..3)).collect();
+                cases.push((a, b));
+            }
+            // monomials at the ends and inside: every index path of ã and the windows
+            for (i, j) in [
+                (0, 0),
+                (0, n - 1),
+                (n - 1, 0),
+                (n - 1, n - 1),
+                (1, n - 2),
+                (5, 17),
+            ] {
+                let (mut a, mut b) = (vec![0u16; n], vec![0u16; n]);
+                a[i] = 2;
+                b[j] = 1;
+                cases.push((a, b));
+            }
+            for i in 0..n {
+                let (mut a, mut b) = (vec![0u16; n], vec![0u16; n]);
+                a[i] = 1;
+                b[(3 * i + 1) % n] = 2;
+                cases.push((a, b));
+            }
+            for (a, b) in &cases {
+                let mut out = vec![7u16; n];
+                v.s3_mul(a, b, &mut out).unwrap();
+                assert_eq!(out, expected(a, b), "n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_other_shapes() {
+        let Some(v) = S3Vnni::try_new() else {
+            eprintln!("skipped: this CPU lacks AVX-512 VNNI/VBMI");
+            return;
+        };
+        let (a, mut out) = (vec![0u16; 512], vec![0u16; 512]);
+        assert!(v.s3_mul(&a, &a, &mut out).is_none());
+        let (a, b, mut out) = (vec![0u16; 509], vec![0u16; 508], vec![0u16; 509]);
+        assert!(v.s3_mul(&a, &b, &mut out).is_none());
+    }
+}
