@@ -674,6 +674,52 @@ impl Bfv {
         })
     }
 
+    /// A ciphertext from its polynomials, as [`BfvCiphertext::parts`] gives them (for example
+    /// after storing or sending each with [`RnsPoly::to_bytes`]): 2 or 3 of them
+    /// ([`Error::InvalidArgument`] otherwise), each of this instance's context
+    /// ([`Error::ContextMismatch`] otherwise). Parts in NTT form are brought to coefficient
+    /// form.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::rns::RnsPoly;
+    /// use latpoly::sampling::Sampler;
+    /// use latpoly::Error;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([3; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[7; 16], &mut rng)?;
+    /// // serialize, then rebuild
+    /// let bytes: Vec<Vec<u8>> = c.parts().iter().map(|p| p.to_bytes()).collect();
+    /// let parts = bytes
+    ///     .iter()
+    ///     .map(|b| RnsPoly::from_bytes_in(bfv.context(), b))
+    ///     .collect::<Result<Vec<_>, _>>()?;
+    /// let back = bfv.ciphertext_from_parts(parts)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &back)?, vec![7; 16]);
+    /// // one polynomial is not a ciphertext; a polynomial of another instance is refused
+    /// assert!(matches!(
+    ///     bfv.ciphertext_from_parts(vec![c.parts()[0].clone()]),
+    ///     Err(Error::InvalidArgument(_))
+    /// ));
+    /// let other = Bfv::new(BfvParams::new(16, 30, 2, 257)?)?; // a Q of two primes
+    /// assert!(matches!(
+    ///     other.ciphertext_from_parts(c.parts().to_vec()),
+    ///     Err(Error::ContextMismatch)
+    /// ));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn ciphertext_from_parts(&self, parts: Vec<RnsPoly>) -> Result<BfvCiphertext> {
+        let mut c = BfvCiphertext { c: parts };
+        self.check_ct(&c)?;
+        for p in &mut c.c {
+            if p.representation() == Representation::Ntt {
+                p.to_coeff();
+            }
+        }
+        Ok(c)
+    }
+
     fn check_key_ctx(&self, p: &RnsPoly) -> Result<()> {
         if !p.context().same_as(&self.q) {
             return Err(Error::ContextMismatch);
