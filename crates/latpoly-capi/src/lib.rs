@@ -14,6 +14,8 @@
 #![allow(non_camel_case_types)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod he;
+
 use latpoly::rns::{Representation, RnsContext, RnsPoly};
 use latpoly::{Error, NttPlan};
 use std::ffi::{c_char, c_int};
@@ -44,7 +46,7 @@ pub enum latpoly_status {
     Internal = 8,
 }
 
-fn status_of(e: &Error) -> latpoly_status {
+pub(crate) fn status_of(e: &Error) -> latpoly_status {
     match e {
         Error::LengthMismatch { .. } => latpoly_status::LengthMismatch,
         Error::CoefficientOutOfRange { .. } => latpoly_status::OutOfRange,
@@ -55,9 +57,9 @@ fn status_of(e: &Error) -> latpoly_status {
     }
 }
 
-type CResult = Result<(), latpoly_status>;
+pub(crate) type CResult = Result<(), latpoly_status>;
 
-fn guard(f: impl FnOnce() -> CResult) -> latpoly_status {
+pub(crate) fn guard(f: impl FnOnce() -> CResult) -> latpoly_status {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => latpoly_status::Ok,
         Ok(Err(s)) => s,
@@ -65,13 +67,13 @@ fn guard(f: impl FnOnce() -> CResult) -> latpoly_status {
     }
 }
 
-fn lift<T>(r: latpoly::Result<T>) -> Result<T, latpoly_status> {
+pub(crate) fn lift<T>(r: latpoly::Result<T>) -> Result<T, latpoly_status> {
     r.map_err(|e| status_of(&e))
 }
 
-const TAG_PLAN: u64 = 0x6c70_6e74_7470_6c6e; // "lpnttpln"
-const TAG_CTX: u64 = 0x6c70_726e_7363_7478; // "lprnsctx"
-const TAG_POLY: u64 = 0x6c70_726e_7370_6f6c; // "lprnspol"
+pub(crate) const TAG_PLAN: u64 = 0x6c70_6e74_7470_6c6e; // "lpnttpln"
+pub(crate) const TAG_CTX: u64 = 0x6c70_726e_7363_7478; // "lprnsctx"
+pub(crate) const TAG_POLY: u64 = 0x6c70_726e_7370_6f6c; // "lprnspol"
 
 /// cbindgen:ignore
 #[repr(C)]
@@ -98,7 +100,7 @@ pub struct latpoly_rns_poly {
 ///
 /// # Safety
 /// `p` must be NULL or point to a live handle created by this library (of any type).
-unsafe fn handle<'a, T>(p: *const T, tag: u64) -> Result<&'a T, latpoly_status> {
+pub(crate) unsafe fn handle<'a, T>(p: *const T, tag: u64) -> Result<&'a T, latpoly_status> {
     if p.is_null() {
         return Err(latpoly_status::NullPointer);
     }
@@ -114,7 +116,7 @@ unsafe fn handle<'a, T>(p: *const T, tag: u64) -> Result<&'a T, latpoly_status> 
 
 /// # Safety
 /// As [`handle`], for mutable access with no other live reference.
-unsafe fn handle_mut<'a, T>(p: *mut T, tag: u64) -> Result<&'a mut T, latpoly_status> {
+pub(crate) unsafe fn handle_mut<'a, T>(p: *mut T, tag: u64) -> Result<&'a mut T, latpoly_status> {
     // SAFETY: forwarded contract.
     unsafe { handle(p as *const T, tag)? };
     // SAFETY: checked above; the caller guarantees exclusive access.
@@ -123,7 +125,7 @@ unsafe fn handle_mut<'a, T>(p: *mut T, tag: u64) -> Result<&'a mut T, latpoly_st
 
 /// # Safety
 /// `p` must be NULL or valid for reads of `len` elements.
-unsafe fn slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T], latpoly_status> {
+pub(crate) unsafe fn slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T], latpoly_status> {
     if p.is_null() {
         return Err(latpoly_status::NullPointer);
     }
@@ -133,7 +135,10 @@ unsafe fn slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T], latpoly_statu
 
 /// # Safety
 /// `p` must be NULL or valid for reads and writes of `len` elements, not aliased.
-unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> Result<&'a mut [T], latpoly_status> {
+pub(crate) unsafe fn slice_mut<'a, T>(
+    p: *mut T,
+    len: usize,
+) -> Result<&'a mut [T], latpoly_status> {
     if p.is_null() {
         return Err(latpoly_status::NullPointer);
     }
@@ -143,7 +148,7 @@ unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> Result<&'a mut [T], latpoly
 
 /// # Safety
 /// `out` must be NULL or valid for one pointer write.
-unsafe fn put<T>(out: *mut *mut T, v: T) -> CResult {
+pub(crate) unsafe fn put<T>(out: *mut *mut T, v: T) -> CResult {
     if out.is_null() {
         return Err(latpoly_status::NullPointer);
     }
@@ -606,6 +611,291 @@ pub unsafe extern "C" fn latpoly_rns_poly_multiply(
     out: *mut *mut latpoly_rns_poly,
 ) -> latpoly_status {
     binary(a, b, out, |x, y| x.multiply(y))
+}
+
+/// Boxes a context handle for `ctx` into `*out`.
+///
+/// # Safety
+/// `out` NULL or valid for one pointer write.
+pub(crate) unsafe fn put_context(
+    out: *mut *mut latpoly_rns_context,
+    ctx: Arc<RnsContext>,
+) -> CResult {
+    // SAFETY: forwarded contract.
+    unsafe { put(out, latpoly_rns_context { tag: TAG_CTX, ctx }) }
+}
+
+/// # Safety
+/// `out` NULL or valid for one pointer write.
+unsafe fn put_poly(out: *mut *mut latpoly_rns_poly, poly: RnsPoly) -> CResult {
+    // SAFETY: forwarded contract.
+    unsafe {
+        put(
+            out,
+            latpoly_rns_poly {
+                tag: TAG_POLY,
+                poly,
+            },
+        )
+    }
+}
+
+/// The degree `n`, the number of primes and the bytes an integer coefficient mod `Q` needs
+/// (`ceil(bits(Q) / 8)`, the smallest `width` of [`latpoly_rns_poly_to_integers`]); any output
+/// pointer may be NULL.
+///
+/// # Safety
+/// `ctx` NULL or live; each non-NULL output valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_context_info(
+    ctx: *const latpoly_rns_context,
+    n: *mut usize,
+    count: *mut usize,
+    modulus_bytes: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let c = unsafe { handle(ctx, TAG_CTX)? };
+        let bytes = (c.ctx.modulus().bits() as usize).div_ceil(8);
+        for (p, v) in [
+            (n, c.ctx.n()),
+            (count, c.ctx.moduli().len()),
+            (modulus_bytes, bytes),
+        ] {
+            if !p.is_null() {
+                // SAFETY: non-NULL and writable by contract.
+                unsafe { *p = v };
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Copies the `count` primes of the context to `out`.
+///
+/// # Safety
+/// `ctx` NULL or live; `out` valid for `count` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_context_moduli(
+    ctx: *const latpoly_rns_context,
+    out: *mut u64,
+    count: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (c, o) = unsafe { (handle(ctx, TAG_CTX)?, slice_mut(out, count)?) };
+        let m = c.ctx.moduli();
+        if m.len() != count {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        for (o, q) in o.iter_mut().zip(m) {
+            *o = *q;
+        }
+        Ok(())
+    })
+}
+
+/// A coefficient-form polynomial from `len = n` signed coefficients (reduced mod every prime),
+/// e.g. the output of the `latpoly_sampler_*` calls.
+///
+/// # Safety
+/// `ctx` NULL or live; `coeffs` valid for `len` reads; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_from_i64(
+    ctx: *const latpoly_rns_context,
+    coeffs: *const i64,
+    len: usize,
+    out: *mut *mut latpoly_rns_poly,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (c, d) = unsafe { (handle(ctx, TAG_CTX)?, slice(coeffs, len)?) };
+        let poly = lift(RnsPoly::from_i64s(&c.ctx, d))?;
+        // SAFETY: contract of this function.
+        unsafe { put_poly(out, poly) }
+    })
+}
+
+/// `*out = a - b` (same context and representation).
+///
+/// # Safety
+/// As [`latpoly_rns_poly_add`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_sub(
+    a: *const latpoly_rns_poly,
+    b: *const latpoly_rns_poly,
+    out: *mut *mut latpoly_rns_poly,
+) -> latpoly_status {
+    binary(a, b, out, |x, y| x.sub(y))
+}
+
+/// `*out = c · a` for a signed 64-bit `c` (either representation; the result has `a`'s).
+///
+/// # Safety
+/// `a` NULL or live; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_scalar_mul(
+    a: *const latpoly_rns_poly,
+    c: i64,
+    out: *mut *mut latpoly_rns_poly,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let x = unsafe { handle(a, TAG_POLY)? };
+        let poly = x.poly.scalar_mul_i64(c);
+        // SAFETY: contract of this function.
+        unsafe { put_poly(out, poly) }
+    })
+}
+
+/// The exact integer coefficients (CRT to `Z_Q`) as `n` little-endian integers of `width`
+/// bytes each (`len = n · width`): in `[0, Q)` when `centered` is zero, else in
+/// `(-Q/2, Q/2]` as two's complement. `width` below the context's `modulus_bytes`
+/// ([`latpoly_rns_context_info`]) gives `LATPOLY_STATUS_INVALID_PARAMETER`. A polynomial in NTT
+/// form is converted on a copy.
+///
+/// # Safety
+/// `poly` NULL or live; `out` valid for `len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_to_integers(
+    poly: *const latpoly_rns_poly,
+    centered: c_int,
+    out: *mut u8,
+    width: usize,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (p, o) = unsafe { (handle(poly, TAG_POLY)?, slice_mut(out, len)?) };
+        let ctx = p.poly.context();
+        if width == 0 || width < (ctx.modulus().bits() as usize).div_ceil(8) {
+            return Err(latpoly_status::InvalidParameter);
+        }
+        if Some(len) != ctx.n().checked_mul(width) {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        if centered != 0 {
+            for (chunk, v) in o.chunks_exact_mut(width).zip(p.poly.to_centered_bigints()) {
+                let b = v.to_signed_bytes_le();
+                let fill = if v.sign() == num_bigint::Sign::Minus {
+                    0xff
+                } else {
+                    0
+                };
+                chunk.fill(fill);
+                chunk[..b.len()].copy_from_slice(&b);
+            }
+        } else {
+            for (chunk, v) in o.chunks_exact_mut(width).zip(p.poly.to_biguints()) {
+                let b = v.to_bytes_le();
+                chunk.fill(0);
+                chunk[..b.len()].copy_from_slice(&b);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// A coefficient-form polynomial from `n` little-endian integers of `width` bytes each
+/// (`len = n · width`; any `width >= 1`), unsigned when `is_signed` is zero, else two's
+/// complement; each is reduced mod `Q` (the inverse of [`latpoly_rns_poly_to_integers`]).
+///
+/// # Safety
+/// `ctx` NULL or live; `data` valid for `len` reads; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_from_integers(
+    ctx: *const latpoly_rns_context,
+    data: *const u8,
+    width: usize,
+    len: usize,
+    is_signed: c_int,
+    out: *mut *mut latpoly_rns_poly,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (c, d) = unsafe { (handle(ctx, TAG_CTX)?, slice(data, len)?) };
+        if width == 0 {
+            return Err(latpoly_status::InvalidParameter);
+        }
+        if Some(len) != c.ctx.n().checked_mul(width) {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        let ints: Vec<num_bigint::BigInt> = d
+            .chunks_exact(width)
+            .map(|b| {
+                if is_signed != 0 {
+                    num_bigint::BigInt::from_signed_bytes_le(b)
+                } else {
+                    num_bigint::BigUint::from_bytes_le(b).into()
+                }
+            })
+            .collect();
+        let poly = lift(RnsPoly::from_bigints(&c.ctx, &ints))?;
+        // SAFETY: contract of this function.
+        unsafe { put_poly(out, poly) }
+    })
+}
+
+/// The length in bytes of [`latpoly_rns_poly_to_bytes`]'s encoding of `poly`, to `*len`.
+///
+/// # Safety
+/// `poly` NULL or live; `len` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_serialized_len(
+    poly: *const latpoly_rns_poly,
+    len: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let p = unsafe { handle(poly, TAG_POLY)? };
+        if len.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { *len = p.poly.serialized_len() };
+        Ok(())
+    })
+}
+
+/// Serializes `poly` (its degree, primes, representation and residues; the format of
+/// `latpoly::serialize`) into the `len` bytes at `out`; `len` must equal
+/// [`latpoly_rns_poly_serialized_len`].
+///
+/// # Safety
+/// `poly` NULL or live; `out` valid for `len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_to_bytes(
+    poly: *const latpoly_rns_poly,
+    out: *mut u8,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (p, o) = unsafe { (handle(poly, TAG_POLY)?, slice_mut(out, len)?) };
+        copy_out(o, &p.poly.to_bytes())
+    })
+}
+
+/// Reads a polynomial serialized by [`latpoly_rns_poly_to_bytes`] into the context `ctx`:
+/// malformed data gives `LATPOLY_STATUS_MALFORMED`, a polynomial of other parameters
+/// `LATPOLY_STATUS_HANDLE_MISMATCH`.
+///
+/// # Safety
+/// `ctx` NULL or live; `data` valid for `len` reads; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_from_bytes(
+    ctx: *const latpoly_rns_context,
+    data: *const u8,
+    len: usize,
+    out: *mut *mut latpoly_rns_poly,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (c, d) = unsafe { (handle(ctx, TAG_CTX)?, slice(data, len)?) };
+        let poly = lift(RnsPoly::from_bytes_in(&c.ctx, d))?;
+        // SAFETY: contract of this function.
+        unsafe { put_poly(out, poly) }
+    })
 }
 
 /// Looks a KEM up by its NUL-terminated name (e.g. `"NTRU+KEM576"`).
@@ -1435,5 +1725,96 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// Exact integers through the C ABI at the edges: `Q - 1` and `-(Q - 1) / 2` (the
+    /// centred extremes), `width` exactly the modulus bytes and wider (sign extension), values
+    /// above `Q` and negative ones reduced on the way in.
+    #[test]
+    fn integers_at_the_edges() {
+        use num_bigint::{BigInt, BigUint};
+        let n = 8usize;
+        let moduli = latpoly::primes::ntt_primes(40, n, 2).unwrap();
+        let mut ctx: *mut latpoly_rns_context = core::ptr::null_mut();
+        // SAFETY: valid pointers and lengths.
+        let st = unsafe { latpoly_rns_context_new(n, moduli.as_ptr(), 2, &mut ctx) };
+        assert_eq!(st, latpoly_status::Ok);
+        let q = BigUint::from(moduli[0]) * moduli[1];
+        let mut width = 0usize;
+        // SAFETY: live context, NULL outputs allowed.
+        let st = unsafe {
+            latpoly_rns_context_info(
+                ctx,
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                &mut width,
+            )
+        };
+        assert_eq!((st, width), (latpoly_status::Ok, 10)); // Q of 80 bits
+        let qi = BigInt::from(q.clone());
+        let half: BigInt = (&qi - 1) / 2;
+        let values: Vec<BigInt> = vec![
+            &qi - 1,
+            -half.clone(),
+            half.clone(),
+            BigInt::from(-1),
+            BigInt::from(0),
+            &qi + 5,        // reduced to 5
+            -(&qi) * 3 - 2, // reduced to Q - 2
+            BigInt::from(1) << 100,
+        ];
+        for w in [width, width + 6] {
+            let data: Vec<u8> = values
+                .iter()
+                .flat_map(|v| {
+                    let mut b = v.to_signed_bytes_le();
+                    let fill = if v.sign() == num_bigint::Sign::Minus {
+                        0xff
+                    } else {
+                        0
+                    };
+                    b.resize(14, fill);
+                    b
+                })
+                .collect();
+            let mut p: *mut latpoly_rns_poly = core::ptr::null_mut();
+            // SAFETY: valid pointers, 8 integers of 14 bytes.
+            let st = unsafe {
+                latpoly_rns_poly_from_integers(ctx, data.as_ptr(), 14, 8 * 14, 1, &mut p)
+            };
+            assert_eq!(st, latpoly_status::Ok);
+            let want: Vec<BigUint> = values
+                .iter()
+                .map(|v| ((v % &qi + &qi) % &qi).to_biguint().unwrap())
+                .collect();
+            let mut out = vec![0u8; n * w];
+            // SAFETY: live polynomial, buffer of n * w bytes.
+            let st = unsafe { latpoly_rns_poly_to_integers(p, 0, out.as_mut_ptr(), w, n * w) };
+            assert_eq!(st, latpoly_status::Ok);
+            let got: Vec<BigUint> = out.chunks(w).map(BigUint::from_bytes_le).collect();
+            assert_eq!(got, want, "width {w}");
+            // centred: in (-Q/2, Q/2], two's complement of w bytes
+            // SAFETY: as above.
+            let st = unsafe { latpoly_rns_poly_to_integers(p, 1, out.as_mut_ptr(), w, n * w) };
+            assert_eq!(st, latpoly_status::Ok);
+            let got: Vec<BigInt> = out.chunks(w).map(BigInt::from_signed_bytes_le).collect();
+            for (g, u) in got.iter().zip(&want) {
+                let u = BigInt::from(u.clone());
+                let c = if u > half { u - &qi } else { u };
+                assert_eq!(g, &c);
+            }
+            // one byte short of the modulus is refused, nothing written
+            out.fill(0xaa);
+            // SAFETY: as above.
+            let st = unsafe {
+                latpoly_rns_poly_to_integers(p, 1, out.as_mut_ptr(), width - 1, n * (width - 1))
+            };
+            assert_eq!(st, latpoly_status::InvalidParameter);
+            assert!(out.iter().all(|&b| b == 0xaa));
+            // SAFETY: created above, freed once.
+            unsafe { latpoly_rns_poly_free(p) };
+        }
+        // SAFETY: created above, freed once.
+        unsafe { latpoly_rns_context_free(ctx) };
     }
 }

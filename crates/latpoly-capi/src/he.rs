@@ -1,0 +1,1033 @@
+//! The C ABI of the samplers and the schemes: `latpoly_sampler` (seedable, constant-time
+//! samplers), `latpoly_bfv` (the FV/BFV scheme on RNS contexts) and `latpoly_lpr` (LPR RLWE
+//! encryption), with the conventions of the crate root: every call returns a
+//! [`latpoly_status`], handles carry a type tag, panics are caught at the boundary.
+
+use crate::{
+    guard, handle, handle_mut, latpoly_rns_context, latpoly_rns_poly, latpoly_status, lift, put,
+    slice, slice_mut, TAG_CTX, TAG_POLY,
+};
+use latpoly::he::bfv::{Bfv, BfvCiphertext, BfvKeys, BfvParams};
+use latpoly::he::lpr::{Lpr, LprParams, LprPublicKey, LprSecretKey};
+use latpoly::rns::RnsPoly;
+use latpoly::sampling::Sampler;
+
+const TAG_SAMPLER: u64 = 0x6c70_7361_6d70_6c72; // "lpsamplr"
+const TAG_BFV: u64 = 0x6c70_6266_7663_7478; // "lpbfvctx"
+const TAG_BFV_KEYS: u64 = 0x6c70_6266_766b_6579; // "lpbfvkey"
+const TAG_BFV_CT: u64 = 0x6c70_6266_7663_7478 ^ 0xff; // "lpbfvctx" with its last byte flipped
+const TAG_LPR: u64 = 0x6c70_6c70_7263_7478; // "lplprctx"
+const TAG_LPR_PK: u64 = 0x6c70_6c70_7270_6b5f; // "lplprpk_"
+const TAG_LPR_SK: u64 = 0x6c70_6c70_7273_6b5f; // "lplprsk_"
+
+/// cbindgen:ignore
+#[repr(C)]
+pub struct latpoly_sampler {
+    tag: u64,
+    s: Sampler,
+}
+
+/// cbindgen:ignore
+#[repr(C)]
+pub struct latpoly_bfv {
+    tag: u64,
+    bfv: Bfv,
+}
+
+/// cbindgen:ignore
+#[repr(C)]
+pub struct latpoly_bfv_keys {
+    tag: u64,
+    keys: BfvKeys,
+}
+
+/// cbindgen:ignore
+#[repr(C)]
+pub struct latpoly_bfv_ciphertext {
+    tag: u64,
+    ct: BfvCiphertext,
+}
+
+/// cbindgen:ignore
+#[repr(C)]
+pub struct latpoly_lpr {
+    tag: u64,
+    lpr: Lpr,
+}
+
+/// cbindgen:ignore
+#[repr(C)]
+pub struct latpoly_lpr_public_key {
+    tag: u64,
+    pk: LprPublicKey,
+}
+
+/// cbindgen:ignore
+#[repr(C)]
+pub struct latpoly_lpr_secret_key {
+    tag: u64,
+    sk: LprSecretKey,
+}
+
+/// Releases a boxed handle after clearing its tag (NULL is ignored).
+///
+/// # Safety
+/// `p` must be NULL or a handle of type `T` from this library, not freed before.
+unsafe fn free_handle<T>(p: *mut T, clear_tag: impl FnOnce(&mut T)) {
+    if !p.is_null() {
+        // SAFETY: created by Box::into_raw in this library and not freed before.
+        let mut b = unsafe { Box::from_raw(p) };
+        clear_tag(&mut b);
+    }
+}
+
+// ----- samplers
+
+/// Creates a sampler: ChaCha20 seeded with the 32 bytes at `seed`, or from the operating
+/// system's random source when `seed` is NULL. Samplers are deterministic for a given seed
+/// (the same calls give the same values on every machine and backend) and constant time.
+///
+/// # Safety
+/// `seed` NULL or valid for 32 reads; `out` valid for one pointer write; free the result with
+/// [`latpoly_sampler_free`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sampler_new(
+    seed: *const u8,
+    out: *mut *mut latpoly_sampler,
+) -> latpoly_status {
+    guard(|| {
+        let s = if seed.is_null() {
+            Sampler::new()
+        } else {
+            // SAFETY: contract of this function.
+            let bytes = unsafe { slice(seed, 32)? };
+            Sampler::from_seed(bytes.try_into().expect("32 bytes"))
+        };
+        // SAFETY: contract of this function.
+        unsafe {
+            put(
+                out,
+                latpoly_sampler {
+                    tag: TAG_SAMPLER,
+                    s,
+                },
+            )
+        }
+    })
+}
+
+/// Releases a sampler (NULL is ignored); its state is wiped.
+///
+/// # Safety
+/// `sampler` must be NULL or a sampler from [`latpoly_sampler_new`] not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sampler_free(sampler: *mut latpoly_sampler) {
+    // SAFETY: contract of this function.
+    unsafe { free_handle(sampler, |b| b.tag = 0) }
+}
+
+/// Runs `f` on the sampler and an output buffer of `n` elements.
+///
+/// # Safety
+/// `sampler` NULL or live and not used concurrently; `out` NULL or valid for `n` writes.
+unsafe fn fill<T: Copy>(
+    sampler: *mut latpoly_sampler,
+    out: *mut T,
+    n: usize,
+    f: impl FnOnce(&mut Sampler) -> latpoly::Result<Vec<T>>,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (s, o) = unsafe { (handle_mut(sampler, TAG_SAMPLER)?, slice_mut(out, n)?) };
+        o.copy_from_slice(&lift(f(&mut s.s))?);
+        Ok(())
+    })
+}
+
+/// `n` values uniform in `[0, q)` (`q >= 1`).
+///
+/// # Safety
+/// `sampler` NULL or live, not used concurrently; `out` valid for `n` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sampler_uniform(
+    sampler: *mut latpoly_sampler,
+    q: u64,
+    out: *mut u64,
+    n: usize,
+) -> latpoly_status {
+    // SAFETY: forwarded contract.
+    unsafe { fill(sampler, out, n, |s| s.uniform(n, q)) }
+}
+
+/// `n` values uniform in `[-bound, bound]`.
+///
+/// # Safety
+/// As [`latpoly_sampler_uniform`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sampler_bounded(
+    sampler: *mut latpoly_sampler,
+    bound: u64,
+    out: *mut i64,
+    n: usize,
+) -> latpoly_status {
+    // SAFETY: forwarded contract.
+    unsafe { fill(sampler, out, n, |s| s.bounded(n, bound)) }
+}
+
+/// `n` values of the centred binomial distribution `CBD_eta` (`1 <= eta <= 32`).
+///
+/// # Safety
+/// As [`latpoly_sampler_uniform`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sampler_cbd(
+    sampler: *mut latpoly_sampler,
+    eta: u32,
+    out: *mut i64,
+    n: usize,
+) -> latpoly_status {
+    // SAFETY: forwarded contract.
+    unsafe { fill(sampler, out, n, |s| s.cbd(n, eta)) }
+}
+
+/// `n` values of the discrete Gaussian of standard deviation `sigma` (constant-time table
+/// sampler; `sigma` positive and at most the library's table limit).
+///
+/// # Safety
+/// As [`latpoly_sampler_uniform`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sampler_gaussian(
+    sampler: *mut latpoly_sampler,
+    sigma: f64,
+    out: *mut i64,
+    n: usize,
+) -> latpoly_status {
+    // SAFETY: forwarded contract.
+    unsafe { fill(sampler, out, n, |s| s.gaussian(n, sigma)) }
+}
+
+/// `n` values uniform in `{-1, 0, 1}`.
+///
+/// # Safety
+/// As [`latpoly_sampler_uniform`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sampler_ternary(
+    sampler: *mut latpoly_sampler,
+    out: *mut i64,
+    n: usize,
+) -> latpoly_status {
+    // SAFETY: forwarded contract.
+    unsafe { fill(sampler, out, n, |s| Ok(s.ternary(n))) }
+}
+
+/// `n` values in `{-1, 0, 1}` with exactly `weight` nonzero ones (`weight <= n`).
+///
+/// # Safety
+/// As [`latpoly_sampler_uniform`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sampler_ternary_fixed(
+    sampler: *mut latpoly_sampler,
+    weight: usize,
+    out: *mut i64,
+    n: usize,
+) -> latpoly_status {
+    // SAFETY: forwarded contract.
+    unsafe { fill(sampler, out, n, |s| s.ternary_fixed(n, weight)) }
+}
+
+// The distributions of [`latpoly_sampler_poly`] (plain integer constants rather than a C enum:
+// an out-of-range value from C is then an error, not undefined behaviour).
+/// Uniform mod `Q`, coefficient form (`param` ignored).
+pub const LATPOLY_DISTRIBUTION_UNIFORM: u32 = 0;
+/// Uniform mod `Q`, drawn directly in NTT form (`param` ignored).
+pub const LATPOLY_DISTRIBUTION_UNIFORM_NTT: u32 = 1;
+/// Uniform in `{-1, 0, 1}` (`param` ignored).
+pub const LATPOLY_DISTRIBUTION_TERNARY: u32 = 2;
+/// `{-1, 0, 1}` with exactly `param` nonzero coefficients.
+pub const LATPOLY_DISTRIBUTION_TERNARY_FIXED: u32 = 3;
+/// Discrete Gaussian of standard deviation `param`.
+pub const LATPOLY_DISTRIBUTION_GAUSSIAN: u32 = 4;
+/// Centred binomial `CBD_eta`, `eta = param`.
+pub const LATPOLY_DISTRIBUTION_CBD: u32 = 5;
+/// Uniform in `[-param, param]`.
+pub const LATPOLY_DISTRIBUTION_BOUNDED: u32 = 6;
+
+/// `param` as a whole number (`LATPOLY_STATUS_INVALID_PARAMETER` if it is not one).
+fn whole(param: f64) -> Result<u64, latpoly_status> {
+    if param >= 0.0 && param.fract() == 0.0 && param < 2f64.powi(63) {
+        Ok(param as u64)
+    } else {
+        Err(latpoly_status::InvalidParameter)
+    }
+}
+
+/// A new polynomial of the context `ctx` with coefficients from distribution `kind` (one of
+/// the `LATPOLY_DISTRIBUTION_*` constants; another value gives
+/// `LATPOLY_STATUS_INVALID_PARAMETER`), parameter `param` the weight, `sigma`, `eta` or bound
+/// (whole numbers where the distribution counts), in coefficient form except for
+/// `LATPOLY_DISTRIBUTION_UNIFORM_NTT`.
+///
+/// # Safety
+/// `sampler` NULL or live, not used concurrently; `ctx` NULL or live; `out` valid for one
+/// pointer write; free the result with `latpoly_rns_poly_free`.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_sampler_poly(
+    sampler: *mut latpoly_sampler,
+    ctx: *const latpoly_rns_context,
+    kind: u32,
+    param: f64,
+    out: *mut *mut latpoly_rns_poly,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (s, c) = unsafe { (handle_mut(sampler, TAG_SAMPLER)?, handle(ctx, TAG_CTX)?) };
+        let (s, ctx) = (&mut s.s, &c.ctx);
+        let poly = match kind {
+            LATPOLY_DISTRIBUTION_UNIFORM => s.uniform_poly(ctx),
+            LATPOLY_DISTRIBUTION_UNIFORM_NTT => s.uniform_poly_ntt(ctx),
+            LATPOLY_DISTRIBUTION_TERNARY => s.ternary_poly(ctx),
+            LATPOLY_DISTRIBUTION_TERNARY_FIXED => {
+                let w =
+                    usize::try_from(whole(param)?).map_err(|_| latpoly_status::InvalidParameter)?;
+                lift(s.ternary_fixed_poly(ctx, w))?
+            }
+            LATPOLY_DISTRIBUTION_GAUSSIAN => lift(s.gaussian_poly(ctx, param))?,
+            LATPOLY_DISTRIBUTION_CBD => {
+                let eta =
+                    u32::try_from(whole(param)?).map_err(|_| latpoly_status::InvalidParameter)?;
+                lift(s.cbd_poly(ctx, eta))?
+            }
+            LATPOLY_DISTRIBUTION_BOUNDED => lift(s.bounded_poly(ctx, whole(param)?))?,
+            _ => return Err(latpoly_status::InvalidParameter),
+        };
+        // SAFETY: contract of this function.
+        unsafe {
+            put(
+                out,
+                latpoly_rns_poly {
+                    tag: TAG_POLY,
+                    poly,
+                },
+            )
+        }
+    })
+}
+
+// ----- BFV
+
+/// Creates a BFV instance: degree `n` (a power of two), the `count` distinct NTT primes of
+/// `Q` at `moduli` (below `2^62`, `1 mod 2n`; `latpoly_ntt_primes` finds them), plaintext
+/// modulus `t` (at least 2, coprime to `Q`) and error standard deviation `sigma` (3.19 as in
+/// SEAL and OpenFHE). Invalid parameters give `LATPOLY_STATUS_INVALID_PARAMETER`.
+///
+/// # Safety
+/// `moduli` valid for `count` reads; `out` valid for one pointer write; free the result with
+/// [`latpoly_bfv_free`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_new(
+    n: usize,
+    moduli: *const u64,
+    count: usize,
+    t: u64,
+    sigma: f64,
+    out: *mut *mut latpoly_bfv,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let moduli = unsafe { slice(moduli, count)? }.to_vec();
+        let bfv = lift(Bfv::new(BfvParams {
+            n,
+            moduli,
+            t,
+            sigma,
+        }))?;
+        // SAFETY: contract of this function.
+        unsafe { put(out, latpoly_bfv { tag: TAG_BFV, bfv }) }
+    })
+}
+
+/// Releases a BFV instance (NULL is ignored). Keys and ciphertexts made with it stay valid
+/// but can only be used with an instance of the same parameters.
+///
+/// # Safety
+/// `bfv` must be NULL or an instance from [`latpoly_bfv_new`] not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_free(bfv: *mut latpoly_bfv) {
+    // SAFETY: contract of this function.
+    unsafe { free_handle(bfv, |b| b.tag = 0) }
+}
+
+/// A new handle of the instance's RNS context (the basis `Q` of its ciphertexts), for
+/// `latpoly_rns_poly_*` calls on ciphertext parts; free it with `latpoly_rns_context_free`.
+///
+/// # Safety
+/// `bfv` NULL or live; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_context(
+    bfv: *const latpoly_bfv,
+    out: *mut *mut latpoly_rns_context,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let b = unsafe { handle(bfv, TAG_BFV)? };
+        let ctx = std::sync::Arc::clone(b.bfv.context());
+        // SAFETY: contract of this function.
+        unsafe { crate::put_context(out, ctx) }
+    })
+}
+
+/// Generates a secret key, a public key and a relinearization key.
+///
+/// # Safety
+/// `bfv` NULL or live; `sampler` NULL or live, not used concurrently; `out` valid for one
+/// pointer write; free the result with [`latpoly_bfv_keys_free`] (which wipes the secret).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_keygen(
+    bfv: *const latpoly_bfv,
+    sampler: *mut latpoly_sampler,
+    out: *mut *mut latpoly_bfv_keys,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, s) = unsafe { (handle(bfv, TAG_BFV)?, handle_mut(sampler, TAG_SAMPLER)?) };
+        let keys = lift(b.bfv.keygen(&mut s.s))?;
+        // SAFETY: contract of this function.
+        unsafe {
+            put(
+                out,
+                latpoly_bfv_keys {
+                    tag: TAG_BFV_KEYS,
+                    keys,
+                },
+            )
+        }
+    })
+}
+
+/// Releases a key set (NULL is ignored); the secret key is wiped.
+///
+/// # Safety
+/// `keys` must be NULL or a key set from [`latpoly_bfv_keygen`] not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_keys_free(keys: *mut latpoly_bfv_keys) {
+    // SAFETY: contract of this function.
+    unsafe { free_handle(keys, |b| b.tag = 0) }
+}
+
+/// Releases a ciphertext (NULL is ignored).
+///
+/// # Safety
+/// `ct` must be NULL or a ciphertext from this library not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_ciphertext_free(ct: *mut latpoly_bfv_ciphertext) {
+    // SAFETY: contract of this function.
+    unsafe { free_handle(ct, |b| b.tag = 0) }
+}
+
+/// # Safety
+/// `out` NULL or valid for one pointer write.
+unsafe fn put_ct(out: *mut *mut latpoly_bfv_ciphertext, ct: BfvCiphertext) -> crate::CResult {
+    // SAFETY: forwarded contract.
+    unsafe {
+        put(
+            out,
+            latpoly_bfv_ciphertext {
+                tag: TAG_BFV_CT,
+                ct,
+            },
+        )
+    }
+}
+
+/// Encrypts the `len = n` plaintext coefficients at `m` (each below `t`) under the public key
+/// of `keys`.
+///
+/// # Safety
+/// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `m` valid for
+/// `len` reads; `out` valid for one pointer write (free with [`latpoly_bfv_ciphertext_free`]).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_encrypt(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    sampler: *mut latpoly_sampler,
+    m: *const u64,
+    len: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, k, s, m) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle_mut(sampler, TAG_SAMPLER)?,
+                slice(m, len)?,
+            )
+        };
+        let ct = lift(b.bfv.encrypt(&k.keys.public, m, &mut s.s))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, ct) }
+    })
+}
+
+/// Decrypts `ct` (2 or 3 parts) with the secret key of `keys` into the `len = n` values at
+/// `m` (each below `t`).
+///
+/// # Safety
+/// `bfv`, `keys`, `ct` NULL or live; `m` valid for `len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_decrypt(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    ct: *const latpoly_bfv_ciphertext,
+    m: *mut u64,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, k, c, m) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle(ct, TAG_BFV_CT)?,
+                slice_mut(m, len)?,
+            )
+        };
+        if m.len() != b.bfv.params().n {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        m.copy_from_slice(&lift(b.bfv.decrypt(&k.keys.secret, &c.ct))?);
+        Ok(())
+    })
+}
+
+/// The remaining noise budget of `ct` in bits (0: decryption may already fail), written to
+/// `*bits`.
+///
+/// # Safety
+/// `bfv`, `keys`, `ct` NULL or live; `bits` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_noise_budget(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    ct: *const latpoly_bfv_ciphertext,
+    bits: *mut u32,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, k, c) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle(ct, TAG_BFV_CT)?,
+            )
+        };
+        if bits.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
+        let v = lift(b.bfv.noise_budget(&k.keys.secret, &c.ct))?;
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { *bits = v };
+        Ok(())
+    })
+}
+
+/// A BFV operation on two ciphertexts into a new one.
+///
+/// # Safety
+/// Handles NULL or live; `out` valid for one pointer write.
+unsafe fn ct_binary(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    b: *const latpoly_bfv_ciphertext,
+    out: *mut *mut latpoly_bfv_ciphertext,
+    f: impl FnOnce(&Bfv, &BfvCiphertext, &BfvCiphertext) -> latpoly::Result<BfvCiphertext>,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let (h, x, y) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(a, TAG_BFV_CT)?,
+                handle(b, TAG_BFV_CT)?,
+            )
+        };
+        let ct = lift(f(&h.bfv, &x.ct, &y.ct))?;
+        // SAFETY: forwarded contract.
+        unsafe { put_ct(out, ct) }
+    })
+}
+
+/// `*out = a + b` (plaintexts add mod `t`).
+///
+/// # Safety
+/// `bfv`, `a`, `b` NULL or live; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_add(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    b: *const latpoly_bfv_ciphertext,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    // SAFETY: forwarded contract.
+    unsafe { ct_binary(bfv, a, b, out, |h, x, y| h.add(x, y)) }
+}
+
+/// `*out = a - b`.
+///
+/// # Safety
+/// As [`latpoly_bfv_add`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_sub(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    b: *const latpoly_bfv_ciphertext,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    // SAFETY: forwarded contract.
+    unsafe { ct_binary(bfv, a, b, out, |h, x, y| h.sub(x, y)) }
+}
+
+/// `*out = a · b` without relinearization (3 parts; plaintexts multiply in
+/// `Z_t[x]/(x^n + 1)`).
+///
+/// # Safety
+/// As [`latpoly_bfv_add`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_multiply(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    b: *const latpoly_bfv_ciphertext,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    // SAFETY: forwarded contract.
+    unsafe { ct_binary(bfv, a, b, out, |h, x, y| h.multiply(x, y)) }
+}
+
+/// `*out = a · b` relinearized with the relinearization key of `keys` (2 parts).
+///
+/// # Safety
+/// `bfv`, `keys`, `a`, `b` NULL or live; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_multiply_relin(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    a: *const latpoly_bfv_ciphertext,
+    b: *const latpoly_bfv_ciphertext,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (h, k, x, y) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle(a, TAG_BFV_CT)?,
+                handle(b, TAG_BFV_CT)?,
+            )
+        };
+        let r = lift(h.bfv.multiply_relin(&x.ct, &y.ct, &k.keys.relin))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, r) }
+    })
+}
+
+/// `*out` = `ct` relinearized (3 parts to 2; a 2-part ciphertext is copied).
+///
+/// # Safety
+/// `bfv`, `keys`, `ct` NULL or live; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_relinearize(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    ct: *const latpoly_bfv_ciphertext,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (h, k, c) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle(ct, TAG_BFV_CT)?,
+            )
+        };
+        let r = lift(h.bfv.relinearize(&c.ct, &k.keys.relin))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, r) }
+    })
+}
+
+/// `*out = a + m` for the `len = n` plaintext coefficients at `m` (each below `t`).
+///
+/// # Safety
+/// `bfv`, `a` NULL or live; `m` valid for `len` reads; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_add_plain(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    m: *const u64,
+    len: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (h, c, m) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(a, TAG_BFV_CT)?,
+                slice(m, len)?,
+            )
+        };
+        let r = lift(h.bfv.add_plain(&c.ct, m))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, r) }
+    })
+}
+
+/// The number of polynomials of `ct` (2, or 3 after [`latpoly_bfv_multiply`]) to `*parts`.
+///
+/// # Safety
+/// `ct` NULL or live; `parts` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_ciphertext_len(
+    ct: *const latpoly_bfv_ciphertext,
+    parts: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let c = unsafe { handle(ct, TAG_BFV_CT)? };
+        if parts.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
+        // SAFETY: non-NULL and writable by contract.
+        unsafe { *parts = c.ct.len() };
+        Ok(())
+    })
+}
+
+/// A copy of polynomial `index` of `ct` (coefficient form, the instance's context), e.g. to
+/// serialize it with `latpoly_rns_poly_to_bytes`; `index` past the last part gives
+/// `LATPOLY_STATUS_INVALID_PARAMETER`.
+///
+/// # Safety
+/// `ct` NULL or live; `out` valid for one pointer write (free with `latpoly_rns_poly_free`).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_ciphertext_part(
+    ct: *const latpoly_bfv_ciphertext,
+    index: usize,
+    out: *mut *mut latpoly_rns_poly,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let c = unsafe { handle(ct, TAG_BFV_CT)? };
+        let poly =
+            c.ct.parts()
+                .get(index)
+                .ok_or(latpoly_status::InvalidParameter)?
+                .clone();
+        // SAFETY: contract of this function.
+        unsafe {
+            put(
+                out,
+                latpoly_rns_poly {
+                    tag: TAG_POLY,
+                    poly,
+                },
+            )
+        }
+    })
+}
+
+/// A ciphertext of `bfv` from `count` (2 or 3) polynomials of its context (e.g. read back
+/// with `latpoly_rns_poly_from_bytes`); parts in NTT form are converted. The parts are copied:
+/// the caller still owns and frees them.
+///
+/// # Safety
+/// `bfv` NULL or live; `parts` valid for `count` reads, each NULL or a live polynomial; `out`
+/// valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_ciphertext_from_parts(
+    bfv: *const latpoly_bfv,
+    parts: *const *const latpoly_rns_poly,
+    count: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (h, ps) = unsafe { (handle(bfv, TAG_BFV)?, slice(parts, count)?) };
+        let mut polys: Vec<RnsPoly> = Vec::with_capacity(count);
+        for &p in ps {
+            // SAFETY: contract of this function (each entry NULL or live).
+            polys.push(unsafe { handle(p, TAG_POLY)? }.poly.clone());
+        }
+        let ct = lift(h.bfv.ciphertext_from_parts(polys))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, ct) }
+    })
+}
+
+// ----- LPR
+
+/// Creates an LPR (RLWE public-key encryption) instance with the parameters of the NFLlib
+/// paper: `n = 256` or `512` (`q = 12289`, Gaussian `sigma = 3.19`), or `n = 1024` (the larger
+/// set of `latpoly::he::lpr::LprParams::n1024`). Messages are `n / 8` bytes (one bit per
+/// coefficient); ciphertexts and public keys are `2 n` values below `q`.
+///
+/// # Safety
+/// `out` valid for one pointer write; free the result with [`latpoly_lpr_free`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_new(n: usize, out: *mut *mut latpoly_lpr) -> latpoly_status {
+    guard(|| {
+        let params = match n {
+            256 => LprParams::n256(),
+            512 => LprParams::n512(),
+            1024 => LprParams::n1024(),
+            _ => return Err(latpoly_status::InvalidParameter),
+        };
+        let lpr = lift(Lpr::new(params))?;
+        // SAFETY: contract of this function.
+        unsafe { put(out, latpoly_lpr { tag: TAG_LPR, lpr }) }
+    })
+}
+
+/// Releases an LPR instance (NULL is ignored).
+///
+/// # Safety
+/// `lpr` must be NULL or an instance from [`latpoly_lpr_new`] not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_free(lpr: *mut latpoly_lpr) {
+    // SAFETY: contract of this function.
+    unsafe { free_handle(lpr, |b| b.tag = 0) }
+}
+
+/// The degree `n`, the modulus `q` and the message length in bytes (any output pointer may be
+/// NULL).
+///
+/// # Safety
+/// `lpr` NULL or live; each non-NULL output valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_sizes(
+    lpr: *const latpoly_lpr,
+    n: *mut usize,
+    q: *mut u64,
+    message_bytes: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let l = unsafe { handle(lpr, TAG_LPR)? };
+        let p = l.lpr.params();
+        // SAFETY: each non-NULL pointer is writable by contract.
+        unsafe {
+            if !n.is_null() {
+                *n = p.n;
+            }
+            if !q.is_null() {
+                *q = p.q;
+            }
+            if !message_bytes.is_null() {
+                *message_bytes = l.lpr.message_len();
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Generates a key pair; free the results with [`latpoly_lpr_public_key_free`] and
+/// [`latpoly_lpr_secret_key_free`] (which wipes the secret).
+///
+/// # Safety
+/// `lpr` NULL or live; `sampler` NULL or live, not used concurrently; `pk`, `sk` valid for one
+/// pointer write each.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_keygen(
+    lpr: *const latpoly_lpr,
+    sampler: *mut latpoly_sampler,
+    pk: *mut *mut latpoly_lpr_public_key,
+    sk: *mut *mut latpoly_lpr_secret_key,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (l, s) = unsafe { (handle(lpr, TAG_LPR)?, handle_mut(sampler, TAG_SAMPLER)?) };
+        if pk.is_null() || sk.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
+        let (p, k) = lift(l.lpr.keygen(&mut s.s))?;
+        // SAFETY: contract of this function (both checked non-NULL above).
+        unsafe {
+            put(
+                pk,
+                latpoly_lpr_public_key {
+                    tag: TAG_LPR_PK,
+                    pk: p,
+                },
+            )?;
+            put(
+                sk,
+                latpoly_lpr_secret_key {
+                    tag: TAG_LPR_SK,
+                    sk: k,
+                },
+            )
+        }
+    })
+}
+
+/// Releases a public key (NULL is ignored).
+///
+/// # Safety
+/// `pk` must be NULL or a public key from this library not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_public_key_free(pk: *mut latpoly_lpr_public_key) {
+    // SAFETY: contract of this function.
+    unsafe { free_handle(pk, |b| b.tag = 0) }
+}
+
+/// Releases a secret key (NULL is ignored); it is wiped.
+///
+/// # Safety
+/// `sk` must be NULL or a secret key from this library not freed before.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_secret_key_free(sk: *mut latpoly_lpr_secret_key) {
+    // SAFETY: contract of this function.
+    unsafe { free_handle(sk, |b| b.tag = 0) }
+}
+
+/// Writes the public key `(a, b)` as `len = 2 n` values below `q` (`a` first) to `out`.
+///
+/// # Safety
+/// `pk` NULL or live; `out` valid for `len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_public_key_export(
+    pk: *const latpoly_lpr_public_key,
+    out: *mut u16,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (k, o) = unsafe { (handle(pk, TAG_LPR_PK)?, slice_mut(out, len)?) };
+        let (a, b) = k.pk.parts();
+        if len != a.len() + b.len() {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        o[..a.len()].copy_from_slice(a);
+        o[a.len()..].copy_from_slice(b);
+        Ok(())
+    })
+}
+
+/// A public key of `lpr` from `len = 2 n` values below `q` (as exported).
+///
+/// # Safety
+/// `lpr` NULL or live; `data` valid for `len` reads; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_public_key_import(
+    lpr: *const latpoly_lpr,
+    data: *const u16,
+    len: usize,
+    out: *mut *mut latpoly_lpr_public_key,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (l, d) = unsafe { (handle(lpr, TAG_LPR)?, slice(data, len)?) };
+        let n = l.lpr.params().n;
+        if len != 2 * n {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        let pk = lift(
+            l.lpr
+                .public_key_from_parts(d[..n].to_vec(), d[n..].to_vec()),
+        )?;
+        // SAFETY: contract of this function.
+        unsafe {
+            put(
+                out,
+                latpoly_lpr_public_key {
+                    tag: TAG_LPR_PK,
+                    pk,
+                },
+            )
+        }
+    })
+}
+
+/// Encrypts the `msg_len = n / 8` bytes at `msg` into the `ct_len = 2 n` values at `ct`
+/// (`u` then `v`, each below `q`).
+///
+/// # Safety
+/// `lpr`, `pk` NULL or live; `sampler` NULL or live, not used concurrently; `msg` valid for
+/// `msg_len` reads; `ct` valid for `ct_len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_encrypt(
+    lpr: *const latpoly_lpr,
+    pk: *const latpoly_lpr_public_key,
+    sampler: *mut latpoly_sampler,
+    msg: *const u8,
+    msg_len: usize,
+    ct: *mut u16,
+    ct_len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (l, k, s, m) = unsafe {
+            (
+                handle(lpr, TAG_LPR)?,
+                handle(pk, TAG_LPR_PK)?,
+                handle_mut(sampler, TAG_SAMPLER)?,
+                slice(msg, msg_len)?,
+            )
+        };
+        let n = l.lpr.params().n;
+        if ct.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
+        if ct_len != 2 * n {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        let c = lift(l.lpr.encrypt(&k.pk, m, &mut s.s))?;
+        // SAFETY: contract of this function (`ct` does not alias the inputs read above, which
+        // are no longer used).
+        let o = unsafe { slice_mut(ct, ct_len)? };
+        let (u, v) = c.parts();
+        o[..n].copy_from_slice(u);
+        o[n..].copy_from_slice(v);
+        Ok(())
+    })
+}
+
+/// Decrypts the `ct_len = 2 n` values at `ct` (each below `q`) into the `msg_len = n / 8`
+/// bytes at `msg`.
+///
+/// # Safety
+/// `lpr`, `sk` NULL or live; `ct` valid for `ct_len` reads; `msg` valid for `msg_len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_lpr_decrypt(
+    lpr: *const latpoly_lpr,
+    sk: *const latpoly_lpr_secret_key,
+    ct: *const u16,
+    ct_len: usize,
+    msg: *mut u8,
+    msg_len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (l, k, c) = unsafe {
+            (
+                handle(lpr, TAG_LPR)?,
+                handle(sk, TAG_LPR_SK)?,
+                slice(ct, ct_len)?,
+            )
+        };
+        let n = l.lpr.params().n;
+        if ct_len != 2 * n {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        let c = lift(
+            l.lpr
+                .ciphertext_from_parts(c[..n].to_vec(), c[n..].to_vec()),
+        )?;
+        // SAFETY: contract of this function.
+        let m = unsafe { slice_mut(msg, msg_len)? };
+        let mut scratch = l.lpr.scratch();
+        lift(l.lpr.decrypt_into(&k.sk, &c, m, &mut scratch))
+    })
+}

@@ -1,0 +1,322 @@
+/* latpoly from C for homomorphic encryption: samplers, RNS polynomials as exact integers and
+ * bytes, BFV (keys, encrypt, add, multiply, relinearize, decrypt, noise budget, ciphertexts
+ * through bytes) and LPR encryption, each with its error contract.
+ * Build (see scripts/c_examples.sh):
+ *   cc examples/c/he_demo.c -Icrates/latpoly-capi/include target/release/liblatpoly.a -lpthread -ldl -lm
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "latpoly.h"
+
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        latpoly_status s_ = (call);                                                  \
+        if (s_ != LATPOLY_STATUS_OK) {                                               \
+            fprintf(stderr, "%s:%d: %s -> %s\n", __FILE__, __LINE__, #call,          \
+                    latpoly_status_message(s_));                                     \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+#define EXPECT(call, want)                                                           \
+    do {                                                                             \
+        latpoly_status s_ = (call);                                                  \
+        if (s_ != (want)) {                                                          \
+            fprintf(stderr, "%s:%d: %s gave %d, expected %d\n", __FILE__, __LINE__,  \
+                    #call, (int)s_, (int)(want));                                    \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+#define FAIL_IF(cond, what)                                                          \
+    do {                                                                             \
+        if (cond) {                                                                  \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, what);                \
+            return 1;                                                                \
+        }                                                                            \
+    } while (0)
+
+enum { N = 1024, L = 3, T = 65537 };
+
+/* c = a * b in Z_T[x]/(x^N + 1), schoolbook: the reference the decryptions are checked
+ * against. */
+static void plain_mul(const uint64_t *a, const uint64_t *b, uint64_t *c) {
+    for (int k = 0; k < N; k++) c[k] = 0;
+    for (int i = 0; i < N; i++) {
+        for (int j = 0; j < N; j++) {
+            uint64_t p = a[i] * b[j] % T;
+            int k = i + j;
+            if (k < N) c[k] = (c[k] + p) % T;
+            else c[k - N] = (c[k - N] + T - p) % T;
+        }
+    }
+}
+
+/* Samplers and RNS polynomials: small coefficients in, exact integers and bytes out. */
+static int rns_part(latpoly_sampler *rng, latpoly_rns_context *ctx) {
+    size_t n = 0, count = 0, width = 0;
+    CHECK(latpoly_rns_context_info(ctx, &n, &count, &width));
+    FAIL_IF(n != N || count != L || width != 19, "context info"); /* Q of 150 bits */
+    static int64_t e[N];
+    CHECK(latpoly_sampler_gaussian(rng, 3.19, e, N));
+    e[0] = -1; /* Q - 1 in [0, Q), -1 centred */
+    latpoly_rns_poly *p = NULL;
+    CHECK(latpoly_rns_poly_from_i64(ctx, e, N, &p));
+    /* centred integers give the samples back, sign-extended to 24 bytes */
+    static uint8_t ints[N * 24];
+    CHECK(latpoly_rns_poly_to_integers(p, 1, ints, 24, N * 24));
+    for (int i = 0; i < N; i++) {
+        int64_t v;
+        memcpy(&v, ints + 24 * i, 8); /* little-endian host */
+        for (int k = 8; k < 24; k++) FAIL_IF(ints[24 * i + k] != (v < 0 ? 0xff : 0), "sign extension");
+        FAIL_IF(v != e[i], "centred integer");
+    }
+    /* unsigned: -1 is Q - 1, and reading the integers back gives the same polynomial */
+    CHECK(latpoly_rns_poly_to_integers(p, 0, ints, 19, N * 19));
+    latpoly_rns_poly *back = NULL, *diff = NULL;
+    CHECK(latpoly_rns_poly_from_integers(ctx, ints, 19, N * 19, 0, &back));
+    CHECK(latpoly_rns_poly_sub(p, back, &diff));
+    static uint64_t res[L * N];
+    CHECK(latpoly_rns_poly_residues(diff, res, L * N, NULL));
+    for (int i = 0; i < L * N; i++) FAIL_IF(res[i] != 0, "integers round trip");
+    /* bytes round trip */
+    size_t len = 0;
+    CHECK(latpoly_rns_poly_serialized_len(p, &len));
+    uint8_t *bytes = malloc(len);
+    FAIL_IF(bytes == NULL, "malloc");
+    CHECK(latpoly_rns_poly_to_bytes(p, bytes, len));
+    latpoly_rns_poly *read = NULL;
+    CHECK(latpoly_rns_poly_from_bytes(ctx, bytes, len, &read));
+    static uint64_t r2[L * N];
+    CHECK(latpoly_rns_poly_residues(p, res, L * N, NULL));
+    CHECK(latpoly_rns_poly_residues(read, r2, L * N, NULL));
+    FAIL_IF(memcmp(res, r2, sizeof res) != 0, "bytes round trip");
+    /* scalar product: 3 e - e - e - e = 0 */
+    latpoly_rns_poly *three = NULL, *d1 = NULL, *d2 = NULL, *d3 = NULL;
+    CHECK(latpoly_rns_poly_scalar_mul(p, 3, &three));
+    CHECK(latpoly_rns_poly_sub(three, p, &d1));
+    CHECK(latpoly_rns_poly_sub(d1, p, &d2));
+    CHECK(latpoly_rns_poly_sub(d2, p, &d3));
+    CHECK(latpoly_rns_poly_residues(d3, res, L * N, NULL));
+    for (int i = 0; i < L * N; i++) FAIL_IF(res[i] != 0, "scalar_mul");
+    /* sampled polynomials: a ternary one has coefficients in {-1, 0, 1} */
+    latpoly_rns_poly *s = NULL;
+    CHECK(latpoly_sampler_poly(rng, ctx, LATPOLY_DISTRIBUTION_TERNARY_FIXED, 64, &s));
+    CHECK(latpoly_rns_poly_to_integers(s, 1, ints, 19, N * 19));
+    int weight = 0;
+    for (int i = 0; i < N; i++) {
+        int64_t v;
+        memcpy(&v, ints + 19 * i, 8);
+        FAIL_IF(v < -1 || v > 1, "ternary coefficient");
+        weight += v != 0;
+    }
+    FAIL_IF(weight != 64, "ternary weight");
+
+    /* errors */
+    EXPECT(latpoly_rns_poly_to_integers(p, 1, ints, 18, N * 18), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_rns_poly_to_integers(p, 1, ints, 19, N * 19 - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_rns_poly_from_i64(ctx, e, N - 1, &back), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_rns_poly_from_i64(ctx, NULL, N, &back), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_rns_poly_to_bytes(p, bytes, len - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
+    bytes[0] ^= 0xff; /* a wrong magic */
+    EXPECT(latpoly_rns_poly_from_bytes(ctx, bytes, len, &back), LATPOLY_STATUS_MALFORMED);
+    EXPECT(latpoly_sampler_poly(rng, ctx, 99, 0, &back), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_sampler_poly(rng, ctx, LATPOLY_DISTRIBUTION_CBD, 2.5, &back),
+           LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_sampler_uniform(rng, 0, res, N), LATPOLY_STATUS_INVALID_PARAMETER);
+    /* a polynomial handle where a sampler is expected */
+    EXPECT(latpoly_sampler_ternary((latpoly_sampler *)p, e, N), LATPOLY_STATUS_HANDLE_MISMATCH);
+
+    free(bytes);
+    latpoly_rns_poly_free(p);
+    latpoly_rns_poly_free(back);
+    latpoly_rns_poly_free(diff);
+    latpoly_rns_poly_free(read);
+    latpoly_rns_poly_free(three);
+    latpoly_rns_poly_free(d1);
+    latpoly_rns_poly_free(d2);
+    latpoly_rns_poly_free(d3);
+    latpoly_rns_poly_free(s);
+    return 0;
+}
+
+static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
+    latpoly_bfv *bfv = NULL;
+    CHECK(latpoly_bfv_new(N, moduli, L, T, 3.19, &bfv));
+    latpoly_bfv_keys *keys = NULL;
+    CHECK(latpoly_bfv_keygen(bfv, rng, &keys));
+    static uint64_t m1[N], m2[N], want[N], got[N];
+    CHECK(latpoly_sampler_uniform(rng, T, m1, N));
+    CHECK(latpoly_sampler_uniform(rng, T, m2, N));
+    latpoly_bfv_ciphertext *c1 = NULL, *c2 = NULL, *sum = NULL, *prod = NULL, *prod3 = NULL,
+                           *relin = NULL, *rebuilt = NULL, *plus = NULL;
+    CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m1, N, &c1));
+    CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m2, N, &c2));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, c1, got, N));
+    FAIL_IF(memcmp(got, m1, sizeof got) != 0, "decrypt(encrypt(m))");
+    /* sum */
+    CHECK(latpoly_bfv_add(bfv, c1, c2, &sum));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, sum, got, N));
+    for (int i = 0; i < N; i++) FAIL_IF(got[i] != (m1[i] + m2[i]) % T, "add");
+    /* product, relinearized in one call and in two */
+    plain_mul(m1, m2, want);
+    CHECK(latpoly_bfv_multiply_relin(bfv, keys, c1, c2, &prod));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, prod, got, N));
+    FAIL_IF(memcmp(got, want, sizeof got) != 0, "multiply_relin");
+    uint32_t budget = 0, fresh = 0;
+    CHECK(latpoly_bfv_noise_budget(bfv, keys, c1, &fresh));
+    CHECK(latpoly_bfv_noise_budget(bfv, keys, prod, &budget));
+    FAIL_IF(budget == 0 || budget >= fresh, "noise budget");
+    CHECK(latpoly_bfv_multiply(bfv, c1, c2, &prod3));
+    size_t parts = 0;
+    CHECK(latpoly_bfv_ciphertext_len(prod3, &parts));
+    FAIL_IF(parts != 3, "an unrelinearized product has 3 parts");
+    CHECK(latpoly_bfv_relinearize(bfv, keys, prod3, &relin));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, relin, got, N));
+    FAIL_IF(memcmp(got, want, sizeof got) != 0, "relinearize");
+    /* the 3-part ciphertext through bytes, rebuilt in the instance's context */
+    latpoly_rns_context *ctx = NULL;
+    CHECK(latpoly_bfv_context(bfv, &ctx));
+    const latpoly_rns_poly *read[3];
+    latpoly_rns_poly *owned[3] = {NULL, NULL, NULL};
+    for (size_t i = 0; i < parts; i++) {
+        latpoly_rns_poly *part = NULL;
+        CHECK(latpoly_bfv_ciphertext_part(prod3, i, &part));
+        size_t len = 0;
+        CHECK(latpoly_rns_poly_serialized_len(part, &len));
+        uint8_t *bytes = malloc(len);
+        FAIL_IF(bytes == NULL, "malloc");
+        CHECK(latpoly_rns_poly_to_bytes(part, bytes, len));
+        CHECK(latpoly_rns_poly_from_bytes(ctx, bytes, len, &owned[i]));
+        read[i] = owned[i];
+        free(bytes);
+        latpoly_rns_poly_free(part);
+    }
+    CHECK(latpoly_bfv_ciphertext_from_parts(bfv, read, parts, &rebuilt));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, rebuilt, got, N));
+    FAIL_IF(memcmp(got, want, sizeof got) != 0, "ciphertext through bytes");
+    /* plus a plaintext */
+    CHECK(latpoly_bfv_add_plain(bfv, prod, m1, N, &plus));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, plus, got, N));
+    for (int i = 0; i < N; i++) FAIL_IF(got[i] != (want[i] + m1[i]) % T, "add_plain");
+
+    /* errors */
+    latpoly_bfv_ciphertext *x = NULL;
+    m1[5] = T; /* not below t */
+    EXPECT(latpoly_bfv_encrypt(bfv, keys, rng, m1, N, &x), LATPOLY_STATUS_OUT_OF_RANGE);
+    m1[5] = 0;
+    EXPECT(latpoly_bfv_encrypt(bfv, keys, rng, m1, N - 1, &x), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_bfv_decrypt(bfv, keys, c1, got, N + 1), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_bfv_add(bfv, c1, NULL, &x), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_add(bfv, c1, c2, NULL), LATPOLY_STATUS_NULL_POINTER);
+    latpoly_rns_poly *none = NULL; /* 2 parts after relinearization: no part 2 */
+    EXPECT(latpoly_bfv_ciphertext_part(prod, 2, &none), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_ciphertext_from_parts(bfv, read, 1, &x), LATPOLY_STATUS_INVALID_PARAMETER);
+    /* keys where a ciphertext is expected; a ciphertext of other parameters */
+    EXPECT(latpoly_bfv_add(bfv, c1, (const latpoly_bfv_ciphertext *)keys, &x),
+           LATPOLY_STATUS_HANDLE_MISMATCH);
+    latpoly_bfv *small = NULL;
+    CHECK(latpoly_bfv_new(N, moduli, 2, T, 3.19, &small));
+    EXPECT(latpoly_bfv_add(small, c1, c2, &x), LATPOLY_STATUS_HANDLE_MISMATCH);
+    uint64_t composite[3] = {moduli[0], moduli[1], 15};
+    EXPECT(latpoly_bfv_new(N, composite, 3, T, 3.19, &small), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_new(N, moduli, L, T, 0.0, &small), LATPOLY_STATUS_INVALID_PARAMETER);
+    printf("BFV n=%d, %d primes, t=%d: add, multiply, relinearize, bytes: ok (noise budget "
+           "%u -> %u bits)\n", N, L, T, fresh, budget);
+
+    for (size_t i = 0; i < parts; i++) latpoly_rns_poly_free(owned[i]);
+    latpoly_rns_context_free(ctx);
+    latpoly_bfv_ciphertext_free(c1);
+    latpoly_bfv_ciphertext_free(c2);
+    latpoly_bfv_ciphertext_free(sum);
+    latpoly_bfv_ciphertext_free(prod);
+    latpoly_bfv_ciphertext_free(prod3);
+    latpoly_bfv_ciphertext_free(relin);
+    latpoly_bfv_ciphertext_free(rebuilt);
+    latpoly_bfv_ciphertext_free(plus);
+    latpoly_bfv_keys_free(keys);
+    latpoly_bfv_free(small);
+    latpoly_bfv_free(bfv);
+    return 0;
+}
+
+static int lpr_part(latpoly_sampler *rng) {
+    latpoly_lpr *lpr = NULL;
+    CHECK(latpoly_lpr_new(256, &lpr));
+    size_t n = 0, mlen = 0;
+    uint64_t q = 0;
+    CHECK(latpoly_lpr_sizes(lpr, &n, &q, &mlen));
+    FAIL_IF(n != 256 || q != 12289 || mlen != 32, "LPR sizes");
+    latpoly_lpr_public_key *pk = NULL, *pk2 = NULL;
+    latpoly_lpr_secret_key *sk = NULL;
+    CHECK(latpoly_lpr_keygen(lpr, rng, &pk, &sk));
+    /* the public key through its values */
+    static uint16_t pkv[512], ct[512];
+    CHECK(latpoly_lpr_public_key_export(pk, pkv, 512));
+    CHECK(latpoly_lpr_public_key_import(lpr, pkv, 512, &pk2));
+    uint8_t msg[32], out[32];
+    for (int i = 0; i < 32; i++) msg[i] = (uint8_t)(37 * i + 11);
+    CHECK(latpoly_lpr_encrypt(lpr, pk2, rng, msg, 32, ct, 512));
+    CHECK(latpoly_lpr_decrypt(lpr, sk, ct, 512, out, 32));
+    FAIL_IF(memcmp(msg, out, 32) != 0, "LPR round trip");
+
+    /* errors */
+    EXPECT(latpoly_lpr_new(300, &lpr), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_lpr_encrypt(lpr, pk, rng, msg, 31, ct, 512), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_lpr_encrypt(lpr, pk, rng, msg, 32, ct, 511), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_lpr_decrypt(lpr, sk, ct, 512, out, 16), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_lpr_decrypt(lpr, (const latpoly_lpr_secret_key *)pk, ct, 512, out, 32),
+           LATPOLY_STATUS_HANDLE_MISMATCH);
+    ct[7] = 12289; /* not below q */
+    EXPECT(latpoly_lpr_decrypt(lpr, sk, ct, 512, out, 32), LATPOLY_STATUS_OUT_OF_RANGE);
+    pkv[0] = 20000;
+    EXPECT(latpoly_lpr_public_key_import(lpr, pkv, 512, &pk2), LATPOLY_STATUS_OUT_OF_RANGE);
+    EXPECT(latpoly_lpr_keygen(lpr, rng, NULL, &sk), LATPOLY_STATUS_NULL_POINTER);
+    printf("LPR n=256, q=12289: 32-byte message round trip: ok\n");
+
+    latpoly_lpr_public_key_free(pk);
+    latpoly_lpr_public_key_free(pk2);
+    latpoly_lpr_secret_key_free(sk);
+    latpoly_lpr_free(lpr);
+    return 0;
+}
+
+int main(void) {
+    /* seeded samplers repeat themselves; a NULL seed draws from the operating system */
+    uint8_t seed[32] = {7};
+    latpoly_sampler *rng = NULL, *again = NULL, *os = NULL;
+    CHECK(latpoly_sampler_new(seed, &rng));
+    CHECK(latpoly_sampler_new(seed, &again));
+    CHECK(latpoly_sampler_new(NULL, &os));
+    int64_t x[16], y[16];
+    CHECK(latpoly_sampler_cbd(rng, 2, x, 16));
+    CHECK(latpoly_sampler_cbd(again, 2, y, 16));
+    FAIL_IF(memcmp(x, y, sizeof x) != 0, "seeded samplers differ");
+    for (int i = 0; i < 16; i++) FAIL_IF(x[i] < -2 || x[i] > 2, "CBD_2 range");
+    CHECK(latpoly_sampler_bounded(os, 5, x, 16));
+    for (int i = 0; i < 16; i++) FAIL_IF(x[i] < -5 || x[i] > 5, "bounded range");
+    EXPECT(latpoly_sampler_new(seed, NULL), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_sampler_cbd(rng, 2, NULL, 16), LATPOLY_STATUS_NULL_POINTER);
+
+    uint64_t moduli[L];
+    CHECK(latpoly_ntt_primes(50, N, L, moduli));
+    latpoly_rns_context *ctx = NULL;
+    CHECK(latpoly_rns_context_new(N, moduli, L, &ctx));
+    uint64_t got[L];
+    CHECK(latpoly_rns_context_moduli(ctx, got, L));
+    FAIL_IF(memcmp(got, moduli, sizeof got) != 0, "context moduli");
+    EXPECT(latpoly_rns_context_moduli(ctx, got, L - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
+
+    if (rns_part(rng, ctx) != 0) return 1;
+    if (bfv_part(rng, moduli) != 0) return 1;
+    if (lpr_part(rng) != 0) return 1;
+
+    latpoly_rns_context_free(ctx);
+    latpoly_sampler_free(rng);
+    latpoly_sampler_free(again);
+    latpoly_sampler_free(os);
+    latpoly_sampler_free(NULL);
+    printf("C HE example: all checks passed\n");
+    return 0;
+}
