@@ -9,33 +9,7 @@
 #include <string.h>
 #include "latpoly.h"
 
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        latpoly_status s_ = (call);                                                  \
-        if (s_ != LATPOLY_STATUS_OK) {                                               \
-            fprintf(stderr, "%s:%d: %s -> %s\n", __FILE__, __LINE__, #call,          \
-                    latpoly_status_message(s_));                                     \
-            return 1;                                                                \
-        }                                                                            \
-    } while (0)
-
-#define EXPECT(call, want)                                                           \
-    do {                                                                             \
-        latpoly_status s_ = (call);                                                  \
-        if (s_ != (want)) {                                                          \
-            fprintf(stderr, "%s:%d: %s gave %d, expected %d\n", __FILE__, __LINE__,  \
-                    #call, (int)s_, (int)(want));                                    \
-            return 1;                                                                \
-        }                                                                            \
-    } while (0)
-
-#define FAIL_IF(cond, what)                                                          \
-    do {                                                                             \
-        if (cond) {                                                                  \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, what);                \
-            return 1;                                                                \
-        }                                                                            \
-    } while (0)
+#include "check.h"
 
 enum { N = 1024, L = 3, T = 65537 };
 

@@ -5,7 +5,7 @@
 
 use crate::{
     guard, handle, handle_mut, latpoly_rns_context, latpoly_rns_poly, latpoly_status, lift, put,
-    slice, slice_mut, TAG_CTX, TAG_POLY,
+    put_poly, slice, slice_mut, write, TAG_CTX, TAG_POLY,
 };
 use latpoly::he::bfv::{Bfv, BfvCiphertext, BfvKeys, BfvParams};
 use latpoly::he::lpr::{Lpr, LprParams, LprPublicKey, LprSecretKey};
@@ -300,15 +300,7 @@ pub unsafe extern "C" fn latpoly_sampler_poly(
             _ => return Err(latpoly_status::InvalidParameter),
         };
         // SAFETY: contract of this function.
-        unsafe {
-            put(
-                out,
-                latpoly_rns_poly {
-                    tag: TAG_POLY,
-                    poly,
-                },
-            )
-        }
+        unsafe { put_poly(out, poly) }
     })
 }
 
@@ -525,9 +517,8 @@ pub unsafe extern "C" fn latpoly_bfv_noise_budget(
             return Err(latpoly_status::NullPointer);
         }
         let v = lift(b.bfv.noise_budget(&k.keys.secret, &c.ct))?;
-        // SAFETY: non-NULL and writable by contract.
-        unsafe { *bits = v };
-        Ok(())
+        // SAFETY: contract of this function.
+        unsafe { write(bits, v) }
     })
 }
 
@@ -696,12 +687,8 @@ pub unsafe extern "C" fn latpoly_bfv_ciphertext_len(
     guard(|| {
         // SAFETY: contract of this function.
         let c = unsafe { handle(ct, TAG_BFV_CT)? };
-        if parts.is_null() {
-            return Err(latpoly_status::NullPointer);
-        }
-        // SAFETY: non-NULL and writable by contract.
-        unsafe { *parts = c.ct.len() };
-        Ok(())
+        // SAFETY: contract of this function.
+        unsafe { write(parts, c.ct.len()) }
     })
 }
 
@@ -726,15 +713,7 @@ pub unsafe extern "C" fn latpoly_bfv_ciphertext_part(
                 .ok_or(latpoly_status::InvalidParameter)?
                 .clone();
         // SAFETY: contract of this function.
-        unsafe {
-            put(
-                out,
-                latpoly_rns_poly {
-                    tag: TAG_POLY,
-                    poly,
-                },
-            )
-        }
+        unsafe { put_poly(out, poly) }
     })
 }
 

@@ -157,6 +157,19 @@ pub(crate) unsafe fn put<T>(out: *mut *mut T, v: T) -> CResult {
     Ok(())
 }
 
+/// Writes `v` to `*p` (`LATPOLY_STATUS_NULL_POINTER` if `p` is NULL).
+///
+/// # Safety
+/// `p` must be NULL or valid for one write.
+pub(crate) unsafe fn write<T>(p: *mut T, v: T) -> CResult {
+    if p.is_null() {
+        return Err(latpoly_status::NullPointer);
+    }
+    // SAFETY: non-NULL and writable by the caller's contract.
+    unsafe { *p = v };
+    Ok(())
+}
+
 /// A static NUL-terminated description of `status`.
 #[no_mangle]
 pub extern "C" fn latpoly_status_message(status: latpoly_status) -> *const c_char {
@@ -490,15 +503,7 @@ pub unsafe extern "C" fn latpoly_rns_poly_from_residues(
         };
         let poly = lift(RnsPoly::from_residues(&c.ctx, d.to_vec(), repr))?;
         // SAFETY: contract of this function.
-        unsafe {
-            put(
-                out,
-                latpoly_rns_poly {
-                    tag: TAG_POLY,
-                    poly,
-                },
-            )
-        }
+        unsafe { put_poly(out, poly) }
     })
 }
 
@@ -575,15 +580,7 @@ fn binary(
         let (x, y) = unsafe { (handle(a, TAG_POLY)?, handle(b, TAG_POLY)?) };
         let poly = lift(f(&x.poly, &y.poly))?;
         // SAFETY: the exported callers forward their contract (`out` writable).
-        unsafe {
-            put(
-                out,
-                latpoly_rns_poly {
-                    tag: TAG_POLY,
-                    poly,
-                },
-            )
-        }
+        unsafe { put_poly(out, poly) }
     })
 }
 
@@ -627,7 +624,7 @@ pub(crate) unsafe fn put_context(
 
 /// # Safety
 /// `out` NULL or valid for one pointer write.
-unsafe fn put_poly(out: *mut *mut latpoly_rns_poly, poly: RnsPoly) -> CResult {
+pub(crate) unsafe fn put_poly(out: *mut *mut latpoly_rns_poly, poly: RnsPoly) -> CResult {
     // SAFETY: forwarded contract.
     unsafe {
         put(
@@ -848,12 +845,8 @@ pub unsafe extern "C" fn latpoly_rns_poly_serialized_len(
     guard(|| {
         // SAFETY: contract of this function.
         let p = unsafe { handle(poly, TAG_POLY)? };
-        if len.is_null() {
-            return Err(latpoly_status::NullPointer);
-        }
-        // SAFETY: non-NULL and writable by contract.
-        unsafe { *len = p.poly.serialized_len() };
-        Ok(())
+        // SAFETY: contract of this function.
+        unsafe { write(len, p.poly.serialized_len()) }
     })
 }
 
