@@ -97,3 +97,34 @@ def test_bfv_bad_input():
     for args in ((1024, latpoly.ntt_primes(40, 1024, 2), 1), (1000, [12289], 3), (1024, [], 257)):
         with pytest.raises(ValueError):
             Bfv(*args)
+
+
+def test_bfv_ciphertexts_through_bytes():
+    """A ciphertext's parts through RnsPoly bytes rebuild it (2 and 3 parts, NTT-form parts
+    converted); other counts, other bases and non-polynomials are refused."""
+    bfv = Bfv.with_prime_bits(1024, 40, 3, t=65537, seed=9)
+    keys = bfv.keygen()
+    rng = np.random.default_rng(9)
+    a = rng.integers(0, 65537, 1024, dtype=np.uint64)
+    b = rng.integers(0, 65537, 1024, dtype=np.uint64)
+    ca, cb = bfv.encrypt(keys, a), bfv.encrypt(keys, b)
+    prod3 = bfv.multiply(ca, cb)
+    for ct in (ca, prod3):
+        parts = bfv.parts(ct)
+        assert len(parts) == len(ct) and all(not p.is_ntt for p in parts)
+        back = bfv.ciphertext_from_parts(latpoly.RnsPoly.from_bytes(p.to_bytes()) for p in parts)
+        assert bfv.decrypt(keys, back).tolist() == bfv.decrypt(keys, ct).tolist()
+    # NTT-form parts are accepted and converted
+    back = bfv.ciphertext_from_parts([p.to_ntt() for p in bfv.parts(ca)])
+    assert bfv.decrypt(keys, back).tolist() == a.tolist()
+    assert bfv.decrypt(keys, bfv.relinearize(keys, bfv.ciphertext_from_parts(bfv.parts(prod3)))).tolist() == \
+        bfv.decrypt(keys, bfv.multiply_relin(keys, ca, cb)).tolist()
+    with pytest.raises(ValueError):
+        bfv.ciphertext_from_parts(bfv.parts(ca)[:1])
+    with pytest.raises(ValueError):
+        bfv.ciphertext_from_parts(bfv.parts(prod3) + bfv.parts(ca))
+    with pytest.raises(ValueError):
+        bfv.ciphertext_from_parts([b"not a polynomial", b"x"])
+    other = Bfv.with_prime_bits(1024, 41, 3, t=65537, seed=9)
+    with pytest.raises(ValueError):
+        other.ciphertext_from_parts(bfv.parts(ca))

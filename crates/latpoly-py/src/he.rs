@@ -303,6 +303,29 @@ impl Bfv {
         })
     }
 
+    /// The ciphertext's polynomials (coefficient form, basis Q), e.g. to serialize them.
+    fn parts(&self, ct: PyRef<'_, BfvCt>) -> Vec<crate::poly::RnsPoly> {
+        ct.inner
+            .parts()
+            .iter()
+            .map(|p| crate::poly::RnsPoly { inner: p.clone() })
+            .collect()
+    }
+
+    /// A ciphertext from 2 or 3 polynomials of this instance's basis (ValueError otherwise).
+    fn ciphertext_from_parts(
+        &self,
+        parts: Vec<PyRef<'_, crate::poly::RnsPoly>>,
+    ) -> PyResult<BfvCt> {
+        let polys = parts.iter().map(|p| p.inner.clone()).collect();
+        Ok(BfvCt {
+            inner: self
+                .inner
+                .ciphertext_from_parts(polys)
+                .map_err(value_error)?,
+        })
+    }
+
     fn sub(&self, a: PyRef<'_, BfvCt>, b: PyRef<'_, BfvCt>) -> PyResult<BfvCt> {
         Ok(BfvCt {
             inner: self.inner.sub(&a.inner, &b.inner).map_err(value_error)?,

@@ -733,6 +733,29 @@ class Bfv:
     def sub(self, a, b):
         return self._inner.sub(a, b)
 
+    def parts(self, ct) -> List["RnsPoly"]:
+        """The ciphertext's 2 or 3 polynomials (coefficient form, modulo Q), e.g. to store or
+        send them with ``RnsPoly.to_bytes``.
+
+        >>> import numpy as np
+        >>> bfv = Bfv.with_prime_bits(16, 30, 3, t=257, seed=5)
+        >>> keys = bfv.keygen()
+        >>> ct = bfv.encrypt(keys, np.arange(16, dtype=np.uint64))
+        >>> blobs = [p.to_bytes() for p in bfv.parts(ct)]
+        >>> back = bfv.ciphertext_from_parts([RnsPoly.from_bytes(b) for b in blobs])
+        >>> bfv.decrypt(keys, back).tolist() == list(range(16))
+        True
+        """
+        return [RnsPoly._wrap(p) for p in self._inner.parts(ct)]
+
+    def ciphertext_from_parts(self, parts) -> object:
+        """A ciphertext from 2 or 3 polynomials modulo this instance's Q (as ``parts`` gives
+        them); ValueError for another count or another basis."""
+        polys = list(parts)
+        if not all(isinstance(p, RnsPoly) for p in polys):
+            raise ValueError("parts must be RnsPoly objects")
+        return self._inner.ciphertext_from_parts([p._inner for p in polys])
+
     def multiply(self, a, b):
         """Product without relinearization (3-polynomial ciphertext)."""
         return self._inner.multiply(a, b)
