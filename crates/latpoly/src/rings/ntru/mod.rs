@@ -61,9 +61,9 @@ mod r2_avx512;
 #[cfg(target_arch = "x86_64")]
 mod r2_clmul;
 mod reference;
-#[cfg(target_arch = "x86_64")]
-mod s3_vnni;
 mod toom;
+#[cfg(target_arch = "x86_64")]
+mod vnni;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -438,19 +438,27 @@ impl Backend {
 
     /// `out = a · b mod (3, Phi_n)` in `{0, 1, 2}` for `a`, `b` with coefficients in
     /// `{0, 1, 2}` (the integer product's coefficients are below `4 n < 2^13`): on the AVX-512
-    /// backend a schoolbook convolution with VNNI where the CPU has it (`s3_vnni.rs`),
+    /// backend a schoolbook convolution with VNNI where the CPU has it (`vnni.rs`),
     /// otherwise the Toom-4 product mod `2^13` and the fold of `poly_mod_3_Phi_n`.
     fn s3_mul_small(self, p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         #[cfg(target_arch = "x86_64")]
-        if matches!(self, Backend::Avx512(_))
-            && s3_vnni::S3Vnni::try_new()
-                .and_then(|v| v.s3_mul(a, b, out))
-                .is_some()
-        {
-            return;
+        if let Some(v) = self.vnni() {
+            if v.s3_mul(a, b, out).is_some() {
+                return;
+            }
         }
         self.mul_modq(p, a, b, out, 1 << 13);
         reference::mod_3_phi_n(out);
+    }
+
+    /// The VNNI convolutions of `vnni.rs`: on the AVX-512 backend of a CPU with AVX-512 VNNI
+    /// and VBMI.
+    #[cfg(target_arch = "x86_64")]
+    fn vnni(self) -> Option<vnni::Vnni> {
+        match self {
+            Backend::Avx512(_) => vnni::Vnni::try_new(),
+            _ => None,
+        }
     }
 
     /// The 16-lane Toom-4 kernel where the AVX-512 backend runs it instead of its own: for
@@ -731,7 +739,10 @@ pub(crate) mod kem {
     /// two quadratic steps `r <- r (2 - a r)` and one cubic step `r <- r (1 + e + e^2)` with
     /// `e = 1 - a r` (then `a r = (1 - e)(1 + e + e^2) = 1 - e^3`). `ntruhrss701` (`q = 2^13`)
     /// takes four quadratic steps (`1 -> 16` bits), as the reference. `-a` is prepared once
-    /// for all steps and each step's `r` once for its two products ([`Prepared`]). Every
+    /// for all steps and each step's `r` once for its two products ([`Prepared`]). On the
+    /// AVX-512 backend with VNNI the quadratic steps to at most 8 bits (2 and 4, and 8 for
+    /// `ntruhrss701`) multiply mod `2^8` with `vnni.rs` instead (exact there; all degrees but
+    /// 509, where the Toom-4 products are the faster). Every
     /// product is in `R_q`, so the result is the same element of `S_q` as the reference's (the
     /// KEMs read it through products with `f` and `g`; the KAT tests check the keys byte for
     /// byte).
@@ -745,13 +756,31 @@ pub(crate) mod kem {
         let mul = |x: Operand<'_>, y: Operand<'_>, z: &mut [u16]| {
             backend.mul_modq_ops(p, x, y, z, 1 << 13)
         };
-        // slots: -a, r, e
-        let mut ops = Prepared::new(p, slots);
-        for (x, &y) in c.iter_mut().zip(a) {
+        // -a (in e2 until the cubic step)
+        for (x, &y) in e2.iter_mut().zip(a) {
             *x = y.wrapping_neg();
         }
-        ops.set(0, c);
-        let quadratic_steps = if p.log_q() > 12 { 4 } else { 2 };
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        let mut quadratic_steps = if p.log_q() > 12 { 4 } else { 2 };
+        // The quadratic steps to a precision of at most 8 bits (to 2 and 4 bits, and to 8 for
+        // ntruhrss701) need their products mod 2^8 only: VNNI convolutions where the backend
+        // has them (`vnni.rs`), one instruction per 64 byte products. Not for n = 509, where
+        // the 32-lane Toom-4 product with prepared operands is the faster (the whole inverse
+        // 7.7-9.8 µs against 8.3-10.1; at 677, 701 and 821 the convolutions take it from
+        // 18.7-24.5 to 15.6-19.5, 21.1-21.3 to 17.0-17.1 and 24.9 to 21.5 µs).
+        #[cfg(target_arch = "x86_64")]
+        if let Some(v) = backend.vnni().filter(|_| p != NtruParams::Hps2048509) {
+            let early = if p.log_q() > 12 { 3 } else { 2 };
+            for _ in 0..early {
+                v.mul_mod256(e2, out, c).expect("an NTRU degree");
+                c[0] = c[0].wrapping_add(2); // 2 - a r
+                v.mul_mod256_assign(c, out).expect("an NTRU degree");
+            }
+            quadratic_steps -= early;
+        }
+        // slots: -a, r, e
+        let mut ops = Prepared::new(p, slots);
+        ops.set(0, e2);
         for _ in 0..quadratic_steps {
             ops.set(1, out);
             mul(ops.get(1), ops.get(0), c);

@@ -1,14 +1,19 @@
-//! The KEMs' `S_3` product (`poly_S3_mul` of two polynomials with coefficients in
-//! `{0, 1, 2}`, the one product of NTRU decapsulation whose operands are both small) as a
-//! schoolbook cyclic convolution on AVX-512 VNNI.
+//! Cyclic products of byte-sized polynomials (`Z[x]/(x^n - 1)`, NTRU degrees) as schoolbook
+//! convolutions on AVX-512 VNNI, for two uses:
+//!
+//! - the KEMs' `S_3` product (`poly_S3_mul` of two polynomials with coefficients in
+//!   `{0, 1, 2}`, the one product of NTRU decapsulation whose operands are both small);
+//! - the products mod `2^8` of the first Newton steps of the `R_q` inverse (key generation),
+//!   whose precision is at most 8 bits.
 //!
 //! `vpdpbusd` multiplies 64 unsigned bytes by 64 signed bytes and adds each group of four
 //! products to a 32-bit lane: 64 multiply-adds per instruction, which on Intel's server cores
-//! issue two a cycle. The integer product of two polynomials with coefficients in `{0, 1, 2}`
-//! has coefficients below `4 n < 2^12`, so bytes in and 32-bit sums out are exact, and the
-//! `n^2 / 64` instructions of the whole schoolbook product (7,310 for `n = 677`) cost less than
-//! the Toom-4 multiplier's evaluation, leaves, transposes and interpolation, which the `S_3`
-//! product otherwise runs with `q = 2^13`.
+//! issue two a cycle. The `n^2 / 64` instructions of a whole schoolbook product (7,310 for
+//! `n = 677`) cost less than the Toom-4 multiplier's evaluation, leaves, transposes and
+//! interpolation. The sums are exact for `{0, 1, 2}` inputs (below `4 n < 2^12`); for products
+//! mod `2^8` one operand's low bytes are read as unsigned and the other's as signed (each
+//! congruent to the coefficient mod `2^8`), and the 32-bit sums (wrapping, which keeps them
+//! right mod `2^8`) give the product mod `2^8`.
 //!
 //! The layout, with `ã_i = a_{-i mod n}` (so that `c_k = Σ_i ã_i b_{(k + i) mod n}`, both
 //! indices ascending):
@@ -19,15 +24,15 @@
 //!   every load is an aligned vector, and a pass keeps 16-26 blocks of outputs in registers,
 //!   one broadcast and one folded load per `vpdpbusd`.
 //!
-//! The fold mod `Phi_n` and the reduction mod 3 (a multiply-high by `⌈2^16 / 3⌉`) finish in
-//! vectors. Everything depends on `n` alone: no data-dependent branch or index, and the
-//! instructions used run in data-independent time. (Valgrind cannot execute AVX-512, so the
-//! constant-time test of decapsulation runs the Toom-4 multiplier under `LATPOLY_ISA=avx2`; as
-//! `r2_avx512.rs`, this path is taken only on the AVX-512 backend.)
+//! The `S_3` product then folds mod `Phi_n` and reduces mod 3 (a multiply-high by
+//! `⌈2^16 / 3⌉`) in vectors. Everything depends on `n` alone: no data-dependent branch or
+//! index, and the instructions used run in data-independent time. (Valgrind cannot execute
+//! AVX-512, so the constant-time tests of the KEMs run the Toom-4 multiplier under
+//! `LATPOLY_ISA=avx2`; as `r2_avx512.rs`, this path is taken only on the AVX-512 backend.)
 //!
 //! Measured on the Intel Emerald Rapids host of the twenty-eighth session: the convolution loop
 //! of `n = 677` takes 1.29 µs against the 1.26 µs of its 7,310 instructions at two a cycle
-//! (2.9 GHz); see docs/BENCH.md for the whole product and decapsulation.
+//! (2.9 GHz); see docs/BENCH.md for the whole products, decapsulation and key generation.
 
 #![allow(unsafe_code)]
 
@@ -37,9 +42,9 @@ use core::arch::x86_64::*;
 /// Proof that the CPU runs the AVX-512 subsets used here: F, BW, VNNI (`vpdpbusd`) and VBMI
 /// (`vpermb`).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct S3Vnni(());
+pub(crate) struct Vnni(());
 
-impl S3Vnni {
+impl Vnni {
     pub(crate) fn try_new() -> Option<Self> {
         (is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512bw")
@@ -53,23 +58,69 @@ impl S3Vnni {
     /// undefined behaviour): the reference `poly_S3_mul`'s result. `None` when `n` is not an
     /// NTRU degree or the lengths differ.
     pub(crate) fn s3_mul(self, a: &[u16], b: &[u16], out: &mut [u16]) -> Option<()> {
+        debug_assert!(a.iter().chain(b).all(|&x| x <= 2));
+        self.run(a, b, out, Finish::S3)
+    }
+
+    /// `out = a · b mod (x^n - 1, 2^8)` (coefficients in `[0, 256)`; only the low bytes of `a`
+    /// and `b` are read). `None` when `n` is not an NTRU degree or the lengths differ.
+    pub(crate) fn mul_mod256(self, a: &[u16], b: &[u16], out: &mut [u16]) -> Option<()> {
+        self.run(a, b, out, Finish::Mod256)
+    }
+
+    /// [`Vnni::mul_mod256`] in place: `b = a · b mod (x^n - 1, 2^8)` (both operands are read
+    /// into the workspace before `b` is written).
+    pub(crate) fn mul_mod256_assign(self, a: &[u16], b: &mut [u16]) -> Option<()> {
+        let n = b.len();
+        if a.len() != n {
+            return None;
+        }
+        let lay = Layout::new(n)?;
+        with_bytes(lay, |ws| {
+            // SAFETY: the token proves the features the entry points enable.
+            unsafe {
+                tf_convolve(lay, a, b, ws);
+                tf_finish(lay, b, ws, Finish::Mod256);
+            }
+        });
+        Some(())
+    }
+
+    fn run(self, a: &[u16], b: &[u16], out: &mut [u16], finish: Finish) -> Option<()> {
         let n = out.len();
         if a.len() != n || b.len() != n {
             return None;
         }
-        debug_assert!(a.iter().chain(b).all(|&x| x <= 2));
         let lay = Layout::new(n)?;
-        with_workspace(lay.total / 2, |ws| {
-            // SAFETY: a `u16` workspace viewed as its bytes (alignment 1, every bit pattern
-            // valid), for the duration of the borrow.
-            let ws = unsafe {
-                core::slice::from_raw_parts_mut(ws.as_mut_ptr().cast::<u8>(), ws.len() * 2)
-            };
-            // SAFETY: the token proves the features the entry point enables.
-            unsafe { tf_s3_mul(lay, a, b, out, ws) }
+        with_bytes(lay, |ws| {
+            // SAFETY: the token proves the features the entry points enable.
+            unsafe {
+                tf_convolve(lay, a, b, ws);
+                tf_finish(lay, out, ws, finish);
+            }
         });
         Some(())
     }
+}
+
+/// What follows the convolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Finish {
+    /// Fold mod `Phi_n`, reduce mod 3 (`poly_mod_3_Phi_n`).
+    S3,
+    /// Reduce mod `2^8`.
+    Mod256,
+}
+
+/// Runs `f` on the thread's workspace viewed as the `lay.total` bytes it needs.
+fn with_bytes(lay: Layout, f: impl FnOnce(&mut [u8])) {
+    with_workspace(lay.total / 2, |ws| {
+        // SAFETY: a `u16` workspace viewed as its bytes (alignment 1, every bit pattern valid),
+        // for the duration of the borrow.
+        let ws =
+            unsafe { core::slice::from_raw_parts_mut(ws.as_mut_ptr().cast::<u8>(), ws.len() * 2) };
+        f(ws)
+    });
 }
 
 /// Sizes and workspace regions (bytes, each a multiple of 64) for degree `n`.
@@ -178,8 +229,10 @@ fn pass<const R: usize>(t0: usize, m: usize, at: &[u8], vv: &[u8], sums: &mut [u
     }
 }
 
+/// The convolution of `a` and `b` (low bytes, `a` unsigned, `b` signed) into the sums region
+/// of `ws` (`lay.total` bytes): 32-bit sum `k` at bytes `4 k`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx512vbmi")]
-fn tf_s3_mul(lay: Layout, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u8]) {
+fn tf_convolve(lay: Layout, a: &[u16], b: &[u16], ws: &mut [u8]) {
     let n = lay.n;
     let ws = &mut ws[..lay.total];
     let (vv, ws) = ws.split_at_mut(lay.vv);
@@ -253,11 +306,23 @@ fn tf_s3_mul(lay: Layout, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u8]) 
             pass::<26>(26, lay.m, at, vv, sums);
         }
     }
+}
 
-    // out_k = (c_k + 2 c_{n-1}) mod 3 (poly_mod_3_Phi_n); c_k + 2 c_{n-1} < 12 n < 2^15
-    let last = i32::from_le_bytes(sums[4 * (n - 1)..4 * n].try_into().unwrap());
+/// Writes the `n` outputs from the sums region of `ws` (filled by [`tf_convolve`]).
+#[target_feature(enable = "avx512f,avx512bw")]
+fn tf_finish(lay: Layout, out: &mut [u16], ws: &mut [u8], finish: Finish) {
+    let n = lay.n;
+    debug_assert_eq!(out.len(), n);
+    let sums = &ws[lay.total - lay.sums..lay.total];
+    // S3: out_k = (c_k + 2 c_{n-1}) mod 3 (poly_mod_3_Phi_n), c_k + 2 c_{n-1} < 12 n < 2^15;
+    // Mod256: out_k = c_k mod 2^8 (the 16-bit truncation keeps it)
+    let last = match finish {
+        Finish::S3 => i32::from_le_bytes(sums[4 * (n - 1)..4 * n].try_into().unwrap()),
+        Finish::Mod256 => 0,
+    };
     assert!(sums.len() >= 4 * 32 * n.div_ceil(32));
     let (twice, third) = (_mm512_set1_epi32(2 * last), _mm512_set1_epi16(21846));
+    let low = _mm512_set1_epi16(0xff);
     for k in (0..n).step_by(32) {
         // SAFETY: sums[4 k .. 4 k + 128] is in bounds by the assertion; the masked store
         // writes only out[k..min(k + 32, n)].
@@ -269,8 +334,13 @@ fn tf_s3_mul(lay: Layout, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u8]) 
                 _mm512_castsi256_si512(_mm512_cvtepi32_epi16(lo)),
                 _mm512_cvtepi32_epi16(hi),
             );
-            let q = _mm512_mulhi_epu16(x, third);
-            let r = _mm512_sub_epi16(x, _mm512_add_epi16(q, _mm512_add_epi16(q, q)));
+            let r = match finish {
+                Finish::S3 => {
+                    let q = _mm512_mulhi_epu16(x, third);
+                    _mm512_sub_epi16(x, _mm512_add_epi16(q, _mm512_add_epi16(q, q)))
+                }
+                Finish::Mod256 => _mm512_and_si512(x, low),
+            };
             _mm512_mask_storeu_epi16(out.as_mut_ptr().add(k).cast(), lanes16(n - k), r);
         }
     }
@@ -293,7 +363,7 @@ mod tests {
     /// Random, extreme and monomial operands against the reference product, every degree.
     #[test]
     fn matches_reference() {
-        let Some(v) = S3Vnni::try_new() else {
+        let Some(v) = Vnni::try_new() else {
             eprintln!("skipped: this CPU lacks AVX-512 VNNI/VBMI");
             return;
         };
@@ -337,9 +407,49 @@ mod tests {
         }
     }
 
+    /// Products mod 2^8 of arbitrary 16-bit inputs (only their low bytes count), out of place
+    /// and in place, against the reference product masked to 8 bits.
+    #[test]
+    fn mod256_matches_reference() {
+        let Some(v) = Vnni::try_new() else {
+            eprintln!("skipped: this CPU lacks AVX-512 VNNI/VBMI");
+            return;
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(256);
+        for n in [509, 677, 701, 821] {
+            let mut cases: Vec<(Vec<u16>, Vec<u16>)> = vec![
+                (vec![0xffff; n], vec![0xffff; n]),
+                (vec![0x80; n], vec![0x7f; n]),
+                (vec![0xff; n], vec![0x80; n]),
+            ];
+            for _ in 0..20 {
+                let a = (0..n).map(|_| rng.gen()).collect();
+                let b = (0..n).map(|_| rng.gen()).collect();
+                cases.push((a, b));
+            }
+            for (i, j) in [(0, 0), (0, n - 1), (n - 1, 0), (n - 1, n - 1), (3, 250)] {
+                let (mut a, mut b) = (vec![0u16; n], vec![0u16; n]);
+                a[i] = 0x1ff; // low byte 0xff
+                b[j] = 0x380; // low byte 0x80 (-128 as a signed byte)
+                cases.push((a, b));
+            }
+            for (a, b) in &cases {
+                let mut want = vec![0u16; n];
+                reference::rq_mul(a, b, &mut want);
+                want.iter_mut().for_each(|x| *x &= 0xff);
+                let mut out = vec![0x1234u16; n];
+                v.mul_mod256(a, b, &mut out).unwrap();
+                assert_eq!(out, want, "n={n}");
+                let mut inplace = b.clone();
+                v.mul_mod256_assign(a, &mut inplace).unwrap();
+                assert_eq!(inplace, want, "n={n}, in place");
+            }
+        }
+    }
+
     #[test]
     fn rejects_other_shapes() {
-        let Some(v) = S3Vnni::try_new() else {
+        let Some(v) = Vnni::try_new() else {
             eprintln!("skipped: this CPU lacks AVX-512 VNNI/VBMI");
             return;
         };
@@ -347,5 +457,8 @@ mod tests {
         assert!(v.s3_mul(&a, &a, &mut out).is_none());
         let (a, b, mut out) = (vec![0u16; 509], vec![0u16; 508], vec![0u16; 509]);
         assert!(v.s3_mul(&a, &b, &mut out).is_none());
+        assert!(v.mul_mod256(&a, &b, &mut out).is_none());
+        let mut b = b;
+        assert!(v.mul_mod256_assign(&a, &mut b).is_none());
     }
 }
