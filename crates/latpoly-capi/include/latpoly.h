@@ -304,7 +304,8 @@ enum latpoly_status latpoly_rns_poly_to_bytes(const latpoly_rns_poly *poly,
                                               uintptr_t len);
 
 // Reads a polynomial serialized by [`latpoly_rns_poly_to_bytes`] into the context `ctx`:
-// malformed data gives `LATPOLY_STATUS_MALFORMED`, a polynomial of other parameters
+// malformed data gives `LATPOLY_STATUS_MALFORMED`, a well-formed encoding with a residue not
+// below its prime `LATPOLY_STATUS_OUT_OF_RANGE`, a polynomial of other parameters
 // `LATPOLY_STATUS_HANDLE_MISMATCH`.
 //
 // # Safety

@@ -23,7 +23,9 @@
 //!
 //! [`poly_rq_mul_modq`] returns the product reduced mod `q` (PQClean's contract) from a faster
 //! multiplier, Toom-Cook 4-way over Karatsuba, which is exact mod `2^13` only; the KEMs use
-//! it for every product and for the Newton steps of the `R_q` inverse.
+//! it for their products and the Newton steps of the `R_q` inverse, except where a CPU with
+//! AVX-512 VNNI runs their byte-sized products as convolutions (`vnni.rs`: the `S_3` product
+//! of decapsulation and the inverse's first steps, mod `2^8`).
 //!
 //! ```
 //! use latpoly::rings::ntru::{self, NtruParams};
@@ -644,8 +646,10 @@ pub fn poly_s3_mul(a: &[u16], b: &[u16], out: &mut [u16]) -> Result<()> {
 }
 
 /// Products and inverse for the KEMs, which read every result mod `q` (or, for `S_3`, take
-/// inputs in `{0, 1, 2}`): the Toom-4 multiplier of [`poly_rq_mul_modq`]. Lengths must be
-/// `params.n()` (checked by the callers' decoders; debug-asserted here).
+/// inputs in `{0, 1, 2}`): the Toom-4 multiplier of [`poly_rq_mul_modq`], and on AVX-512 CPUs
+/// with VNNI the byte convolutions of `vnni.rs` for the `S_3` product and the first Newton
+/// steps of the inverse. Lengths must be `params.n()` (checked by the callers' decoders;
+/// debug-asserted here).
 pub(crate) mod kem {
     pub(crate) use super::toom::Operand;
     use super::{default_backend, reference, NtruParams};
