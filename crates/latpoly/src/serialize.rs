@@ -47,6 +47,20 @@
 //! [`RnsPoly::from_bytes`] builds contexts of at most [`MAX_FRESH_PRIMES`] primes, so the memory a
 //! reader allocates stays proportional to the input.
 //!
+//! # Other objects: BFV keys and ciphertexts
+//!
+//! The same magic and version start the encodings of [`crate::he::bfv`]'s objects, told apart
+//! by the kind byte:
+//!
+//! * [`KIND_BFV_PUBLIC_KEY`] (2), [`KIND_BFV_RELIN_KEY`] (3), [`KIND_BFV_CIPHERTEXT`] (4) are
+//!   containers: magic, version, kind, the number of polynomials as a `u16` (8 bytes in all),
+//!   then each polynomial's complete version-1 `RnsPoly` encoding as above.
+//! * [`KIND_BFV_SECRET_KEY`] (5) has the 10-byte header and primes of an `RnsPoly` (with
+//!   representation byte 0), then the `n` ternary coefficients as two-bit codes.
+//!
+//! The readers are [`crate::he::bfv::Bfv::public_key_from_bytes`] and its siblings, which
+//! document the details and the checks.
+//!
 //! There is no checksum or MAC: the format detects malformed data, not tampering or bit flips
 //! that leave a valid encoding. Integrity, authenticity and confidentiality are the caller's
 //! business (for example, encrypt and authenticate the bytes of secret polynomials).
@@ -85,6 +99,21 @@ pub const FORMAT_VERSION: u8 = 1;
 /// Object-kind byte of an [`RnsPoly`].
 pub const KIND_RNS_POLY: u8 = 1;
 
+/// Object-kind byte of a BFV public key ([`crate::he::bfv::BfvPublicKey::to_bytes`]).
+pub const KIND_BFV_PUBLIC_KEY: u8 = 2;
+
+/// Object-kind byte of a BFV relinearization key ([`crate::he::bfv::BfvRelinKey::to_bytes`]).
+pub const KIND_BFV_RELIN_KEY: u8 = 3;
+
+/// Object-kind byte of a BFV ciphertext ([`crate::he::bfv::BfvCiphertext::to_bytes`]).
+pub const KIND_BFV_CIPHERTEXT: u8 = 4;
+
+/// Object-kind byte of a BFV secret key ([`crate::he::bfv::BfvSecretKey::to_bytes`]).
+pub const KIND_BFV_SECRET_KEY: u8 = 5;
+
+/// Bytes of a container's header: magic, version, kind, part count.
+const CONTAINER_HEADER_LEN: usize = 8;
+
 /// The most primes [`RnsPoly::from_bytes`] builds a fresh context for.
 ///
 /// A context's CRT tables take about `8·L²` bytes, so an untrusted header must not choose `L`
@@ -121,6 +150,43 @@ fn repr_code(repr: Representation) -> u8 {
     }
 }
 
+fn kind_name(kind: u8) -> &'static str {
+    match kind {
+        KIND_RNS_POLY => "an RnsPoly",
+        KIND_BFV_PUBLIC_KEY => "a BFV public key",
+        KIND_BFV_RELIN_KEY => "a BFV relinearization key",
+        KIND_BFV_CIPHERTEXT => "a BFV ciphertext",
+        KIND_BFV_SECRET_KEY => "a BFV secret key",
+        _ => "an unknown object",
+    }
+}
+
+/// Checks the first six bytes (at least that many present): magic, version, object kind.
+fn check_magic_version_kind(bytes: &[u8], kind: u8) -> Result<()> {
+    if bytes[..4] != MAGIC {
+        return Err(malformed(format!(
+            "bad magic {:02x?} (expected {:02x?} = \"LPLY\")",
+            &bytes[..4],
+            MAGIC
+        )));
+    }
+    if bytes[4] != FORMAT_VERSION {
+        return Err(malformed(format!(
+            "unsupported format version {} (this build reads version {FORMAT_VERSION})",
+            bytes[4]
+        )));
+    }
+    if bytes[5] != kind {
+        return Err(malformed(format!(
+            "object kind {} ({}) is not {} ({kind})",
+            bytes[5],
+            kind_name(bytes[5]),
+            kind_name(kind)
+        )));
+    }
+    Ok(())
+}
+
 /// A parsed header; the primes are left as bytes (`8·L` of them, length already checked).
 struct Header<'a> {
     repr: Representation,
@@ -130,32 +196,16 @@ struct Header<'a> {
 }
 
 impl<'a> Header<'a> {
-    fn parse(bytes: &'a [u8]) -> Result<Self> {
+    /// Parses the header of an object of kind `kind` (an [`RnsPoly`], or a BFV secret key,
+    /// which shares its layout).
+    fn parse(bytes: &'a [u8], kind: u8) -> Result<Self> {
         if bytes.len() < FIXED_HEADER_LEN {
             return Err(malformed(format!(
                 "{} bytes is shorter than the {FIXED_HEADER_LEN}-byte fixed header",
                 bytes.len()
             )));
         }
-        if bytes[..4] != MAGIC {
-            return Err(malformed(format!(
-                "bad magic {:02x?} (expected {:02x?} = \"LPLY\")",
-                &bytes[..4],
-                MAGIC
-            )));
-        }
-        if bytes[4] != FORMAT_VERSION {
-            return Err(malformed(format!(
-                "unsupported format version {} (this build reads version {FORMAT_VERSION})",
-                bytes[4]
-            )));
-        }
-        if bytes[5] != KIND_RNS_POLY {
-            return Err(malformed(format!(
-                "object kind {} is not an RnsPoly ({KIND_RNS_POLY})",
-                bytes[5]
-            )));
-        }
+        check_magic_version_kind(bytes, kind)?;
         let repr = match bytes[6] {
             0 => Representation::Coefficient,
             1 => Representation::Ntt,
@@ -236,6 +286,25 @@ impl<'a> Header<'a> {
         reader.finish()?;
         // Checks every residue is below its prime.
         RnsPoly::from_residues(ctx, data, self.repr)
+    }
+}
+
+/// Appends the header of the `RnsPoly` layout (also a BFV secret key's): magic, version,
+/// `kind`, the representation byte `repr`, `log2(n)`, `L` and the primes of `ctx`.
+///
+/// # Panics
+///
+/// If `ctx` has more than 65,535 primes (the format's limit).
+fn write_header(out: &mut Vec<u8>, kind: u8, repr: u8, ctx: &RnsContext) {
+    let l16 = u16::try_from(ctx.len()).expect("the format holds at most 65535 primes");
+    out.extend_from_slice(&MAGIC);
+    out.push(FORMAT_VERSION);
+    out.push(kind);
+    out.push(repr);
+    out.push(ctx.n().trailing_zeros() as u8);
+    out.extend_from_slice(&l16.to_le_bytes());
+    for &q in ctx.moduli() {
+        out.extend_from_slice(&q.to_le_bytes());
     }
 }
 
@@ -362,32 +431,30 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.serialized_len());
+        self.encode_into(&mut out);
+        out
+    }
+
+    /// Appends [`Self::to_bytes`] to `out`.
+    fn encode_into(&self, out: &mut Vec<u8>) {
         let ctx = self.context();
-        let (n, l) = (ctx.n(), ctx.len());
-        let l16 = u16::try_from(l).expect("the format holds at most 65535 primes");
+        let n = ctx.n();
+        let start = out.len();
+        write_header(out, KIND_RNS_POLY, repr_code(self.representation()), ctx);
         let mut w = BitWriter {
-            out: Vec::with_capacity(self.serialized_len()),
+            out: core::mem::take(out),
             acc: 0,
             nbits: 0,
         };
-        w.out.extend_from_slice(&MAGIC);
-        w.out.push(FORMAT_VERSION);
-        w.out.push(KIND_RNS_POLY);
-        w.out.push(repr_code(self.representation()));
-        w.out.push(n.trailing_zeros() as u8);
-        w.out.extend_from_slice(&l16.to_le_bytes());
-        for &q in ctx.moduli() {
-            w.out.extend_from_slice(&q.to_le_bytes());
-        }
         for (limb, &q) in self.residues().chunks_exact(n).zip(ctx.moduli()) {
             let b = residue_bits(q);
             for &x in limb {
                 w.write(x, b);
             }
         }
-        let out = w.finish();
-        debug_assert_eq!(out.len(), self.serialized_len());
-        out
+        *out = w.finish();
+        debug_assert_eq!(out.len() - start, self.serialized_len());
     }
 
     /// Decodes bytes written by [`Self::to_bytes`], building a fresh [`RnsContext`] from the
@@ -415,7 +482,7 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<RnsPoly> {
-        let h = Header::parse(bytes)?;
+        let h = Header::parse(bytes, KIND_RNS_POLY)?;
         let l = h.num_primes();
         if l > MAX_FRESH_PRIMES {
             return Err(Error::InvalidArgument(format!(
@@ -473,7 +540,7 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn from_bytes_in(ctx: &Arc<RnsContext>, bytes: &[u8]) -> Result<RnsPoly> {
-        let h = Header::parse(bytes)?;
+        let h = Header::parse(bytes, KIND_RNS_POLY)?;
         if h.n != ctx.n()
             || h.num_primes() != ctx.len()
             || !h.primes().eq(ctx.moduli().iter().copied())
@@ -483,4 +550,147 @@ impl RnsPoly {
         h.check_payload_len()?;
         h.decode(ctx)
     }
+}
+
+// ----- containers of polynomials (BFV keys and ciphertexts) and ternary secrets
+
+/// Length of [`write_container`]'s output for `parts`.
+pub(crate) fn container_len<'a>(parts: impl IntoIterator<Item = &'a RnsPoly>) -> usize {
+    CONTAINER_HEADER_LEN
+        + parts
+            .into_iter()
+            .map(RnsPoly::serialized_len)
+            .sum::<usize>()
+}
+
+/// A container of kind `kind`: magic, version, kind, the number of parts (`u16`), then each
+/// part's complete [`RnsPoly::to_bytes`] encoding.
+///
+/// # Panics
+///
+/// With more than 65,535 parts (callers have at most `2 L`, and `L` is far smaller).
+pub(crate) fn write_container(kind: u8, parts: &[&RnsPoly]) -> Vec<u8> {
+    let count = u16::try_from(parts.len()).expect("a container holds at most 65535 parts");
+    let mut out = Vec::with_capacity(container_len(parts.iter().copied()));
+    out.extend_from_slice(&MAGIC);
+    out.push(FORMAT_VERSION);
+    out.push(kind);
+    out.extend_from_slice(&count.to_le_bytes());
+    for p in parts {
+        p.encode_into(&mut out);
+    }
+    debug_assert_eq!(out.len(), container_len(parts.iter().copied()));
+    out
+}
+
+/// Reads a container of kind `kind` whose part count is one of `counts`, every part in the
+/// context `ctx` ([`Error::ContextMismatch`] otherwise; [`Error::Malformed`] for a wrong
+/// header or count, truncation or trailing bytes; the errors of [`RnsPoly::from_bytes_in`]
+/// for a part).
+pub(crate) fn read_container(
+    kind: u8,
+    counts: &[usize],
+    ctx: &Arc<RnsContext>,
+    bytes: &[u8],
+) -> Result<Vec<RnsPoly>> {
+    if bytes.len() < CONTAINER_HEADER_LEN {
+        return Err(malformed(format!(
+            "{} bytes is shorter than the {CONTAINER_HEADER_LEN}-byte header of {}",
+            bytes.len(),
+            kind_name(kind)
+        )));
+    }
+    check_magic_version_kind(bytes, kind)?;
+    let count = usize::from(u16::from_le_bytes([bytes[6], bytes[7]]));
+    if !counts.contains(&count) {
+        return Err(malformed(format!(
+            "{} holds {count} polynomials, not {counts:?}",
+            kind_name(kind)
+        )));
+    }
+    let mut rest = &bytes[CONTAINER_HEADER_LEN..];
+    let mut parts = Vec::with_capacity(count);
+    for i in 0..count {
+        let in_part = |e: Error| match e {
+            Error::Malformed(m) => malformed(format!("polynomial {i}: {m}")),
+            e => e,
+        };
+        let h = Header::parse(rest, KIND_RNS_POLY).map_err(in_part)?;
+        let len = (FIXED_HEADER_LEN + h.primes.len()) as u64 + payload_len(h.n, h.primes());
+        if len > rest.len() as u64 {
+            return Err(in_part(malformed(format!(
+                "truncated: {len} bytes declared, {} present",
+                rest.len()
+            ))));
+        }
+        let (part, tail) = rest.split_at(len as usize);
+        parts.push(RnsPoly::from_bytes_in(ctx, part).map_err(in_part)?);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        return Err(malformed(format!(
+            "{} trailing bytes after {}",
+            rest.len(),
+            kind_name(kind)
+        )));
+    }
+    Ok(parts)
+}
+
+/// Length of [`write_ternary`]'s output for `ctx`.
+pub(crate) fn ternary_len(ctx: &RnsContext) -> usize {
+    FIXED_HEADER_LEN + 8 * ctx.len() + (2 * ctx.n()).div_ceil(8)
+}
+
+/// An object of kind `kind` in the `RnsPoly` layout with representation byte 0 (coefficients)
+/// whose payload is `ctx.n()` two-bit codes (from `codes`, each below 4), least significant
+/// bits first, zero-padded to a whole byte.
+pub(crate) fn write_ternary(
+    kind: u8,
+    ctx: &RnsContext,
+    codes: impl Iterator<Item = u8>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(ternary_len(ctx));
+    write_header(&mut out, kind, 0, ctx);
+    let mut w = BitWriter {
+        out,
+        acc: 0,
+        nbits: 0,
+    };
+    for c in codes.take(ctx.n()) {
+        w.write(u64::from(c), 2);
+    }
+    let out = w.finish();
+    debug_assert_eq!(out.len(), ternary_len(ctx));
+    out
+}
+
+/// The `n / 4` payload bytes of an object written by [`write_ternary`] for kind `kind`, after
+/// checking the header (magic, version, kind, representation byte 0), that degree and primes
+/// are those of `ctx` ([`Error::ContextMismatch`] otherwise), the exact length, and that the
+/// padding bits are zero (`n = 2`). The codes themselves are left to the caller.
+pub(crate) fn read_ternary<'a>(kind: u8, ctx: &RnsContext, bytes: &'a [u8]) -> Result<&'a [u8]> {
+    let h = Header::parse(bytes, kind)?;
+    if h.repr != Representation::Coefficient {
+        return Err(malformed(format!(
+            "{} is stored as coefficients (representation byte 0)",
+            kind_name(kind)
+        )));
+    }
+    if h.n != ctx.n() || h.num_primes() != ctx.len() || !h.primes().eq(ctx.moduli().iter().copied())
+    {
+        return Err(Error::ContextMismatch);
+    }
+    let expected = (2 * h.n).div_ceil(8);
+    if h.payload.len() != expected {
+        return Err(malformed(format!(
+            "{} needs {expected} payload bytes, {} present",
+            kind_name(kind),
+            h.payload.len()
+        )));
+    }
+    if 2 * h.n < 8 && h.payload[0] >> (2 * h.n) != 0 {
+        return Err(malformed("non-zero padding bits in the last byte"));
+    }
+    Ok(h.payload)
 }

@@ -182,3 +182,257 @@ fn bad_input() {
     assert!(bfv.multiply(&c3, &c).is_err());
     assert!(bfv.relinearize(&c3, &okeys.relin).is_err());
 }
+
+/// The polynomials of a container (`LPLY`, version, kind, `u16` count, then whole `RnsPoly`
+/// encodings), split by reading each part's own header: an independent reader of the format.
+fn container_parts(bytes: &[u8], kind: u8) -> Vec<latpoly::rns::RnsPoly> {
+    assert_eq!(&bytes[..6], &[b'L', b'P', b'L', b'Y', 1, kind]);
+    let count = u16::from_le_bytes([bytes[6], bytes[7]]) as usize;
+    let mut rest = &bytes[8..];
+    let mut parts = Vec::new();
+    for _ in 0..count {
+        let l = u16::from_le_bytes([rest[8], rest[9]]) as usize;
+        let n = 1usize << rest[7];
+        let bits: usize = (0..l)
+            .map(|i| {
+                let q = u64::from_le_bytes(rest[10 + 8 * i..18 + 8 * i].try_into().unwrap());
+                64 - (q - 1).leading_zeros() as usize
+            })
+            .sum();
+        let len = 10 + 8 * l + (n * bits).div_ceil(8);
+        parts.push(latpoly::rns::RnsPoly::from_bytes(&rest[..len]).unwrap());
+        rest = &rest[len..];
+    }
+    assert!(rest.is_empty());
+    parts
+}
+
+/// The secret key's coefficients from its bytes (two-bit codes after the header).
+fn secret_coefficients(bytes: &[u8], n: usize, l: usize) -> Vec<i64> {
+    let payload = &bytes[10 + 8 * l..];
+    assert_eq!(payload.len(), (2 * n).div_ceil(8));
+    (0..n)
+        .map(|j| match (payload[j / 4] >> (2 * (j % 4))) & 3 {
+            0 => 0,
+            1 => 1,
+            2 => -1,
+            c => panic!("code {c}"),
+        })
+        .collect()
+}
+
+#[test]
+fn keys_and_ciphertexts_through_bytes() {
+    use latpoly::rns::{Representation, RnsPoly};
+    // n = 2 (one padded secret-key byte) up to 4096; primes from 20 to 61 bits
+    for (n, bits, count, t) in [
+        (2usize, 30u32, 2usize, 3u64),
+        (16, 20, 3, 17),
+        (1024, 40, 3, 65537),
+        (4096, 61, 2, 257),
+    ] {
+        let bfv = Bfv::new(BfvParams::new(n, bits, count, t).unwrap()).unwrap();
+        let mut rng = Sampler::from_seed([n as u8; 32]);
+        let mut prng = ChaCha20Rng::seed_from_u64(n as u64);
+        let keys = bfv.keygen(&mut rng).unwrap();
+        let (skb, pkb, rlb) = (
+            keys.secret.to_bytes(),
+            keys.public.to_bytes(),
+            keys.relin.to_bytes(),
+        );
+        assert_eq!(skb.len(), keys.secret.serialized_len());
+        assert_eq!(pkb.len(), keys.public.serialized_len());
+        assert_eq!(rlb.len(), keys.relin.serialized_len());
+        let sk = bfv.secret_key_from_bytes(&skb).unwrap();
+        let pk = bfv.public_key_from_bytes(&pkb).unwrap();
+        let rlk = bfv.relin_key_from_bytes(&rlb).unwrap();
+        // one encoding per object
+        assert_eq!(*sk.to_bytes(), *skb);
+        assert_eq!(pk.to_bytes(), pkb);
+        assert_eq!(rlk.to_bytes(), rlb);
+
+        // the secret key's codes against the public key: p0 + p1 s is the small error -e
+        let s = secret_coefficients(&skb, n, count);
+        assert!(s.iter().any(|&x| x != 0) || n == 2);
+        let pkp = container_parts(&pkb, 2);
+        assert_eq!(pkp.len(), 2);
+        assert!(pkp
+            .iter()
+            .all(|p| p.representation() == Representation::Ntt));
+        let mut sp = RnsPoly::from_i64s(bfv.context(), &s).unwrap();
+        sp.to_ntt();
+        let mut e = pkp[0].add(&pkp[1].mul(&sp).unwrap()).unwrap();
+        e.to_coeff();
+        assert!(e
+            .to_centered_bigints()
+            .iter()
+            .all(|x| x.magnitude().bits() <= 6));
+        assert_eq!(container_parts(&rlb, 3).len(), 2 * count);
+
+        // the loaded keys work together and with the original ones
+        let (m1, m2) = (random_plain(&mut prng, n, t), random_plain(&mut prng, n, t));
+        let c1 = bfv.encrypt(&pk, &m1, &mut rng).unwrap();
+        let c2 = bfv.encrypt(&keys.public, &m2, &mut rng).unwrap();
+        let c3 = bfv.multiply(&c1, &c2).unwrap();
+        for c in [&c1, &c3] {
+            let b = c.to_bytes();
+            assert_eq!(b.len(), c.serialized_len());
+            let back = bfv.ciphertext_from_bytes(&b).unwrap();
+            assert_eq!(back.to_bytes(), b);
+            let parts = container_parts(&b, 4);
+            assert_eq!(parts.len(), c.len());
+            for (x, y) in parts.iter().zip(c.parts()) {
+                assert_eq!(x.residues(), y.residues());
+            }
+        }
+        let c3 = bfv
+            .ciphertext_from_bytes(&c3.to_bytes())
+            .and_then(|c| bfv.relinearize(&c, &rlk))
+            .unwrap();
+        assert_eq!(
+            bfv.decrypt(&sk, &c3).unwrap(),
+            bfv.plain_mul(&m1, &m2).unwrap()
+        );
+        assert_eq!(bfv.decrypt(&keys.secret, &c1).unwrap(), m1);
+
+        // a ciphertext container whose parts are in NTT form is accepted and converted
+        let mut ntt_parts = container_parts(&c1.to_bytes(), 4);
+        let mut b = b"LPLY\x01\x04\x02\x00".to_vec();
+        for p in &mut ntt_parts {
+            p.to_ntt();
+            b.extend_from_slice(&p.to_bytes());
+        }
+        assert_eq!(
+            bfv.decrypt(&sk, &bfv.ciphertext_from_bytes(&b).unwrap())
+                .unwrap(),
+            m1
+        );
+        // key polynomials in coefficient form are refused
+        let mut b = b"LPLY\x01\x02\x02\x00".to_vec();
+        for mut p in container_parts(&pkb, 2) {
+            p.to_coeff();
+            b.extend_from_slice(&p.to_bytes());
+        }
+        assert!(matches!(
+            bfv.public_key_from_bytes(&b),
+            Err(Error::Malformed(_))
+        ));
+    }
+}
+
+#[test]
+fn malformed_key_and_ciphertext_bytes_are_errors() {
+    let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257).unwrap()).unwrap();
+    let mut rng = Sampler::from_seed([9; 32]);
+    let keys = bfv.keygen(&mut rng).unwrap();
+    let c = bfv.encrypt(&keys.public, &[1; 16], &mut rng).unwrap();
+    let c3 = bfv.multiply(&c, &c).unwrap();
+    let skb = keys.secret.to_bytes().to_vec();
+    let objects: [(&str, Vec<u8>); 5] = [
+        ("secret", skb.clone()),
+        ("public", keys.public.to_bytes()),
+        ("relin", keys.relin.to_bytes()),
+        ("ct", c.to_bytes()),
+        ("ct3", c3.to_bytes()),
+    ];
+    let load = |what: &str, b: &[u8]| -> Result<(), Error> {
+        match what {
+            "secret" => bfv.secret_key_from_bytes(b).map(drop),
+            "public" => bfv.public_key_from_bytes(b).map(drop),
+            "relin" => bfv.relin_key_from_bytes(b).map(drop),
+            _ => bfv.ciphertext_from_bytes(b).map(drop),
+        }
+    };
+    for (what, bytes) in &objects {
+        load(what, bytes).unwrap();
+        // every proper prefix, and one byte more, is an error
+        for len in 0..bytes.len() {
+            assert!(load(what, &bytes[..len]).is_err(), "{what} prefix {len}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(load(what, &longer), Err(Error::Malformed(_))));
+        // another kind's bytes are refused
+        for (other, ob) in &objects {
+            if other != what && !(what.starts_with("ct") && other.starts_with("ct")) {
+                assert!(load(what, ob).is_err(), "{other} read as {what}");
+            }
+        }
+        // random corruptions never panic; header corruptions are errors
+        let mut prng = ChaCha20Rng::seed_from_u64(bytes.len() as u64);
+        for _ in 0..500 {
+            let mut b = bytes.clone();
+            let i = prng.gen_range(0..b.len());
+            b[i] ^= 1 << prng.gen_range(0..8);
+            let r = load(what, &b);
+            if i < 8 {
+                assert!(r.is_err(), "{what}: flip in byte {i} accepted");
+            }
+        }
+    }
+    // another degree or other primes: ContextMismatch
+    for other in [
+        Bfv::new(BfvParams::new(32, 30, 3, 257).unwrap()).unwrap(),
+        Bfv::new(BfvParams::new(16, 31, 3, 257).unwrap()).unwrap(),
+    ] {
+        assert_eq!(
+            other.secret_key_from_bytes(&skb).unwrap_err(),
+            Error::ContextMismatch
+        );
+        assert_eq!(
+            other
+                .public_key_from_bytes(&keys.public.to_bytes())
+                .unwrap_err(),
+            Error::ContextMismatch
+        );
+        assert_eq!(
+            other.ciphertext_from_bytes(&c.to_bytes()).unwrap_err(),
+            Error::ContextMismatch
+        );
+    }
+    // a basis of two primes of Q's three: the relinearization key has 6 polynomials, not 4
+    let two = Bfv::new(BfvParams {
+        moduli: bfv.context().moduli()[..2].to_vec(),
+        ..bfv.params().clone()
+    })
+    .unwrap();
+    assert!(matches!(
+        two.relin_key_from_bytes(&keys.relin.to_bytes()),
+        Err(Error::Malformed(_))
+    ));
+    // the invalid code 3 at every position of the secret key
+    let payload = 10 + 3 * 8;
+    for j in 0..16 {
+        let mut b = skb.clone();
+        b[payload + j / 4] |= 3 << (2 * (j % 4));
+        assert!(matches!(
+            bfv.secret_key_from_bytes(&b),
+            Err(Error::Malformed(_))
+        ));
+    }
+    // the representation byte of a secret key must be 0
+    let mut b = skb.clone();
+    b[6] = 1;
+    assert!(matches!(
+        bfv.secret_key_from_bytes(&b),
+        Err(Error::Malformed(_))
+    ));
+    // a residue not below its prime in a ciphertext
+    let mut b = c.to_bytes();
+    let first = 8 + 10 + 3 * 8;
+    b[first..first + 4].fill(0xff); // the first residue: 30 bits of ones
+    assert!(matches!(
+        bfv.ciphertext_from_bytes(&b),
+        Err(Error::CoefficientOutOfRange { .. })
+    ));
+    // n = 2: the secret key's padding bits must be zero
+    let tiny = Bfv::new(BfvParams::new(2, 30, 2, 3).unwrap()).unwrap();
+    let tk = tiny.keygen(&mut rng).unwrap().secret.to_bytes().to_vec();
+    assert_eq!(tk.len(), 10 + 16 + 1);
+    let mut b = tk.clone();
+    b[26] |= 0x10;
+    assert!(matches!(
+        tiny.secret_key_from_bytes(&b),
+        Err(Error::Malformed(_))
+    ));
+}

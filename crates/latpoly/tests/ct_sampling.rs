@@ -15,7 +15,8 @@
 mod common;
 
 use common::ctgrind::{
-    assert_clean, assert_flagged, valgrind_available, SECRET_BRANCH, SECRET_USE,
+    assert_clean, assert_flagged, assert_only_verdict, valgrind_available, SECRET_BRANCH,
+    SECRET_USE,
 };
 
 #[test]
@@ -39,6 +40,20 @@ fn lpr_and_bfv_have_no_secret_dependent_branches_or_indices() {
             "he",
             "avx2",
             "LPR and BFV on a poisoned seed done",
+        );
+    }
+}
+
+/// A BFV secret key read from its bytes: one branch on the validity verdict, nothing else.
+#[test]
+fn bfv_secret_key_decoding_branches_only_on_its_verdict() {
+    if valgrind_available() {
+        assert_only_verdict(
+            "ct_sampling",
+            "bfv-secret-key",
+            "avx2",
+            "BFV secret key from poisoned bytes done",
+            "secret_key_from_bytes",
         );
     }
 }

@@ -51,6 +51,8 @@ use num_bigint::{BigInt, BigUint};
 use num_traits::{Signed, Zero};
 use std::sync::Arc;
 
+mod io;
+
 /// BFV parameters: ring degree, ciphertext primes, plaintext modulus, noise width.
 ///
 /// ```

@@ -121,6 +121,38 @@ pub fn assert_clean(name: &str, mode: &str, isa: &str, done: &str) {
     assert!(r.success, "valgrind exited with an error\n{report}");
 }
 
+/// Asserts a run whose one memcheck report is a documented declassification: a single error
+/// context, a secret-dependent branch whose innermost frame is `function` (a validity verdict
+/// that the function's `Result` reveals anyway). Any other secret branch or address, even in the
+/// same function at another place, is a second context and fails the check.
+pub fn assert_only_verdict(name: &str, mode: &str, isa: &str, done: &str, function: &str) {
+    let r = run(name, mode, isa);
+    let report = r.report(&format!("{name} {mode} LATPOLY_ISA={isa}"));
+    assert!(
+        r.stdout.contains(done),
+        "the harness did not complete\n{report}"
+    );
+    assert!(
+        !r.stderr.contains(SECRET_USE),
+        "secret-dependent address\n{report}"
+    );
+    assert!(
+        r.stderr.contains(" from 1 contexts"),
+        "more than the one verdict branch (or none)\n{report}"
+    );
+    let mut blocks = r.stderr.split(SECRET_BRANCH).skip(1);
+    let block = blocks.next().expect("no branch report");
+    assert!(blocks.next().is_none(), "several branch reports\n{report}");
+    let first_frame = block
+        .lines()
+        .find(|l| l.contains(" at 0x"))
+        .unwrap_or_default();
+    assert!(
+        first_frame.contains(function),
+        "the branch is not in {function}\n{report}"
+    );
+}
+
 /// Asserts a negative control is caught: memcheck reports `needle` (in `location`, if given).
 pub fn assert_flagged(name: &str, mode: &str, done: &str, needle: &str, location: Option<&str>) {
     let r = run(name, mode, "avx2");

@@ -1,0 +1,362 @@
+//! Bytes for BFV keys and ciphertexts, in the versioned format of [`crate::serialize`].
+//!
+//! * Public keys, relinearization keys and ciphertexts are *containers*: the magic `LPLY`,
+//!   version 1, an object kind ([`KIND_BFV_PUBLIC_KEY`], [`KIND_BFV_RELIN_KEY`],
+//!   [`KIND_BFV_CIPHERTEXT`]), the number of polynomials as a little-endian `u16`, then each
+//!   polynomial's complete [`RnsPoly::to_bytes`] encoding (its own header with degree, primes and
+//!   representation, then its bit-packed residues). A public key holds `(p_0, p_1)` in NTT form;
+//!   a relinearization key `b_1, ..., b_L, a_1, ..., a_L` in NTT form; a ciphertext its 2 or 3
+//!   polynomials in coefficient form.
+//! * A secret key is its ternary polynomial `s`, two bits per coefficient: the header of an
+//!   [`RnsPoly`] (kind [`KIND_BFV_SECRET_KEY`], representation byte 0, degree and the primes of
+//!   `Q`, which bind the key to its parameters), then `n` codes `0 = 0, 1 = +1, 2 = -1` (3 is
+//!   invalid), least significant bits first, `n / 4` bytes (one zero-padded byte for `n = 2`).
+//!   Encoding and decoding branch on no coefficient.
+//!
+//! Readers are methods of [`Bfv`] and accept only the encodings of objects of that instance:
+//! anything of other parameters is [`Error::ContextMismatch`], malformed bytes
+//! [`Error::Malformed`] (or [`Error::CoefficientOutOfRange`] for a residue not below its prime),
+//! never a panic.
+//!
+//! The bytes carry no integrity check. Secret-key bytes are as sensitive as the key: they are
+//! returned in a buffer that is zeroed when dropped, and should be stored encrypted.
+
+use super::{Bfv, BfvCiphertext, BfvPublicKey, BfvRelinKey, BfvSecretKey};
+use crate::arith::ct::barrier;
+use crate::error::{Error, Result};
+use crate::rns::{Representation, RnsPoly};
+use crate::serialize::{
+    container_len, read_container, read_ternary, ternary_len, write_container, write_ternary,
+    KIND_BFV_CIPHERTEXT, KIND_BFV_PUBLIC_KEY, KIND_BFV_RELIN_KEY, KIND_BFV_SECRET_KEY,
+};
+use zeroize::Zeroizing;
+
+/// 1 iff `a == b`, without a branch.
+#[inline]
+fn eq_bit(a: u64, b: u64) -> u64 {
+    let d = a ^ b;
+    barrier(((d | d.wrapping_neg()) >> 63) ^ 1)
+}
+
+fn check_ntt(parts: &[RnsPoly], what: &str) -> Result<()> {
+    if parts
+        .iter()
+        .any(|p| p.representation() != Representation::Ntt)
+    {
+        return Err(Error::Malformed(format!(
+            "the polynomials of a {what} are stored in NTT form"
+        )));
+    }
+    Ok(())
+}
+
+impl BfvSecretKey {
+    /// Length in bytes of [`Self::to_bytes`]: `10 + 8·L + n / 4` (at least one payload byte).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(1024, 40, 3, 257)?)?;
+    /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
+    /// assert_eq!(keys.secret.serialized_len(), 10 + 3 * 8 + 1024 / 4);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        ternary_len(self.s.context())
+    }
+
+    /// The key as bytes (the degree and primes of `Q`, then two bits per coefficient of `s`;
+    /// the format is given at [`Bfv::secret_key_from_bytes`]), in a buffer zeroed when dropped.
+    /// The conversion branches on no coefficient.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let bytes = keys.secret.to_bytes();
+    /// assert_eq!(&bytes[..6], b"LPLY\x01\x05"); // magic, version 1, BFV secret key
+    /// let sk = bfv.secret_key_from_bytes(&bytes)?;
+    /// let c = bfv.encrypt(&keys.public, &[7; 16], &mut rng)?;
+    /// assert_eq!(bfv.decrypt(&sk, &c)?, vec![7; 16]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+        let mut s = self.s.clone();
+        s.to_coeff();
+        let q0 = s.context().moduli()[0];
+        // s is ternary: limb 0 holds 0, 1 or q_0 - 1.
+        let codes = s
+            .limb(0)
+            .iter()
+            .map(|&x| (eq_bit(x, 1) | (eq_bit(x, q0 - 1) << 1)) as u8);
+        let out = Zeroizing::new(write_ternary(KIND_BFV_SECRET_KEY, s.context(), codes));
+        s.wipe();
+        out
+    }
+}
+
+impl BfvPublicKey {
+    /// Length in bytes of [`Self::to_bytes`].
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(1024, 40, 3, 257)?)?;
+    /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
+    /// // header, then two polynomials of 10 + 3·8 header bytes and 1024·3·40 bits each
+    /// assert_eq!(keys.public.serialized_len(), 8 + 2 * (10 + 3 * 8 + 1024 * 3 * 40 / 8));
+    /// assert_eq!(keys.public.to_bytes().len(), keys.public.serialized_len());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        container_len([&self.p0, &self.p1])
+    }
+
+    /// The key as bytes: a container of `(p_0, p_1)` in NTT form (see [`Bfv::public_key_from_bytes`]).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let pk = bfv.public_key_from_bytes(&keys.public.to_bytes())?;
+    /// let c = bfv.encrypt(&pk, &[5; 16], &mut rng)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &c)?, vec![5; 16]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        write_container(KIND_BFV_PUBLIC_KEY, &[&self.p0, &self.p1])
+    }
+}
+
+impl BfvRelinKey {
+    /// Length in bytes of [`Self::to_bytes`].
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(1024, 40, 3, 257)?)?;
+    /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
+    /// // two polynomials per prime of Q
+    /// assert_eq!(keys.relin.serialized_len(), 8 + 6 * (10 + 3 * 8 + 1024 * 3 * 40 / 8));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        container_len(self.b.iter().chain(&self.a))
+    }
+
+    /// The key as bytes: a container of `b_1, ..., b_L, a_1, ..., a_L` in NTT form (see
+    /// [`Bfv::relin_key_from_bytes`]).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let rlk = bfv.relin_key_from_bytes(&keys.relin.to_bytes())?;
+    /// let c = bfv.encrypt(&keys.public, &[3; 16], &mut rng)?;
+    /// let sq = bfv.multiply_relin(&c, &c, &rlk)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &sq)?, bfv.plain_mul(&[3; 16], &[3; 16])?);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let parts: Vec<&RnsPoly> = self.b.iter().chain(&self.a).collect();
+        write_container(KIND_BFV_RELIN_KEY, &parts)
+    }
+}
+
+impl BfvCiphertext {
+    /// Length in bytes of [`Self::to_bytes`].
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(1024, 40, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[1; 1024], &mut rng)?;
+    /// assert_eq!(c.serialized_len(), 8 + 2 * (10 + 3 * 8 + 1024 * 3 * 40 / 8));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        container_len(&self.c)
+    }
+
+    /// The ciphertext as bytes: a container of its 2 or 3 polynomials in coefficient form (see
+    /// [`Bfv::ciphertext_from_bytes`]).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[9; 16], &mut rng)?;
+    /// let c3 = bfv.multiply(&c, &c)?; // three polynomials travel as well
+    /// let back = bfv.ciphertext_from_bytes(&c3.to_bytes())?;
+    /// assert_eq!(back.len(), 3);
+    /// assert_eq!(bfv.decrypt(&keys.secret, &back)?, bfv.plain_mul(&[9; 16], &[9; 16])?);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let parts: Vec<&RnsPoly> = self.c.iter().collect();
+        write_container(KIND_BFV_CIPHERTEXT, &parts)
+    }
+}
+
+impl Bfv {
+    /// Reads a secret key written by [`BfvSecretKey::to_bytes`] for this instance's degree and
+    /// primes.
+    ///
+    /// Format: the 10-byte header of [`crate::serialize`] with object kind 5
+    /// ([`KIND_BFV_SECRET_KEY`]) and representation byte 0, the primes of `Q`, then the `n`
+    /// coefficients of `s` as two-bit codes (`0 = 0`, `1 = +1`, `2 = -1`), least significant
+    /// bits first. The codes are decoded without branching on them; a code 3 anywhere gives one
+    /// [`Error::Malformed`] that does not say where.
+    ///
+    /// Errors: [`Error::ContextMismatch`] for a key of another degree or other primes,
+    /// [`Error::Malformed`] for a wrong magic, version, kind or representation byte, a wrong
+    /// length, non-zero padding bits or a code 3.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// use latpoly::Error;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
+    /// let bytes = keys.secret.to_bytes();
+    /// assert_eq!(bytes.len(), 10 + 3 * 8 + 4);
+    /// assert!(bfv.secret_key_from_bytes(&bytes).is_ok());
+    ///
+    /// let mut bad = bytes.to_vec();
+    /// *bad.last_mut().unwrap() |= 0xc0; // code 3 for the last coefficient
+    /// assert!(matches!(bfv.secret_key_from_bytes(&bad), Err(Error::Malformed(_))));
+    /// assert!(matches!(
+    ///     bfv.secret_key_from_bytes(&bytes[..bytes.len() - 1]),
+    ///     Err(Error::Malformed(_))
+    /// ));
+    /// let other = Bfv::new(BfvParams::new(16, 31, 3, 257)?)?; // other primes
+    /// assert_eq!(other.secret_key_from_bytes(&bytes).unwrap_err(), Error::ContextMismatch);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn secret_key_from_bytes(&self, bytes: &[u8]) -> Result<BfvSecretKey> {
+        let payload = read_ternary(KIND_BFV_SECRET_KEY, &self.q, bytes)?;
+        let n = self.params.n;
+        let moduli = self.q.moduli();
+        let mut data = vec![0u64; n * moduli.len()];
+        let mut bad = 0u64;
+        for j in 0..n {
+            let c = u64::from(payload[j / 4] >> (2 * (j % 4))) & 3;
+            let invalid = c & (c >> 1) & 1;
+            bad |= invalid;
+            // code 3 gives 0 here (and an error below), so every residue stays below its prime
+            let (plus, minus) = (c & 1 & !invalid, (c >> 1) & !invalid);
+            let mask = minus.wrapping_neg();
+            for (limb, &q) in moduli.iter().enumerate() {
+                data[limb * n + j] = plus + (mask & (q - 1));
+            }
+        }
+        // Built before the range verdict, so that a rejected key is wiped like an accepted one.
+        let mut s = RnsPoly::from_residues_unchecked(&self.q, data, Representation::Coefficient);
+        if barrier(bad) != 0 {
+            s.wipe();
+            return Err(Error::Malformed(
+                "a secret-key coefficient has the invalid code 3".into(),
+            ));
+        }
+        s.to_ntt();
+        Ok(BfvSecretKey { s })
+    }
+
+    /// Reads a public key written by [`BfvPublicKey::to_bytes`] (two NTT-form polynomials of
+    /// this instance's basis `Q`).
+    ///
+    /// Errors: [`Error::ContextMismatch`] for polynomials of another degree or other primes,
+    /// [`Error::Malformed`] for a wrong header, a polynomial count other than 2, a polynomial
+    /// not in NTT form, truncation or trailing bytes, [`Error::CoefficientOutOfRange`] for a
+    /// residue not below its prime.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// use latpoly::Error;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
+    /// let bytes = keys.public.to_bytes();
+    /// assert_eq!(&bytes[..8], b"LPLY\x01\x02\x02\x00"); // magic, v1, public key, 2 polynomials
+    /// assert!(bfv.public_key_from_bytes(&bytes).is_ok());
+    /// assert!(matches!(bfv.public_key_from_bytes(&bytes[..100]), Err(Error::Malformed(_))));
+    /// // a relinearization key is not a public key
+    /// assert!(matches!(
+    ///     bfv.public_key_from_bytes(&keys.relin.to_bytes()),
+    ///     Err(Error::Malformed(_))
+    /// ));
+    /// let other = Bfv::new(BfvParams::new(32, 30, 3, 257)?)?; // another degree
+    /// assert_eq!(other.public_key_from_bytes(&bytes).unwrap_err(), Error::ContextMismatch);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<BfvPublicKey> {
+        let mut parts = read_container(KIND_BFV_PUBLIC_KEY, &[2], &self.q, bytes)?;
+        check_ntt(&parts, "public key")?;
+        let p1 = parts.pop().expect("two parts");
+        let p0 = parts.pop().expect("two parts");
+        Ok(BfvPublicKey { p0, p1 })
+    }
+
+    /// Reads a relinearization key written by [`BfvRelinKey::to_bytes`] (`2 L` NTT-form
+    /// polynomials of this instance's basis `Q` of `L` primes).
+    ///
+    /// Errors: as for [`Self::public_key_from_bytes`], with `2 L` polynomials expected.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// use latpoly::Error;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
+    /// let bytes = keys.relin.to_bytes();
+    /// assert_eq!(&bytes[..8], b"LPLY\x01\x03\x06\x00"); // relinearization key, 6 polynomials
+    /// assert!(bfv.relin_key_from_bytes(&bytes).is_ok());
+    /// let mut longer = bytes.clone();
+    /// longer.push(0);
+    /// assert!(matches!(bfv.relin_key_from_bytes(&longer), Err(Error::Malformed(_))));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<BfvRelinKey> {
+        let l = self.q.len();
+        let mut b = read_container(KIND_BFV_RELIN_KEY, &[2 * l], &self.q, bytes)?;
+        check_ntt(&b, "relinearization key")?;
+        let a = b.split_off(l);
+        Ok(BfvRelinKey { b, a })
+    }
+
+    /// Reads a ciphertext written by [`BfvCiphertext::to_bytes`] (2 or 3 polynomials of this
+    /// instance's basis `Q`; polynomials in NTT form are accepted and converted, as by
+    /// [`Self::ciphertext_from_parts`]).
+    ///
+    /// Errors: as for [`Self::public_key_from_bytes`], with 2 or 3 polynomials expected.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// use latpoly::Error;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[4; 16], &mut rng)?;
+    /// let bytes = c.to_bytes();
+    /// assert_eq!(bfv.decrypt(&keys.secret, &bfv.ciphertext_from_bytes(&bytes)?)?, vec![4; 16]);
+    /// let mut flipped = bytes.clone();
+    /// flipped[5] = 2; // the kind byte of a public key
+    /// assert!(matches!(bfv.ciphertext_from_bytes(&flipped), Err(Error::Malformed(_))));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<BfvCiphertext> {
+        let parts = read_container(KIND_BFV_CIPHERTEXT, &[2, 3], &self.q, bytes)?;
+        self.ciphertext_from_parts(parts)
+    }
+}
