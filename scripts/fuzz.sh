@@ -6,7 +6,8 @@
 # Usage: ./scripts/fuzz.sh [TARGET] [SECONDS] [-- LIBFUZZER_ARGS...]
 #   TARGET   default rns_poly_from_bytes; the others: kem_decapsulate, kem_encapsulate
 #            (every KEM of latpoly::kem::all() on hostile ciphertexts / public keys) and
-#            decoders (the public decoders of rings::{ntru, ntruprime, ntruplus}); `all` runs
+#            decoders (the public decoders of rings::{ntru, ntruprime, ntruplus}), bfv_from_bytes
+#            (the BFV key and ciphertext readers); `all` runs
 #            every target in turn, SECONDS each (list: cargo fuzz list, run in crates/latpoly)
 #   SECONDS  default 60
 # Example: ./scripts/fuzz.sh rns_poly_from_bytes 600 -- -jobs=1 -print_final_stats=1

@@ -1,6 +1,6 @@
 /* latpoly from C for homomorphic encryption: samplers, RNS polynomials as exact integers and
- * bytes, BFV (keys, encrypt, add, multiply, relinearize, decrypt, noise budget, ciphertexts
- * through bytes) and LPR encryption, each with its error contract.
+ * bytes, BFV (keys, encrypt, add, multiply, relinearize, decrypt, noise budget, keys and
+ * ciphertexts through bytes) and LPR encryption, each with its error contract.
  * Build (see scripts/c_examples.sh):
  *   cc examples/c/he_demo.c -Icrates/latpoly-capi/include target/release/liblatpoly.a -lpthread -ldl -lm
  */
@@ -215,6 +215,118 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     return 0;
 }
 
+/* Serialized bytes of key `which` of `keys` (malloc'd; its length to *len). */
+static uint8_t *key_bytes(const latpoly_bfv_keys *keys, uint32_t which, size_t *len) {
+    if (latpoly_bfv_keys_serialized_len(keys, which, len) != LATPOLY_STATUS_OK) return NULL;
+    uint8_t *b = malloc(*len);
+    if (b == NULL) return NULL;
+    /* one byte short is refused and writes nothing */
+    if (*len > 0 && latpoly_bfv_keys_to_bytes(keys, which, b, *len - 1) !=
+                        LATPOLY_STATUS_LENGTH_MISMATCH) {
+        free(b);
+        return NULL;
+    }
+    if (latpoly_bfv_keys_to_bytes(keys, which, b, *len) != LATPOLY_STATUS_OK) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* Keys and ciphertexts through bytes: a server holding only the public and relinearization
+ * keys computes a product, a client holding only the secret key decrypts it. */
+static int bfv_bytes_part(latpoly_sampler *rng, const uint64_t *moduli) {
+    latpoly_bfv *bfv = NULL, *two = NULL;
+    CHECK(latpoly_bfv_new(N, moduli, L, T, 3.19, &bfv));
+    CHECK(latpoly_bfv_new(N, moduli, 2, T, 3.19, &two));
+    latpoly_bfv_keys *keys = NULL, *server = NULL, *client = NULL, *x = NULL;
+    CHECK(latpoly_bfv_keygen(bfv, rng, &keys));
+    size_t sk_len = 0, pk_len = 0, rlk_len = 0;
+    uint8_t *sk = key_bytes(keys, LATPOLY_BFV_KEY_SECRET, &sk_len);
+    uint8_t *pk = key_bytes(keys, LATPOLY_BFV_KEY_PUBLIC, &pk_len);
+    uint8_t *rlk = key_bytes(keys, LATPOLY_BFV_KEY_RELIN, &rlk_len);
+    FAIL_IF(sk == NULL || pk == NULL || rlk == NULL, "key bytes");
+    /* header, primes, two bits per coefficient; 50-bit residues for the other keys */
+    FAIL_IF(sk_len != 10 + 8 * L + N / 4 || memcmp(sk, "LPLY\x01\x05", 6) != 0, "secret key bytes");
+    FAIL_IF(pk_len != 8 + 2 * (10 + 8 * L + N * L * 50 / 8), "public key length");
+    FAIL_IF(rlk_len != 8 + 2 * L * (10 + 8 * L + N * L * 50 / 8), "relinearization key length");
+
+    CHECK(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len, rlk, rlk_len, &server));
+    CHECK(latpoly_bfv_keys_from_bytes(bfv, sk, sk_len, NULL, 0, NULL, 0, &client));
+    int has[3];
+    for (uint32_t w = 0; w < 3; w++) CHECK(latpoly_bfv_keys_has(server, w, &has[w]));
+    FAIL_IF(has[LATPOLY_BFV_KEY_SECRET] != 0 || has[LATPOLY_BFV_KEY_PUBLIC] != 1 ||
+                has[LATPOLY_BFV_KEY_RELIN] != 1, "server key set");
+
+    static uint64_t m1[N], m2[N], want[N], got[N];
+    CHECK(latpoly_sampler_uniform(rng, T, m1, N));
+    CHECK(latpoly_sampler_uniform(rng, T, m2, N));
+    latpoly_bfv_ciphertext *c1 = NULL, *c2 = NULL, *prod = NULL, *back = NULL, *y = NULL;
+    CHECK(latpoly_bfv_encrypt(bfv, server, rng, m1, N, &c1));
+    CHECK(latpoly_bfv_encrypt(bfv, server, rng, m2, N, &c2));
+    CHECK(latpoly_bfv_multiply_relin(bfv, server, c1, c2, &prod));
+    size_t ct_len = 0;
+    CHECK(latpoly_bfv_ciphertext_serialized_len(prod, &ct_len));
+    uint8_t *ct = malloc(ct_len);
+    FAIL_IF(ct == NULL, "malloc");
+    CHECK(latpoly_bfv_ciphertext_to_bytes(prod, ct, ct_len));
+    CHECK(latpoly_bfv_ciphertext_from_bytes(bfv, ct, ct_len, &back));
+    CHECK(latpoly_bfv_decrypt(bfv, client, back, got, N));
+    plain_mul(m1, m2, want);
+    FAIL_IF(memcmp(got, want, sizeof got) != 0, "product through bytes");
+
+    /* a key set without the key a call needs */
+    EXPECT(latpoly_bfv_decrypt(bfv, server, back, got, N), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_encrypt(bfv, client, rng, m1, N, &y), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_relinearize(bfv, client, prod, &y), LATPOLY_STATUS_INVALID_PARAMETER);
+    size_t len = 0;
+    EXPECT(latpoly_bfv_keys_serialized_len(server, LATPOLY_BFV_KEY_SECRET, &len),
+           LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_keys_serialized_len(keys, 7, &len), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_keys_to_bytes(client, LATPOLY_BFV_KEY_PUBLIC, pk, pk_len),
+           LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_keys_has(keys, 3, &has[0]), LATPOLY_STATUS_INVALID_PARAMETER);
+    /* bad bytes and bad calls */
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, NULL, 0, NULL, 0, &x),
+           LATPOLY_STATUS_INVALID_PARAMETER);
+    sk[sk_len - 1] |= 0xc0; /* the invalid code 3 */
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, sk, sk_len, NULL, 0, NULL, 0, &x), LATPOLY_STATUS_MALFORMED);
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len - 1, NULL, 0, &x),
+           LATPOLY_STATUS_MALFORMED);
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, rlk, rlk_len, NULL, 0, &x),
+           LATPOLY_STATUS_MALFORMED); /* a relinearization key is not a public key */
+    EXPECT(latpoly_bfv_keys_from_bytes(two, NULL, 0, pk, pk_len, NULL, 0, &x),
+           LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len, NULL, 0, NULL),
+           LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_ciphertext_from_bytes(bfv, ct, ct_len - 1, &y), LATPOLY_STATUS_MALFORMED);
+    EXPECT(latpoly_bfv_ciphertext_from_bytes(bfv, pk, pk_len, &y), LATPOLY_STATUS_MALFORMED);
+    EXPECT(latpoly_bfv_ciphertext_from_bytes(two, ct, ct_len, &y), LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_bfv_ciphertext_from_bytes(bfv, NULL, ct_len, &y), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_ciphertext_to_bytes(prod, ct, ct_len + 1), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_bfv_keys_has((const latpoly_bfv_keys *)prod, 0, &has[0]),
+           LATPOLY_STATUS_HANDLE_MISMATCH);
+    FAIL_IF(x != NULL || y != NULL, "no handle on failure");
+    printf("BFV keys and ciphertexts through bytes: secret %zu, public %zu, relinearization %zu, "
+           "ciphertext %zu bytes: ok\n", sk_len, pk_len, rlk_len, ct_len);
+
+    memset(sk, 0, sk_len); /* secret-key bytes: wipe before release */
+    free(sk);
+    free(pk);
+    free(rlk);
+    free(ct);
+    latpoly_bfv_ciphertext_free(c1);
+    latpoly_bfv_ciphertext_free(c2);
+    latpoly_bfv_ciphertext_free(prod);
+    latpoly_bfv_ciphertext_free(back);
+    latpoly_bfv_keys_free(keys);
+    latpoly_bfv_keys_free(server);
+    latpoly_bfv_keys_free(client);
+    latpoly_bfv_free(two);
+    latpoly_bfv_free(bfv);
+    return 0;
+}
+
 static int lpr_part(latpoly_sampler *rng) {
     latpoly_lpr *lpr = NULL;
     CHECK(latpoly_lpr_new(256, &lpr));
@@ -284,6 +396,7 @@ int main(void) {
 
     if (rns_part(rng, ctx) != 0) return 1;
     if (bfv_part(rng, moduli) != 0) return 1;
+    if (bfv_bytes_part(rng, moduli) != 0) return 1;
     if (lpr_part(rng) != 0) return 1;
 
     latpoly_rns_context_free(ctx);

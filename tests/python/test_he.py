@@ -128,3 +128,97 @@ def test_bfv_ciphertexts_through_bytes():
     other = Bfv.with_prime_bits(1024, 41, 3, t=65537, seed=9)
     with pytest.raises(ValueError):
         other.ciphertext_from_parts(bfv.parts(ca))
+
+
+def _secret_coefficients(blob: bytes, n: int, count: int):
+    """An independent reader of the secret-key format: 10-byte header, the primes, two-bit
+    codes (0 -> 0, 1 -> 1, 2 -> -1)."""
+    assert blob[:6] == b"LPLY\x01\x05" and blob[6] == 0 and 1 << blob[7] == n
+    assert int.from_bytes(blob[8:10], "little") == count
+    payload = blob[10 + 8 * count:]
+    assert len(payload) == (2 * n + 7) // 8
+    codes = [(payload[j // 4] >> (2 * (j % 4))) & 3 for j in range(n)]
+    assert 3 not in codes
+    return [{0: 0, 1: 1, 2: -1}[c] for c in codes]
+
+
+def test_bfv_keys_and_ciphertexts_through_bytes():
+    """Every key and ciphertext through bytes: partial key sets (a server without the secret
+    key), decryption by hand with the secret key's decoded coefficients, and ValueError for
+    malformed bytes, other parameters and missing keys."""
+    n, t = 16, 257
+    bfv = Bfv.with_prime_bits(n, 30, 3, t=t, seed=4)
+    keys = bfv.keygen()
+    assert (keys.has_secret, keys.has_public, keys.has_relin) == (True, True, True)
+    sk, pk, rlk = keys.secret_bytes(), keys.public_bytes(), keys.relin_bytes()
+    assert all(isinstance(b, bytes) for b in (sk, pk, rlk))
+    assert len(sk) == 10 + 3 * 8 + n // 4
+    assert pk[:8] == b"LPLY\x01\x02\x02\x00" and rlk[:8] == b"LPLY\x01\x03\x06\x00"
+
+    server = bfv.keys_from_bytes(public=pk, relin=rlk)
+    assert (server.has_secret, server.has_public, server.has_relin) == (False, True, True)
+    assert server.public_bytes() == pk and server.relin_bytes() == rlk
+    client = bfv.keys_from_bytes(secret=bytearray(sk))
+    assert client.secret_bytes() == sk
+    assert keys.without_secret().has_secret is False
+
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, t, n, dtype=np.uint64)
+    b = rng.integers(0, t, n, dtype=np.uint64)
+    ca, cb = bfv.encrypt(server, a), bfv.encrypt(keys, b)
+    prod = bfv.multiply_relin(server, ca, cb)
+    blob = prod.to_bytes()
+    assert isinstance(prod, latpoly.BfvCiphertext) and isinstance(keys, latpoly.BfvKeySet)
+    back = bfv.ciphertext_from_bytes(memoryview(blob))
+    assert back.to_bytes() == blob
+    want = bfv.decrypt(keys, bfv.multiply_relin(keys, ca, cb)).tolist()
+    assert bfv.decrypt(client, back).tolist() == want
+
+    # decryption by hand: m = round(t (c0 + c1 s) / Q) mod t, negacyclic schoolbook in Python
+    s = _secret_coefficients(sk, n, 3)
+    q = 1
+    for p in bfv.moduli:
+        q *= p
+    c0, c1 = (p.to_centered_ints() for p in bfv.parts(ca))
+    phase = list(c0)
+    for i in range(n):
+        for j in range(n):
+            k, sign = (i + j, 1) if i + j < n else (i + j - n, -1)
+            phase[k] += sign * c1[i] * s[j]
+    manual = [((t * (x % q) + q // 2) // q) % t for x in phase]
+    assert manual == a.tolist()
+
+    # missing keys
+    for call in (
+        lambda: bfv.decrypt(server, ca),
+        lambda: bfv.noise_budget(server, ca),
+        lambda: bfv.encrypt(client, a),
+        lambda: bfv.relinearize(client, bfv.multiply(ca, cb)),
+        lambda: bfv.multiply_relin(client, ca, cb),
+        lambda: server.secret_bytes(),
+        lambda: client.public_bytes(),
+        lambda: client.relin_bytes(),
+        lambda: bfv.keys_from_bytes(),
+    ):
+        with pytest.raises(ValueError):
+            call()
+    # malformed bytes, wrong kinds, other parameters
+    other = Bfv.with_prime_bits(n, 31, 3, t=t, seed=4)
+    bad_sk = bytearray(sk)
+    bad_sk[-1] |= 0xC0  # the invalid code 3
+    for call in (
+        lambda: bfv.keys_from_bytes(secret=bytes(bad_sk)),
+        lambda: bfv.keys_from_bytes(secret=sk[:-1]),
+        lambda: bfv.keys_from_bytes(public=pk + b"\x00"),
+        lambda: bfv.keys_from_bytes(public=rlk),
+        lambda: bfv.keys_from_bytes(relin=pk),
+        lambda: bfv.keys_from_bytes(secret="not bytes"),
+        lambda: bfv.ciphertext_from_bytes(blob[:-3]),
+        lambda: bfv.ciphertext_from_bytes(pk),
+        lambda: bfv.ciphertext_from_bytes(42),
+        lambda: other.keys_from_bytes(secret=sk),
+        lambda: other.keys_from_bytes(public=pk),
+        lambda: other.ciphertext_from_bytes(blob),
+    ):
+        with pytest.raises(ValueError):
+            call()

@@ -41,6 +41,15 @@ typedef struct latpoly_lpr_secret_key latpoly_lpr_secret_key;
 // Uniform in `[-param, param]`.
 #define LATPOLY_DISTRIBUTION_BOUNDED 6
 
+// The secret key (`n / 4` bytes of two-bit codes after a header binding it to `n` and `Q`).
+#define LATPOLY_BFV_KEY_SECRET 0
+
+// The public (encryption) key.
+#define LATPOLY_BFV_KEY_PUBLIC 1
+
+// The relinearization key.
+#define LATPOLY_BFV_KEY_RELIN 2
+
 // Result of every call.
 typedef enum latpoly_status {
   // Success.
@@ -841,6 +850,86 @@ enum latpoly_status latpoly_bfv_ciphertext_part(const latpoly_bfv_ciphertext *ct
 enum latpoly_status latpoly_bfv_ciphertext_from_parts(const latpoly_bfv *bfv,
                                                       const latpoly_rns_poly *const *parts,
                                                       uintptr_t count,
+                                                      latpoly_bfv_ciphertext **out);
+
+// Whether `keys` holds key `which` (`LATPOLY_BFV_KEY_*`): 1 or 0 to `*has`. A set from
+// [`latpoly_bfv_keygen`] holds all three; one from [`latpoly_bfv_keys_from_bytes`] the keys it
+// was given.
+//
+// # Safety
+// `keys` NULL or live; `has` valid for one write.
+enum latpoly_status latpoly_bfv_keys_has(const latpoly_bfv_keys *keys,
+                                         uint32_t which,
+                                         int32_t *has);
+
+// The length in bytes of key `which` (`LATPOLY_BFV_KEY_*`) of `keys` serialized, to `*len`.
+// An unknown `which`, or a key the set lacks, gives `LATPOLY_STATUS_INVALID_PARAMETER`.
+//
+// # Safety
+// `keys` NULL or live; `len` valid for one write.
+enum latpoly_status latpoly_bfv_keys_serialized_len(const latpoly_bfv_keys *keys,
+                                                    uint32_t which,
+                                                    uintptr_t *len);
+
+// Serializes key `which` (`LATPOLY_BFV_KEY_*`) of `keys` into the `len` bytes at `out`; `len`
+// must equal [`latpoly_bfv_keys_serialized_len`] (`LATPOLY_STATUS_LENGTH_MISMATCH`
+// otherwise, nothing written). The format is `latpoly::serialize`'s (a versioned header with
+// the degree and primes, then the key). Secret-key bytes are as sensitive as the key: wipe
+// them after use and store them encrypted.
+//
+// # Safety
+// `keys` NULL or live; `out` valid for `len` writes.
+enum latpoly_status latpoly_bfv_keys_to_bytes(const latpoly_bfv_keys *keys,
+                                              uint32_t which,
+                                              uint8_t *out,
+                                              uintptr_t len);
+
+// Reads a key set for `bfv` from the bytes of any of its keys (`secret`, `public`, `relin`:
+// each NULL when absent, else `*_len` bytes from [`latpoly_bfv_keys_to_bytes`]); at least one
+// must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys of other parameters give
+// `LATPOLY_STATUS_HANDLE_MISMATCH`, malformed bytes `LATPOLY_STATUS_MALFORMED` (or
+// `LATPOLY_STATUS_OUT_OF_RANGE` for a residue not below its prime). Calls that need a key the
+// set lacks (decrypting without the secret key, say) give `LATPOLY_STATUS_INVALID_PARAMETER`.
+//
+// # Safety
+// `bfv` NULL or live; each of `secret`, `public`, `relin` NULL or valid for its length in
+// reads; `out` valid for one pointer write (free with [`latpoly_bfv_keys_free`]).
+enum latpoly_status latpoly_bfv_keys_from_bytes(const latpoly_bfv *bfv,
+                                                const uint8_t *secret,
+                                                uintptr_t secret_len,
+                                                const uint8_t *public_,
+                                                uintptr_t public_len,
+                                                const uint8_t *relin,
+                                                uintptr_t relin_len,
+                                                latpoly_bfv_keys **out);
+
+// The length in bytes of `ct` serialized, to `*len`.
+//
+// # Safety
+// `ct` NULL or live; `len` valid for one write.
+enum latpoly_status latpoly_bfv_ciphertext_serialized_len(const latpoly_bfv_ciphertext *ct,
+                                                          uintptr_t *len);
+
+// Serializes `ct` (its 2 or 3 polynomials, coefficient form) into the `len` bytes at `out`;
+// `len` must equal [`latpoly_bfv_ciphertext_serialized_len`].
+//
+// # Safety
+// `ct` NULL or live; `out` valid for `len` writes.
+enum latpoly_status latpoly_bfv_ciphertext_to_bytes(const latpoly_bfv_ciphertext *ct,
+                                                    uint8_t *out,
+                                                    uintptr_t len);
+
+// Reads a ciphertext of `bfv` from the `len` bytes at `data` (from
+// [`latpoly_bfv_ciphertext_to_bytes`]): other parameters give
+// `LATPOLY_STATUS_HANDLE_MISMATCH`, malformed bytes `LATPOLY_STATUS_MALFORMED` (or
+// `LATPOLY_STATUS_OUT_OF_RANGE`).
+//
+// # Safety
+// `bfv` NULL or live; `data` valid for `len` reads; `out` valid for one pointer write (free
+// with [`latpoly_bfv_ciphertext_free`]).
+enum latpoly_status latpoly_bfv_ciphertext_from_bytes(const latpoly_bfv *bfv,
+                                                      const uint8_t *data,
+                                                      uintptr_t len,
                                                       latpoly_bfv_ciphertext **out);
 
 // Creates an LPR (RLWE public-key encryption) instance with the parameters of the NFLlib

@@ -4,10 +4,10 @@
 //! [`latpoly_status`], handles carry a type tag, panics are caught at the boundary.
 
 use crate::{
-    guard, handle, handle_mut, latpoly_rns_context, latpoly_rns_poly, latpoly_status, lift, put,
-    put_poly, slice, slice_mut, write, TAG_CTX, TAG_POLY,
+    copy_out, guard, handle, handle_mut, latpoly_rns_context, latpoly_rns_poly, latpoly_status,
+    lift, put, put_poly, slice, slice_mut, write, TAG_CTX, TAG_POLY,
 };
-use latpoly::he::bfv::{Bfv, BfvCiphertext, BfvKeys, BfvParams};
+use latpoly::he::bfv::{Bfv, BfvCiphertext, BfvParams, BfvPublicKey, BfvRelinKey, BfvSecretKey};
 use latpoly::he::lpr::{Lpr, LprParams, LprPublicKey, LprSecretKey};
 use latpoly::rns::RnsPoly;
 use latpoly::sampling::Sampler;
@@ -38,7 +38,24 @@ pub struct latpoly_bfv {
 #[repr(C)]
 pub struct latpoly_bfv_keys {
     tag: u64,
-    keys: BfvKeys,
+    secret: Option<BfvSecretKey>,
+    public: Option<BfvPublicKey>,
+    relin: Option<BfvRelinKey>,
+}
+
+impl latpoly_bfv_keys {
+    /// A key the set lacks is `LATPOLY_STATUS_INVALID_PARAMETER`.
+    fn secret(&self) -> Result<&BfvSecretKey, latpoly_status> {
+        self.secret.as_ref().ok_or(latpoly_status::InvalidParameter)
+    }
+
+    fn public(&self) -> Result<&BfvPublicKey, latpoly_status> {
+        self.public.as_ref().ok_or(latpoly_status::InvalidParameter)
+    }
+
+    fn relin(&self) -> Result<&BfvRelinKey, latpoly_status> {
+        self.relin.as_ref().ok_or(latpoly_status::InvalidParameter)
+    }
 }
 
 /// cbindgen:ignore
@@ -388,7 +405,9 @@ pub unsafe extern "C" fn latpoly_bfv_keygen(
                 out,
                 latpoly_bfv_keys {
                     tag: TAG_BFV_KEYS,
-                    keys,
+                    secret: Some(keys.secret),
+                    public: Some(keys.public),
+                    relin: Some(keys.relin),
                 },
             )
         }
@@ -455,7 +474,7 @@ pub unsafe extern "C" fn latpoly_bfv_encrypt(
                 slice(m, len)?,
             )
         };
-        let ct = lift(b.bfv.encrypt(&k.keys.public, m, &mut s.s))?;
+        let ct = lift(b.bfv.encrypt(k.public()?, m, &mut s.s))?;
         // SAFETY: contract of this function.
         unsafe { put_ct(out, ct) }
     })
@@ -487,7 +506,7 @@ pub unsafe extern "C" fn latpoly_bfv_decrypt(
         if m.len() != b.bfv.params().n {
             return Err(latpoly_status::LengthMismatch);
         }
-        m.copy_from_slice(&lift(b.bfv.decrypt(&k.keys.secret, &c.ct))?);
+        m.copy_from_slice(&lift(b.bfv.decrypt(k.secret()?, &c.ct))?);
         Ok(())
     })
 }
@@ -516,7 +535,7 @@ pub unsafe extern "C" fn latpoly_bfv_noise_budget(
         if bits.is_null() {
             return Err(latpoly_status::NullPointer);
         }
-        let v = lift(b.bfv.noise_budget(&k.keys.secret, &c.ct))?;
+        let v = lift(b.bfv.noise_budget(k.secret()?, &c.ct))?;
         // SAFETY: contract of this function.
         unsafe { write(bits, v) }
     })
@@ -616,7 +635,7 @@ pub unsafe extern "C" fn latpoly_bfv_multiply_relin(
                 handle(b, TAG_BFV_CT)?,
             )
         };
-        let r = lift(h.bfv.multiply_relin(&x.ct, &y.ct, &k.keys.relin))?;
+        let r = lift(h.bfv.multiply_relin(&x.ct, &y.ct, k.relin()?))?;
         // SAFETY: contract of this function.
         unsafe { put_ct(out, r) }
     })
@@ -642,7 +661,7 @@ pub unsafe extern "C" fn latpoly_bfv_relinearize(
                 handle(ct, TAG_BFV_CT)?,
             )
         };
-        let r = lift(h.bfv.relinearize(&c.ct, &k.keys.relin))?;
+        let r = lift(h.bfv.relinearize(&c.ct, k.relin()?))?;
         // SAFETY: contract of this function.
         unsafe { put_ct(out, r) }
     })
@@ -740,6 +759,213 @@ pub unsafe extern "C" fn latpoly_bfv_ciphertext_from_parts(
             polys.push(unsafe { handle(p, TAG_POLY)? }.poly.clone());
         }
         let ct = lift(h.bfv.ciphertext_from_parts(polys))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, ct) }
+    })
+}
+
+// ----- BFV keys and ciphertexts as bytes
+
+// The keys of a set, for [`latpoly_bfv_keys_serialized_len`], [`latpoly_bfv_keys_to_bytes`]
+// and [`latpoly_bfv_keys_has`] (integer constants, as for the distributions).
+/// The secret key (`n / 4` bytes of two-bit codes after a header binding it to `n` and `Q`).
+pub const LATPOLY_BFV_KEY_SECRET: u32 = 0;
+/// The public (encryption) key.
+pub const LATPOLY_BFV_KEY_PUBLIC: u32 = 1;
+/// The relinearization key.
+pub const LATPOLY_BFV_KEY_RELIN: u32 = 2;
+
+/// Whether `keys` holds key `which` (`LATPOLY_BFV_KEY_*`): 1 or 0 to `*has`. A set from
+/// [`latpoly_bfv_keygen`] holds all three; one from [`latpoly_bfv_keys_from_bytes`] the keys it
+/// was given.
+///
+/// # Safety
+/// `keys` NULL or live; `has` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_keys_has(
+    keys: *const latpoly_bfv_keys,
+    which: u32,
+    has: *mut i32,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let k = unsafe { handle(keys, TAG_BFV_KEYS)? };
+        let present = match which {
+            LATPOLY_BFV_KEY_SECRET => k.secret.is_some(),
+            LATPOLY_BFV_KEY_PUBLIC => k.public.is_some(),
+            LATPOLY_BFV_KEY_RELIN => k.relin.is_some(),
+            _ => return Err(latpoly_status::InvalidParameter),
+        };
+        // SAFETY: contract of this function.
+        unsafe { write(has, i32::from(present)) }
+    })
+}
+
+/// The length in bytes of key `which` (`LATPOLY_BFV_KEY_*`) of `keys` serialized, to `*len`.
+/// An unknown `which`, or a key the set lacks, gives `LATPOLY_STATUS_INVALID_PARAMETER`.
+///
+/// # Safety
+/// `keys` NULL or live; `len` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_keys_serialized_len(
+    keys: *const latpoly_bfv_keys,
+    which: u32,
+    len: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let k = unsafe { handle(keys, TAG_BFV_KEYS)? };
+        let n = match which {
+            LATPOLY_BFV_KEY_SECRET => k.secret()?.serialized_len(),
+            LATPOLY_BFV_KEY_PUBLIC => k.public()?.serialized_len(),
+            LATPOLY_BFV_KEY_RELIN => k.relin()?.serialized_len(),
+            _ => return Err(latpoly_status::InvalidParameter),
+        };
+        // SAFETY: contract of this function.
+        unsafe { write(len, n) }
+    })
+}
+
+/// Serializes key `which` (`LATPOLY_BFV_KEY_*`) of `keys` into the `len` bytes at `out`; `len`
+/// must equal [`latpoly_bfv_keys_serialized_len`] (`LATPOLY_STATUS_LENGTH_MISMATCH`
+/// otherwise, nothing written). The format is `latpoly::serialize`'s (a versioned header with
+/// the degree and primes, then the key). Secret-key bytes are as sensitive as the key: wipe
+/// them after use and store them encrypted.
+///
+/// # Safety
+/// `keys` NULL or live; `out` valid for `len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_keys_to_bytes(
+    keys: *const latpoly_bfv_keys,
+    which: u32,
+    out: *mut u8,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (k, o) = unsafe { (handle(keys, TAG_BFV_KEYS)?, slice_mut(out, len)?) };
+        match which {
+            // the secret key's bytes are wiped when the temporary is dropped
+            LATPOLY_BFV_KEY_SECRET => copy_out(o, &k.secret()?.to_bytes()),
+            LATPOLY_BFV_KEY_PUBLIC => copy_out(o, &k.public()?.to_bytes()),
+            LATPOLY_BFV_KEY_RELIN => copy_out(o, &k.relin()?.to_bytes()),
+            _ => Err(latpoly_status::InvalidParameter),
+        }
+    })
+}
+
+/// Reads a key set for `bfv` from the bytes of any of its keys (`secret`, `public`, `relin`:
+/// each NULL when absent, else `*_len` bytes from [`latpoly_bfv_keys_to_bytes`]); at least one
+/// must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys of other parameters give
+/// `LATPOLY_STATUS_HANDLE_MISMATCH`, malformed bytes `LATPOLY_STATUS_MALFORMED` (or
+/// `LATPOLY_STATUS_OUT_OF_RANGE` for a residue not below its prime). Calls that need a key the
+/// set lacks (decrypting without the secret key, say) give `LATPOLY_STATUS_INVALID_PARAMETER`.
+///
+/// # Safety
+/// `bfv` NULL or live; each of `secret`, `public`, `relin` NULL or valid for its length in
+/// reads; `out` valid for one pointer write (free with [`latpoly_bfv_keys_free`]).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_keys_from_bytes(
+    bfv: *const latpoly_bfv,
+    secret: *const u8,
+    secret_len: usize,
+    public: *const u8,
+    public_len: usize,
+    relin: *const u8,
+    relin_len: usize,
+    out: *mut *mut latpoly_bfv_keys,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let b = unsafe { handle(bfv, TAG_BFV)? };
+        if secret.is_null() && public.is_null() && relin.is_null() {
+            return Err(latpoly_status::InvalidParameter);
+        }
+        /// The bytes at `p` (NULL: absent).
+        ///
+        /// # Safety
+        /// `p` NULL or valid for `len` reads.
+        unsafe fn opt<'a>(p: *const u8, len: usize) -> Option<&'a [u8]> {
+            // SAFETY: forwarded contract; non-NULL here.
+            (!p.is_null()).then(|| unsafe { std::slice::from_raw_parts(p, len) })
+        }
+        // SAFETY: contract of this function.
+        let (s, p, r) = unsafe {
+            (
+                opt(secret, secret_len),
+                opt(public, public_len),
+                opt(relin, relin_len),
+            )
+        };
+        let keys = latpoly_bfv_keys {
+            tag: TAG_BFV_KEYS,
+            secret: s
+                .map(|x| lift(b.bfv.secret_key_from_bytes(x)))
+                .transpose()?,
+            public: p
+                .map(|x| lift(b.bfv.public_key_from_bytes(x)))
+                .transpose()?,
+            relin: r.map(|x| lift(b.bfv.relin_key_from_bytes(x))).transpose()?,
+        };
+        // SAFETY: contract of this function.
+        unsafe { put(out, keys) }
+    })
+}
+
+/// The length in bytes of `ct` serialized, to `*len`.
+///
+/// # Safety
+/// `ct` NULL or live; `len` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_ciphertext_serialized_len(
+    ct: *const latpoly_bfv_ciphertext,
+    len: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let c = unsafe { handle(ct, TAG_BFV_CT)? };
+        // SAFETY: contract of this function.
+        unsafe { write(len, c.ct.serialized_len()) }
+    })
+}
+
+/// Serializes `ct` (its 2 or 3 polynomials, coefficient form) into the `len` bytes at `out`;
+/// `len` must equal [`latpoly_bfv_ciphertext_serialized_len`].
+///
+/// # Safety
+/// `ct` NULL or live; `out` valid for `len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_ciphertext_to_bytes(
+    ct: *const latpoly_bfv_ciphertext,
+    out: *mut u8,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (c, o) = unsafe { (handle(ct, TAG_BFV_CT)?, slice_mut(out, len)?) };
+        copy_out(o, &c.ct.to_bytes())
+    })
+}
+
+/// Reads a ciphertext of `bfv` from the `len` bytes at `data` (from
+/// [`latpoly_bfv_ciphertext_to_bytes`]): other parameters give
+/// `LATPOLY_STATUS_HANDLE_MISMATCH`, malformed bytes `LATPOLY_STATUS_MALFORMED` (or
+/// `LATPOLY_STATUS_OUT_OF_RANGE`).
+///
+/// # Safety
+/// `bfv` NULL or live; `data` valid for `len` reads; `out` valid for one pointer write (free
+/// with [`latpoly_bfv_ciphertext_free`]).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_ciphertext_from_bytes(
+    bfv: *const latpoly_bfv,
+    data: *const u8,
+    len: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, d) = unsafe { (handle(bfv, TAG_BFV)?, slice(data, len)?) };
+        let ct = lift(b.bfv.ciphertext_from_bytes(d))?;
         // SAFETY: contract of this function.
         unsafe { put_ct(out, ct) }
     })

@@ -5,8 +5,11 @@
 //!   `latpoly_sampler`, `latpoly_bfv`, `latpoly_bfv_keys`, `latpoly_bfv_ciphertext`,
 //!   `latpoly_lpr`, `latpoly_lpr_public_key`, `latpoly_lpr_secret_key`) are created by the
 //!   `*_new` functions and by the calls that return new objects (key generation, encryption,
-//!   the ciphertext operations, polynomial arithmetic), and released by the matching `*_free`
-//!   (which accepts NULL).
+//!   the ciphertext operations, polynomial arithmetic, the `*_from_bytes` readers), and released
+//!   by the matching `*_free` (which accepts NULL).
+//! * Objects go to bytes in two calls, `*_serialized_len` then `*_to_bytes` into a buffer of
+//!   exactly that length, and come back with `*_from_bytes` (`LATPOLY_STATUS_MALFORMED` for bad
+//!   bytes, `LATPOLY_STATUS_HANDLE_MISMATCH` for another context's).
 //! * Every handle starts with a type tag: passing a handle of the wrong type returns
 //!   `LATPOLY_STATUS_HANDLE_MISMATCH`; NULL returns `LATPOLY_STATUS_NULL_POINTER`; wrong lengths
 //!   `LATPOLY_STATUS_LENGTH_MISMATCH`; a coefficient out of range `LATPOLY_STATUS_OUT_OF_RANGE`.
@@ -939,7 +942,7 @@ pub unsafe extern "C" fn latpoly_kem_sizes(
     })
 }
 
-fn copy_out(dst: &mut [u8], src: &[u8]) -> CResult {
+pub(crate) fn copy_out(dst: &mut [u8], src: &[u8]) -> CResult {
     if dst.len() != src.len() {
         return Err(latpoly_status::LengthMismatch);
     }

@@ -1,7 +1,9 @@
 //! Python classes for LPR encryption and BFV.
 
 use crate::value_error;
-use latpoly::he::bfv::{Bfv as CoreBfv, BfvCiphertext, BfvKeys, BfvParams};
+use latpoly::he::bfv::{
+    Bfv as CoreBfv, BfvCiphertext, BfvParams, BfvPublicKey, BfvRelinKey, BfvSecretKey,
+};
 use latpoly::he::lpr::{
     Lpr as CoreLpr, LprCiphertext, LprParams, LprPublicKey, LprSecretKey, Noise,
 };
@@ -10,6 +12,7 @@ use latpoly::sampling::Sampler;
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use std::sync::Mutex;
 
 fn sampler(seed: Option<&[u8]>) -> PyResult<Sampler> {
@@ -189,14 +192,87 @@ impl Lpr {
     }
 }
 
-/// BFV key set (opaque).
+/// BFV key set (opaque): any of the secret, public and relinearization keys (all three from
+/// `keygen`; `without_secret` and `Bfv.keys_from_bytes` give partial sets).
 #[pyclass(frozen, module = "latpoly._latpoly")]
 pub(crate) struct BfvKeySet {
-    inner: BfvKeys,
+    secret: Option<BfvSecretKey>,
+    public: Option<BfvPublicKey>,
+    relin: Option<BfvRelinKey>,
+}
+
+fn missing(what: &str) -> PyErr {
+    PyValueError::new_err(format!("this key set has no {what} key"))
+}
+
+impl BfvKeySet {
+    fn secret(&self) -> PyResult<&BfvSecretKey> {
+        self.secret.as_ref().ok_or_else(|| missing("secret"))
+    }
+
+    fn public(&self) -> PyResult<&BfvPublicKey> {
+        self.public.as_ref().ok_or_else(|| missing("public"))
+    }
+
+    fn relin(&self) -> PyResult<&BfvRelinKey> {
+        self.relin
+            .as_ref()
+            .ok_or_else(|| missing("relinearization"))
+    }
+}
+
+#[pymethods]
+impl BfvKeySet {
+    /// True if the set holds the secret key.
+    #[getter]
+    fn has_secret(&self) -> bool {
+        self.secret.is_some()
+    }
+
+    /// True if the set holds the public key.
+    #[getter]
+    fn has_public(&self) -> bool {
+        self.public.is_some()
+    }
+
+    /// True if the set holds the relinearization key.
+    #[getter]
+    fn has_relin(&self) -> bool {
+        self.relin.is_some()
+    }
+
+    /// The public and relinearization keys without the secret one (what an evaluating
+    /// server needs).
+    fn without_secret(&self) -> BfvKeySet {
+        BfvKeySet {
+            secret: None,
+            public: self.public.clone(),
+            relin: self.relin.clone(),
+        }
+    }
+
+    /// The secret key as bytes (header, then two bits per coefficient). Python cannot wipe
+    /// `bytes` objects: store them encrypted and drop them soon.
+    fn secret_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(py, &self.secret()?.to_bytes()))
+    }
+
+    /// The public key as bytes.
+    fn public_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let b = self.public()?.to_bytes();
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// The relinearization key as bytes.
+    fn relin_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let k = self.relin()?;
+        let b = py.detach(|| k.to_bytes());
+        Ok(PyBytes::new(py, &b))
+    }
 }
 
 /// BFV ciphertext (opaque).
-#[pyclass(frozen, module = "latpoly._latpoly")]
+#[pyclass(frozen, name = "BfvCiphertext", module = "latpoly._latpoly")]
 pub(crate) struct BfvCt {
     inner: BfvCiphertext,
 }
@@ -206,6 +282,11 @@ impl BfvCt {
     /// Number of polynomials (2, or 3 before relinearization).
     fn __len__(&self) -> usize {
         self.inner.len()
+    }
+
+    /// The ciphertext as bytes (`Bfv.ciphertext_from_bytes` reads them back).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.to_bytes())
     }
 }
 
@@ -252,7 +333,47 @@ impl Bfv {
         let mut g = lock(&self.rng)?;
         let rng: &mut Sampler = &mut g;
         let keys = py.detach(|| self.inner.keygen(rng)).map_err(value_error)?;
-        Ok(BfvKeySet { inner: keys })
+        Ok(BfvKeySet {
+            secret: Some(keys.secret),
+            public: Some(keys.public),
+            relin: Some(keys.relin),
+        })
+    }
+
+    /// A key set from the bytes of `BfvKeySet.secret_bytes` / `public_bytes` / `relin_bytes`
+    /// (any of them, at least one) for this instance's parameters; ValueError for keys of
+    /// other parameters or malformed bytes.
+    #[pyo3(signature = (*, secret=None, public=None, relin=None))]
+    fn keys_from_bytes(
+        &self,
+        py: Python<'_>,
+        secret: Option<&[u8]>,
+        public: Option<&[u8]>,
+        relin: Option<&[u8]>,
+    ) -> PyResult<BfvKeySet> {
+        if secret.is_none() && public.is_none() && relin.is_none() {
+            return Err(PyValueError::new_err(
+                "give the bytes of at least one key (secret=, public=, relin=)",
+            ));
+        }
+        let b = &self.inner;
+        py.detach(|| {
+            Ok(BfvKeySet {
+                secret: secret.map(|x| b.secret_key_from_bytes(x)).transpose()?,
+                public: public.map(|x| b.public_key_from_bytes(x)).transpose()?,
+                relin: relin.map(|x| b.relin_key_from_bytes(x)).transpose()?,
+            })
+        })
+        .map_err(value_error)
+    }
+
+    /// A ciphertext from the bytes of `BfvCiphertext.to_bytes` for this instance's parameters
+    /// (ValueError otherwise).
+    fn ciphertext_from_bytes(&self, py: Python<'_>, data: &[u8]) -> PyResult<BfvCt> {
+        let c = py
+            .detach(|| self.inner.ciphertext_from_bytes(data))
+            .map_err(value_error)?;
+        Ok(BfvCt { inner: c })
     }
 
     fn encrypt(
@@ -264,7 +385,7 @@ impl Bfv {
         let m = m
             .as_slice()
             .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
-        let public = &keys.inner.public;
+        let public = keys.public()?;
         let mut g = lock(&self.rng)?;
         let rng: &mut Sampler = &mut g;
         let ct = py
@@ -279,7 +400,7 @@ impl Bfv {
         keys: PyRef<'_, BfvKeySet>,
         ct: PyRef<'_, BfvCt>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let (secret, ct) = (&keys.inner.secret, &ct.inner);
+        let (secret, ct) = (keys.secret()?, &ct.inner);
         let m = py
             .detach(|| self.inner.decrypt(secret, ct))
             .map_err(value_error)?;
@@ -292,7 +413,7 @@ impl Bfv {
         keys: PyRef<'_, BfvKeySet>,
         ct: PyRef<'_, BfvCt>,
     ) -> PyResult<u32> {
-        let (secret, ct) = (&keys.inner.secret, &ct.inner);
+        let (secret, ct) = (keys.secret()?, &ct.inner);
         py.detach(|| self.inner.noise_budget(secret, ct))
             .map_err(value_error)
     }
@@ -351,7 +472,7 @@ impl Bfv {
         keys: PyRef<'_, BfvKeySet>,
         c: PyRef<'_, BfvCt>,
     ) -> PyResult<BfvCt> {
-        let (c, relin) = (&c.inner, &keys.inner.relin);
+        let (c, relin) = (&c.inner, keys.relin()?);
         let r = py
             .detach(|| self.inner.relinearize(c, relin))
             .map_err(value_error)?;
@@ -365,7 +486,7 @@ impl Bfv {
         a: PyRef<'_, BfvCt>,
         b: PyRef<'_, BfvCt>,
     ) -> PyResult<BfvCt> {
-        let (a, b, relin) = (&a.inner, &b.inner, &keys.inner.relin);
+        let (a, b, relin) = (&a.inner, &b.inner, keys.relin()?);
         let c = py
             .detach(|| self.inner.multiply_relin(a, b, relin))
             .map_err(value_error)?;

@@ -40,9 +40,16 @@ __all__ = [
     "transform_batch",
     "Lpr",
     "Bfv",
+    "BfvKeySet",
+    "BfvCiphertext",
 ]
 
 _U64_MAX = (1 << 64) - 1
+
+#: A BFV key set (from ``Bfv.keygen`` or ``Bfv.keys_from_bytes``); for type annotations.
+BfvKeySet = _latpoly.BfvKeySet
+#: A BFV ciphertext (from ``Bfv.encrypt`` and the operations); for type annotations.
+BfvCiphertext = _latpoly.BfvCiphertext
 
 
 def _u64_vector(a, name: str) -> np.ndarray:
@@ -712,7 +719,9 @@ class Bfv:
         return self._inner.moduli
 
     def keygen(self):
-        """Secret, public and relinearization keys (one opaque object)."""
+        """Secret, public and relinearization keys (one key-set object; its
+        ``secret_bytes`` / ``public_bytes`` / ``relin_bytes`` serialize them, ``without_secret``
+        drops the secret key, ``keys_from_bytes`` reads them back)."""
         return self._inner.keygen()
 
     def encrypt(self, keys, m) -> object:
@@ -755,6 +764,43 @@ class Bfv:
         if not all(isinstance(p, RnsPoly) for p in polys):
             raise ValueError("parts must be RnsPoly objects")
         return self._inner.ciphertext_from_parts([p._inner for p in polys])
+
+    def keys_from_bytes(self, *, secret=None, public=None, relin=None):
+        """A key set from the bytes of ``keys.secret_bytes()``, ``keys.public_bytes()`` and
+        ``keys.relin_bytes()`` (any of them, at least one) made for this instance's n and
+        moduli. Operations that need a key the set lacks raise ValueError, as do malformed
+        bytes and keys of other parameters.
+
+        >>> import numpy as np
+        >>> bfv = Bfv.with_prime_bits(16, 30, 3, t=257, seed=5)
+        >>> keys = bfv.keygen()
+        >>> server = bfv.keys_from_bytes(public=keys.public_bytes(), relin=keys.relin_bytes())
+        >>> server.has_secret, server.has_public, server.has_relin
+        (False, True, True)
+        >>> m = np.zeros(16, dtype=np.uint64); m[0], m[1] = 3, 1     # 3 + x
+        >>> sq = bfv.multiply_relin(server, bfv.encrypt(server, m), bfv.encrypt(server, m))
+        >>> client = bfv.keys_from_bytes(secret=keys.secret_bytes())
+        >>> bfv.decrypt(client, bfv.ciphertext_from_bytes(sq.to_bytes()))[:4].tolist()
+        [9, 6, 1, 0]
+        >>> bfv.decrypt(server, sq)
+        Traceback (most recent call last):
+          ...
+        ValueError: this key set has no secret key
+        """
+        args = {"secret": secret, "public": public, "relin": relin}
+        for name, v in args.items():
+            if v is not None and not isinstance(v, (bytes, bytearray, memoryview)):
+                raise ValueError(f"{name} must be bytes")
+        return self._inner.keys_from_bytes(
+            **{k: bytes(v) for k, v in args.items() if v is not None}
+        )
+
+    def ciphertext_from_bytes(self, data) -> object:
+        """A ciphertext from ``ct.to_bytes()`` for this instance's n and moduli (ValueError for
+        malformed bytes or another basis)."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise ValueError("data must be bytes")
+        return self._inner.ciphertext_from_bytes(bytes(data))
 
     def multiply(self, a, b):
         """Product without relinearization (3-polynomial ciphertext)."""

@@ -1,0 +1,61 @@
+//! Feeds arbitrary bytes to the BFV readers (`Bfv::{secret_key, public_key, relin_key,
+//! ciphertext}_from_bytes`, the first input byte choosing one): none may panic, and whatever
+//! one accepts must serialize back to exactly the input (the keys' formats are canonical; a
+//! ciphertext is too when its polynomials were stored in coefficient form, the only form its
+//! `to_bytes` writes). An accepted object must also be usable: a key encrypts, relinearizes
+//! or decrypts, a ciphertext decrypts.
+
+#![no_main]
+
+use latpoly::he::bfv::{Bfv, BfvKeys, BfvParams};
+use latpoly::sampling::Sampler;
+use libfuzzer_sys::fuzz_target;
+use std::sync::OnceLock;
+
+/// n = 4 with two 30-bit primes and t = 3; the key set of the seed corpus (Sampler seed 7).
+fn fixed() -> &'static (Bfv, BfvKeys) {
+    static BFV: OnceLock<(Bfv, BfvKeys)> = OnceLock::new();
+    BFV.get_or_init(|| {
+        let bfv = Bfv::new(BfvParams::new(4, 30, 2, 3).expect("parameters")).expect("instance");
+        let keys = bfv.keygen(&mut Sampler::from_seed([7; 32])).expect("keys");
+        (bfv, keys)
+    })
+}
+
+fuzz_target!(|input: &[u8]| {
+    let Some((&which, data)) = input.split_first() else {
+        return;
+    };
+    let (bfv, keys) = fixed();
+    let mut rng = Sampler::from_seed([1; 32]);
+    match which % 4 {
+        0 => {
+            if let Ok(sk) = bfv.secret_key_from_bytes(data) {
+                assert_eq!(&sk.to_bytes()[..], data, "non-canonical secret key accepted");
+                let c = bfv.encrypt(&keys.public, &[1, 2, 0, 1], &mut rng).expect("encrypt");
+                bfv.decrypt(&sk, &c).expect("decrypt with any valid key");
+            }
+        }
+        1 => {
+            if let Ok(pk) = bfv.public_key_from_bytes(data) {
+                assert_eq!(pk.to_bytes(), data, "non-canonical public key accepted");
+                bfv.encrypt(&pk, &[0, 1, 2, 0], &mut rng).expect("encrypt");
+            }
+        }
+        2 => {
+            if let Ok(rlk) = bfv.relin_key_from_bytes(data) {
+                assert_eq!(rlk.to_bytes(), data, "non-canonical relinearization key accepted");
+                let c = bfv.encrypt(&keys.public, &[2, 2, 2, 2], &mut rng).expect("encrypt");
+                let c3 = bfv.multiply(&c, &c).expect("multiply");
+                bfv.relinearize(&c3, &rlk).expect("relinearize");
+            }
+        }
+        _ => {
+            if let Ok(c) = bfv.ciphertext_from_bytes(data) {
+                assert_eq!(c.serialized_len(), c.to_bytes().len());
+                bfv.decrypt(&keys.secret, &c).expect("decrypt");
+                bfv.noise_budget(&keys.secret, &c).expect("noise budget");
+            }
+        }
+    }
+});
