@@ -142,6 +142,9 @@ fn run_he() {
         sink(bfv.decrypt(&keys.secret, &c).unwrap());
         // the secret key to bytes (its two-bit codes are as secret as the key)
         sink(keys.secret.to_bytes());
+        // Galois keys (key-switching keys from s(x^g), a public permutation of s)
+        let gk = bfv.galois_keygen(&keys.secret, &[3, 2047], &mut s).unwrap();
+        sink(&gk);
     }
     for params in [LprParams::n256(), LprParams::n512()] {
         let lpr = Lpr::new(params).unwrap();

@@ -57,6 +57,9 @@
 //!   then each polynomial's complete version-1 `RnsPoly` encoding as above.
 //! * [`KIND_BFV_SECRET_KEY`] (5) has the 10-byte header and primes of an `RnsPoly` (with
 //!   representation byte 0), then the `n` ternary coefficients as two-bit codes.
+//! * [`KIND_BFV_GALOIS_KEYS`] (6) is a container whose count field is the number of keys `K`,
+//!   followed by the `K` Galois elements (`u32` each, ascending), then `2 L` polynomials per
+//!   key.
 //!
 //! The readers are [`crate::he::bfv::Bfv::public_key_from_bytes`] and its siblings, which
 //! document the details and the checks.
@@ -111,6 +114,9 @@ pub const KIND_BFV_CIPHERTEXT: u8 = 4;
 /// Object-kind byte of a BFV secret key ([`crate::he::bfv::BfvSecretKey::to_bytes`]).
 pub const KIND_BFV_SECRET_KEY: u8 = 5;
 
+/// Object-kind byte of BFV Galois keys ([`crate::he::bfv::BfvGaloisKeys::to_bytes`]).
+pub const KIND_BFV_GALOIS_KEYS: u8 = 6;
+
 /// Bytes of a container's header: magic, version, kind, part count.
 const CONTAINER_HEADER_LEN: usize = 8;
 
@@ -157,6 +163,7 @@ fn kind_name(kind: u8) -> &'static str {
         KIND_BFV_RELIN_KEY => "a BFV relinearization key",
         KIND_BFV_CIPHERTEXT => "a BFV ciphertext",
         KIND_BFV_SECRET_KEY => "a BFV secret key",
+        KIND_BFV_GALOIS_KEYS => "a set of BFV Galois keys",
         _ => "an unknown object",
     }
 }
@@ -571,15 +578,28 @@ pub(crate) fn container_len<'a>(parts: impl IntoIterator<Item = &'a RnsPoly>) ->
 /// With more than 65,535 parts (callers have at most `2 L`, and `L` is far smaller).
 pub(crate) fn write_container(kind: u8, parts: &[&RnsPoly]) -> Vec<u8> {
     let count = u16::try_from(parts.len()).expect("a container holds at most 65535 parts");
-    let mut out = Vec::with_capacity(container_len(parts.iter().copied()));
+    write_container_with(kind, count, &[], parts)
+}
+
+/// A container whose count field is `count` and whose parts follow `prefix` (the Galois
+/// keys' elements).
+pub(crate) fn write_container_with(
+    kind: u8,
+    count: u16,
+    prefix: &[u8],
+    parts: &[&RnsPoly],
+) -> Vec<u8> {
+    let len = container_len(parts.iter().copied()) + prefix.len();
+    let mut out = Vec::with_capacity(len);
     out.extend_from_slice(&MAGIC);
     out.push(FORMAT_VERSION);
     out.push(kind);
     out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(prefix);
     for p in parts {
         p.encode_into(&mut out);
     }
-    debug_assert_eq!(out.len(), container_len(parts.iter().copied()));
+    debug_assert_eq!(out.len(), len);
     out
 }
 
@@ -593,6 +613,18 @@ pub(crate) fn read_container(
     ctx: &Arc<RnsContext>,
     bytes: &[u8],
 ) -> Result<Vec<RnsPoly>> {
+    let (count, rest) = read_container_header(kind, bytes)?;
+    if !counts.contains(&count) {
+        return Err(malformed(format!(
+            "{} holds {count} polynomials, not {counts:?}",
+            kind_name(kind)
+        )));
+    }
+    read_parts(kind, count, ctx, rest)
+}
+
+/// The count field of a container of kind `kind` and the bytes after it.
+pub(crate) fn read_container_header(kind: u8, bytes: &[u8]) -> Result<(usize, &[u8])> {
     if bytes.len() < CONTAINER_HEADER_LEN {
         return Err(malformed(format!(
             "{} bytes is shorter than the {CONTAINER_HEADER_LEN}-byte header of {}",
@@ -602,14 +634,17 @@ pub(crate) fn read_container(
     }
     check_magic_version_kind(bytes, kind)?;
     let count = usize::from(u16::from_le_bytes([bytes[6], bytes[7]]));
-    if !counts.contains(&count) {
-        return Err(malformed(format!(
-            "{} holds {count} polynomials, not {counts:?}",
-            kind_name(kind)
-        )));
-    }
-    let mut rest = &bytes[CONTAINER_HEADER_LEN..];
-    let mut parts = Vec::with_capacity(count);
+    Ok((count, &bytes[CONTAINER_HEADER_LEN..]))
+}
+
+/// Exactly `count` whole `RnsPoly` encodings in the context `ctx`, filling `rest`.
+pub(crate) fn read_parts(
+    kind: u8,
+    count: usize,
+    ctx: &Arc<RnsContext>,
+    mut rest: &[u8],
+) -> Result<Vec<RnsPoly>> {
+    let mut parts = Vec::with_capacity(count.min(rest.len() / (FIXED_HEADER_LEN + 8)));
     for i in 0..count {
         let in_part = |e: Error| match e {
             Error::Malformed(m) => malformed(format!("polynomial {i}: {m}")),

@@ -436,3 +436,221 @@ fn malformed_key_and_ciphertext_bytes_are_errors() {
         Err(Error::Malformed(_))
     ));
 }
+
+/// Evaluates the polynomial `m` at `x` modulo `t` (Horner).
+fn eval_mod(m: &[u64], x: u64, t: u64) -> u64 {
+    m.iter()
+        .rev()
+        .fold(0u128, |acc, &c| (acc * x as u128 + c as u128) % t as u128) as u64
+}
+
+#[test]
+fn slots_are_evaluations_at_the_documented_roots() {
+    use latpoly::arith::Modulus;
+    use latpoly::NttPlan;
+    // n = 2 to 64, t = 17 (n <= 8), 97 (n <= 16), 65537, and a 61-bit prime 1 mod 128
+    let big = latpoly::primes::ntt_primes(61, 64, 1).unwrap()[0];
+    for (n, t) in [
+        (2usize, 5u64),
+        (4, 17),
+        (8, 17),
+        (16, 97),
+        (64, 65537),
+        (64, big),
+    ] {
+        let bfv = Bfv::new(BfvParams {
+            t,
+            ..BfvParams::new(n, 62, 2, 2).unwrap()
+        })
+        .unwrap();
+        assert!(bfv.batching(), "n = {n}, t = {t}");
+        let psi = NttPlan::new(n, t).unwrap().psi();
+        let md = NttPlan::new(n, t).unwrap().modulus().clone();
+        let mut prng = ChaCha20Rng::seed_from_u64(n as u64 ^ t);
+        for _ in 0..4 {
+            let mut v = random_plain(&mut prng, n, t);
+            v[0] = t - 1;
+            let m = bfv.encode_slots(&v).unwrap();
+            assert!(m.iter().all(|&c| c < t));
+            assert_eq!(bfv.decode_slots(&m).unwrap(), v);
+            // slot (r, j) is m(psi^e), e = (-1)^r 3^j mod 2n
+            let mut e = 1u64;
+            for j in 0..n / 2 {
+                let plus = md.pow(psi, e);
+                let minus = md.pow(psi, 2 * n as u64 - e);
+                assert_eq!(eval_mod(&m, plus, t), v[j]);
+                assert_eq!(eval_mod(&m, minus, t), v[n / 2 + j]);
+                e = e * 3 % (2 * n as u64);
+            }
+        }
+        assert_eq!(bfv.decode_slots(&vec![0; n]).unwrap(), vec![0; n]);
+        assert_eq!(bfv.encode_slots(&vec![0; n]).unwrap(), vec![0; n]);
+    }
+    // no batching: t not prime, or not 1 mod 2n
+    for t in [256u64, 257 * 3, 7681] {
+        let bfv = Bfv::new(BfvParams::new(1024, 40, 2, t).unwrap()).unwrap();
+        assert!(!bfv.batching());
+        assert!(matches!(
+            bfv.encode_slots(&[0; 1024]),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+    let bfv = Bfv::new(BfvParams::new(16, 30, 2, 97).unwrap()).unwrap();
+    assert!(matches!(
+        bfv.encode_slots(&[0; 15]),
+        Err(Error::LengthMismatch { .. })
+    ));
+    let mut v = vec![0u64; 16];
+    v[9] = 97;
+    assert!(matches!(
+        bfv.encode_slots(&v),
+        Err(Error::CoefficientOutOfRange { index: 9, .. })
+    ));
+}
+
+#[test]
+fn rotations_and_batched_arithmetic() {
+    // n = 4096, t = 65537, Q of 3 x 50 bits: slot-wise add and multiply, every power-of-two
+    // rotation both ways, a composed rotation, the row swap, then a product of rotated values
+    let (n, t) = (4096usize, 65537u64);
+    let bfv = Bfv::new(BfvParams::new(n, 50, 3, t).unwrap()).unwrap();
+    let mut rng = Sampler::from_seed([11; 32]);
+    let mut prng = ChaCha20Rng::seed_from_u64(11);
+    let keys = bfv.keygen(&mut rng).unwrap();
+    let steps: Vec<i64> = (0..11).flat_map(|b| [1i64 << b, -(1i64 << b)]).collect();
+    let gk = bfv
+        .rotation_keygen(&keys.secret, &steps, true, &mut rng)
+        .unwrap();
+    assert_eq!(gk.len(), 21 + 1); // +2^10 and -2^10 coincide (rows of n/2 = 2^11); the swap
+    let (x, y) = (random_plain(&mut prng, n, t), random_plain(&mut prng, n, t));
+    let cx = bfv
+        .encrypt(&keys.public, &bfv.encode_slots(&x).unwrap(), &mut rng)
+        .unwrap();
+    let cy = bfv
+        .encrypt(&keys.public, &bfv.encode_slots(&y).unwrap(), &mut rng)
+        .unwrap();
+    let slots = |c: &latpoly::he::bfv::BfvCiphertext| {
+        bfv.decode_slots(&bfv.decrypt(&keys.secret, c).unwrap())
+            .unwrap()
+    };
+    let rot = |v: &[u64], k: i64| -> Vec<u64> {
+        let h = n / 2;
+        (0..n)
+            .map(|i| {
+                let (r, j) = (i / h, i % h);
+                v[r * h + (j as i64 + k).rem_euclid(h as i64) as usize]
+            })
+            .collect()
+    };
+    let sum = bfv.add(&cx, &cy).unwrap();
+    let want: Vec<u64> = x.iter().zip(&y).map(|(a, b)| (a + b) % t).collect();
+    assert_eq!(slots(&sum), want);
+    for &k in &steps {
+        assert_eq!(
+            slots(&bfv.rotate_rows(&cx, k, &gk).unwrap()),
+            rot(&x, k),
+            "{k}"
+        );
+    }
+    // 5 = 4 + 1 through two keys, and the row swap
+    let r5 = bfv
+        .rotate_rows(&bfv.rotate_rows(&cx, 4, &gk).unwrap(), 1, &gk)
+        .unwrap();
+    assert_eq!(slots(&r5), rot(&x, 5));
+    let swapped: Vec<u64> = x[n / 2..].iter().chain(&x[..n / 2]).copied().collect();
+    assert_eq!(slots(&bfv.swap_rows(&cx, &gk).unwrap()), swapped);
+    // (rot(x, 1) * y) rotated back
+    let p = bfv
+        .multiply_relin(&bfv.rotate_rows(&cx, 1, &gk).unwrap(), &cy, &keys.relin)
+        .unwrap();
+    let p = bfv.rotate_rows(&p, -1, &gk).unwrap();
+    let rx = rot(&x, 1);
+    let prod: Vec<u64> = rx.iter().zip(&y).map(|(a, b)| a * b % t).collect();
+    assert_eq!(slots(&p), rot(&prod, -1));
+    assert!(bfv.noise_budget(&keys.secret, &p).unwrap() > 0);
+    // rotation by 0 and by a multiple of the row length need no key
+    assert_eq!(slots(&bfv.rotate_rows(&cx, 0, &gk).unwrap()), x);
+    assert_eq!(slots(&bfv.rotate_rows(&cx, n as i64 / 2, &gk).unwrap()), x);
+
+    // Galois keys through bytes
+    let bytes = gk.to_bytes();
+    assert_eq!(bytes.len(), gk.serialized_len());
+    let back = bfv.galois_keys_from_bytes(&bytes).unwrap();
+    assert_eq!(back.elements(), gk.elements());
+    assert_eq!(back.to_bytes(), bytes);
+    assert_eq!(
+        slots(&bfv.rotate_rows(&cx, -8, &back).unwrap()),
+        rot(&x, -8)
+    );
+}
+
+#[test]
+fn galois_automorphisms_on_coefficient_plaintexts_and_errors() {
+    use latpoly::rns::galois::coeff_map;
+    let (n, t) = (1024usize, 257u64);
+    let bfv = Bfv::new(BfvParams::new(n, 40, 3, t).unwrap()).unwrap();
+    assert!(!bfv.batching());
+    let mut rng = Sampler::from_seed([12; 32]);
+    let mut prng = ChaCha20Rng::seed_from_u64(12);
+    let keys = bfv.keygen(&mut rng).unwrap();
+    let elements = [3usize, 5, 2047, 1023, 1025];
+    let gk = bfv
+        .galois_keygen(&keys.secret, &elements, &mut rng)
+        .unwrap();
+    let m = random_plain(&mut prng, n, t);
+    let c = bfv.encrypt(&keys.public, &m, &mut rng).unwrap();
+    for &g in &elements {
+        let mut want = vec![0u64; n];
+        for (i, &(to, neg)) in coeff_map(n, g).iter().enumerate() {
+            want[to] = if neg { (t - m[i]) % t } else { m[i] };
+        }
+        let cg = bfv.apply_galois(&c, g, &gk).unwrap();
+        assert_eq!(bfv.decrypt(&keys.secret, &cg).unwrap(), want, "g = {g}");
+    }
+    // errors
+    let c3 = bfv.multiply(&c, &c).unwrap();
+    assert!(matches!(
+        bfv.apply_galois(&c3, 3, &gk),
+        Err(Error::InvalidArgument(_))
+    ));
+    for g in [7usize, 4, 2048, 0] {
+        assert!(matches!(
+            bfv.apply_galois(&c, g, &gk),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+    assert!(bfv.galois_keygen(&keys.secret, &[2], &mut rng).is_err());
+    let other = Bfv::new(BfvParams::new(n, 41, 3, t).unwrap()).unwrap();
+    let okeys = other.keygen(&mut rng).unwrap();
+    let ogk = other.galois_keygen(&okeys.secret, &[3], &mut rng).unwrap();
+    assert!(bfv.apply_galois(&c, 3, &ogk).is_err());
+    assert_eq!(
+        bfv.galois_keygen(&okeys.secret, &[3], &mut rng)
+            .unwrap_err(),
+        Error::ContextMismatch
+    );
+    let oc = other.encrypt(&okeys.public, &m, &mut rng).unwrap();
+    assert!(bfv.apply_galois(&oc, 3, &gk).is_err());
+    // malformed Galois-key bytes: every prefix, trailing bytes, other parameters
+    let small = bfv
+        .galois_keygen(&keys.secret, &[3], &mut rng)
+        .unwrap()
+        .to_bytes();
+    for len in (0..small.len()).step_by(97).chain([small.len() - 1]) {
+        assert!(bfv.galois_keys_from_bytes(&small[..len]).is_err());
+    }
+    let mut longer = small.clone();
+    longer.push(0);
+    assert!(matches!(
+        bfv.galois_keys_from_bytes(&longer),
+        Err(Error::Malformed(_))
+    ));
+    assert_eq!(
+        other.galois_keys_from_bytes(&small).unwrap_err(),
+        Error::ContextMismatch
+    );
+    assert!(matches!(
+        bfv.galois_keys_from_bytes(&keys.relin.to_bytes()),
+        Err(Error::Malformed(_))
+    ));
+}

@@ -51,7 +51,11 @@ use num_bigint::{BigInt, BigUint};
 use num_traits::{Signed, Zero};
 use std::sync::Arc;
 
+mod galois;
 mod io;
+mod slots;
+
+pub use galois::BfvGaloisKeys;
 
 /// BFV parameters: ring degree, ciphertext primes, plaintext modulus, noise width.
 ///
@@ -340,6 +344,8 @@ pub struct Bfv {
     qhat_mod_qi: Vec<u64>,
     /// Decryption constants when `t < 2^32` (see [`Bfv::scale_and_round`]).
     dec: Option<DecTables>,
+    /// The slot encoder when `t` is a prime `≡ 1 (mod 2n)` (see [`Bfv::encode_slots`]).
+    slots: Option<slots::SlotEncoder>,
 }
 
 /// Decryption constants for `t < 2^32`: per prime `t (Q/q_i)^-1 / q_i = ω_i + θ_i` with
@@ -452,6 +458,7 @@ impl Bfv {
             }
         });
         Ok(Bfv {
+            slots: slots::SlotEncoder::new(params.n, params.t),
             dec,
             q_to_p: BaseExtender::new(&q, &p)?,
             p_to_q: BaseExtender::new(&p, &q)?,
@@ -532,18 +539,35 @@ impl Bfv {
         let e = Self::ntt(rng.gaussian_poly(&self.q, self.params.sigma)?);
         let p0 = a.mul(&s)?.add(&e)?.neg();
         let s2 = s.mul(&s)?;
+        let (b, av) = self.switching_key(&s, &s2, rng)?;
+        Ok(BfvKeys {
+            secret: BfvSecretKey { s },
+            public: BfvPublicKey { p0, p1: a },
+            relin: BfvRelinKey { b, a: av },
+        })
+    }
+
+    /// A key-switching key from `from` to `s` (both NTT form, basis `Q`): one pair per prime,
+    /// `b_i = -(a_i s + e_i) + (Q/q_i) from`, `a_i` uniform. The relinearization key switches
+    /// from `s^2`, a Galois key from `s(x^g)`.
+    fn switching_key(
+        &self,
+        s: &RnsPoly,
+        from: &RnsPoly,
+        rng: &mut Sampler,
+    ) -> Result<(Vec<RnsPoly>, Vec<RnsPoly>)> {
         let n = self.params.n;
         let mut b = Vec::with_capacity(self.q.len());
         let mut av = Vec::with_capacity(self.q.len());
         for i in 0..self.q.len() {
             let ai = rng.uniform_poly_ntt(&self.q);
             let ei = Self::ntt(rng.gaussian_poly(&self.q, self.params.sigma)?);
-            let mut bi = ai.mul(&s)?.add(&ei)?.neg();
-            // + (Q/q_i) s^2: zero in every limb but i.
+            let mut bi = ai.mul(s)?.add(&ei)?.neg();
+            // + (Q/q_i) from: zero in every limb but i.
             let m = &self.q.crt().moduli()[i];
             let h = self.qhat_mod_qi[i];
             let mut data = bi.residues().to_vec();
-            for (d, &x) in data[i * n..(i + 1) * n].iter_mut().zip(s2.limb(i)) {
+            for (d, &x) in data[i * n..(i + 1) * n].iter_mut().zip(from.limb(i)) {
                 *d = m.add(*d, m.mul(x, h));
             }
             // Canonical residues by construction; no range check on secret-derived data.
@@ -551,11 +575,93 @@ impl Bfv {
             b.push(bi);
             av.push(ai);
         }
-        Ok(BfvKeys {
-            secret: BfvSecretKey { s },
-            public: BfvPublicKey { p0, p1: a },
-            relin: BfvRelinKey { b, a: av },
-        })
+        Ok((b, av))
+    }
+
+    /// Key switching of `d` (coefficient-form residues in basis `Q`) with the key `(b, a)`:
+    /// `(Σ D_i b_i, Σ D_i a_i)` in NTT form, with the digits `D_i = [d (Q/q_i)^-1]_{q_i}`.
+    /// The key's shape (`L` NTT-form pairs of this basis) is checked by the callers.
+    fn key_switch(&self, d_res: &[u64], kb: &[RnsPoly], ka: &[RnsPoly]) -> (Vec<u64>, Vec<u64>) {
+        let n = self.params.n;
+        let l = self.q.len();
+        let moduli = self.q.crt().moduli();
+        let plans = self.q.plans();
+        let mut acc0 = vec![0u64; l * n];
+        let mut acc1 = vec![0u64; l * n];
+        let mut d = scratch::take(l * n);
+        let mut digit = scratch::take(n);
+        for i in 0..l {
+            let mi = &moduli[i];
+            let h = self.qhat_inv[i];
+            let hp = mi.shoup(h);
+            // Digit D_i = [d (Q/q_i)^-1]_{q_i}, reduced into every limb (one conditional
+            // subtraction when q_i <= 2 q_j; the data are public).
+            for (o, &x) in digit.iter_mut().zip(&d_res[i * n..(i + 1) * n]) {
+                *o = mi.mul_shoup(x, h, hp);
+            }
+            for (j, mj) in moduli.iter().enumerate() {
+                let dj = &mut d[j * n..(j + 1) * n];
+                let qj = mj.value();
+                if mi.value() <= 2 * qj {
+                    for (o, &x) in dj.iter_mut().zip(&digit) {
+                        *o = x.min(x.wrapping_sub(qj));
+                    }
+                } else {
+                    for (o, &x) in dj.iter_mut().zip(&digit) {
+                        *o = mj.reduce_u64(x);
+                    }
+                }
+                plans[j].forward_unchecked(dj);
+                let r = j * n..(j + 1) * n;
+                let (b, a) = (&kb[i].residues()[r.clone()], &ka[i].residues()[r.clone()]);
+                plans[j].pointwise_acc_unchecked(dj, b, &mut acc0[r.clone()]);
+                plans[j].pointwise_acc_unchecked(dj, a, &mut acc1[r]);
+            }
+        }
+        scratch::give(d);
+        scratch::give(digit);
+        (acc0, acc1)
+    }
+
+    /// `(c0 + INTT(acc0), c1 + INTT(acc1))` (an absent `c_i` counts as zero): the end of a key
+    /// switch, in coefficient form.
+    fn finish_switch(&self, acc: [Vec<u64>; 2], c: [Option<&[u64]>; 2]) -> BfvCiphertext {
+        let n = self.params.n;
+        let moduli = self.q.crt().moduli();
+        let plans = self.q.plans();
+        let mut out = Vec::with_capacity(2);
+        for (mut acc, ci) in acc.into_iter().zip(c) {
+            for (j, (mj, plan)) in moduli.iter().zip(plans).enumerate() {
+                let r = j * n..(j + 1) * n;
+                plan.inverse_unchecked(&mut acc[r.clone()]);
+                if let Some(ci) = ci {
+                    for (o, &x) in acc[r.clone()].iter_mut().zip(&ci[r]) {
+                        *o = mj.add(*o, x);
+                    }
+                }
+            }
+            out.push(RnsPoly::from_residues_unchecked(
+                &self.q,
+                acc,
+                Representation::Coefficient,
+            ));
+        }
+        BfvCiphertext { c: out }
+    }
+
+    /// Checks a key-switching key has `L` NTT-form pairs of this instance's basis.
+    fn check_switching_key(&self, b: &[RnsPoly], a: &[RnsPoly], what: &str) -> Result<()> {
+        if b.len() != self.q.len()
+            || a.len() != self.q.len()
+            || b.iter()
+                .chain(a)
+                .any(|k| !k.context().same_as(&self.q) || k.representation() != Representation::Ntt)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "{what} of another parameter set"
+            )));
+        }
+        Ok(())
     }
 
     fn check_plain(&self, m: &[u64]) -> Result<()> {
@@ -1191,79 +1297,13 @@ impl Bfv {
         if c.c.len() == 2 {
             return Ok(c.clone());
         }
-        if rlk.b.len() != self.q.len()
-            || rlk.a.len() != self.q.len()
-            || rlk
-                .b
-                .iter()
-                .chain(&rlk.a)
-                .any(|k| !k.context().same_as(&self.q) || k.representation() != Representation::Ntt)
-        {
-            return Err(Error::InvalidArgument(
-                "relinearization key of another parameter set".into(),
-            ));
-        }
-        let n = self.params.n;
-        let l = self.q.len();
-        let moduli = self.q.crt().moduli();
-        let plans = self.q.plans();
-        let c2 = Self::coeff_residues(&c.c[2]);
+        self.check_switching_key(&rlk.b, &rlk.a, "relinearization key")?;
         // Key switching accumulates Σ D_i rlk_i in NTT form; c_0 and c_1 are added afterwards
         // in coefficient form (no transforms for them).
-        let mut acc0 = vec![0u64; l * n];
-        let mut acc1 = vec![0u64; l * n];
-        let mut d = scratch::take(l * n);
-        let mut digit = scratch::take(n);
-        for i in 0..l {
-            let mi = &moduli[i];
-            let h = self.qhat_inv[i];
-            let hp = mi.shoup(h);
-            // Digit D_i = [c_2 (Q/q_i)^-1]_{q_i}, reduced into every limb (one conditional
-            // subtraction when q_i <= 2 q_j; the data are public).
-            for (o, &x) in digit.iter_mut().zip(&c2[i * n..(i + 1) * n]) {
-                *o = mi.mul_shoup(x, h, hp);
-            }
-            for (j, mj) in moduli.iter().enumerate() {
-                let dj = &mut d[j * n..(j + 1) * n];
-                let qj = mj.value();
-                if mi.value() <= 2 * qj {
-                    for (o, &x) in dj.iter_mut().zip(&digit) {
-                        *o = x.min(x.wrapping_sub(qj));
-                    }
-                } else {
-                    for (o, &x) in dj.iter_mut().zip(&digit) {
-                        *o = mj.reduce_u64(x);
-                    }
-                }
-                plans[j].forward_unchecked(dj);
-                let r = j * n..(j + 1) * n;
-                let (b, a) = (
-                    &rlk.b[i].residues()[r.clone()],
-                    &rlk.a[i].residues()[r.clone()],
-                );
-                plans[j].pointwise_acc_unchecked(dj, b, &mut acc0[r.clone()]);
-                plans[j].pointwise_acc_unchecked(dj, a, &mut acc1[r]);
-            }
-        }
-        scratch::give(d);
-        scratch::give(digit);
-        let mut out = Vec::with_capacity(2);
-        for (mut acc, ci) in [(acc0, &c.c[0]), (acc1, &c.c[1])] {
-            let ci = Self::coeff_residues(ci);
-            for (j, (mj, plan)) in moduli.iter().zip(plans).enumerate() {
-                let r = j * n..(j + 1) * n;
-                plan.inverse_unchecked(&mut acc[r.clone()]);
-                for (o, &x) in acc[r.clone()].iter_mut().zip(&ci[r]) {
-                    *o = mj.add(*o, x);
-                }
-            }
-            out.push(RnsPoly::from_residues_unchecked(
-                &self.q,
-                acc,
-                Representation::Coefficient,
-            ));
-        }
-        Ok(BfvCiphertext { c: out })
+        let c2 = Self::coeff_residues(&c.c[2]);
+        let acc = self.key_switch(&c2, &rlk.b, &rlk.a);
+        let (c0, c1) = (Self::coeff_residues(&c.c[0]), Self::coeff_residues(&c.c[1]));
+        Ok(self.finish_switch([acc.0, acc.1], [Some(&c0), Some(&c1)]))
     }
 
     /// Product followed by relinearization.

@@ -6,7 +6,8 @@
 //!   polynomial's complete [`RnsPoly::to_bytes`] encoding (its own header with degree, primes and
 //!   representation, then its bit-packed residues). A public key holds `(p_0, p_1)` in NTT form;
 //!   a relinearization key `b_1, ..., b_L, a_1, ..., a_L` in NTT form; a ciphertext its 2 or 3
-//!   polynomials in coefficient form.
+//!   polynomials in coefficient form. Galois keys ([`KIND_BFV_GALOIS_KEYS`]) count keys, not
+//!   polynomials: `K`, then the `K` elements as `u32`, then each key's `2 L` polynomials.
 //! * A secret key is its ternary polynomial `s`, two bits per coefficient: the header of an
 //!   [`RnsPoly`] (kind [`KIND_BFV_SECRET_KEY`], representation byte 0, degree and the primes of
 //!   `Q`, which bind the key to its parameters), then `n` codes `0 = 0, 1 = +1, 2 = -1` (3 is
@@ -21,13 +22,15 @@
 //! The bytes carry no integrity check. Secret-key bytes are as sensitive as the key: they are
 //! returned in a buffer that is zeroed when dropped, and should be stored encrypted.
 
-use super::{Bfv, BfvCiphertext, BfvPublicKey, BfvRelinKey, BfvSecretKey};
+use super::galois::GaloisKey;
+use super::{Bfv, BfvCiphertext, BfvGaloisKeys, BfvPublicKey, BfvRelinKey, BfvSecretKey};
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
 use crate::rns::{Representation, RnsPoly};
 use crate::serialize::{
-    container_len, read_container, read_ternary, ternary_len, write_container, write_ternary,
-    KIND_BFV_CIPHERTEXT, KIND_BFV_PUBLIC_KEY, KIND_BFV_RELIN_KEY, KIND_BFV_SECRET_KEY,
+    container_len, read_container, read_container_header, read_parts, read_ternary, ternary_len,
+    write_container, write_container_with, write_ternary, KIND_BFV_CIPHERTEXT,
+    KIND_BFV_GALOIS_KEYS, KIND_BFV_PUBLIC_KEY, KIND_BFV_RELIN_KEY, KIND_BFV_SECRET_KEY,
 };
 use zeroize::Zeroizing;
 
@@ -166,6 +169,63 @@ impl BfvRelinKey {
     pub fn to_bytes(&self) -> Vec<u8> {
         let parts: Vec<&RnsPoly> = self.b.iter().chain(&self.a).collect();
         write_container(KIND_BFV_RELIN_KEY, &parts)
+    }
+}
+
+impl BfvGaloisKeys {
+    fn polys(&self) -> impl Iterator<Item = &RnsPoly> {
+        self.keys.iter().flat_map(|k| k.b.iter().chain(&k.a))
+    }
+
+    /// Length in bytes of [`Self::to_bytes`]: `8 + 4 K` plus `2 L` polynomials per key.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(1024, 40, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let gk = bfv.galois_keygen(&keys.secret, &[3, 2047], &mut rng)?;
+    /// assert_eq!(gk.serialized_len(), 8 + 2 * 4 + 2 * 6 * (10 + 3 * 8 + 1024 * 3 * 40 / 8));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        container_len(self.polys()) + 4 * self.keys.len()
+    }
+
+    /// The keys as bytes: a container whose count is the number of keys `K`, then the `K`
+    /// Galois elements (`u32`, ascending), then each key's `b_1, ..., b_L, a_1, ..., a_L` in
+    /// NTT form (see [`Bfv::galois_keys_from_bytes`]).
+    ///
+    /// # Panics
+    ///
+    /// With more than 65,535 keys (there are at most `n ≤ 2^17` elements, and a set of that
+    /// many keys would take gigabytes).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 97)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let gk = bfv.rotation_keygen(&keys.secret, &[1], true, &mut rng)?;
+    /// let bytes = gk.to_bytes();
+    /// assert_eq!(&bytes[..16], b"LPLY\x01\x06\x02\x00\x03\x00\x00\x00\x1f\x00\x00\x00"); // 3, 31
+    /// let back = bfv.galois_keys_from_bytes(&bytes)?;
+    /// let c = bfv.encrypt(&keys.public, &bfv.encode_slots(&(0..16).collect::<Vec<u64>>())?, &mut rng)?;
+    /// let r = bfv.rotate_rows(&c, 1, &back)?;
+    /// assert_eq!(bfv.decode_slots(&bfv.decrypt(&keys.secret, &r)?)?[..8], [1, 2, 3, 4, 5, 6, 7, 0]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let count = u16::try_from(self.keys.len()).expect("at most 65535 Galois keys");
+        let elements: Vec<u8> = self
+            .keys
+            .iter()
+            .flat_map(|k| (k.g as u32).to_le_bytes())
+            .collect();
+        let parts: Vec<&RnsPoly> = self.polys().collect();
+        write_container_with(KIND_BFV_GALOIS_KEYS, count, &elements, &parts)
     }
 }
 
@@ -358,5 +418,67 @@ impl Bfv {
     pub fn ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<BfvCiphertext> {
         let parts = read_container(KIND_BFV_CIPHERTEXT, &[2, 3], &self.q, bytes)?;
         self.ciphertext_from_parts(parts)
+    }
+
+    /// Reads Galois keys written by [`BfvGaloisKeys::to_bytes`] for this instance: `K` keys,
+    /// their elements (each odd, below `2n`, strictly ascending) and `2 L` NTT-form
+    /// polynomials of basis `Q` per key.
+    ///
+    /// Errors: [`Error::Malformed`] for a wrong header, an element that is even, `>= 2n` or
+    /// out of order, fewer bytes than the elements need, a polynomial not in NTT form,
+    /// truncation or trailing bytes; [`Error::ContextMismatch`] for polynomials of another
+    /// degree or other primes; [`Error::CoefficientOutOfRange`] for a residue not below its
+    /// prime.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// use latpoly::Error;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 2, 97)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let bytes = bfv.galois_keygen(&keys.secret, &[3, 5], &mut rng)?.to_bytes();
+    /// assert_eq!(bfv.galois_keys_from_bytes(&bytes)?.elements(), vec![3, 5]);
+    /// let mut swapped = bytes.clone();
+    /// swapped[8] = 7; // elements 7, 5: not ascending
+    /// assert!(matches!(bfv.galois_keys_from_bytes(&swapped), Err(Error::Malformed(_))));
+    /// let mut even = bytes.clone();
+    /// even[8] = 4;
+    /// assert!(matches!(bfv.galois_keys_from_bytes(&even), Err(Error::Malformed(_))));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<BfvGaloisKeys> {
+        let (k, rest) = read_container_header(KIND_BFV_GALOIS_KEYS, bytes)?;
+        if rest.len() < 4 * k {
+            return Err(Error::Malformed(format!(
+                "truncated: {k} Galois elements need {} bytes, {} present",
+                4 * k,
+                rest.len()
+            )));
+        }
+        let (elems, rest) = rest.split_at(4 * k);
+        let mut gs = Vec::with_capacity(k);
+        for c in elems.chunks_exact(4) {
+            let g = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
+            if self.check_galois_element(g).is_err() || gs.last().is_some_and(|&p| p >= g) {
+                return Err(Error::Malformed(format!(
+                    "Galois element {g}: the elements are odd, below 2n = {} and strictly \
+                     ascending",
+                    2 * self.params.n
+                )));
+            }
+            gs.push(g);
+        }
+        let l = self.q.len();
+        let mut polys = read_parts(KIND_BFV_GALOIS_KEYS, 2 * l * k, &self.q, rest)?;
+        check_ntt(&polys, "Galois key")?;
+        let mut keys = Vec::with_capacity(k);
+        for g in gs.into_iter().rev() {
+            let a = polys.split_off(polys.len() - l);
+            let b = polys.split_off(polys.len() - l);
+            keys.push(GaloisKey { g, b, a });
+        }
+        keys.reverse();
+        Ok(BfvGaloisKeys { keys })
     }
 }
