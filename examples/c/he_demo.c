@@ -1,6 +1,6 @@
 /* latpoly from C for homomorphic encryption: samplers, RNS polynomials as exact integers and
  * bytes, BFV (keys, encrypt, add, multiply, relinearize, decrypt, noise budget, keys and
- * ciphertexts through bytes) and LPR encryption, each with its error contract.
+ * ciphertexts through bytes, slots and rotations) and LPR encryption, each with its error contract.
  * Build (see scripts/c_examples.sh):
  *   cc examples/c/he_demo.c -Icrates/latpoly-capi/include target/release/liblatpoly.a -lpthread -ldl -lm
  */
@@ -251,8 +251,8 @@ static int bfv_bytes_part(latpoly_sampler *rng, const uint64_t *moduli) {
     FAIL_IF(pk_len != 8 + 2 * (10 + 8 * L + N * L * 50 / 8), "public key length");
     FAIL_IF(rlk_len != 8 + 2 * L * (10 + 8 * L + N * L * 50 / 8), "relinearization key length");
 
-    CHECK(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len, rlk, rlk_len, &server));
-    CHECK(latpoly_bfv_keys_from_bytes(bfv, sk, sk_len, NULL, 0, NULL, 0, &client));
+    CHECK(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len, rlk, rlk_len, NULL, 0, &server));
+    CHECK(latpoly_bfv_keys_from_bytes(bfv, sk, sk_len, NULL, 0, NULL, 0, NULL, 0, &client));
     int has[3];
     for (uint32_t w = 0; w < 3; w++) CHECK(latpoly_bfv_keys_has(server, w, &has[w]));
     FAIL_IF(has[LATPOLY_BFV_KEY_SECRET] != 0 || has[LATPOLY_BFV_KEY_PUBLIC] != 1 ||
@@ -285,19 +285,19 @@ static int bfv_bytes_part(latpoly_sampler *rng, const uint64_t *moduli) {
     EXPECT(latpoly_bfv_keys_serialized_len(keys, 7, &len), LATPOLY_STATUS_INVALID_PARAMETER);
     EXPECT(latpoly_bfv_keys_to_bytes(client, LATPOLY_BFV_KEY_PUBLIC, pk, pk_len),
            LATPOLY_STATUS_INVALID_PARAMETER);
-    EXPECT(latpoly_bfv_keys_has(keys, 3, &has[0]), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_keys_has(keys, 4, &has[0]), LATPOLY_STATUS_INVALID_PARAMETER);
     /* bad bytes and bad calls */
-    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, NULL, 0, NULL, 0, &x),
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, NULL, 0, NULL, 0, NULL, 0, &x),
            LATPOLY_STATUS_INVALID_PARAMETER);
     sk[sk_len - 1] |= 0xc0; /* the invalid code 3 */
-    EXPECT(latpoly_bfv_keys_from_bytes(bfv, sk, sk_len, NULL, 0, NULL, 0, &x), LATPOLY_STATUS_MALFORMED);
-    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len - 1, NULL, 0, &x),
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, sk, sk_len, NULL, 0, NULL, 0, NULL, 0, &x), LATPOLY_STATUS_MALFORMED);
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len - 1, NULL, 0, NULL, 0, &x),
            LATPOLY_STATUS_MALFORMED);
-    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, rlk, rlk_len, NULL, 0, &x),
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, rlk, rlk_len, NULL, 0, NULL, 0, &x),
            LATPOLY_STATUS_MALFORMED); /* a relinearization key is not a public key */
-    EXPECT(latpoly_bfv_keys_from_bytes(two, NULL, 0, pk, pk_len, NULL, 0, &x),
+    EXPECT(latpoly_bfv_keys_from_bytes(two, NULL, 0, pk, pk_len, NULL, 0, NULL, 0, &x),
            LATPOLY_STATUS_HANDLE_MISMATCH);
-    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len, NULL, 0, NULL),
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len, NULL, 0, NULL, 0, NULL),
            LATPOLY_STATUS_NULL_POINTER);
     EXPECT(latpoly_bfv_ciphertext_from_bytes(bfv, ct, ct_len - 1, &y), LATPOLY_STATUS_MALFORMED);
     EXPECT(latpoly_bfv_ciphertext_from_bytes(bfv, pk, pk_len, &y), LATPOLY_STATUS_MALFORMED);
@@ -323,6 +323,84 @@ static int bfv_bytes_part(latpoly_sampler *rng, const uint64_t *moduli) {
     latpoly_bfv_keys_free(server);
     latpoly_bfv_keys_free(client);
     latpoly_bfv_free(two);
+    latpoly_bfv_free(bfv);
+    return 0;
+}
+
+/* Batching: N slots mod T = 65537 (prime, 1 mod 2N) as 2 rows of N/2; rotations by Galois
+ * keys, which also travel as bytes. */
+static int bfv_slots_part(latpoly_sampler *rng, const uint64_t *moduli) {
+    latpoly_bfv *bfv = NULL;
+    CHECK(latpoly_bfv_new(N, moduli, L, T, 3.19, &bfv));
+    int yes = 0;
+    CHECK(latpoly_bfv_batching(bfv, &yes));
+    FAIL_IF(yes != 1, "batching");
+    latpoly_bfv_keys *keys = NULL, *rot = NULL, *server = NULL, *x = NULL;
+    CHECK(latpoly_bfv_keygen(bfv, rng, &keys));
+    size_t g[3];
+    CHECK(latpoly_bfv_rotation_element(bfv, 1, &g[0]));
+    CHECK(latpoly_bfv_rotation_element(bfv, -3, &g[1]));
+    CHECK(latpoly_bfv_row_swap_element(bfv, &g[2]));
+    FAIL_IF(g[0] != 3 || g[2] != 2 * N - 1, "Galois elements");
+    CHECK(latpoly_bfv_keys_with_galois(bfv, keys, rng, g, 3, &rot));
+    static uint64_t v[N], plain[N], got[N], want[N];
+    for (int i = 0; i < N; i++) v[i] = (uint64_t)i * i % T;
+    CHECK(latpoly_bfv_encode_slots(bfv, v, plain, N));
+    CHECK(latpoly_bfv_decode_slots(bfv, plain, got, N));
+    FAIL_IF(memcmp(got, v, sizeof got) != 0, "slots round trip");
+    latpoly_bfv_ciphertext *c = NULL, *r = NULL, *y = NULL;
+    CHECK(latpoly_bfv_encrypt(bfv, rot, rng, plain, N, &c));
+    /* the Galois keys to bytes and into a server's set without the secret key */
+    size_t gk_len = 0;
+    CHECK(latpoly_bfv_keys_serialized_len(rot, LATPOLY_BFV_KEY_GALOIS, &gk_len));
+    uint8_t *gk = malloc(gk_len);
+    FAIL_IF(gk == NULL, "malloc");
+    CHECK(latpoly_bfv_keys_to_bytes(rot, LATPOLY_BFV_KEY_GALOIS, gk, gk_len));
+    CHECK(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, NULL, 0, NULL, 0, gk, gk_len, &server));
+    const int half = N / 2;
+    for (int k = 0; k < 3; k++) {
+        CHECK(latpoly_bfv_apply_galois(bfv, server, c, g[k], &r));
+        CHECK(latpoly_bfv_decrypt(bfv, keys, r, plain, N));
+        CHECK(latpoly_bfv_decode_slots(bfv, plain, got, N));
+        int steps = k == 0 ? 1 : -3;
+        for (int i = 0; i < N; i++) {
+            int row = i / half, col = i % half;
+            want[i] = k == 2 ? v[(1 - row) * half + col]
+                             : v[row * half + ((col + steps) % half + half) % half];
+        }
+        FAIL_IF(memcmp(got, want, sizeof got) != 0, "rotated slots");
+        latpoly_bfv_ciphertext_free(r);
+        r = NULL;
+    }
+    /* errors: no key for the element, an even element, no Galois keys, wrong lengths */
+    size_t g2 = 0;
+    CHECK(latpoly_bfv_rotation_element(bfv, 2, &g2));
+    EXPECT(latpoly_bfv_apply_galois(bfv, rot, c, g2, &y), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_apply_galois(bfv, rot, c, 4, &y), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_apply_galois(bfv, keys, c, g[0], &y), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_keys_with_galois(bfv, server, rng, g, 3, &x), LATPOLY_STATUS_INVALID_PARAMETER);
+    size_t even = 6;
+    EXPECT(latpoly_bfv_keys_with_galois(bfv, keys, rng, &even, 1, &x), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_encode_slots(bfv, v, plain, N - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
+    v[5] = T;
+    EXPECT(latpoly_bfv_encode_slots(bfv, v, plain, N), LATPOLY_STATUS_OUT_OF_RANGE);
+    EXPECT(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, NULL, 0, NULL, 0, gk, gk_len - 1, &x),
+           LATPOLY_STATUS_MALFORMED);
+    latpoly_bfv *plain_t = NULL;
+    CHECK(latpoly_bfv_new(N, moduli, L, 256, 3.19, &plain_t));
+    CHECK(latpoly_bfv_batching(plain_t, &yes));
+    FAIL_IF(yes != 0, "no batching for t = 256");
+    EXPECT(latpoly_bfv_encode_slots(plain_t, got, plain, N), LATPOLY_STATUS_INVALID_PARAMETER);
+    FAIL_IF(x != NULL || y != NULL, "no handle on failure");
+    printf("BFV slots: %d values mod %d, rotations by 1 and -3 and the row swap (Galois keys "
+           "through %zu bytes): ok\n", N, T, gk_len);
+
+    free(gk);
+    latpoly_bfv_ciphertext_free(c);
+    latpoly_bfv_keys_free(keys);
+    latpoly_bfv_keys_free(rot);
+    latpoly_bfv_keys_free(server);
+    latpoly_bfv_free(plain_t);
     latpoly_bfv_free(bfv);
     return 0;
 }
@@ -397,6 +475,7 @@ int main(void) {
     if (rns_part(rng, ctx) != 0) return 1;
     if (bfv_part(rng, moduli) != 0) return 1;
     if (bfv_bytes_part(rng, moduli) != 0) return 1;
+    if (bfv_slots_part(rng, moduli) != 0) return 1;
     if (lpr_part(rng) != 0) return 1;
 
     latpoly_rns_context_free(ctx);

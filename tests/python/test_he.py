@@ -222,3 +222,92 @@ def test_bfv_keys_and_ciphertexts_through_bytes():
     ):
         with pytest.raises(ValueError):
             call()
+
+
+def test_bfv_slots_and_rotations():
+    """Batching: slots are the evaluations at psi^(+-3^j) (checked by Horner in Python),
+    slot-wise products, rotations both ways, the row swap, Galois keys through bytes, and
+    ValueError for what is not allowed."""
+    n, t = 64, 257  # 257 = 1 + 2 * 128: batching for n <= 128
+    bfv = Bfv.with_prime_bits(n, 40, 3, t=t, seed=6)
+    assert bfv.batching
+    rng = np.random.default_rng(6)
+    x = rng.integers(0, t, n, dtype=np.uint64)
+    y = rng.integers(0, t, n, dtype=np.uint64)
+    x[0], y[1] = t - 1, 0
+    m = bfv.encode_slots(x)
+    assert m.dtype == np.uint64 and bfv.decode_slots(m).tolist() == x.tolist()
+    # psi: a primitive 2n-th root mod t, the one the NTT of (n, t) uses
+    psi = latpoly.primitive_2n_root(n, t)
+    half = n // 2
+    for j in range(half):
+        e = pow(3, j, 2 * n)
+        for r, ex in ((0, e), (1, 2 * n - e)):
+            point = pow(psi, ex, t)
+            value = 0
+            for c in reversed(m.tolist()):
+                value = (value * point + c) % t
+            assert value == int(x[r * half + j])
+
+    keys = bfv.with_rotation_keys(bfv.keygen(), [1, 3, -5])
+    assert keys.has_galois and keys.galois_elements == sorted(
+        {bfv.rotation_element(k) for k in (1, 3, -5)} | {2 * n - 1})
+    cx = bfv.encrypt(keys, bfv.encode_slots(x))
+    cy = bfv.encrypt(keys, bfv.encode_slots(y))
+
+    def slots(c):
+        return bfv.decode_slots(bfv.decrypt(keys, c)).tolist()
+
+    def rot(v, k):
+        v = list(v)
+        return [v[(i // half) * half + (i % half + k) % half] for i in range(n)]
+
+    assert slots(bfv.multiply_relin(keys, cx, cy)) == [int(a) * int(b) % t for a, b in zip(x, y)]
+    for k in (1, 3, -5, 0, half):
+        assert slots(bfv.rotate_rows(keys, cx, k)) == rot(x, k)
+    assert slots(bfv.swap_rows(keys, cx)) == x[half:].tolist() + x[:half].tolist()
+    # the Galois keys through bytes, on a server without the secret key
+    server = bfv.keys_from_bytes(public=keys.public_bytes(), relin=keys.relin_bytes(),
+                                 galois=keys.galois_bytes())
+    assert server.galois_elements == keys.galois_elements and not server.has_secret
+    assert keys.without_secret().galois_elements == keys.galois_elements
+    r = bfv.rotate_rows(server, bfv.ciphertext_from_bytes(cx.to_bytes()), 3)
+    assert slots(r) == rot(x, 3)
+    # x -> x^g on any ciphertext, with a key for g
+    k5 = bfv.with_galois_keys(keys, [5])
+    assert k5.galois_elements == [5]
+    g5 = bfv.decrypt(keys, bfv.apply_galois(k5, bfv.encrypt(keys, m), 5)).tolist()
+    want = [0] * n
+    for i, c in enumerate(m.tolist()):
+        e = 5 * i % (2 * n)
+        if e < n:
+            want[e] = c
+        else:
+            want[e - n] = (t - c) % t
+    assert g5 == want
+
+    for call in (
+        lambda: bfv.rotate_rows(keys, cx, 2),            # no key for 2 steps
+        lambda: bfv.rotate_rows(bfv.keygen(), cx, 1),    # no Galois keys at all
+        lambda: bfv.rotate_rows(keys, bfv.multiply(cx, cy), 1),  # 3 polynomials
+        lambda: bfv.apply_galois(keys, cx, 4),           # even
+        lambda: bfv.apply_galois(keys, cx, 2 * n + 1),   # not below 2n
+        lambda: bfv.apply_galois(keys, cx, -3),
+        lambda: bfv.apply_galois(keys, cx, 1 << 70),
+        lambda: bfv.with_galois_keys(keys, [2]),
+        lambda: bfv.with_galois_keys(keys, [-3]),
+        lambda: bfv.with_galois_keys(server, [3]),       # needs the secret key
+        lambda: bfv.with_rotation_keys(keys, [1], swap="yes"),
+        lambda: bfv.rotation_element(1 << 64),
+        lambda: bfv.keys_from_bytes(galois=keys.relin_bytes()),
+        lambda: bfv.encode_slots(np.zeros(n - 1, dtype=np.uint64)),
+        lambda: bfv.encode_slots(np.full(n, t, dtype=np.uint64)),
+        lambda: bfv.decode_slots([t] + [0] * (n - 1)),
+        lambda: bfv.keygen().galois_bytes(),            # a fresh set has no Galois keys
+    ):
+        with pytest.raises(ValueError):
+            call()
+    plain = Bfv.with_prime_bits(n, 40, 3, t=256, seed=6)
+    assert not plain.batching
+    with pytest.raises(ValueError):
+        plain.encode_slots(x % 256)

@@ -50,6 +50,9 @@ typedef struct latpoly_lpr_secret_key latpoly_lpr_secret_key;
 // The relinearization key.
 #define LATPOLY_BFV_KEY_RELIN 2
 
+// The Galois (rotation) keys, from [`latpoly_bfv_keys_with_galois`].
+#define LATPOLY_BFV_KEY_GALOIS 3
+
 // Result of every call.
 typedef enum latpoly_status {
   // Success.
@@ -884,16 +887,16 @@ enum latpoly_status latpoly_bfv_keys_to_bytes(const latpoly_bfv_keys *keys,
                                               uint8_t *out,
                                               uintptr_t len);
 
-// Reads a key set for `bfv` from the bytes of any of its keys (`secret`, `public`, `relin`:
-// each NULL when absent, else `*_len` bytes from [`latpoly_bfv_keys_to_bytes`]); at least one
-// must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys of other parameters give
+// Reads a key set for `bfv` from the bytes of any of its keys (`secret`, `public`, `relin`,
+// `galois`: each NULL when absent, else `*_len` bytes from [`latpoly_bfv_keys_to_bytes`]); at
+// least one must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys of other parameters give
 // `LATPOLY_STATUS_HANDLE_MISMATCH`, malformed bytes `LATPOLY_STATUS_MALFORMED` (or
 // `LATPOLY_STATUS_OUT_OF_RANGE` for a residue not below its prime). Calls that need a key the
 // set lacks (decrypting without the secret key, say) give `LATPOLY_STATUS_INVALID_PARAMETER`.
 //
 // # Safety
-// `bfv` NULL or live; each of `secret`, `public`, `relin` NULL or valid for its length in
-// reads; `out` valid for one pointer write (free with [`latpoly_bfv_keys_free`]).
+// `bfv` NULL or live; each of `secret`, `public`, `relin`, `galois` NULL or valid for its
+// length in reads; `out` valid for one pointer write (free with [`latpoly_bfv_keys_free`]).
 enum latpoly_status latpoly_bfv_keys_from_bytes(const latpoly_bfv *bfv,
                                                 const uint8_t *secret,
                                                 uintptr_t secret_len,
@@ -901,6 +904,8 @@ enum latpoly_status latpoly_bfv_keys_from_bytes(const latpoly_bfv *bfv,
                                                 uintptr_t public_len,
                                                 const uint8_t *relin,
                                                 uintptr_t relin_len,
+                                                const uint8_t *galois,
+                                                uintptr_t galois_len,
                                                 latpoly_bfv_keys **out);
 
 // The length in bytes of `ct` serialized, to `*len`.
@@ -931,6 +936,77 @@ enum latpoly_status latpoly_bfv_ciphertext_from_bytes(const latpoly_bfv *bfv,
                                                       const uint8_t *data,
                                                       uintptr_t len,
                                                       latpoly_bfv_ciphertext **out);
+
+// Whether `bfv` supports batching (`t` a prime `≡ 1 mod 2n`): 1 or 0 to `*yes`.
+//
+// # Safety
+// `bfv` NULL or live; `yes` valid for one write.
+enum latpoly_status latpoly_bfv_batching(const latpoly_bfv *bfv, int32_t *yes);
+
+// Encodes the `len = n` slot values at `values` (each below `t`; a `2 × n/2` matrix row by
+// row) into the `len` plaintext coefficients at `plain`, for `latpoly_bfv_encrypt`. Without
+// batching: `LATPOLY_STATUS_INVALID_PARAMETER`.
+//
+// # Safety
+// `bfv` NULL or live; `values` valid for `len` reads; `plain` valid for `len` writes.
+enum latpoly_status latpoly_bfv_encode_slots(const latpoly_bfv *bfv,
+                                             const uint64_t *values,
+                                             uint64_t *plain,
+                                             uintptr_t len);
+
+// Decodes the `len = n` plaintext coefficients at `plain` (each below `t`, e.g. from
+// `latpoly_bfv_decrypt`) into the `len` slot values at `values`.
+//
+// # Safety
+// `bfv` NULL or live; `plain` valid for `len` reads; `values` valid for `len` writes.
+enum latpoly_status latpoly_bfv_decode_slots(const latpoly_bfv *bfv,
+                                             const uint64_t *plain,
+                                             uint64_t *values,
+                                             uintptr_t len);
+
+// The Galois element that rotates the slot rows left by `steps` (`3^steps mod 2n`;
+// negative steps rotate right), to `*g`; [`latpoly_bfv_row_swap_element`] gives the one that
+// exchanges the rows.
+//
+// # Safety
+// `bfv` NULL or live; `g` valid for one write.
+enum latpoly_status latpoly_bfv_rotation_element(const latpoly_bfv *bfv,
+                                                 int64_t steps,
+                                                 uintptr_t *g);
+
+// The Galois element `2n - 1`, which exchanges the two slot rows, to `*g`.
+//
+// # Safety
+// `bfv` NULL or live; `g` valid for one write.
+enum latpoly_status latpoly_bfv_row_swap_element(const latpoly_bfv *bfv, uintptr_t *g);
+
+// A new key set: the keys of `keys` (which must hold the secret key) plus Galois keys for the
+// `count` elements at `elements` (odd, below `2n`; replacing any Galois keys `keys` had).
+//
+// # Safety
+// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `elements`
+// valid for `count` reads; `out` valid for one pointer write (free with
+// [`latpoly_bfv_keys_free`]).
+enum latpoly_status latpoly_bfv_keys_with_galois(const latpoly_bfv *bfv,
+                                                 const latpoly_bfv_keys *keys,
+                                                 latpoly_sampler *sampler,
+                                                 const uintptr_t *elements,
+                                                 uintptr_t count,
+                                                 latpoly_bfv_keys **out);
+
+// `x -> x^g` on the encrypted plaintext of `ct` (2 polynomials) with the Galois keys of
+// `keys`: no key for `g`, an invalid `g` (even, `>= 2n`) or a 3-polynomial ciphertext give
+// `LATPOLY_STATUS_INVALID_PARAMETER`. With batching, [`latpoly_bfv_rotation_element`] and
+// [`latpoly_bfv_row_swap_element`] give the `g` of the slot rotations.
+//
+// # Safety
+// `bfv`, `keys`, `ct` NULL or live; `out` valid for one pointer write (free with
+// [`latpoly_bfv_ciphertext_free`]).
+enum latpoly_status latpoly_bfv_apply_galois(const latpoly_bfv *bfv,
+                                             const latpoly_bfv_keys *keys,
+                                             const latpoly_bfv_ciphertext *ct,
+                                             uintptr_t g,
+                                             latpoly_bfv_ciphertext **out);
 
 // Creates an LPR (RLWE public-key encryption) instance with the parameters of the NFLlib
 // paper: `n = 256` or `512` (`q = 12289`, Gaussian `sigma = 3.19`), or `n = 1024` (the larger

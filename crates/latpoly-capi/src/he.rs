@@ -7,7 +7,9 @@ use crate::{
     copy_out, guard, handle, handle_mut, latpoly_rns_context, latpoly_rns_poly, latpoly_status,
     lift, put, put_poly, slice, slice_mut, write, TAG_CTX, TAG_POLY,
 };
-use latpoly::he::bfv::{Bfv, BfvCiphertext, BfvParams, BfvPublicKey, BfvRelinKey, BfvSecretKey};
+use latpoly::he::bfv::{
+    Bfv, BfvCiphertext, BfvGaloisKeys, BfvParams, BfvPublicKey, BfvRelinKey, BfvSecretKey,
+};
 use latpoly::he::lpr::{Lpr, LprParams, LprPublicKey, LprSecretKey};
 use latpoly::rns::RnsPoly;
 use latpoly::sampling::Sampler;
@@ -41,6 +43,7 @@ pub struct latpoly_bfv_keys {
     secret: Option<BfvSecretKey>,
     public: Option<BfvPublicKey>,
     relin: Option<BfvRelinKey>,
+    galois: Option<BfvGaloisKeys>,
 }
 
 impl latpoly_bfv_keys {
@@ -55,6 +58,10 @@ impl latpoly_bfv_keys {
 
     fn relin(&self) -> Result<&BfvRelinKey, latpoly_status> {
         self.relin.as_ref().ok_or(latpoly_status::InvalidParameter)
+    }
+
+    fn galois(&self) -> Result<&BfvGaloisKeys, latpoly_status> {
+        self.galois.as_ref().ok_or(latpoly_status::InvalidParameter)
     }
 }
 
@@ -408,6 +415,7 @@ pub unsafe extern "C" fn latpoly_bfv_keygen(
                     secret: Some(keys.secret),
                     public: Some(keys.public),
                     relin: Some(keys.relin),
+                    galois: None,
                 },
             )
         }
@@ -774,6 +782,8 @@ pub const LATPOLY_BFV_KEY_SECRET: u32 = 0;
 pub const LATPOLY_BFV_KEY_PUBLIC: u32 = 1;
 /// The relinearization key.
 pub const LATPOLY_BFV_KEY_RELIN: u32 = 2;
+/// The Galois (rotation) keys, from [`latpoly_bfv_keys_with_galois`].
+pub const LATPOLY_BFV_KEY_GALOIS: u32 = 3;
 
 /// Whether `keys` holds key `which` (`LATPOLY_BFV_KEY_*`): 1 or 0 to `*has`. A set from
 /// [`latpoly_bfv_keygen`] holds all three; one from [`latpoly_bfv_keys_from_bytes`] the keys it
@@ -794,6 +804,7 @@ pub unsafe extern "C" fn latpoly_bfv_keys_has(
             LATPOLY_BFV_KEY_SECRET => k.secret.is_some(),
             LATPOLY_BFV_KEY_PUBLIC => k.public.is_some(),
             LATPOLY_BFV_KEY_RELIN => k.relin.is_some(),
+            LATPOLY_BFV_KEY_GALOIS => k.galois.is_some(),
             _ => return Err(latpoly_status::InvalidParameter),
         };
         // SAFETY: contract of this function.
@@ -819,6 +830,7 @@ pub unsafe extern "C" fn latpoly_bfv_keys_serialized_len(
             LATPOLY_BFV_KEY_SECRET => k.secret()?.serialized_len(),
             LATPOLY_BFV_KEY_PUBLIC => k.public()?.serialized_len(),
             LATPOLY_BFV_KEY_RELIN => k.relin()?.serialized_len(),
+            LATPOLY_BFV_KEY_GALOIS => k.galois()?.serialized_len(),
             _ => return Err(latpoly_status::InvalidParameter),
         };
         // SAFETY: contract of this function.
@@ -849,22 +861,24 @@ pub unsafe extern "C" fn latpoly_bfv_keys_to_bytes(
             LATPOLY_BFV_KEY_SECRET => copy_out(o, &k.secret()?.to_bytes()),
             LATPOLY_BFV_KEY_PUBLIC => copy_out(o, &k.public()?.to_bytes()),
             LATPOLY_BFV_KEY_RELIN => copy_out(o, &k.relin()?.to_bytes()),
+            LATPOLY_BFV_KEY_GALOIS => copy_out(o, &k.galois()?.to_bytes()),
             _ => Err(latpoly_status::InvalidParameter),
         }
     })
 }
 
-/// Reads a key set for `bfv` from the bytes of any of its keys (`secret`, `public`, `relin`:
-/// each NULL when absent, else `*_len` bytes from [`latpoly_bfv_keys_to_bytes`]); at least one
-/// must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys of other parameters give
+/// Reads a key set for `bfv` from the bytes of any of its keys (`secret`, `public`, `relin`,
+/// `galois`: each NULL when absent, else `*_len` bytes from [`latpoly_bfv_keys_to_bytes`]); at
+/// least one must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys of other parameters give
 /// `LATPOLY_STATUS_HANDLE_MISMATCH`, malformed bytes `LATPOLY_STATUS_MALFORMED` (or
 /// `LATPOLY_STATUS_OUT_OF_RANGE` for a residue not below its prime). Calls that need a key the
 /// set lacks (decrypting without the secret key, say) give `LATPOLY_STATUS_INVALID_PARAMETER`.
 ///
 /// # Safety
-/// `bfv` NULL or live; each of `secret`, `public`, `relin` NULL or valid for its length in
-/// reads; `out` valid for one pointer write (free with [`latpoly_bfv_keys_free`]).
+/// `bfv` NULL or live; each of `secret`, `public`, `relin`, `galois` NULL or valid for its
+/// length in reads; `out` valid for one pointer write (free with [`latpoly_bfv_keys_free`]).
 #[no_mangle]
+#[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn latpoly_bfv_keys_from_bytes(
     bfv: *const latpoly_bfv,
     secret: *const u8,
@@ -873,12 +887,14 @@ pub unsafe extern "C" fn latpoly_bfv_keys_from_bytes(
     public_len: usize,
     relin: *const u8,
     relin_len: usize,
+    galois: *const u8,
+    galois_len: usize,
     out: *mut *mut latpoly_bfv_keys,
 ) -> latpoly_status {
     guard(|| {
         // SAFETY: contract of this function.
         let b = unsafe { handle(bfv, TAG_BFV)? };
-        if secret.is_null() && public.is_null() && relin.is_null() {
+        if secret.is_null() && public.is_null() && relin.is_null() && galois.is_null() {
             return Err(latpoly_status::InvalidParameter);
         }
         /// The bytes at `p` (NULL: absent).
@@ -890,11 +906,12 @@ pub unsafe extern "C" fn latpoly_bfv_keys_from_bytes(
             (!p.is_null()).then(|| unsafe { std::slice::from_raw_parts(p, len) })
         }
         // SAFETY: contract of this function.
-        let (s, p, r) = unsafe {
+        let (s, p, r, g) = unsafe {
             (
                 opt(secret, secret_len),
                 opt(public, public_len),
                 opt(relin, relin_len),
+                opt(galois, galois_len),
             )
         };
         let keys = latpoly_bfv_keys {
@@ -906,6 +923,9 @@ pub unsafe extern "C" fn latpoly_bfv_keys_from_bytes(
                 .map(|x| lift(b.bfv.public_key_from_bytes(x)))
                 .transpose()?,
             relin: r.map(|x| lift(b.bfv.relin_key_from_bytes(x))).transpose()?,
+            galois: g
+                .map(|x| lift(b.bfv.galois_keys_from_bytes(x)))
+                .transpose()?,
         };
         // SAFETY: contract of this function.
         unsafe { put(out, keys) }
@@ -968,6 +988,185 @@ pub unsafe extern "C" fn latpoly_bfv_ciphertext_from_bytes(
         let ct = lift(b.bfv.ciphertext_from_bytes(d))?;
         // SAFETY: contract of this function.
         unsafe { put_ct(out, ct) }
+    })
+}
+
+// ----- BFV slots and rotations
+
+/// Whether `bfv` supports batching (`t` a prime `≡ 1 mod 2n`): 1 or 0 to `*yes`.
+///
+/// # Safety
+/// `bfv` NULL or live; `yes` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_batching(
+    bfv: *const latpoly_bfv,
+    yes: *mut i32,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let b = unsafe { handle(bfv, TAG_BFV)? };
+        // SAFETY: contract of this function.
+        unsafe { write(yes, i32::from(b.bfv.batching())) }
+    })
+}
+
+/// Encodes the `len = n` slot values at `values` (each below `t`; a `2 × n/2` matrix row by
+/// row) into the `len` plaintext coefficients at `plain`, for `latpoly_bfv_encrypt`. Without
+/// batching: `LATPOLY_STATUS_INVALID_PARAMETER`.
+///
+/// # Safety
+/// `bfv` NULL or live; `values` valid for `len` reads; `plain` valid for `len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_encode_slots(
+    bfv: *const latpoly_bfv,
+    values: *const u64,
+    plain: *mut u64,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, v, o) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                slice(values, len)?,
+                slice_mut(plain, len)?,
+            )
+        };
+        o.copy_from_slice(&lift(b.bfv.encode_slots(v))?);
+        Ok(())
+    })
+}
+
+/// Decodes the `len = n` plaintext coefficients at `plain` (each below `t`, e.g. from
+/// `latpoly_bfv_decrypt`) into the `len` slot values at `values`.
+///
+/// # Safety
+/// `bfv` NULL or live; `plain` valid for `len` reads; `values` valid for `len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_decode_slots(
+    bfv: *const latpoly_bfv,
+    plain: *const u64,
+    values: *mut u64,
+    len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, p, o) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                slice(plain, len)?,
+                slice_mut(values, len)?,
+            )
+        };
+        o.copy_from_slice(&lift(b.bfv.decode_slots(p))?);
+        Ok(())
+    })
+}
+
+/// The Galois element that rotates the slot rows left by `steps` (`3^steps mod 2n`;
+/// negative steps rotate right), to `*g`; [`latpoly_bfv_row_swap_element`] gives the one that
+/// exchanges the rows.
+///
+/// # Safety
+/// `bfv` NULL or live; `g` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_rotation_element(
+    bfv: *const latpoly_bfv,
+    steps: i64,
+    g: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let b = unsafe { handle(bfv, TAG_BFV)? };
+        // SAFETY: contract of this function.
+        unsafe { write(g, b.bfv.rotation_element(steps)) }
+    })
+}
+
+/// The Galois element `2n - 1`, which exchanges the two slot rows, to `*g`.
+///
+/// # Safety
+/// `bfv` NULL or live; `g` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_row_swap_element(
+    bfv: *const latpoly_bfv,
+    g: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let b = unsafe { handle(bfv, TAG_BFV)? };
+        // SAFETY: contract of this function.
+        unsafe { write(g, b.bfv.row_swap_element()) }
+    })
+}
+
+/// A new key set: the keys of `keys` (which must hold the secret key) plus Galois keys for the
+/// `count` elements at `elements` (odd, below `2n`; replacing any Galois keys `keys` had).
+///
+/// # Safety
+/// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `elements`
+/// valid for `count` reads; `out` valid for one pointer write (free with
+/// [`latpoly_bfv_keys_free`]).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_keys_with_galois(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    sampler: *mut latpoly_sampler,
+    elements: *const usize,
+    count: usize,
+    out: *mut *mut latpoly_bfv_keys,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, k, s, e) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle_mut(sampler, TAG_SAMPLER)?,
+                slice(elements, count)?,
+            )
+        };
+        let gk = lift(b.bfv.galois_keygen(k.secret()?, e, &mut s.s))?;
+        let keys = latpoly_bfv_keys {
+            tag: TAG_BFV_KEYS,
+            secret: k.secret.clone(),
+            public: k.public.clone(),
+            relin: k.relin.clone(),
+            galois: Some(gk),
+        };
+        // SAFETY: contract of this function.
+        unsafe { put(out, keys) }
+    })
+}
+
+/// `x -> x^g` on the encrypted plaintext of `ct` (2 polynomials) with the Galois keys of
+/// `keys`: no key for `g`, an invalid `g` (even, `>= 2n`) or a 3-polynomial ciphertext give
+/// `LATPOLY_STATUS_INVALID_PARAMETER`. With batching, [`latpoly_bfv_rotation_element`] and
+/// [`latpoly_bfv_row_swap_element`] give the `g` of the slot rotations.
+///
+/// # Safety
+/// `bfv`, `keys`, `ct` NULL or live; `out` valid for one pointer write (free with
+/// [`latpoly_bfv_ciphertext_free`]).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_apply_galois(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    ct: *const latpoly_bfv_ciphertext,
+    g: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, k, c) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle(ct, TAG_BFV_CT)?,
+            )
+        };
+        let r = lift(b.bfv.apply_galois(&c.ct, g, k.galois()?))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, r) }
     })
 }
 

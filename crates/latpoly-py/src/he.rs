@@ -2,7 +2,8 @@
 
 use crate::value_error;
 use latpoly::he::bfv::{
-    Bfv as CoreBfv, BfvCiphertext, BfvParams, BfvPublicKey, BfvRelinKey, BfvSecretKey,
+    Bfv as CoreBfv, BfvCiphertext, BfvGaloisKeys, BfvParams, BfvPublicKey, BfvRelinKey,
+    BfvSecretKey,
 };
 use latpoly::he::lpr::{
     Lpr as CoreLpr, LprCiphertext, LprParams, LprPublicKey, LprSecretKey, Noise,
@@ -199,6 +200,7 @@ pub(crate) struct BfvKeySet {
     secret: Option<BfvSecretKey>,
     public: Option<BfvPublicKey>,
     relin: Option<BfvRelinKey>,
+    galois: Option<BfvGaloisKeys>,
 }
 
 fn missing(what: &str) -> PyErr {
@@ -218,6 +220,10 @@ impl BfvKeySet {
         self.relin
             .as_ref()
             .ok_or_else(|| missing("relinearization"))
+    }
+
+    fn galois(&self) -> PyResult<&BfvGaloisKeys> {
+        self.galois.as_ref().ok_or_else(|| missing("Galois"))
     }
 }
 
@@ -241,6 +247,21 @@ impl BfvKeySet {
         self.relin.is_some()
     }
 
+    /// True if the set holds Galois (rotation) keys.
+    #[getter]
+    fn has_galois(&self) -> bool {
+        self.galois.is_some()
+    }
+
+    /// The Galois elements the set has keys for (ascending; empty without Galois keys).
+    #[getter]
+    fn galois_elements(&self) -> Vec<usize> {
+        self.galois
+            .as_ref()
+            .map(BfvGaloisKeys::elements)
+            .unwrap_or_default()
+    }
+
     /// The public and relinearization keys without the secret one (what an evaluating
     /// server needs).
     fn without_secret(&self) -> BfvKeySet {
@@ -248,6 +269,7 @@ impl BfvKeySet {
             secret: None,
             public: self.public.clone(),
             relin: self.relin.clone(),
+            galois: self.galois.clone(),
         }
     }
 
@@ -266,6 +288,13 @@ impl BfvKeySet {
     /// The relinearization key as bytes.
     fn relin_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let k = self.relin()?;
+        let b = py.detach(|| k.to_bytes());
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// The Galois keys as bytes.
+    fn galois_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let k = self.galois()?;
         let b = py.detach(|| k.to_bytes());
         Ok(PyBytes::new(py, &b))
     }
@@ -337,23 +366,105 @@ impl Bfv {
             secret: Some(keys.secret),
             public: Some(keys.public),
             relin: Some(keys.relin),
+            galois: None,
         })
     }
 
-    /// A key set from the bytes of `BfvKeySet.secret_bytes` / `public_bytes` / `relin_bytes`
-    /// (any of them, at least one) for this instance's parameters; ValueError for keys of
+    /// True when t is a prime = 1 mod 2n (slots and rotations available).
+    #[getter]
+    fn batching(&self) -> bool {
+        self.inner.batching()
+    }
+
+    /// The plaintext polynomial whose n slots hold `values` (a 2 x n/2 matrix, row-major).
+    fn encode_slots<'py>(
+        &self,
+        py: Python<'py>,
+        values: PyReadonlyArray1<'_, u64>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let v = values
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("values must be a contiguous 1-D array"))?;
+        let m = self.inner.encode_slots(v).map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, m))
+    }
+
+    /// The n slot values of a plaintext polynomial (the inverse of encode_slots).
+    fn decode_slots<'py>(
+        &self,
+        py: Python<'py>,
+        plain: PyReadonlyArray1<'_, u64>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let m = plain
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("plain must be a contiguous 1-D array"))?;
+        let v = self.inner.decode_slots(m).map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, v))
+    }
+
+    /// The Galois element 3^steps mod 2n (rotation of the slot rows by `steps`).
+    fn rotation_element(&self, steps: i64) -> usize {
+        self.inner.rotation_element(steps)
+    }
+
+    /// The Galois element 2n - 1 (exchange of the slot rows).
+    fn row_swap_element(&self) -> usize {
+        self.inner.row_swap_element()
+    }
+
+    /// A copy of `keys` with Galois keys for `elements` (replacing any it had); needs the
+    /// secret key.
+    fn with_galois_keys(
+        &self,
+        py: Python<'_>,
+        keys: PyRef<'_, BfvKeySet>,
+        elements: Vec<usize>,
+    ) -> PyResult<BfvKeySet> {
+        let sk = keys.secret()?;
+        let mut g = lock(&self.rng)?;
+        let rng: &mut Sampler = &mut g;
+        let gk = py
+            .detach(|| self.inner.galois_keygen(sk, &elements, rng))
+            .map_err(value_error)?;
+        Ok(BfvKeySet {
+            secret: keys.secret.clone(),
+            public: keys.public.clone(),
+            relin: keys.relin.clone(),
+            galois: Some(gk),
+        })
+    }
+
+    /// x -> x^g on an encrypted plaintext (2-polynomial ciphertext; keys with a Galois key
+    /// for g).
+    fn apply_galois(
+        &self,
+        py: Python<'_>,
+        keys: PyRef<'_, BfvKeySet>,
+        ct: PyRef<'_, BfvCt>,
+        g: usize,
+    ) -> PyResult<BfvCt> {
+        let (c, gk) = (&ct.inner, keys.galois()?);
+        let r = py
+            .detach(|| self.inner.apply_galois(c, g, gk))
+            .map_err(value_error)?;
+        Ok(BfvCt { inner: r })
+    }
+
+    /// A key set from the bytes of `BfvKeySet.secret_bytes` / `public_bytes` / `relin_bytes` /
+    /// `galois_bytes` (any of them, at least one) for this instance's parameters; ValueError for keys of
     /// other parameters or malformed bytes.
-    #[pyo3(signature = (*, secret=None, public=None, relin=None))]
+    #[pyo3(signature = (*, secret=None, public=None, relin=None, galois=None))]
     fn keys_from_bytes(
         &self,
         py: Python<'_>,
         secret: Option<&[u8]>,
         public: Option<&[u8]>,
         relin: Option<&[u8]>,
+        galois: Option<&[u8]>,
     ) -> PyResult<BfvKeySet> {
-        if secret.is_none() && public.is_none() && relin.is_none() {
+        if secret.is_none() && public.is_none() && relin.is_none() && galois.is_none() {
             return Err(PyValueError::new_err(
-                "give the bytes of at least one key (secret=, public=, relin=)",
+                "give the bytes of at least one key (secret=, public=, relin=, galois=)",
             ));
         }
         let b = &self.inner;
@@ -362,6 +473,7 @@ impl Bfv {
                 secret: secret.map(|x| b.secret_key_from_bytes(x)).transpose()?,
                 public: public.map(|x| b.public_key_from_bytes(x)).transpose()?,
                 relin: relin.map(|x| b.relin_key_from_bytes(x)).transpose()?,
+                galois: galois.map(|x| b.galois_keys_from_bytes(x)).transpose()?,
             })
         })
         .map_err(value_error)

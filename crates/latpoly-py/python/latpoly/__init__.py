@@ -109,6 +109,20 @@ def _check_int(x, name: str) -> int:
     return v
 
 
+def _check_i64(x, name: str) -> int:
+    v = _as_int(x, name)
+    if not -(1 << 63) <= v < (1 << 63):
+        raise ValueError(f"{name} must fit in 64 signed bits, got {v}")
+    return v
+
+
+def _check_u64(x, name: str) -> int:
+    v = _check_int(x, name)
+    if v > _U64_MAX:
+        raise ValueError(f"{name} must fit in 64 bits, got {v}")
+    return v
+
+
 def ntt_primes(bits: int, n: int, count: int) -> List[int]:
     """Return `count` distinct primes of exactly `bits` bits with q = 1 (mod 2n), largest first.
 
@@ -765,10 +779,85 @@ class Bfv:
             raise ValueError("parts must be RnsPoly objects")
         return self._inner.ciphertext_from_parts([p._inner for p in polys])
 
-    def keys_from_bytes(self, *, secret=None, public=None, relin=None):
-        """A key set from the bytes of ``keys.secret_bytes()``, ``keys.public_bytes()`` and
-        ``keys.relin_bytes()`` (any of them, at least one) made for this instance's n and
-        moduli. Operations that need a key the set lacks raise ValueError, as do malformed
+    @property
+    def batching(self) -> bool:
+        """True when t is a prime = 1 mod 2n: plaintexts then hold n slots (``encode_slots``)
+        that rotations move (``rotate_rows``, ``swap_rows``)."""
+        return self._inner.batching
+
+    def encode_slots(self, values) -> np.ndarray:
+        """The plaintext polynomial (uint64, n coefficients below t) whose slots hold the n
+        ``values`` (each below t), read as a 2 x n/2 matrix row by row. Sums and products of
+        plaintexts and of their encryptions act slot by slot.
+
+        >>> import numpy as np
+        >>> bfv = Bfv.with_prime_bits(16, 30, 3, t=97, seed=3)
+        >>> keys = bfv.keygen()
+        >>> x, y = np.arange(16, dtype=np.uint64), np.full(16, 2, dtype=np.uint64)
+        >>> c = bfv.multiply_relin(keys, bfv.encrypt(keys, bfv.encode_slots(x)),
+        ...                        bfv.encrypt(keys, bfv.encode_slots(y)))
+        >>> bfv.decode_slots(bfv.decrypt(keys, c)).tolist() == (2 * x % 97).tolist()
+        True
+        """
+        return self._inner.encode_slots(_u64_vector(values, "values"))
+
+    def decode_slots(self, plain) -> np.ndarray:
+        """The n slot values of a plaintext polynomial (the inverse of ``encode_slots``)."""
+        return self._inner.decode_slots(_u64_vector(plain, "plain"))
+
+    def rotation_element(self, steps: int) -> int:
+        """The Galois element 3^steps mod 2n, which rotates the slot rows by ``steps``."""
+        return self._inner.rotation_element(_check_i64(steps, "steps"))
+
+    def row_swap_element(self) -> int:
+        """The Galois element 2n - 1, which exchanges the two slot rows."""
+        return self._inner.row_swap_element()
+
+    def with_galois_keys(self, keys, elements: Sequence[int]):
+        """A copy of ``keys`` (which must hold the secret key) with Galois keys for the given
+        elements (odd, below 2n; replacing any the set had)."""
+        els = [_check_u64(g, "elements") for g in _int_list(elements, "elements")]
+        return self._inner.with_galois_keys(keys, els)
+
+    def with_rotation_keys(self, keys, steps: Sequence[int], swap: bool = True):
+        """A copy of ``keys`` with the Galois keys that ``rotate_rows`` needs for each of
+        ``steps`` and, if ``swap``, that ``swap_rows`` needs.
+
+        >>> import numpy as np
+        >>> bfv = Bfv.with_prime_bits(16, 30, 3, t=97, seed=3)
+        >>> keys = bfv.with_rotation_keys(bfv.keygen(), [1, -1])
+        >>> keys.galois_elements
+        [3, 11, 31]
+        >>> c = bfv.encrypt(keys, bfv.encode_slots(np.arange(16, dtype=np.uint64)))
+        >>> bfv.decode_slots(bfv.decrypt(keys, bfv.rotate_rows(keys, c, 1))).tolist()
+        [1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8]
+        >>> bfv.decode_slots(bfv.decrypt(keys, bfv.swap_rows(keys, c)))[:4].tolist()
+        [8, 9, 10, 11]
+        """
+        els = [self.rotation_element(k) for k in _int_list(steps, "steps")]
+        if not isinstance(swap, bool):
+            raise ValueError("swap must be True or False")
+        if swap:
+            els.append(self.row_swap_element())
+        return self.with_galois_keys(keys, [g for g in els if g != 1])
+
+    def apply_galois(self, keys, ct, g: int):
+        """x -> x^g on an encrypted plaintext (``keys`` must hold the Galois key of g; 1 is the
+        identity)."""
+        return self._inner.apply_galois(keys, ct, _check_u64(g, "g"))
+
+    def rotate_rows(self, keys, ct, steps: int):
+        """Rotates both slot rows left by ``steps`` (negative: right)."""
+        return self.apply_galois(keys, ct, self.rotation_element(steps))
+
+    def swap_rows(self, keys, ct):
+        """Exchanges the two slot rows."""
+        return self.apply_galois(keys, ct, self.row_swap_element())
+
+    def keys_from_bytes(self, *, secret=None, public=None, relin=None, galois=None):
+        """A key set from the bytes of ``keys.secret_bytes()``, ``keys.public_bytes()``,
+        ``keys.relin_bytes()`` and ``keys.galois_bytes()`` (any of them, at least one) made for
+        this instance's n and moduli. Operations that need a key the set lacks raise ValueError, as do malformed
         bytes and keys of other parameters.
 
         >>> import numpy as np
@@ -787,7 +876,7 @@ class Bfv:
           ...
         ValueError: this key set has no secret key
         """
-        args = {"secret": secret, "public": public, "relin": relin}
+        args = {"secret": secret, "public": public, "relin": relin, "galois": galois}
         for name, v in args.items():
             if v is not None and not isinstance(v, (bytes, bytearray, memoryview)):
                 raise ValueError(f"{name} must be bytes")

@@ -1,9 +1,9 @@
 //! Feeds arbitrary bytes to the BFV readers (`Bfv::{secret_key, public_key, relin_key,
-//! ciphertext}_from_bytes`, the first input byte choosing one): none may panic, and whatever
+//! ciphertext, galois_keys}_from_bytes`, the first input byte choosing one): none may panic, and whatever
 //! one accepts must serialize back to exactly the input (the keys' formats are canonical; a
 //! ciphertext is too when its polynomials were stored in coefficient form, the only form its
-//! `to_bytes` writes). An accepted object must also be usable: a key encrypts, relinearizes
-//! or decrypts, a ciphertext decrypts.
+//! `to_bytes` writes). An accepted object must also be usable: a key encrypts, relinearizes,
+//! rotates or decrypts, a ciphertext decrypts.
 
 #![no_main]
 
@@ -28,7 +28,7 @@ fuzz_target!(|input: &[u8]| {
     };
     let (bfv, keys) = fixed();
     let mut rng = Sampler::from_seed([1; 32]);
-    match which % 4 {
+    match which % 5 {
         0 => {
             if let Ok(sk) = bfv.secret_key_from_bytes(data) {
                 assert_eq!(&sk.to_bytes()[..], data, "non-canonical secret key accepted");
@@ -48,6 +48,15 @@ fuzz_target!(|input: &[u8]| {
                 let c = bfv.encrypt(&keys.public, &[2, 2, 2, 2], &mut rng).expect("encrypt");
                 let c3 = bfv.multiply(&c, &c).expect("multiply");
                 bfv.relinearize(&c3, &rlk).expect("relinearize");
+            }
+        }
+        4 => {
+            if let Ok(gk) = bfv.galois_keys_from_bytes(data) {
+                assert_eq!(gk.to_bytes(), data, "non-canonical Galois keys accepted");
+                let c = bfv.encrypt(&keys.public, &[1, 0, 0, 2], &mut rng).expect("encrypt");
+                for g in gk.elements() {
+                    bfv.apply_galois(&c, g, &gk).expect("a key for each element");
+                }
             }
         }
         _ => {
