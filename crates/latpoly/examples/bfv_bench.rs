@@ -1,4 +1,5 @@
-//! Timing of the BFV operations (workload A2) and of their building blocks, for profiling.
+//! Timing of the BFV operations (workload A2), of their building blocks and of batching,
+//! rotations and ciphertext bytes, for profiling.
 //!
 //! ```sh
 //! cargo run --release -p latpoly --example bfv_bench            # n = 4096 and n = 8192
@@ -85,6 +86,18 @@ fn main() -> latpoly::Result<()> {
         });
         row("mul", &mut || {
             black_box(bfv.multiply_relin(&c1, &c2, &keys.relin).unwrap());
+        });
+        // Batching and a row rotation (t = 65537 is a prime 1 mod 2n): one key switch.
+        let gk = bfv.rotation_keygen(&keys.secret, &[1], false, &mut rng)?;
+        let slots = bfv.decode_slots(&m)?;
+        row("encode", &mut || {
+            black_box(bfv.encode_slots(&slots).unwrap());
+        });
+        row("rotate", &mut || {
+            black_box(bfv.rotate_rows(&c1, 1, &gk).unwrap());
+        });
+        row("ct_bytes", &mut || {
+            black_box(bfv.ciphertext_from_bytes(&c1.to_bytes()).unwrap());
         });
     }
     Ok(())
