@@ -1010,6 +1010,31 @@ pub unsafe extern "C" fn latpoly_bfv_batching(
     })
 }
 
+/// `dst = f(src)` for `len`-value buffers of `bfv` (the slot conversions).
+///
+/// # Safety
+/// `bfv` NULL or live; `src` valid for `len` reads; `dst` valid for `len` writes.
+unsafe fn slot_map(
+    bfv: *const latpoly_bfv,
+    src: *const u64,
+    dst: *mut u64,
+    len: usize,
+    f: impl FnOnce(&Bfv, &[u64]) -> latpoly::Result<Vec<u64>>,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let (b, x, o) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                slice(src, len)?,
+                slice_mut(dst, len)?,
+            )
+        };
+        o.copy_from_slice(&lift(f(&b.bfv, x))?);
+        Ok(())
+    })
+}
+
 /// Encodes the `len = n` slot values at `values` (each below `t`; a `2 × n/2` matrix row by
 /// row) into the `len` plaintext coefficients at `plain`, for `latpoly_bfv_encrypt`. Without
 /// batching: `LATPOLY_STATUS_INVALID_PARAMETER`.
@@ -1023,18 +1048,8 @@ pub unsafe extern "C" fn latpoly_bfv_encode_slots(
     plain: *mut u64,
     len: usize,
 ) -> latpoly_status {
-    guard(|| {
-        // SAFETY: contract of this function.
-        let (b, v, o) = unsafe {
-            (
-                handle(bfv, TAG_BFV)?,
-                slice(values, len)?,
-                slice_mut(plain, len)?,
-            )
-        };
-        o.copy_from_slice(&lift(b.bfv.encode_slots(v))?);
-        Ok(())
-    })
+    // SAFETY: contract of this function.
+    unsafe { slot_map(bfv, values, plain, len, |b, v| b.encode_slots(v)) }
 }
 
 /// Decodes the `len = n` plaintext coefficients at `plain` (each below `t`, e.g. from
@@ -1049,18 +1064,8 @@ pub unsafe extern "C" fn latpoly_bfv_decode_slots(
     values: *mut u64,
     len: usize,
 ) -> latpoly_status {
-    guard(|| {
-        // SAFETY: contract of this function.
-        let (b, p, o) = unsafe {
-            (
-                handle(bfv, TAG_BFV)?,
-                slice(plain, len)?,
-                slice_mut(values, len)?,
-            )
-        };
-        o.copy_from_slice(&lift(b.bfv.decode_slots(p))?);
-        Ok(())
-    })
+    // SAFETY: contract of this function.
+    unsafe { slot_map(bfv, plain, values, len, |b, m| b.decode_slots(m)) }
 }
 
 /// The Galois element that rotates the slot rows left by `steps` (`3^steps mod 2n`;
