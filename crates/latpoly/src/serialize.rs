@@ -282,12 +282,12 @@ impl<'a> Header<'a> {
     /// payload length has been checked).
     fn decode(&self, ctx: &Arc<RnsContext>) -> Result<RnsPoly> {
         let n = ctx.n();
-        let mut data = Vec::with_capacity(n * ctx.len());
+        let mut data = vec![0u64; n * ctx.len()];
         let mut reader = BitReader::new(self.payload);
-        for &q in ctx.moduli() {
+        for (limb, &q) in data.chunks_exact_mut(n).zip(ctx.moduli()) {
             let b = residue_bits(q);
-            for _ in 0..n {
-                data.push(reader.read(b)?);
+            for x in limb {
+                *x = reader.read(b)?;
             }
         }
         reader.finish()?;
@@ -327,21 +327,22 @@ impl BitWriter {
     #[inline]
     fn write(&mut self, v: u64, b: u32) {
         debug_assert!(b == 64 || v >> b == 0);
-        // nbits < 8 here, so nbits + b < 72 bits fit the accumulator.
+        // nbits < 64 here, so nbits + b <= 127 bits fit the accumulator; whole 64-bit words
+        // leave it (little-endian, so the byte order is that of one bit stream).
         self.acc |= u128::from(v) << self.nbits;
         self.nbits += b;
-        while self.nbits >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.nbits -= 8;
+        if self.nbits >= 64 {
+            self.out.extend_from_slice(&(self.acc as u64).to_le_bytes());
+            self.acc >>= 64;
+            self.nbits -= 64;
         }
     }
 
-    /// Flushes the last partial byte (zero-padded).
+    /// Flushes the last partial word (its whole bytes, the last one zero-padded).
     fn finish(mut self) -> Vec<u8> {
-        if self.nbits > 0 {
-            self.out.push(self.acc as u8);
-        }
+        let bytes = self.nbits.div_ceil(8) as usize;
+        self.out
+            .extend_from_slice(&(self.acc as u64).to_le_bytes()[..bytes]);
         self.out
     }
 }
@@ -367,7 +368,15 @@ impl<'a> BitReader<'a> {
     /// Reads `b <= 64` bits.
     #[inline]
     fn read(&mut self, b: u32) -> Result<u64> {
-        // nbits < b <= 64 before each load, so at most 71 bits are held.
+        // nbits < b <= 64 before a load: a whole 64-bit word (little-endian, in stream order)
+        // brings at most 127 bits, a byte at most 71.
+        if self.nbits < b && self.pos + 8 <= self.bytes.len() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&self.bytes[self.pos..self.pos + 8]);
+            self.acc |= u128::from(u64::from_le_bytes(w)) << self.nbits;
+            self.nbits += 64;
+            self.pos += 8;
+        }
         while self.nbits < b {
             let byte = *self
                 .bytes
