@@ -224,6 +224,10 @@ def test_bfv_keys_and_ciphertexts_through_bytes():
             call()
 
 
+def slots_of(bfv, keys, c):
+    return bfv.decode_slots(bfv.decrypt(keys, c)).tolist()
+
+
 def test_bfv_slots_and_rotations():
     """Batching: slots are the evaluations at psi^(+-3^j) (checked by Horner in Python),
     slot-wise products, rotations both ways, the row swap, Galois keys through bytes, and
@@ -304,6 +308,23 @@ def test_bfv_slots_and_rotations():
         lambda: bfv.encode_slots(np.full(n, t, dtype=np.uint64)),
         lambda: bfv.decode_slots([t] + [0] * (n - 1)),
         lambda: bfv.keygen().galois_bytes(),            # a fresh set has no Galois keys
+    ):
+        with pytest.raises(ValueError):
+            call()
+    # the identity (g = 1, a rotation by 0 or by n/2) needs no Galois keys
+    bare = bfv.keygen()
+    c0 = bfv.encrypt(bare, bfv.encode_slots(x))
+    assert slots_of(bfv, bare, bfv.rotate_rows(bare, c0, 0)) == x.tolist()
+    assert slots_of(bfv, bare, bfv.apply_galois(bare, c0, 1)) == x.tolist()
+    # objects of the wrong type are ValueError, not TypeError
+    for call in (
+        lambda: bfv.rotate_rows(cx, keys, 1),
+        lambda: bfv.encrypt(cx, m),
+        lambda: bfv.decrypt(keys, keys),
+        lambda: bfv.add(cx, 3),
+        lambda: bfv.multiply_relin(keys, cx, None),
+        lambda: bfv.with_galois_keys("keys", [3]),
+        lambda: bfv.parts([cx]),
     ):
         with pytest.raises(ValueError):
             call()

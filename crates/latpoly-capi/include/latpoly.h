@@ -889,8 +889,10 @@ enum latpoly_status latpoly_bfv_keys_to_bytes(const latpoly_bfv_keys *keys,
 
 // Reads a key set for `bfv` from the bytes of any of its keys (`secret`, `public`, `relin`,
 // `galois`: each NULL when absent, else `*_len` bytes from [`latpoly_bfv_keys_to_bytes`]); at
-// least one must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys of other parameters give
-// `LATPOLY_STATUS_HANDLE_MISMATCH`, malformed bytes `LATPOLY_STATUS_MALFORMED` (or
+// least one must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys whose polynomials have
+// another degree or other primes give `LATPOLY_STATUS_HANDLE_MISMATCH`; malformed bytes, and
+// keys of another shape (a relinearization key of another number of primes, a Galois element
+// not below `2n`), `LATPOLY_STATUS_MALFORMED` (or
 // `LATPOLY_STATUS_OUT_OF_RANGE` for a residue not below its prime). Calls that need a key the
 // set lacks (decrypting without the secret key, say) give `LATPOLY_STATUS_INVALID_PARAMETER`.
 //
@@ -944,8 +946,8 @@ enum latpoly_status latpoly_bfv_ciphertext_from_bytes(const latpoly_bfv *bfv,
 enum latpoly_status latpoly_bfv_batching(const latpoly_bfv *bfv, int32_t *yes);
 
 // Encodes the `len = n` slot values at `values` (each below `t`; a `2 × n/2` matrix row by
-// row) into the `len` plaintext coefficients at `plain`, for `latpoly_bfv_encrypt`. Without
-// batching: `LATPOLY_STATUS_INVALID_PARAMETER`.
+// row) into the `len` plaintext coefficients at `plain` (which may be `values`, in place),
+// for `latpoly_bfv_encrypt`. Without batching: `LATPOLY_STATUS_INVALID_PARAMETER`.
 //
 // # Safety
 // `bfv` NULL or live; `values` valid for `len` reads; `plain` valid for `len` writes.
@@ -955,7 +957,7 @@ enum latpoly_status latpoly_bfv_encode_slots(const latpoly_bfv *bfv,
                                              uintptr_t len);
 
 // Decodes the `len = n` plaintext coefficients at `plain` (each below `t`, e.g. from
-// `latpoly_bfv_decrypt`) into the `len` slot values at `values`.
+// `latpoly_bfv_decrypt`) into the `len` slot values at `values` (which may be `plain`).
 //
 // # Safety
 // `bfv` NULL or live; `plain` valid for `len` reads; `values` valid for `len` writes.

@@ -4,8 +4,8 @@
 //! [`latpoly_status`], handles carry a type tag, panics are caught at the boundary.
 
 use crate::{
-    copy_out, guard, handle, handle_mut, latpoly_rns_context, latpoly_rns_poly, latpoly_status,
-    lift, put, put_poly, slice, slice_mut, write, TAG_CTX, TAG_POLY,
+    copied, copy_out, guard, handle, handle_mut, latpoly_rns_context, latpoly_rns_poly,
+    latpoly_status, lift, put, put_poly, slice, slice_mut, write, TAG_CTX, TAG_POLY,
 };
 use latpoly::he::bfv::{
     Bfv, BfvCiphertext, BfvGaloisKeys, BfvParams, BfvPublicKey, BfvRelinKey, BfvSecretKey,
@@ -869,8 +869,10 @@ pub unsafe extern "C" fn latpoly_bfv_keys_to_bytes(
 
 /// Reads a key set for `bfv` from the bytes of any of its keys (`secret`, `public`, `relin`,
 /// `galois`: each NULL when absent, else `*_len` bytes from [`latpoly_bfv_keys_to_bytes`]); at
-/// least one must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys of other parameters give
-/// `LATPOLY_STATUS_HANDLE_MISMATCH`, malformed bytes `LATPOLY_STATUS_MALFORMED` (or
+/// least one must be given (`LATPOLY_STATUS_INVALID_PARAMETER`). Keys whose polynomials have
+/// another degree or other primes give `LATPOLY_STATUS_HANDLE_MISMATCH`; malformed bytes, and
+/// keys of another shape (a relinearization key of another number of primes, a Galois element
+/// not below `2n`), `LATPOLY_STATUS_MALFORMED` (or
 /// `LATPOLY_STATUS_OUT_OF_RANGE` for a residue not below its prime). Calls that need a key the
 /// set lacks (decrypting without the secret key, say) give `LATPOLY_STATUS_INVALID_PARAMETER`.
 ///
@@ -1010,7 +1012,8 @@ pub unsafe extern "C" fn latpoly_bfv_batching(
     })
 }
 
-/// `dst = f(src)` for `len`-value buffers of `bfv` (the slot conversions).
+/// `dst = f(src)` for `len`-value buffers of `bfv` (the slot conversions); `src` is copied
+/// first, so `dst` may be `src` (in place).
 ///
 /// # Safety
 /// `bfv` NULL or live; `src` valid for `len` reads; `dst` valid for `len` writes.
@@ -1022,22 +1025,19 @@ unsafe fn slot_map(
     f: impl FnOnce(&Bfv, &[u64]) -> latpoly::Result<Vec<u64>>,
 ) -> latpoly_status {
     guard(|| {
+        // SAFETY: forwarded contract; the input is copied before the output slice exists.
+        let (b, x) = unsafe { (handle(bfv, TAG_BFV)?, copied(src, len)?) };
+        let y = lift(f(&b.bfv, &x))?;
         // SAFETY: forwarded contract.
-        let (b, x, o) = unsafe {
-            (
-                handle(bfv, TAG_BFV)?,
-                slice(src, len)?,
-                slice_mut(dst, len)?,
-            )
-        };
-        o.copy_from_slice(&lift(f(&b.bfv, x))?);
+        let o = unsafe { slice_mut(dst, len)? };
+        o.copy_from_slice(&y);
         Ok(())
     })
 }
 
 /// Encodes the `len = n` slot values at `values` (each below `t`; a `2 × n/2` matrix row by
-/// row) into the `len` plaintext coefficients at `plain`, for `latpoly_bfv_encrypt`. Without
-/// batching: `LATPOLY_STATUS_INVALID_PARAMETER`.
+/// row) into the `len` plaintext coefficients at `plain` (which may be `values`, in place),
+/// for `latpoly_bfv_encrypt`. Without batching: `LATPOLY_STATUS_INVALID_PARAMETER`.
 ///
 /// # Safety
 /// `bfv` NULL or live; `values` valid for `len` reads; `plain` valid for `len` writes.
@@ -1053,7 +1053,7 @@ pub unsafe extern "C" fn latpoly_bfv_encode_slots(
 }
 
 /// Decodes the `len = n` plaintext coefficients at `plain` (each below `t`, e.g. from
-/// `latpoly_bfv_decrypt`) into the `len` slot values at `values`.
+/// `latpoly_bfv_decrypt`) into the `len` slot values at `values` (which may be `plain`).
 ///
 /// # Safety
 /// `bfv` NULL or live; `plain` valid for `len` reads; `values` valid for `len` writes.
@@ -1169,7 +1169,14 @@ pub unsafe extern "C" fn latpoly_bfv_apply_galois(
                 handle(ct, TAG_BFV_CT)?,
             )
         };
-        let r = lift(b.bfv.apply_galois(&c.ct, g, k.galois()?))?;
+        // g = 1 is the identity and needs no key (an empty set serves).
+        let empty = BfvGaloisKeys::default();
+        let gk = if g == 1 {
+            k.galois.as_ref().unwrap_or(&empty)
+        } else {
+            k.galois()?
+        };
+        let r = lift(b.bfv.apply_galois(&c.ct, g, gk))?;
         // SAFETY: contract of this function.
         unsafe { put_ct(out, r) }
     })

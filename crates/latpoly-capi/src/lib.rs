@@ -961,7 +961,7 @@ fn overlaps<T>(a: *const T, b: *const T, len: usize) -> bool {
 ///
 /// # Safety
 /// `p` must be NULL or valid for reads of `len` elements.
-unsafe fn copied<T: Copy>(p: *const T, len: usize) -> Result<Vec<T>, latpoly_status> {
+pub(crate) unsafe fn copied<T: Copy>(p: *const T, len: usize) -> Result<Vec<T>, latpoly_status> {
     // SAFETY: forwarded contract; the borrow ends before any output slice is created.
     Ok(unsafe { slice(p, len) }?.to_vec())
 }

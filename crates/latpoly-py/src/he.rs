@@ -193,8 +193,9 @@ impl Lpr {
     }
 }
 
-/// BFV key set (opaque): any of the secret, public and relinearization keys (all three from
-/// `keygen`; `without_secret` and `Bfv.keys_from_bytes` give partial sets).
+/// BFV key set (opaque): any of the secret, public, relinearization and Galois keys (the
+/// first three from `keygen`, Galois keys from `Bfv.with_galois_keys` / `with_rotation_keys`;
+/// `without_secret` and `Bfv.keys_from_bytes` give partial sets).
 #[pyclass(frozen, module = "latpoly._latpoly")]
 pub(crate) struct BfvKeySet {
     secret: Option<BfvSecretKey>,
@@ -262,7 +263,7 @@ impl BfvKeySet {
             .unwrap_or_default()
     }
 
-    /// The public and relinearization keys without the secret one (what an evaluating
+    /// The public, relinearization and Galois keys without the secret one (what an evaluating
     /// server needs).
     fn without_secret(&self) -> BfvKeySet {
         BfvKeySet {
@@ -443,7 +444,13 @@ impl Bfv {
         ct: PyRef<'_, BfvCt>,
         g: usize,
     ) -> PyResult<BfvCt> {
-        let (c, gk) = (&ct.inner, keys.galois()?);
+        // g = 1 is the identity and needs no key (an empty set serves).
+        let empty = BfvGaloisKeys::default();
+        let gk = match (&keys.galois, g) {
+            (None, 1) => &empty,
+            _ => keys.galois()?,
+        };
+        let c = &ct.inner;
         let r = py
             .detach(|| self.inner.apply_galois(c, g, gk))
             .map_err(value_error)?;

@@ -631,6 +631,13 @@ fn galois_automorphisms_on_coefficient_plaintexts_and_errors() {
     );
     let oc = other.encrypt(&okeys.public, &m, &mut rng).unwrap();
     assert!(bfv.apply_galois(&oc, 3, &gk).is_err());
+    // the identity needs no key
+    let none = latpoly::he::bfv::BfvGaloisKeys::default();
+    assert_eq!(
+        bfv.decrypt(&keys.secret, &bfv.apply_galois(&c, 1, &none).unwrap())
+            .unwrap(),
+        m
+    );
     // malformed Galois-key bytes: every prefix, trailing bytes, other parameters
     let small = bfv
         .galois_keygen(&keys.secret, &[3], &mut rng)
@@ -652,5 +659,18 @@ fn galois_automorphisms_on_coefficient_plaintexts_and_errors() {
     assert!(matches!(
         bfv.galois_keys_from_bytes(&keys.relin.to_bytes()),
         Err(Error::Malformed(_))
+    ));
+}
+
+#[test]
+fn galois_keygen_refuses_more_keys_than_the_format_holds() {
+    // n = 2^17: 2^17 odd elements, more than a set's 65,535; refused before any key is made
+    let n = 1usize << 17;
+    let bfv = Bfv::new(BfvParams::new(n, 40, 1, 257).unwrap()).unwrap();
+    let keys = bfv.keygen(&mut Sampler::from_seed([13; 32])).unwrap();
+    let all: Vec<usize> = (0..n).map(|i| 2 * i + 1).collect();
+    assert!(matches!(
+        bfv.galois_keygen(&keys.secret, &all, &mut Sampler::from_seed([14; 32])),
+        Err(Error::InvalidArgument(_))
     ));
 }

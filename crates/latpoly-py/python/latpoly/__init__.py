@@ -52,6 +52,18 @@ BfvKeySet = _latpoly.BfvKeySet
 BfvCiphertext = _latpoly.BfvCiphertext
 
 
+def _keys(k):
+    if not isinstance(k, BfvKeySet):
+        raise ValueError(f"keys must be a BfvKeySet, got {type(k).__name__}")
+    return k
+
+
+def _ct(c, name: str = "ct"):
+    if not isinstance(c, BfvCiphertext):
+        raise ValueError(f"{name} must be a BfvCiphertext, got {type(c).__name__}")
+    return c
+
+
 def _u64_vector(a, name: str) -> np.ndarray:
     """Coerces `a` to a contiguous 1-D uint64 array or raises ValueError."""
     if isinstance(a, np.ma.MaskedArray):
@@ -740,21 +752,21 @@ class Bfv:
 
     def encrypt(self, keys, m) -> object:
         """Encrypts n plaintext coefficients in [0, t)."""
-        return self._inner.encrypt(keys, _u64_vector(m, "m"))
+        return self._inner.encrypt(_keys(keys), _u64_vector(m, "m"))
 
     def decrypt(self, keys, ct) -> np.ndarray:
         """Decrypts to n coefficients in [0, t) (uint64)."""
-        return self._inner.decrypt(keys, ct)
+        return self._inner.decrypt(_keys(keys), _ct(ct))
 
     def noise_budget(self, keys, ct) -> int:
         """Remaining invariant noise budget in bits (0: decryption may fail)."""
-        return self._inner.noise_budget(keys, ct)
+        return self._inner.noise_budget(_keys(keys), _ct(ct))
 
     def add(self, a, b):
-        return self._inner.add(a, b)
+        return self._inner.add(_ct(a, "a"), _ct(b, "b"))
 
     def sub(self, a, b):
-        return self._inner.sub(a, b)
+        return self._inner.sub(_ct(a, "a"), _ct(b, "b"))
 
     def parts(self, ct) -> List["RnsPoly"]:
         """The ciphertext's 2 or 3 polynomials (coefficient form, modulo Q), e.g. to store or
@@ -769,7 +781,7 @@ class Bfv:
         >>> bfv.decrypt(keys, back).tolist() == list(range(16))
         True
         """
-        return [RnsPoly._wrap(p) for p in self._inner.parts(ct)]
+        return [RnsPoly._wrap(p) for p in self._inner.parts(_ct(ct))]
 
     def ciphertext_from_parts(self, parts) -> object:
         """A ciphertext from 2 or 3 polynomials modulo this instance's Q (as ``parts`` gives
@@ -817,7 +829,7 @@ class Bfv:
         """A copy of ``keys`` (which must hold the secret key) with Galois keys for the given
         elements (odd, below 2n; replacing any the set had)."""
         els = [_check_u64(g, "elements") for g in _int_list(elements, "elements")]
-        return self._inner.with_galois_keys(keys, els)
+        return self._inner.with_galois_keys(_keys(keys), els)
 
     def with_rotation_keys(self, keys, steps: Sequence[int], swap: bool = True):
         """A copy of ``keys`` with the Galois keys that ``rotate_rows`` needs for each of
@@ -844,7 +856,7 @@ class Bfv:
     def apply_galois(self, keys, ct, g: int):
         """x -> x^g on an encrypted plaintext (``keys`` must hold the Galois key of g; 1 is the
         identity)."""
-        return self._inner.apply_galois(keys, ct, _check_u64(g, "g"))
+        return self._inner.apply_galois(_keys(keys), _ct(ct), _check_u64(g, "g"))
 
     def rotate_rows(self, keys, ct, steps: int):
         """Rotates both slot rows left by ``steps`` (negative: right)."""
@@ -893,11 +905,11 @@ class Bfv:
 
     def multiply(self, a, b):
         """Product without relinearization (3-polynomial ciphertext)."""
-        return self._inner.multiply(a, b)
+        return self._inner.multiply(_ct(a, "a"), _ct(b, "b"))
 
     def relinearize(self, keys, c):
-        return self._inner.relinearize(keys, c)
+        return self._inner.relinearize(_keys(keys), _ct(c, "c"))
 
     def multiply_relin(self, keys, a, b):
         """Product then relinearization."""
-        return self._inner.multiply_relin(keys, a, b)
+        return self._inner.multiply_relin(_keys(keys), _ct(a, "a"), _ct(b, "b"))

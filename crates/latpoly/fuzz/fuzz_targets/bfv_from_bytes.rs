@@ -61,7 +61,17 @@ fuzz_target!(|input: &[u8]| {
         }
         _ => {
             if let Ok(c) = bfv.ciphertext_from_bytes(data) {
-                assert_eq!(c.serialized_len(), c.to_bytes().len());
+                let canonical = c.to_bytes();
+                assert_eq!(c.serialized_len(), canonical.len());
+                // every part has the same length here; byte 6 of each is its representation
+                let part = (data.len() - 8) / c.len();
+                let ntt = (0..c.len()).any(|i| data[8 + i * part + 6] == 1);
+                assert!(
+                    ntt || canonical == data,
+                    "non-canonical coefficient-form ciphertext accepted"
+                );
+                let again = bfv.ciphertext_from_bytes(&canonical).expect("own encoding");
+                assert_eq!(again.to_bytes(), canonical);
                 bfv.decrypt(&keys.secret, &c).expect("decrypt");
                 bfv.noise_budget(&keys.secret, &c).expect("noise budget");
             }

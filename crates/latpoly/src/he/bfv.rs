@@ -536,10 +536,11 @@ impl Bfv {
     pub fn keygen(&self, rng: &mut Sampler) -> Result<BfvKeys> {
         let s = Self::ntt(rng.ternary_poly(&self.q));
         let a = rng.uniform_poly_ntt(&self.q);
-        let e = Self::ntt(rng.gaussian_poly(&self.q, self.params.sigma)?);
-        let p0 = a.mul(&s)?.add(&e)?.neg();
-        let s2 = s.mul(&s)?;
-        let (b, av) = self.switching_key(&s, &s2, rng)?;
+        let p0 = self.neg_as_plus_e(&a, &s, rng)?;
+        let mut s2 = s.mul(&s)?;
+        let keys = self.switching_key(&s, &s2, rng);
+        s2.wipe();
+        let (b, av) = keys?;
         Ok(BfvKeys {
             secret: BfvSecretKey { s },
             public: BfvPublicKey { p0, p1: a },
@@ -561,21 +562,32 @@ impl Bfv {
         let mut av = Vec::with_capacity(self.q.len());
         for i in 0..self.q.len() {
             let ai = rng.uniform_poly_ntt(&self.q);
-            let ei = Self::ntt(rng.gaussian_poly(&self.q, self.params.sigma)?);
-            let mut bi = ai.mul(s)?.add(&ei)?.neg();
-            // + (Q/q_i) from: zero in every limb but i.
+            let mut bi = self.neg_as_plus_e(&ai, s, rng)?;
+            // + (Q/q_i) from: zero in every limb but i (in place: no secret copy is left).
             let m = &self.q.crt().moduli()[i];
             let h = self.qhat_mod_qi[i];
-            let mut data = bi.residues().to_vec();
-            for (d, &x) in data[i * n..(i + 1) * n].iter_mut().zip(from.limb(i)) {
+            for (d, &x) in bi.residues_mut()[i * n..(i + 1) * n]
+                .iter_mut()
+                .zip(from.limb(i))
+            {
                 *d = m.add(*d, m.mul(x, h));
             }
-            // Canonical residues by construction; no range check on secret-derived data.
-            bi = RnsPoly::from_residues_unchecked(&self.q, data, Representation::Ntt);
             b.push(bi);
             av.push(ai);
         }
         Ok((b, av))
+    }
+
+    /// `-(a s + e)` with a fresh error `e` (NTT form); the secret temporaries `a s` and `e` are
+    /// wiped.
+    fn neg_as_plus_e(&self, a: &RnsPoly, s: &RnsPoly, rng: &mut Sampler) -> Result<RnsPoly> {
+        let mut e = Self::ntt(rng.gaussian_poly(&self.q, self.params.sigma)?);
+        let mut t = a.mul(s)?;
+        let sum = t.add_assign(&e);
+        e.wipe();
+        let out = sum.map(|()| t.neg());
+        t.wipe();
+        out
     }
 
     /// Key switching of `d` (coefficient-form residues in basis `Q`) with the key `(b, a)`:

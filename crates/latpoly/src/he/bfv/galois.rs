@@ -23,6 +23,7 @@ pub(super) struct GaloisKey {
 
 /// Galois keys: one key-switching key per Galois element `g` (odd, below `2n`), from
 /// [`Bfv::galois_keygen`] or [`Bfv::rotation_keygen`]. They are public (evaluation) keys.
+/// `Default` is the empty set (enough for the identity `g = 1`).
 ///
 /// ```
 /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -35,7 +36,7 @@ pub(super) struct GaloisKey {
 /// assert_eq!(gk.elements(), vec![3, 11, 31]);
 /// # Ok::<(), latpoly::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct BfvGaloisKeys {
     /// Sorted by element, no repeats.
     pub(super) keys: Vec<GaloisKey>,
@@ -145,8 +146,9 @@ impl Bfv {
     /// Galois keys for the given elements (each odd and below `2n`; repeats are merged). Needs
     /// the secret key; the keys themselves are public evaluation keys, `2 L` polynomials each.
     ///
-    /// Errors: [`Error::InvalidArgument`] for an even element or one `>= 2n`,
-    /// [`Error::ContextMismatch`] for a secret key of other parameters.
+    /// Errors: [`Error::InvalidArgument`] for an even element or one `>= 2n`, or more than
+    /// 65,535 distinct elements (the limit of the byte format); [`Error::ContextMismatch`] for a
+    /// secret key of other parameters.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -179,6 +181,12 @@ impl Bfv {
         let mut gs = elements.to_vec();
         gs.sort_unstable();
         gs.dedup();
+        if gs.len() > usize::from(u16::MAX) {
+            return Err(Error::InvalidArgument(format!(
+                "{} Galois keys requested; a set holds at most 65535",
+                gs.len()
+            )));
+        }
         let mut keys = Vec::with_capacity(gs.len());
         for g in gs {
             let mut sg = sk.s.automorphism(g as i64)?;

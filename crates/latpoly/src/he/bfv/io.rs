@@ -15,9 +15,10 @@
 //!   Encoding and decoding branch on no coefficient.
 //!
 //! Readers are methods of [`Bfv`] and accept only the encodings of objects of that instance:
-//! anything of other parameters is [`Error::ContextMismatch`], malformed bytes
-//! [`Error::Malformed`] (or [`Error::CoefficientOutOfRange`] for a residue not below its prime),
-//! never a panic.
+//! polynomials of another degree or other primes are [`Error::ContextMismatch`]; malformed
+//! bytes, and keys of another shape (a relinearization key of another number of primes, a
+//! Galois element not below this `2n`), are [`Error::Malformed`] (or
+//! [`Error::CoefficientOutOfRange`] for a residue not below its prime); never a panic.
 //!
 //! The bytes carry no integrity check. Secret-key bytes are as sensitive as the key: they are
 //! returned in a buffer that is zeroed when dropped, and should be stored encrypted.
