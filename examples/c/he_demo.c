@@ -433,6 +433,26 @@ static int lpr_part(latpoly_sampler *rng) {
     CHECK(latpoly_lpr_decrypt(lpr, sk, ct, 512, out, 32));
     FAIL_IF(memcmp(msg, out, 32) != 0, "LPR round trip");
 
+    /* a batch of 5 ciphertexts, on the calling thread and on 2 threads */
+    enum { B = 5 };
+    static uint16_t cts[B * 512];
+    uint8_t msgs[B * 32], outs[B * 32];
+    for (int i = 0; i < B * 32; i++) msgs[i] = (uint8_t)(i * 7 + 3);
+    for (int b = 0; b < B; b++)
+        CHECK(latpoly_lpr_encrypt(lpr, pk, rng, msgs + 32 * b, 32, cts + 512 * b, 512));
+    for (size_t threads = 0; threads <= 2; threads += 2) {
+        memset(outs, 0, sizeof outs);
+        CHECK(latpoly_lpr_decrypt_batch(lpr, sk, cts, B * 512, B, threads, outs, B * 32));
+        FAIL_IF(memcmp(msgs, outs, sizeof msgs) != 0, "LPR batch");
+    }
+    EXPECT(latpoly_lpr_decrypt_batch(lpr, sk, cts, B * 512, B - 1, 0, outs, (B - 1) * 32),
+           LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_lpr_decrypt_batch(lpr, sk, cts, B * 512, B, 0, outs, B * 32 - 1),
+           LATPOLY_STATUS_LENGTH_MISMATCH);
+    cts[512 * 3 + 9] = 12289; /* not below q, in the fourth ciphertext */
+    EXPECT(latpoly_lpr_decrypt_batch(lpr, sk, cts, B * 512, B, 2, outs, B * 32),
+           LATPOLY_STATUS_OUT_OF_RANGE);
+
     /* errors */
     EXPECT(latpoly_lpr_new(300, &lpr), LATPOLY_STATUS_INVALID_PARAMETER);
     EXPECT(latpoly_lpr_encrypt(lpr, pk, rng, msg, 31, ct, 512), LATPOLY_STATUS_LENGTH_MISMATCH);
@@ -445,7 +465,8 @@ static int lpr_part(latpoly_sampler *rng) {
     pkv[0] = 20000;
     EXPECT(latpoly_lpr_public_key_import(lpr, pkv, 512, &pk2), LATPOLY_STATUS_OUT_OF_RANGE);
     EXPECT(latpoly_lpr_keygen(lpr, rng, NULL, &sk), LATPOLY_STATUS_NULL_POINTER);
-    printf("LPR n=256, q=12289: 32-byte message round trip: ok\n");
+    printf("LPR n=256, q=12289: 32-byte message round trip, a batch of %d on 0 and 2 threads: "
+           "ok\n", B);
 
     latpoly_lpr_public_key_free(pk);
     latpoly_lpr_public_key_free(pk2);

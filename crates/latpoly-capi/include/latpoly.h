@@ -1101,6 +1101,23 @@ enum latpoly_status latpoly_lpr_decrypt(const latpoly_lpr *lpr,
                                         uint8_t *msg,
                                         uintptr_t msg_len);
 
+// Decrypts `count` ciphertexts stored one after another at `ct` (`ct_len = count · 2 n`
+// values, each below `q`) into `count` messages one after another at `msg`
+// (`msg_len = count · n / 8` bytes), on `threads` worker threads (0: on the calling thread).
+// Every ciphertext is checked before any is decrypted; on an error nothing meaningful is in
+// `msg`.
+//
+// # Safety
+// `lpr`, `sk` NULL or live; `ct` valid for `ct_len` reads; `msg` valid for `msg_len` writes.
+enum latpoly_status latpoly_lpr_decrypt_batch(const latpoly_lpr *lpr,
+                                              const latpoly_lpr_secret_key *sk,
+                                              const uint16_t *ct,
+                                              uintptr_t ct_len,
+                                              uintptr_t count,
+                                              uintptr_t threads,
+                                              uint8_t *msg,
+                                              uintptr_t msg_len);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -1447,3 +1447,59 @@ pub unsafe extern "C" fn latpoly_lpr_decrypt(
         lift(l.lpr.decrypt_into(&k.sk, &c, m, &mut scratch))
     })
 }
+
+/// Decrypts `count` ciphertexts stored one after another at `ct` (`ct_len = count · 2 n`
+/// values, each below `q`) into `count` messages one after another at `msg`
+/// (`msg_len = count · n / 8` bytes), on `threads` worker threads (0: on the calling thread).
+/// Every ciphertext is checked before any is decrypted; on an error nothing meaningful is in
+/// `msg`.
+///
+/// # Safety
+/// `lpr`, `sk` NULL or live; `ct` valid for `ct_len` reads; `msg` valid for `msg_len` writes.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn latpoly_lpr_decrypt_batch(
+    lpr: *const latpoly_lpr,
+    sk: *const latpoly_lpr_secret_key,
+    ct: *const u16,
+    ct_len: usize,
+    count: usize,
+    threads: usize,
+    msg: *mut u8,
+    msg_len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (l, k, c) = unsafe {
+            (
+                handle(lpr, TAG_LPR)?,
+                handle(sk, TAG_LPR_SK)?,
+                copied(ct, ct_len)?,
+            )
+        };
+        let n = l.lpr.params().n;
+        if Some(ct_len) != count.checked_mul(2 * n)
+            || Some(msg_len) != count.checked_mul(l.lpr.message_len())
+        {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        let cts = c
+            .chunks_exact(2 * n)
+            .map(|x| {
+                lift(
+                    l.lpr
+                        .ciphertext_from_parts(x[..n].to_vec(), x[n..].to_vec()),
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let pool = match threads {
+            0 => None,
+            t => Some(lift(latpoly::parallel::Threads::new(t))?),
+        };
+        let out = lift(l.lpr.decrypt_batch(&k.sk, &cts, pool.as_ref()))?;
+        // SAFETY: contract of this function.
+        let m = unsafe { slice_mut(msg, msg_len)? };
+        m.copy_from_slice(&out);
+        Ok(())
+    })
+}
