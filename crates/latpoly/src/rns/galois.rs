@@ -88,18 +88,22 @@ impl RnsPoly {
         let k = check_k(k, n)?;
         let ctx = Arc::clone(self.context());
         let moduli = ctx.crt().moduli();
-        let mut out = self.clone();
+        // Both maps below are bijections (k odd), so every residue of `out` is written.
+        let mut out = RnsPoly::zero(&ctx, self.representation());
         match self.representation() {
             Representation::Coefficient => {
-                let map = coeff_map(n, k);
+                // x^j -> x^(j k mod 2n), negated in the upper half (coeff_map, computed on the
+                // fly: 2n is a power of two, so the exponent steps by k under a mask).
+                let (log_n, mask_2n) = (n.trailing_zeros(), 2 * n - 1);
                 out.map_limbs_from(self, |i, src, dst| {
                     let m = &moduli[i];
-                    for (j, &(to, neg)) in map.iter().enumerate() {
-                        let v = src[j];
+                    let mut e = 0usize;
+                    for &v in src {
                         // Branch-free select between v and -v on the public sign.
-                        let nv = m.neg(v);
-                        let mask = 0u64.wrapping_sub(neg as u64);
-                        dst[to] = (v & !mask) | (nv & mask);
+                        let neg = (e >> log_n) as u64;
+                        let mask = 0u64.wrapping_sub(neg);
+                        dst[e & (n - 1)] = (v & !mask) | (m.neg(v) & mask);
+                        e = (e + k) & mask_2n;
                     }
                 });
             }
