@@ -373,6 +373,17 @@ static int bfv_slots_part(latpoly_sampler *rng, const uint64_t *moduli) {
         latpoly_bfv_ciphertext_free(r);
         r = NULL;
     }
+    /* a plaintext product, slot-wise: v * (3, 3, ...) */
+    static uint64_t threes[N], w3[N];
+    for (int i = 0; i < N; i++) threes[i] = 3;
+    CHECK(latpoly_bfv_encode_slots(bfv, threes, w3, N));
+    CHECK(latpoly_bfv_multiply_plain(bfv, c, w3, N, &r));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, r, plain, N));
+    CHECK(latpoly_bfv_decode_slots(bfv, plain, got, N));
+    for (int i = 0; i < N; i++) FAIL_IF(got[i] != v[i] * 3 % T, "multiply_plain");
+    latpoly_bfv_ciphertext_free(r);
+    r = NULL;
+    EXPECT(latpoly_bfv_multiply_plain(bfv, c, w3, N - 1, &y), LATPOLY_STATUS_LENGTH_MISMATCH);
     /* the identity needs no Galois keys; slots convert in place */
     CHECK(latpoly_bfv_apply_galois(bfv, keys, c, 1, &r));
     CHECK(latpoly_bfv_decrypt(bfv, keys, r, plain, N));

@@ -328,6 +328,20 @@ def test_bfv_slots_and_rotations():
     ):
         with pytest.raises(ValueError):
             call()
+    # plaintext sums and products, slot-wise
+    w = rng.integers(0, t, n, dtype=np.uint64)
+    assert slots_of(bfv, keys, bfv.multiply_plain(cx, bfv.encode_slots(w))) == \
+        [int(a) * int(b) % t for a, b in zip(x, w)]
+    assert slots_of(bfv, keys, bfv.add_plain(cx, bfv.encode_slots(w))) == \
+        [(int(a) + int(b)) % t for a, b in zip(x, w)]
+    for call in (
+        lambda: bfv.multiply_plain(cx, w[:-1]),
+        lambda: bfv.multiply_plain(cx, np.full(n, t, dtype=np.uint64)),
+        lambda: bfv.add_plain(cx, [-1] * n),
+        lambda: bfv.multiply_plain(w, w),
+    ):
+        with pytest.raises(ValueError):
+            call()
     plain = Bfv.with_prime_bits(n, 40, 3, t=256, seed=6)
     assert not plain.batching
     with pytest.raises(ValueError):

@@ -675,6 +675,33 @@ pub unsafe extern "C" fn latpoly_bfv_relinearize(
     })
 }
 
+/// `*out = f(a, m)` for a ciphertext and `len` plaintext coefficients (the plaintext calls).
+///
+/// # Safety
+/// `bfv`, `a` NULL or live; `m` valid for `len` reads; `out` valid for one pointer write.
+unsafe fn with_plain(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    m: *const u64,
+    len: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+    f: impl FnOnce(&Bfv, &BfvCiphertext, &[u64]) -> latpoly::Result<BfvCiphertext>,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let (h, c, m) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(a, TAG_BFV_CT)?,
+                slice(m, len)?,
+            )
+        };
+        let r = lift(f(&h.bfv, &c.ct, m))?;
+        // SAFETY: forwarded contract.
+        unsafe { put_ct(out, r) }
+    })
+}
+
 /// `*out = a + m` for the `len = n` plaintext coefficients at `m` (each below `t`).
 ///
 /// # Safety
@@ -687,19 +714,26 @@ pub unsafe extern "C" fn latpoly_bfv_add_plain(
     len: usize,
     out: *mut *mut latpoly_bfv_ciphertext,
 ) -> latpoly_status {
-    guard(|| {
-        // SAFETY: contract of this function.
-        let (h, c, m) = unsafe {
-            (
-                handle(bfv, TAG_BFV)?,
-                handle(a, TAG_BFV_CT)?,
-                slice(m, len)?,
-            )
-        };
-        let r = lift(h.bfv.add_plain(&c.ct, m))?;
-        // SAFETY: contract of this function.
-        unsafe { put_ct(out, r) }
-    })
+    // SAFETY: contract of this function.
+    unsafe { with_plain(bfv, a, m, len, out, |b, c, m| b.add_plain(c, m)) }
+}
+
+/// `*out = a · m` for the `len = n` plaintext coefficients at `m` (each below `t`): the
+/// product of the plaintexts in `Z_t[x]/(x^n + 1)`, with batching the slot-wise product
+/// (encode `m` with [`latpoly_bfv_encode_slots`]); `a` may have 2 or 3 polynomials.
+///
+/// # Safety
+/// `bfv`, `a` NULL or live; `m` valid for `len` reads; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_multiply_plain(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    m: *const u64,
+    len: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    // SAFETY: contract of this function.
+    unsafe { with_plain(bfv, a, m, len, out, |b, c, m| b.multiply_plain(c, m)) }
 }
 
 /// The number of polynomials of `ct` (2, or 3 after [`latpoly_bfv_multiply`]) to `*parts`.

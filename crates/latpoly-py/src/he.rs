@@ -566,6 +566,33 @@ impl Bfv {
         })
     }
 
+    /// ct + m for n plaintext coefficients in [0, t).
+    fn add_plain(&self, ct: PyRef<'_, BfvCt>, m: PyReadonlyArray1<'_, u64>) -> PyResult<BfvCt> {
+        let m = m
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        Ok(BfvCt {
+            inner: self.inner.add_plain(&ct.inner, m).map_err(value_error)?,
+        })
+    }
+
+    /// ct * m for n plaintext coefficients in [0, t) (slot-wise with batching).
+    fn multiply_plain(
+        &self,
+        py: Python<'_>,
+        ct: PyRef<'_, BfvCt>,
+        m: PyReadonlyArray1<'_, u64>,
+    ) -> PyResult<BfvCt> {
+        let m = m
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        let c = &ct.inner;
+        let r = py
+            .detach(|| self.inner.multiply_plain(c, m))
+            .map_err(value_error)?;
+        Ok(BfvCt { inner: r })
+    }
+
     fn sub(&self, a: PyRef<'_, BfvCt>, b: PyRef<'_, BfvCt>) -> PyResult<BfvCt> {
         Ok(BfvCt {
             inner: self.inner.sub(&a.inner, &b.inner).map_err(value_error)?,

@@ -674,3 +674,61 @@ fn galois_keygen_refuses_more_keys_than_the_format_holds() {
         Err(Error::InvalidArgument(_))
     ));
 }
+
+#[test]
+fn multiply_plain_against_plaintext_products() {
+    // t = 2, 257, 65537 (batching at n = 4096) and a t above the primes; 2- and 3-polynomial
+    // ciphertexts; plaintexts with t - 1, 0 and t/2 around the centring threshold
+    for (bits, count, t) in [
+        (50u32, 3usize, 2u64),
+        (50, 3, 257),
+        (50, 3, 65537),
+        (30, 5, (1 << 35) - 31),
+    ] {
+        let n = 4096;
+        let bfv = Bfv::new(BfvParams::new(n, bits, count, t).unwrap()).unwrap();
+        let mut rng = Sampler::from_seed([15; 32]);
+        let mut prng = ChaCha20Rng::seed_from_u64(t);
+        let keys = bfv.keygen(&mut rng).unwrap();
+        let (a, b) = (random_plain(&mut prng, n, t), random_plain(&mut prng, n, t));
+        let mut w = random_plain(&mut prng, n, t);
+        w[0] = t - 1;
+        w[1] = 0;
+        w[2] = t / 2;
+        w[3] = (t / 2 + 1) % t;
+        let ca = bfv.encrypt(&keys.public, &a, &mut rng).unwrap();
+        let p = bfv.multiply_plain(&ca, &w).unwrap();
+        assert_eq!(
+            bfv.decrypt(&keys.secret, &p).unwrap(),
+            bfv.plain_mul(&a, &w).unwrap(),
+            "t = {t}"
+        );
+        assert!(bfv.noise_budget(&keys.secret, &p).unwrap() > 0);
+        // a small plaintext costs little noise: x^5 - 1 (t - 1 is -1)
+        let mut sparse = vec![0u64; n];
+        sparse[5] = 1;
+        sparse[0] = t - 1;
+        let fresh = bfv.noise_budget(&keys.secret, &ca).unwrap();
+        let ps = bfv.multiply_plain(&ca, &sparse).unwrap();
+        assert!(bfv.noise_budget(&keys.secret, &ps).unwrap() + 3 >= fresh);
+        if t != (1 << 35) - 31 {
+            let c3 = bfv
+                .multiply(&ca, &bfv.encrypt(&keys.public, &b, &mut rng).unwrap())
+                .unwrap();
+            let p3 = bfv.multiply_plain(&c3, &w).unwrap();
+            assert_eq!(p3.len(), 3);
+            let want = bfv.plain_mul(&bfv.plain_mul(&a, &b).unwrap(), &w).unwrap();
+            assert_eq!(bfv.decrypt(&keys.secret, &p3).unwrap(), want);
+        }
+        assert!(matches!(
+            bfv.multiply_plain(&ca, &w[..n - 1]),
+            Err(Error::LengthMismatch { .. })
+        ));
+        let mut big = w.clone();
+        big[9] = t;
+        assert!(matches!(
+            bfv.multiply_plain(&ca, &big),
+            Err(Error::CoefficientOutOfRange { index: 9, .. })
+        ));
+    }
+}

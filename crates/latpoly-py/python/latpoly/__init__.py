@@ -768,6 +768,24 @@ class Bfv:
     def sub(self, a, b):
         return self._inner.sub(_ct(a, "a"), _ct(b, "b"))
 
+    def add_plain(self, ct, m):
+        """ct + m for n plaintext coefficients in [0, t) (with batching: slot-wise)."""
+        return self._inner.add_plain(_ct(ct), _u64_vector(m, "m"))
+
+    def multiply_plain(self, ct, m):
+        """ct * m for n plaintext coefficients in [0, t): the product in Z_t[x]/(x^n + 1), with
+        batching the slot-wise product by ``decode_slots(m)`` (2- or 3-polynomial ciphertexts).
+
+        >>> import numpy as np
+        >>> bfv = Bfv.with_prime_bits(16, 40, 3, t=97, seed=4)
+        >>> keys = bfv.keygen()
+        >>> x, w = np.arange(16, dtype=np.uint64), np.full(16, 3, dtype=np.uint64)
+        >>> c = bfv.multiply_plain(bfv.encrypt(keys, bfv.encode_slots(x)), bfv.encode_slots(w))
+        >>> bfv.decode_slots(bfv.decrypt(keys, c)).tolist() == (3 * x % 97).tolist()
+        True
+        """
+        return self._inner.multiply_plain(_ct(ct), _u64_vector(m, "m"))
+
     def parts(self, ct) -> List["RnsPoly"]:
         """The ciphertext's 2 or 3 polynomials (coefficient form, modulo Q), e.g. to store or
         send them with ``RnsPoly.to_bytes``.

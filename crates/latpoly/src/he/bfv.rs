@@ -1170,6 +1170,58 @@ impl Bfv {
         Ok(BfvCiphertext { c })
     }
 
+    /// Product by a plaintext polynomial (`n` coefficients in `[0, t)`): decrypts to the product
+    /// of the two plaintexts in `R_t`. With batching ([`Self::batching`]) that is the slot-wise
+    /// product by [`Self::encode_slots`] of a vector. Works on 2- and 3-polynomial ciphertexts;
+    /// the plaintext is used with centred coefficients in `(-t/2, t/2]`, so the noise grows by
+    /// at most about `n t / 2` times, less for sparse or small plaintexts.
+    ///
+    /// Errors: those of [`Self::add_plain`].
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 40, 3, 97)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let x: Vec<u64> = (0..16).collect();
+    /// let w: Vec<u64> = (0..16).map(|i| 96 - i).collect(); // public weights, -1 - i mod 97
+    /// let c = bfv.encrypt(&keys.public, &bfv.encode_slots(&x)?, &mut rng)?;
+    /// let p = bfv.multiply_plain(&c, &bfv.encode_slots(&w)?)?;
+    /// let got = bfv.decode_slots(&bfv.decrypt(&keys.secret, &p)?)?;
+    /// assert_eq!(got, x.iter().zip(&w).map(|(a, b)| a * b % 97).collect::<Vec<_>>());
+    /// // coefficient plaintexts: the product in Z_t[x]/(x^n + 1)
+    /// let m: Vec<u64> = (0..16).map(|i| i * 5 % 97).collect();
+    /// let d = bfv.decrypt(&keys.secret, &bfv.multiply_plain(&bfv.encrypt(&keys.public, &m, &mut rng)?, &x)?)?;
+    /// assert_eq!(d, bfv.plain_mul(&m, &x)?);
+    /// assert!(bfv.multiply_plain(&c, &[97; 16]).is_err()); // not below t
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn multiply_plain(&self, a: &BfvCiphertext, m: &[u64]) -> Result<BfvCiphertext> {
+        self.check_ct(a)?;
+        self.check_plain(m)?;
+        let (n, t) = (self.params.n, self.params.t);
+        let half = t / 2;
+        let mut data = vec![0u64; n * self.q.len()];
+        for (limb, md) in data.chunks_exact_mut(n).zip(self.q.crt().moduli()) {
+            for (o, &x) in limb.iter_mut().zip(m) {
+                // x above t/2 stands for x - t (branch-free: the plaintext may be secret)
+                let mask = 0u64.wrapping_sub(half.overflowing_sub(x).1 as u64);
+                let pos = md.reduce_u64(x);
+                let neg = md.neg(md.reduce_u64(t - x));
+                *o = (pos & !mask) | (neg & mask);
+            }
+        }
+        let mut mp = RnsPoly::from_residues_unchecked(&self.q, data, Representation::Coefficient);
+        mp.to_ntt();
+        let c =
+            a.c.iter()
+                .map(|ci| ci.multiply(&mp))
+                .collect::<Result<Vec<_>>>();
+        mp.wipe();
+        Ok(BfvCiphertext { c: c? })
+    }
+
     /// Exact centred lift of a basis-`Q` polynomial to `Q·P`, NTT form.
     /// The coefficient-form residues of a ciphertext polynomial (ciphertexts are kept in
     /// coefficient form; anything else is converted).
