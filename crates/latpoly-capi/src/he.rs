@@ -1203,13 +1203,10 @@ pub unsafe extern "C" fn latpoly_bfv_apply_galois(
                 handle(ct, TAG_BFV_CT)?,
             )
         };
-        // g = 1 is the identity and needs no key (an empty set serves).
+        // A set without Galois keys is the empty set: the identity g = 1 needs no key, any
+        // other element gets INVALID_PARAMETER from the core's "no Galois key" error.
         let empty = BfvGaloisKeys::default();
-        let gk = if g == 1 {
-            k.galois.as_ref().unwrap_or(&empty)
-        } else {
-            k.galois()?
-        };
+        let gk = k.galois.as_ref().unwrap_or(&empty);
         let r = lift(b.bfv.apply_galois(&c.ct, g, gk))?;
         // SAFETY: contract of this function.
         unsafe { put_ct(out, r) }

@@ -444,12 +444,10 @@ impl Bfv {
         ct: PyRef<'_, BfvCt>,
         g: usize,
     ) -> PyResult<BfvCt> {
-        // g = 1 is the identity and needs no key (an empty set serves).
+        // A set without Galois keys is the empty set: the identity g = 1 needs no key, any
+        // other element gets the core's "no Galois key" error.
         let empty = BfvGaloisKeys::default();
-        let gk = match (&keys.galois, g) {
-            (None, 1) => &empty,
-            _ => keys.galois()?,
-        };
+        let gk = keys.galois.as_ref().unwrap_or(&empty);
         let c = &ct.inner;
         let r = py
             .detach(|| self.inner.apply_galois(c, g, gk))

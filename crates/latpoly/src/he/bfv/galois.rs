@@ -115,9 +115,17 @@ impl Bfv {
     pub fn rotation_element(&self, steps: i64) -> usize {
         let n = self.params.n;
         let row = (n / 2).max(1) as i64;
-        let k = steps.rem_euclid(row) as u32;
-        let two_n = 2 * n;
-        (0..k).fold(1usize, |g, _| g * 3 % two_n)
+        // 3^k mod 2n by square-and-multiply (k < n/2; the rotation path calls this every time)
+        let (mut k, two_n) = (steps.rem_euclid(row) as u64, 2 * n as u64);
+        let (mut g, mut base) = (1u64, 3u64);
+        while k > 0 {
+            if k & 1 == 1 {
+                g = g * base % two_n;
+            }
+            base = base * base % two_n;
+            k >>= 1;
+        }
+        g as usize
     }
 
     /// The Galois element `2n - 1` (`x -> x^-1`), which exchanges the two slot rows.
