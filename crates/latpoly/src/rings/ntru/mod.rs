@@ -22,10 +22,12 @@
 //! [`poly_rq_mul_isa`] picks one explicitly. All of them return identical results.
 //!
 //! [`poly_rq_mul_modq`] returns the product reduced mod `q` (PQClean's contract) from a faster
-//! multiplier, Toom-Cook 4-way over Karatsuba, which is exact mod `2^13` only; the KEMs use
-//! it for their products and the Newton steps of the `R_q` inverse, except where a CPU with
-//! AVX-512 VNNI runs their byte-sized products as convolutions (`vnni.rs`: the `S_3` product
-//! of decapsulation and the inverse's first steps, mod `2^8`).
+//! multiplier, Toom-Cook 4-way, which is exact mod `2^13` only: over Karatsuba, or on AVX-512
+//! CPUs with VNNI for `n` = 677, 701 and 821 with schoolbook point products on `vpdpwssd`
+//! (`toom_vnni.rs`). The KEMs use it for their products and the Newton steps of the `R_q`
+//! inverse, except where a CPU with AVX-512 VNNI runs their byte-sized products as
+//! convolutions (`vnni.rs`: the `S_3` product of decapsulation and the inverse's first steps,
+//! mod `2^8`).
 //!
 //! ```
 //! use latpoly::rings::ntru::{self, NtruParams};
@@ -64,6 +66,8 @@ mod r2_avx512;
 mod r2_clmul;
 mod reference;
 mod toom;
+#[cfg(target_arch = "x86_64")]
+mod toom_vnni;
 #[cfg(target_arch = "x86_64")]
 mod vnni;
 #[cfg(target_arch = "x86_64")]
@@ -393,9 +397,10 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => toom::prepared_len_for(t, p),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => match self.toom_16_lanes(p) {
-                Some(t16) => toom::prepared_len_for(t16, p),
-                None => toom::prepared_len_for(t, p),
+            Backend::Avx512(t) => match (self.toom_vnni(p), self.toom_16_lanes(p)) {
+                (Some(_), _) => toom_vnni::ToomVnni::prepared_len(p.n()).expect("an NTRU degree"),
+                (None, Some(t16)) => toom::prepared_len_for(t16, p),
+                (None, None) => toom::prepared_len_for(t, p),
             },
         }
     }
@@ -409,9 +414,10 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => toom::prepare(t, p, a, dst),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => match self.toom_16_lanes(p) {
-                Some(t16) => toom::prepare(t16, p, a, dst),
-                None => toom::prepare(t, p, a, dst),
+            Backend::Avx512(t) => match (self.toom_vnni(p), self.toom_16_lanes(p)) {
+                (Some(v), _) => v.prepare(a, dst).expect("checked lengths"),
+                (None, Some(t16)) => toom::prepare(t16, p, a, dst),
+                (None, None) => toom::prepare(t, p, a, dst),
             },
         }
     }
@@ -430,9 +436,10 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => toom::rq_mul_modq(t, p, a, b, out, m),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => match self.toom_16_lanes(p) {
-                Some(t16) => toom::rq_mul_modq(t16, p, a, b, out, m),
-                None => toom::rq_mul_modq(t, p, a, b, out, m),
+            Backend::Avx512(t) => match (self.toom_vnni(p), self.toom_16_lanes(p)) {
+                (Some(v), _) => v.mul_modq(a, b, out, m).expect("checked lengths"),
+                (None, Some(t16)) => toom::rq_mul_modq(t16, p, a, b, out, m),
+                (None, None) => toom::rq_mul_modq(t, p, a, b, out, m),
             },
         }
         let _ = p;
@@ -459,6 +466,20 @@ impl Backend {
     fn vnni(self) -> Option<vnni::Vnni> {
         match self {
             Backend::Avx512(_) => vnni::Vnni::try_new(),
+            _ => None,
+        }
+    }
+
+    /// The Toom-4 product over VNNI convolutions (`toom_vnni.rs`) where the AVX-512 backend
+    /// runs it instead of the Toom-4 multiplier over Karatsuba: for `n` = 677, 701 and 821 on
+    /// CPUs with AVX-512 VNNI (but not AMD Zen 4, see [`toom_vnni::ToomVnni::try_new`]). At
+    /// 509 the 32-lane Toom-4 multiplier stays the faster (about 1.1 against 1.35 µs on the
+    /// Intel Emerald Rapids host of the thirtieth session; 677: 2.4 against 2.0 µs, 821: 3.35
+    /// against 2.7).
+    #[cfg(target_arch = "x86_64")]
+    fn toom_vnni(self, p: NtruParams) -> Option<toom_vnni::ToomVnni> {
+        match self {
+            Backend::Avx512(_) if p != NtruParams::Hps2048509 => toom_vnni::ToomVnni::try_new(),
             _ => None,
         }
     }
@@ -549,10 +570,11 @@ pub fn poly_rq_mul_isa(isa: Isa, a: &[u16], b: &[u16], out: &mut [u16]) -> Resul
 ///
 /// This is the product the KEMs need (every NTRU routine reads products mod `q`), and the
 /// contract of PQClean's AVX2 `poly_Rq_mul`. It runs a different multiplier from
-/// [`poly_rq_mul`]: Toom-Cook 4-way over Karatsuba, exact mod `2^13` only (its interpolation
-/// divides by 2 three times, which `2^16` arithmetic cannot undo), with a third fewer leaf
-/// multiplications. Same length rules as [`poly_rq_mul`]; same backend choice
-/// ([`rq_mul_isa`]).
+/// [`poly_rq_mul`]: Toom-Cook 4-way, exact mod `2^13` only (its interpolation divides by 2
+/// three times, which `2^16` arithmetic cannot undo), over Karatsuba (a third fewer leaf
+/// multiplications) or, on the AVX-512 backend of a CPU with AVX-512 VNNI and `n` = 677, 701
+/// or 821, over schoolbook point products on `vpdpwssd`. Same length rules as
+/// [`poly_rq_mul`]; same backend choice ([`rq_mul_isa`]).
 ///
 /// ```
 /// use latpoly::rings::ntru::{poly_rq_mul, poly_rq_mul_modq};

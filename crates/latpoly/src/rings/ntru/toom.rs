@@ -116,6 +116,27 @@ fn dbl<T: Lanes>(t: T, x: T::V) -> T::V {
     t.add(x, x)
 }
 
+/// Toom-4 evaluation of `a0 + a1 y + a2 y^2 + a3 y^3` (lane-wise) at `0, 1, -1, 2, -2, 1/2`
+/// (as `8 A(1/2)`) and `inf`, the order [`interpolate`] expects.
+#[inline(always)]
+pub(crate) fn eval4<T: Lanes>(t: T, [a0, a1, a2, a3]: [T::V; 4]) -> [T::V; 7] {
+    let (e0, e1) = (t.add(a0, a2), t.add(a1, a3));
+    // a0 + 4 a2 and 2 (a1 + 4 a3)
+    let f0 = t.add(a0, dbl(t, dbl(t, a2)));
+    let f1 = dbl(t, t.add(a1, dbl(t, dbl(t, a3))));
+    // ((2 a0 + a1) 2 + a2) 2 + a3
+    let h = t.add(dbl(t, t.add(dbl(t, t.add(dbl(t, a0), a1)), a2)), a3);
+    [
+        a0,
+        t.add(e0, e1),
+        t.sub(e0, e1),
+        t.add(f0, f1),
+        t.sub(f0, f1),
+        h,
+        a3,
+    ]
+}
+
 /// The leaves of one operand at one chunk position, in registers: `u` holds the `4 BPL` blocks
 /// (`u[j BPL + i]` block `i` of limb `j`); Toom-4 evaluation at `0, 1, -1, 2, -2, 1/2` (as
 /// `8 A(1/2)`), `inf`, then per point the Karatsuba levels: leaf `9 p + 3 t1 + t2` (`BPL = 4`)
@@ -130,22 +151,7 @@ fn eval_leaves<T: Lanes, const BPL: usize>(t: T, u: &[T::V; 24], dst: &mut [u16]
     // Toom-4 evaluation, block by block.
     let mut pts = [[z; 6]; 7];
     for i in 0..BPL {
-        let (a0, a1, a2, a3) = (u[i], u[BPL + i], u[2 * BPL + i], u[3 * BPL + i]);
-        let (e0, e1) = (t.add(a0, a2), t.add(a1, a3));
-        // a0 + 4 a2 and 2 (a1 + 4 a3)
-        let f0 = t.add(a0, dbl(t, dbl(t, a2)));
-        let f1 = dbl(t, t.add(a1, dbl(t, dbl(t, a3))));
-        // ((2 a0 + a1) 2 + a2) 2 + a3
-        let h = t.add(dbl(t, t.add(dbl(t, t.add(dbl(t, a0), a1)), a2)), a3);
-        let vals = [
-            a0,
-            t.add(e0, e1),
-            t.sub(e0, e1),
-            t.add(f0, f1),
-            t.sub(f0, f1),
-            h,
-            a3,
-        ];
+        let vals = eval4(t, [u[i], u[BPL + i], u[2 * BPL + i], u[3 * BPL + i]]);
         for p in 0..7 {
             pts[p][i] = vals[p];
         }
@@ -213,7 +219,7 @@ fn kara3<T: Lanes>(t: T, p: &[T::V], out: &mut [T::V]) {
 /// Toom-4 interpolation of one unit position: the seven point products `w` (order of
 /// [`eval_leaves`]) to the coefficients `c0..c6` of `y = x^(32 LU)`, exact mod `2^13`.
 #[inline(always)]
-fn interpolate<T: Lanes>(t: T, w: [T::V; 7]) -> [T::V; 7] {
+pub(crate) fn interpolate<T: Lanes>(t: T, w: [T::V; 7]) -> [T::V; 7] {
     let inv3 = t.splat(43691); // 3^-1 mod 2^16
     let inv5 = t.splat(52429); // 5^-1 mod 2^16
     let [c0, w1, w2, w3, w4, w5, c6] = w;

@@ -1,0 +1,542 @@
+//! `poly_Rq_mul` mod `q` on AVX-512 VNNI: Toom-Cook 4-way whose seven point products are
+//! schoolbook convolutions on `vpdpwssd`.
+//!
+//! `vpdpwssd` multiplies 32 pairs of signed 16-bit words and adds each pair's two products to a
+//! 32-bit lane: 32 multiply-adds per instruction, two instructions a cycle on Intel's server
+//! cores. A lane-sliced Karatsuba leaf ([`super::toom`]) spends a `vpmullw` and a `vpaddw` per
+//! lane multiplication; here one `vpdpwssd` does the work of two of each. So the Karatsuba
+//! levels below Toom-4, which save multiplications at the price of additions, transposes and
+//! recombination, are not worth it any more: each point product is a plain schoolbook of limbs
+//! of `N` coefficients.
+//!
+//! With limbs of `N = 16 ⌈n / 64⌉` coefficients (128 for `n = 509`, 176 for 677 and 701, 208
+//! for 821) and `G = N / 16`:
+//!
+//! 1. **Toom-4 evaluation** of both operands (zero-padded to `4 N`) at `0, 1, -1, 2, -2, 1/2`
+//!    (as `8 A(1/2)`) and `inf` ([`super::toom::eval4`]): seven polynomials of `N`
+//!    coefficients each, mod `2^16`.
+//! 2. **Point products**, each a linear convolution `P = A B` of `N x N` coefficients. The
+//!    16 outputs `P_(16 t .. 16 t + 16)` live in one vector of 32-bit sums; the broadcast pair
+//!    `(A_(2 m), A_(2 m + 1))` times the window `W_s` (lane `i` the pair `(B_(s + i),
+//!    B_(s + i - 1))`, zero outside `0..N`) with `s = 16 t - 2 m` adds both of its terms to
+//!    every lane. Grouping `m = 8 g + j` and `t = g + d`, the window is `W_(16 d - 2 j)`: it
+//!    does not depend on `g`, so `8 (G + 1)` windows (one unaligned load and one `vpermw`
+//!    each) serve the whole product, and the `G + 1` sums `t = g .. g + G` stay in registers
+//!    while `g` advances (block `g` is complete when group `g` ends: it is stored and the
+//!    registers shift down by one). That is `8 G (G + 1)` instructions a point: 1,056 for
+//!    `N = 176`, 7,392 for the product, against `n^2 / 32 = 14,322` for a schoolbook of the
+//!    whole `n = 677`.
+//! 3. **Toom-4 interpolation** ([`super::toom::interpolate`], exact mod `2^13`: it halves
+//!    three times), the fold mod `x^n - 1` and the reduction mod `q`.
+//!
+//! The sums wrap mod `2^32` and the words are read as signed: both keep every value right mod
+//! `2^16`, all the interpolation needs. Every step is a fixed sequence of vector operations on
+//! addresses that depend on `n` alone, so the product is constant time. (Valgrind cannot
+//! execute AVX-512; the constant-time tests of the KEMs run the Toom-4 multiplier under
+//! `LATPOLY_ISA=avx2`, as for `vnni.rs`.)
+
+#![allow(unsafe_code)]
+
+use super::fast::{unroll, with_workspace, Lanes};
+use super::toom::{eval4, interpolate, Operand};
+use super::x86::Avx512Lanes;
+use core::arch::x86_64::*;
+use std::sync::OnceLock;
+
+/// Proof that the CPU runs AVX-512F, AVX-512BW and AVX-512 VNNI, and is not an AMD Zen 4.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ToomVnni(Avx512Lanes);
+
+impl ToomVnni {
+    /// The token, on CPUs with AVX-512F, BW and VNNI other than AMD's family 25 (Zen 4, the
+    /// only AVX-512 CPUs of that family), which executes 512-bit instructions as two 256-bit
+    /// halves: `vpdpwssd` runs one a cycle there instead of two, and the 16-lane Toom-4
+    /// multiplier, which that CPU takes for 677 and 701, was 1.8-2.1 µs on it against an
+    /// estimated 2.5 µs here (not measured: no such host since this module was written).
+    pub(crate) fn try_new() -> Option<Self> {
+        // decided once: `cpuid` traps to the hypervisor in a virtual machine
+        static TOKEN: OnceLock<Option<ToomVnni>> = OnceLock::new();
+        *TOKEN.get_or_init(|| {
+            if !is_x86_feature_detected!("avx512vnni") || is_zen4() {
+                return None;
+            }
+            Avx512Lanes::try_new().map(Self)
+        })
+    }
+
+    /// Length (`u16`) of an operand of degree `n` prepared by [`ToomVnni::prepare`]; `None`
+    /// when `n` is not an NTRU degree.
+    pub(crate) fn prepared_len(n: usize) -> Option<usize> {
+        Layout::new(n).map(|l| l.pts)
+    }
+
+    /// Evaluates `a` (`n` coefficients) into `dst` ([`ToomVnni::prepared_len`] elements) for
+    /// several products. `None` when `n` is not an NTRU degree or `dst` has another length.
+    pub(crate) fn prepare(self, a: &[u16], dst: &mut [u16]) -> Option<()> {
+        let lay = Layout::new(a.len()).filter(|l| l.pts == dst.len())?;
+        // SAFETY: the token proves the features the entry point enables.
+        unsafe { tf_stage(self.0, lay, a, dst) };
+        Some(())
+    }
+
+    /// `out = a · b mod (x^n - 1, q)`, coefficients in `[0, q)`, for a power of two
+    /// `q <= 2^13` (every bit of the 16-bit inputs counts), the operands given as `n`
+    /// coefficients or prepared by [`ToomVnni::prepare`]. `None` when `n` is not an NTRU
+    /// degree, a length does not match or `q` is not such a power of two.
+    pub(crate) fn mul_modq(
+        self,
+        a: Operand<'_>,
+        b: Operand<'_>,
+        out: &mut [u16],
+        q: u16,
+    ) -> Option<()> {
+        let lay = Layout::new(out.len())?;
+        let fits = |x: Operand<'_>| match x {
+            Operand::Coeffs(c) => c.len() == lay.n,
+            Operand::Prepared(p) => p.len() == lay.pts,
+        };
+        if !fits(a) || !fits(b) || !q.is_power_of_two() || q > 1 << 13 {
+            return None;
+        }
+        with_workspace(lay.total, |ws| {
+            // SAFETY: the token proves the features the entry point enables.
+            unsafe { tf_mul(self.0, lay, a, b, out, q, ws) }
+        });
+        Some(())
+    }
+}
+
+/// AMD family 25 (`0x19`): Zen 3, which has no AVX-512, and Zen 4.
+fn is_zen4() -> bool {
+    // `cpuid` exists on every x86-64 CPU; leaves 0 and 1 always exist
+    let (v, f) = (__cpuid(0), __cpuid(1));
+    let amd = (v.ebx, v.edx, v.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163); // "AuthenticAMD"
+    let family = ((f.eax >> 8) & 0xf) + ((f.eax >> 20) & 0xff);
+    amd && family == 0x19
+}
+
+/// Sizes and workspace regions (`u16`, each a multiple of 32, so every region starts on a
+/// 64-byte boundary of the aligned workspace) for degree `n`.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    n: usize,
+    /// Limb length `N`, a multiple of 16 with `4 N >= n`.
+    big: usize,
+    /// `N` rounded up to a multiple of 32.
+    np: usize,
+    /// Stride of an evaluated operand's points: 16 zeros, `np` values (zero past `N`), 48
+    /// zeros.
+    bs: usize,
+    /// Region lengths: one evaluated operand (`7 bs`), the windows, the point products, the
+    /// full product.
+    pts: usize,
+    win: usize,
+    prod: usize,
+    full: usize,
+    /// Workspace of a product: two evaluated operands and the other regions.
+    total: usize,
+}
+
+impl Layout {
+    fn new(n: usize) -> Option<Self> {
+        if !matches!(n, 509 | 677 | 701 | 821) {
+            return None;
+        }
+        let big = 16 * n.div_ceil(64);
+        let np = big.div_ceil(32) * 32;
+        let bs = np + 64;
+        let g = big / 16;
+        let (pts, win) = (7 * bs, 8 * (g + 1) * 32);
+        // seven products of 2N (a multiple of 32); the full product 8N, with room for the
+        // fold's last (partial) vector
+        let (prod, full) = (7 * 2 * big, 8 * big + 64);
+        Some(Layout {
+            n,
+            big,
+            np,
+            bs,
+            pts,
+            win,
+            prod,
+            full,
+            total: 2 * pts + win + prod + full,
+        })
+    }
+}
+
+/// Lane mask of the first `k` of 32 16-bit lanes.
+fn lanes16(k: usize) -> __mmask32 {
+    if k >= 32 {
+        !0
+    } else {
+        (1u32 << k) - 1
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw")]
+fn tf_stage(t: Avx512Lanes, lay: Layout, a: &[u16], dst: &mut [u16]) {
+    stage(t, lay, a, dst);
+}
+
+/// Toom-4 evaluation of `x` (`n` coefficients, zero-padded to four limbs of `N`) into `dst`
+/// (`7 bs`): point `p` at `dst[p bs + 16 ..]`, `N` values, zeros around them.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn stage(t: Avx512Lanes, lay: Layout, x: &[u16], dst: &mut [u16]) {
+    let (big, np, bs) = (lay.big, lay.np, lay.bs);
+    assert!(x.len() == lay.n && dst.len() == lay.pts);
+    for p in 0..7 {
+        dst[p * bs..p * bs + 16].fill(0);
+        dst[p * bs + 16 + np..(p + 1) * bs].fill(0);
+    }
+    for c in (0..np).step_by(32) {
+        // (loops, not closures: a closure would not inherit the target features)
+        let mut limbs = [t.zero(); 4];
+        for (i, limb) in limbs.iter_mut().enumerate() {
+            let (start, end) = (i * big + c, ((i + 1) * big).min(lay.n));
+            if start < end {
+                // SAFETY: the masked load reads only x[start..min(start + 32, end)], in bounds
+                // as end <= n (AVX-512BW enabled here).
+                *limb = unsafe {
+                    _mm512_maskz_loadu_epi16(lanes16(end - start), x.as_ptr().add(start).cast())
+                };
+            }
+        }
+        for (p, &v) in eval4(t, limbs).iter().enumerate() {
+            t.store(&mut dst[p * bs + 16 + c..], v);
+        }
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn tf_mul(
+    t: Avx512Lanes,
+    lay: Layout,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    out: &mut [u16],
+    q: u16,
+    ws: &mut [u16],
+) {
+    match lay.big / 16 {
+        8 => body::<8, 9, 8, 0>(t, lay, a, b, out, q, ws),
+        11 => body::<11, 12, 6, 5>(t, lay, a, b, out, q, ws),
+        _ => body::<13, 14, 7, 6>(t, lay, a, b, out, q, ws),
+    }
+}
+
+/// The product for `G = N / 16` and `D = G + 1` (see the module documentation), the groups
+/// of each point product in chunks of `C1` and `C2` ([`point`]).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn body<const G: usize, const D: usize, const C1: usize, const C2: usize>(
+    t: Avx512Lanes,
+    lay: Layout,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    out: &mut [u16],
+    q: u16,
+    ws: &mut [u16],
+) {
+    let (n, big, bs) = (lay.n, lay.big, lay.bs);
+    debug_assert!(G * 16 == big && D == G + 1);
+    let ws = &mut ws[..lay.total];
+    let (abuf, ws) = ws.split_at_mut(lay.pts);
+    let (bbuf, ws) = ws.split_at_mut(lay.pts);
+    let (win, ws) = ws.split_at_mut(lay.win);
+    let (prod, full) = ws.split_at_mut(lay.prod);
+    debug_assert_eq!(full.len(), lay.full);
+    let apts: &[u16] = match a {
+        Operand::Coeffs(c) => {
+            stage(t, lay, c, abuf);
+            abuf
+        }
+        Operand::Prepared(p) => p,
+    };
+    let bpts: &[u16] = match b {
+        Operand::Coeffs(c) => {
+            stage(t, lay, c, bbuf);
+            bbuf
+        }
+        Operand::Prepared(p) => p,
+    };
+    for p in 0..7 {
+        windows::<D>(&bpts[p * bs..(p + 1) * bs], win);
+        point::<G, D, C1, C2>(
+            &apts[p * bs + 16..p * bs + 16 + big],
+            win,
+            &mut prod[p * 2 * big..(p + 1) * 2 * big],
+        );
+    }
+
+    // Interpolation, 32 coefficients of the seven point products at a time; c_i of
+    // y = x^N lands at i N.
+    full.fill(0);
+    for u in 0..2 * big / 32 {
+        let mut w = [t.zero(); 7];
+        for (p, x) in w.iter_mut().enumerate() {
+            *x = t.load(&prod[p * 2 * big + 32 * u..]);
+        }
+        let c = interpolate(t, w);
+        for (i, &ci) in c.iter().enumerate() {
+            let at = i * big + 32 * u;
+            let sum = t.add(t.load(&full[at..]), ci);
+            t.store(&mut full[at..], sum);
+        }
+    }
+
+    // Fold mod x^n - 1 and reduce mod q: r[k] = c[k] + c[k + n].
+    let mask = t.splat(q - 1);
+    assert!(out.len() == n && full.len() >= 2 * n + 32);
+    for k in (0..n).step_by(32) {
+        let v = t.and(t.add(t.load(&full[k..]), t.load(&full[k + n..])), mask);
+        if k + 32 <= n {
+            t.store(&mut out[k..], v);
+        } else {
+            // SAFETY: the masked store writes only out[k..n] (AVX-512BW by the token).
+            unsafe { _mm512_mask_storeu_epi16(out.as_mut_ptr().add(k).cast(), lanes16(n - k), v) };
+        }
+    }
+}
+
+/// The `8 D` windows of one evaluated `b` (`src`: 16 zeros, the values, zeros up to 64 past
+/// `N = 16 (D - 1)`): window `8 d + j` is `W_(16 d - 2 j)`, lane `i` the words
+/// `(B_(s + i), B_(s + i - 1))`, at `win[(8 d + j) 32 ..]`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn windows<const D: usize>(src: &[u16], win: &mut [u16]) {
+    // Word 2 i takes element i + 1 of the 32 loaded from s - 1, word 2 i + 1 element i. The
+    // index goes through `black_box` so that the compiler keeps the one `vpermw` (with
+    // constant indices it may expand permutations into several shuffles).
+    let idx: [u16; 32] =
+        core::hint::black_box(core::array::from_fn(|w| (w / 2 + (1 - w % 2)) as u16));
+    assert!(src.len() >= 16 * D + 47 && win.len() >= 8 * D * 32);
+    // SAFETY: a plain load of a 64-byte array (AVX-512F by the token's caller).
+    let idx = unsafe { _mm512_loadu_si512(idx.as_ptr().cast()) };
+    for d in 0..D {
+        for j in 0..8 {
+            // s - 1 + 16 with s = 16 d - 2 j >= -14: elements start .. start + 32 of src
+            let start = 16 * d + 15 - 2 * j;
+            // SAFETY: start + 32 <= 16 D + 47 <= src.len() and (8 d + j + 1) 32 <= win.len(),
+            // by the assertion (AVX-512BW by the token's caller).
+            unsafe {
+                let v = _mm512_loadu_si512(src.as_ptr().add(start).cast());
+                let w = _mm512_permutexvar_epi16(idx, v);
+                _mm512_storeu_si512(win.as_mut_ptr().add((8 * d + j) * 32).cast(), w);
+            }
+        }
+    }
+}
+
+/// `acc[o + k] += vpdpwssd(b[k], w)` for the listed `k` (each with its position `C + k` among
+/// the operands), one assembly block. In assembly because for the generic x86-64 target LLVM
+/// rewrites the `vpdpwssd` intrinsic into `vpmaddwd` and `vpaddd`, two operations on the vector
+/// ports instead of one (3.4 µs instead of ~2 µs for `n = 677` in the first version).
+macro_rules! dp_block {
+    ($acc:ident, $o:expr, $b:ident, $w:expr; $($k:literal @ $p:literal),*) => {
+        core::arch::asm!(
+            $(concat!("vpdpwssd {", stringify!($k), "}, {", stringify!($p), "}, {w}"),)*
+            $(inout(zmm_reg) $acc[$o + $k],)*
+            $(in(zmm_reg) $b[$k],)*
+            w = in(zmm_reg) $w,
+            options(pure, nomem, nostack, preserves_flags),
+        )
+    };
+}
+
+/// `acc[o + k] += vpdpwssd(b[k], w)` for `k < C`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vnni")]
+fn block<const C: usize>(acc: &mut [__m512i; 32], o: usize, b: &[__m512i; 8], w: __m512i) {
+    assert!(o + C <= 32);
+    // SAFETY: register-only instructions of AVX-512 VNNI, enabled here; they write only the
+    // accumulators.
+    unsafe {
+        match C {
+            5 => dp_block!(acc, o, b, w; 0 @ 5, 1 @ 6, 2 @ 7, 3 @ 8, 4 @ 9),
+            6 => dp_block!(acc, o, b, w; 0 @ 6, 1 @ 7, 2 @ 8, 3 @ 9, 4 @ 10, 5 @ 11),
+            7 => dp_block!(acc, o, b, w; 0 @ 7, 1 @ 8, 2 @ 9, 3 @ 10, 4 @ 11, 5 @ 12, 6 @ 13),
+            _ => {
+                debug_assert_eq!(C, 8);
+                dp_block!(acc, o, b, w; 0 @ 8, 1 @ 9, 2 @ 10, 3 @ 11, 4 @ 12, 5 @ 13, 6 @ 14,
+                    7 @ 15)
+            }
+        }
+    }
+}
+
+/// Groups `g0 .. g0 + C` of [`point`]: `acc[k]` holds the sums of block `g0 + k`
+/// (`k < C + D - 1`). The `C` broadcast pairs of each `j` stay in registers and each window is
+/// loaded once for them: `C + (C + D - 1) + 1 <= 32` registers.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn chunk<const C: usize, const D: usize>(
+    ap: &[u16],
+    g0: usize,
+    win: &[u16],
+    acc: &mut [__m512i; 32],
+) {
+    assert!(ap.len() >= 16 * (g0 + C) && win.len() >= 8 * D * 32 && 2 * C + D <= 32 && D <= 14);
+    for j in 0..8 {
+        let mut b = [_mm512_setzero_si512(); 8];
+        for (k, x) in b.iter_mut().enumerate().take(C) {
+            let at = 16 * (g0 + k) + 2 * j;
+            let pair = i32::from(ap[at]) | (i32::from(ap[at + 1]) << 16);
+            *x = _mm512_set1_epi32(pair);
+        }
+        // unrolled, so that the accumulators' indices are constants and they stay in registers
+        unroll!(d in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] {
+            if d < D {
+                // SAFETY: window 8 d + j < 8 D, 32 words each, in bounds by the assertion.
+                let w = unsafe { _mm512_loadu_si512(win.as_ptr().add((8 * d + j) * 32).cast()) };
+                block::<C>(acc, d, &b, w);
+            }
+        });
+    }
+}
+
+/// One point product: `prod[0..32 G] = A · B` (linear, mod `2^16`) from the evaluated `a`
+/// (`ap`, `16 G` values) and the windows of `b` ([`windows`]): groups `0 .. C1`, then
+/// `C1 .. G` (`C2 = G - C1`, possibly 0), the second starting from the first's sums.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn point<const G: usize, const D: usize, const C1: usize, const C2: usize>(
+    ap: &[u16],
+    win: &[u16],
+    prod: &mut [u16],
+) {
+    debug_assert!(C1 + C2 == G && D == G + 1);
+    assert!(prod.len() >= 32 * G && 2 * G <= 32);
+    let mut acc = [_mm512_setzero_si512(); 32];
+    chunk::<C1, D>(ap, 0, win, &mut acc);
+    if C2 > 0 {
+        // blocks C1 .. C1 + D - 1 of the first chunk carry on, shifted down by C1; the rest
+        // starts from zero
+        let mut next = [_mm512_setzero_si512(); 32];
+        next[..C1 + D - 1 - C1].copy_from_slice(&acc[C1..C1 + D - 1]);
+        chunk::<C2, D>(ap, C1, win, &mut next);
+        for (k, s) in acc.iter().enumerate().take(C1) {
+            store16(prod, k, *s);
+        }
+        for (k, s) in next.iter().enumerate().take(C2 + D - 1) {
+            store16(prod, C1 + k, *s);
+        }
+    } else {
+        for (k, s) in acc.iter().enumerate().take(2 * G) {
+            store16(prod, k, *s);
+        }
+    }
+}
+
+/// Block `k` of a point product: the low 16 bits of the 16 sums `s` at `prod[16 k..]`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn store16(prod: &mut [u16], k: usize, s: __m512i) {
+    let dst = &mut prod[16 * k..16 * k + 16];
+    // SAFETY: 16 writable words (AVX-512F and BW enabled here).
+    unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast(), _mm512_cvtepi32_epi16(s)) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reference;
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn expected(a: &[u16], b: &[u16], q: u16) -> Vec<u16> {
+        let mut r = vec![0u16; a.len()];
+        reference::rq_mul(a, b, &mut r);
+        r.iter_mut().for_each(|x| *x &= q - 1);
+        r
+    }
+
+    /// Random, extreme and monomial operands against the reference product, every degree and
+    /// modulus up to 2^13.
+    #[test]
+    fn matches_reference() {
+        let Some(v) = ToomVnni::try_new() else {
+            eprintln!("skipped: this CPU lacks AVX-512 VNNI");
+            return;
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(30);
+        for n in [509, 677, 701, 821] {
+            let len = ToomVnni::prepared_len(n).unwrap();
+            let mut cases: Vec<(Vec<u16>, Vec<u16>)> = vec![
+                (vec![0; n], vec![0; n]),
+                (vec![0xffff; n], vec![0xffff; n]),
+                (vec![0x8000; n], vec![0x7fff; n]),
+                (vec![0x1fff; n], vec![0xffff; n]),
+            ];
+            for _ in 0..30 {
+                let a = (0..n).map(|_| rng.gen()).collect();
+                let b = (0..n).map(|_| rng.gen()).collect();
+                cases.push((a, b));
+            }
+            // monomials: every limb boundary and both ends, on both sides
+            let big = 16 * n.div_ceil(64);
+            let spots = [0, 1, big - 1, big, 2 * big + 7, 3 * big, n - 2, n - 1];
+            for &i in &spots {
+                for &j in &spots {
+                    let (mut a, mut b) = (vec![0u16; n], vec![0u16; n]);
+                    a[i] = 0xffff;
+                    b[j] = 0x8001;
+                    cases.push((a, b));
+                }
+            }
+            for (a, b) in &cases {
+                for q in [1u16 << 13, 4096, 2048, 2] {
+                    let mut out = vec![0x5555u16; n];
+                    let want = expected(a, b, q);
+                    v.mul_modq(Operand::Coeffs(a), Operand::Coeffs(b), &mut out, q)
+                        .unwrap();
+                    assert_eq!(out, want, "n={n} q={q}");
+                    // prepared operands, on either side
+                    let (mut pa, mut pb) = (vec![1u16; len], vec![2u16; len]);
+                    v.prepare(a, &mut pa).unwrap();
+                    v.prepare(b, &mut pb).unwrap();
+                    let mut o2 = vec![0u16; n];
+                    v.mul_modq(Operand::Prepared(&pa), Operand::Coeffs(b), &mut o2, q)
+                        .unwrap();
+                    assert_eq!(o2, want, "n={n} q={q}, a prepared");
+                    v.mul_modq(Operand::Coeffs(a), Operand::Prepared(&pb), &mut o2, q)
+                        .unwrap();
+                    assert_eq!(o2, want, "n={n} q={q}, b prepared");
+                    v.mul_modq(Operand::Prepared(&pa), Operand::Prepared(&pb), &mut o2, q)
+                        .unwrap();
+                    assert_eq!(o2, want, "n={n} q={q}, both prepared");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_other_shapes() {
+        let Some(v) = ToomVnni::try_new() else {
+            eprintln!("skipped: this CPU lacks AVX-512 VNNI");
+            return;
+        };
+        let c = Operand::Coeffs;
+        let (a, mut out) = (vec![0u16; 512], vec![0u16; 512]);
+        assert!(v.mul_modq(c(&a), c(&a), &mut out, 2048).is_none());
+        assert!(ToomVnni::prepared_len(512).is_none());
+        let (a, b, mut out) = (vec![0u16; 509], vec![0u16; 508], vec![0u16; 509]);
+        assert!(v.mul_modq(c(&a), c(&b), &mut out, 2048).is_none());
+        assert!(v.mul_modq(c(&b), c(&a), &mut out, 2048).is_none());
+        assert!(v.mul_modq(c(&a), c(&a), &mut out, 1 << 14).is_none());
+        assert!(v.mul_modq(c(&a), c(&a), &mut out, 3000).is_none());
+        let len = ToomVnni::prepared_len(509).unwrap();
+        let mut p = vec![0u16; len];
+        assert!(v.prepare(&a, &mut p[..len - 1]).is_none());
+        assert!(v.prepare(&b, &mut p).is_none());
+        v.prepare(&a, &mut p).unwrap();
+        let short = Operand::Prepared(&p[..len - 32]);
+        assert!(v.mul_modq(short, c(&a), &mut out, 2048).is_none());
+        // a prepared operand of another degree
+        let mut p677 = vec![0u16; ToomVnni::prepared_len(677).unwrap()];
+        v.prepare(&[0u16; 677], &mut p677).unwrap();
+        assert!(v
+            .mul_modq(Operand::Prepared(&p677), c(&a), &mut out, 2048)
+            .is_none());
+    }
+}
