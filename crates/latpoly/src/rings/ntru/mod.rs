@@ -397,7 +397,7 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => toom::prepared_len_for(t, p),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => match (self.toom_vnni(p), self.toom_16_lanes(p)) {
+            Backend::Avx512(t) => match (self.toom_vnni(), self.toom_16_lanes(p)) {
                 (Some(_), _) => toom_vnni::ToomVnni::prepared_len(p.n()).expect("an NTRU degree"),
                 (None, Some(t16)) => toom::prepared_len_for(t16, p),
                 (None, None) => toom::prepared_len_for(t, p),
@@ -414,7 +414,7 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => toom::prepare(t, p, a, dst),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => match (self.toom_vnni(p), self.toom_16_lanes(p)) {
+            Backend::Avx512(t) => match (self.toom_vnni(), self.toom_16_lanes(p)) {
                 (Some(v), _) => v.prepare(a, dst).expect("checked lengths"),
                 (None, Some(t16)) => toom::prepare(t16, p, a, dst),
                 (None, None) => toom::prepare(t, p, a, dst),
@@ -436,7 +436,7 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => toom::rq_mul_modq(t, p, a, b, out, m),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => match (self.toom_vnni(p), self.toom_16_lanes(p)) {
+            Backend::Avx512(t) => match (self.toom_vnni(), self.toom_16_lanes(p)) {
                 (Some(v), _) => v.mul_modq(a, b, out, m).expect("checked lengths"),
                 (None, Some(t16)) => toom::rq_mul_modq(t16, p, a, b, out, m),
                 (None, None) => toom::rq_mul_modq(t, p, a, b, out, m),
@@ -471,15 +471,15 @@ impl Backend {
     }
 
     /// The Toom-4 product over VNNI convolutions (`toom_vnni.rs`) where the AVX-512 backend
-    /// runs it instead of the Toom-4 multiplier over Karatsuba: for `n` = 677, 701 and 821 on
-    /// CPUs with AVX-512 VNNI (but not AMD Zen 4, see [`toom_vnni::ToomVnni::try_new`]). At
-    /// 509 the 32-lane Toom-4 multiplier stays the faster (about 1.1 against 1.35 µs on the
-    /// Intel Emerald Rapids host of the thirtieth session; 677: 2.4 against 2.0 µs, 821: 3.35
-    /// against 2.7).
+    /// runs it instead of the Toom-4 multiplier over Karatsuba: on CPUs with AVX-512 VNNI (but
+    /// not AMD Zen 4, see [`toom_vnni::ToomVnni::try_new`]). On the Intel Emerald Rapids host
+    /// of the thirtieth session, in-process: 677 and 701 2.4 -> 1.75 µs, 821 3.35 -> 2.3; at
+    /// 509 1.1 µs both (the KEM's encapsulation and decapsulation 3-4% faster with it, key
+    /// generation the same).
     #[cfg(target_arch = "x86_64")]
-    fn toom_vnni(self, p: NtruParams) -> Option<toom_vnni::ToomVnni> {
+    fn toom_vnni(self) -> Option<toom_vnni::ToomVnni> {
         match self {
-            Backend::Avx512(_) if p != NtruParams::Hps2048509 => toom_vnni::ToomVnni::try_new(),
+            Backend::Avx512(_) => toom_vnni::ToomVnni::try_new(),
             _ => None,
         }
     }
@@ -791,9 +791,11 @@ pub(crate) mod kem {
         // The quadratic steps to a precision of at most 8 bits (to 2 and 4 bits, and to 8 for
         // ntruhrss701) need their products mod 2^8 only: VNNI convolutions where the backend
         // has them (`vnni.rs`), one instruction per 64 byte products. Not for n = 509, where
-        // the 32-lane Toom-4 product with prepared operands is the faster (the whole inverse
-        // 7.7-9.8 µs against 8.3-10.1; at 677, 701 and 821 the convolutions take it from
-        // 18.7-24.5 to 15.6-19.5, 21.1-21.3 to 17.0-17.1 and 24.9 to 21.5 µs).
+        // the Toom-4 products with prepared operands were the faster (the whole inverse
+        // 7.7-9.8 µs against 8.3-10.1; at 677, 701 and 821 the convolutions took it from
+        // 18.7-24.5 to 15.6-19.5, 21.1-21.3 to 17.0-17.1 and 24.9 to 21.5 µs), and still are
+        // no slower with the VNNI Toom-4 product (`toom_vnni.rs`: ntruhps2048509 key generation
+        // 25.8-26.4 µs either way, thirtieth session).
         #[cfg(target_arch = "x86_64")]
         if let Some(v) = backend.vnni().filter(|_| p != NtruParams::Hps2048509) {
             let early = if p.log_q() > 12 { 3 } else { 2 };

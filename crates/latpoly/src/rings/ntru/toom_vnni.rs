@@ -20,17 +20,22 @@
 //!    `(A_(2 m), A_(2 m + 1))` times the window `W_s` (lane `i` the pair `(B_(s + i),
 //!    B_(s + i - 1))`, zero outside `0..N`) with `s = 16 t - 2 m` adds both of its terms to
 //!    every lane. Grouping `m = 8 g + j` and `t = g + d`, the window is `W_(16 d - 2 j)`: it
-//!    does not depend on `g`, so `8 (G + 1)` windows (one unaligned load and one `vpermw`
-//!    each) serve the whole product, and the `G + 1` sums `t = g .. g + G` stay in registers
-//!    while `g` advances (block `g` is complete when group `g` ends: it is stored and the
-//!    registers shift down by one). That is `8 G (G + 1)` instructions a point: 1,056 for
-//!    `N = 176`, 7,392 for the product, against `n^2 / 32 = 14,322` for a schoolbook of the
-//!    whole `n = 677`.
+//!    does not depend on `g`. All windows are unaligned loads from one array of pairs
+//!    `E_k = (B_k, B_(k - 1))` (`G + 2` vectors, one `vpermw` each: [`pairs`]). The groups
+//!    run in one or two chunks of `C` ([`point`], [`chunk`]): for each `j` the chunk's `C`
+//!    broadcast pairs stay in registers, each window `d = 0 ..= G` is loaded once and
+//!    multiplied by all of them into the sums of blocks `g + d` (`C + G` registers of sums).
+//!    That is `8 G (G + 1)` instructions a point: 1,056 for `N = 176`, 7,392 for the product,
+//!    against `n^2 / 32 = 14,322` for a schoolbook of the whole `n = 677`.
 //! 3. **Toom-4 interpolation** ([`super::toom::interpolate`], exact mod `2^13`: it halves
 //!    three times), the fold mod `x^n - 1` and the reduction mod `q`.
 //!
 //! The sums wrap mod `2^32` and the words are read as signed: both keep every value right mod
-//! `2^16`, all the interpolation needs. Every step is a fixed sequence of vector operations on
+//! `2^16`, all the interpolation needs. Measured on the Intel Emerald Rapids host of the
+//! thirtieth session (in-process medians): 1.15 µs for `n = 509` (the Toom-4 multiplier over
+//! Karatsuba: 1.1), 1.75 µs for 677 and 701 (2.4), 2.3 µs for 821 (3.35); the `vpdpwssd` alone
+//! would take 1.26 µs at 677 (two a cycle at 2.9 GHz), and `perf` puts about 70% of the
+//! samples on them. Every step is a fixed sequence of vector operations on
 //! addresses that depend on `n` alone, so the product is constant time. (Valgrind cannot
 //! execute AVX-512; the constant-time tests of the KEMs run the Toom-4 multiplier under
 //! `LATPOLY_ISA=avx2`, as for `vnni.rs`.)
@@ -146,7 +151,7 @@ impl Layout {
         let np = big.div_ceil(32) * 32;
         let bs = np + 64;
         let g = big / 16;
-        let (pts, win) = (7 * bs, 8 * (g + 1) * 32);
+        let (pts, win) = (7 * bs, 32 * (g + 2));
         // seven products of 2N (a multiple of 32); the full product 8N, with room for the
         // fold's last (partial) vector
         let (prod, full) = (7 * 2 * big, 8 * big + 64);
@@ -175,16 +180,24 @@ fn lanes16(k: usize) -> __mmask32 {
 
 #[target_feature(enable = "avx512f,avx512bw")]
 fn tf_stage(t: Avx512Lanes, lay: Layout, a: &[u16], dst: &mut [u16]) {
-    stage(t, lay, a, dst);
+    match lay.big / 16 {
+        8 => stage::<8>(t, lay, a, dst),
+        11 => stage::<11>(t, lay, a, dst),
+        _ => stage::<13>(t, lay, a, dst),
+    }
 }
 
-/// Toom-4 evaluation of `x` (`n` coefficients, zero-padded to four limbs of `N`) into `dst`
-/// (`7 bs`): point `p` at `dst[p bs + 16 ..]`, `N` values, zeros around them.
+/// Toom-4 evaluation of `x` (`n` coefficients, zero-padded to four limbs of `N = 16 G`) into
+/// `dst` (`7 bs`): point `p` at `dst[p bs + 16 ..]`, `N` values, zeros around them. (The
+/// sizes are constants of `G`, so that the zero fills are plain vector stores.)
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn stage(t: Avx512Lanes, lay: Layout, x: &[u16], dst: &mut [u16]) {
-    let (big, np, bs) = (lay.big, lay.np, lay.bs);
-    assert!(x.len() == lay.n && dst.len() == lay.pts);
+fn stage<const G: usize>(t: Avx512Lanes, lay: Layout, x: &[u16], dst: &mut [u16]) {
+    let big = 16 * G;
+    let np = big.div_ceil(32) * 32;
+    let bs = np + 64;
+    debug_assert!(big == lay.big && np == lay.np && bs == lay.bs);
+    assert!(x.len() == lay.n && dst.len() == 7 * bs);
     for p in 0..7 {
         dst[p * bs..p * bs + 16].fill(0);
         dst[p * bs + 16 + np..(p + 1) * bs].fill(0);
@@ -238,8 +251,9 @@ fn body<const G: usize, const D: usize, const C1: usize, const C2: usize>(
     q: u16,
     ws: &mut [u16],
 ) {
-    let (n, big, bs) = (lay.n, lay.big, lay.bs);
-    debug_assert!(G * 16 == big && D == G + 1);
+    // constants of G (as the loops' bounds)
+    let (n, big, bs) = (lay.n, 16 * G, (16 * G).div_ceil(32) * 32 + 64);
+    debug_assert!(big == lay.big && bs == lay.bs && D == G + 1);
     let ws = &mut ws[..lay.total];
     let (abuf, ws) = ws.split_at_mut(lay.pts);
     let (bbuf, ws) = ws.split_at_mut(lay.pts);
@@ -248,20 +262,20 @@ fn body<const G: usize, const D: usize, const C1: usize, const C2: usize>(
     debug_assert_eq!(full.len(), lay.full);
     let apts: &[u16] = match a {
         Operand::Coeffs(c) => {
-            stage(t, lay, c, abuf);
+            stage::<G>(t, lay, c, abuf);
             abuf
         }
         Operand::Prepared(p) => p,
     };
     let bpts: &[u16] = match b {
         Operand::Coeffs(c) => {
-            stage(t, lay, c, bbuf);
+            stage::<G>(t, lay, c, bbuf);
             bbuf
         }
         Operand::Prepared(p) => p,
     };
     for p in 0..7 {
-        windows::<D>(&bpts[p * bs..(p + 1) * bs], win);
+        pairs::<D>(&bpts[p * bs..(p + 1) * bs], win);
         point::<G, D, C1, C2>(
             &apts[p * bs + 16..p * bs + 16 + big],
             win,
@@ -299,31 +313,32 @@ fn body<const G: usize, const D: usize, const C1: usize, const C2: usize>(
     }
 }
 
-/// The `8 D` windows of one evaluated `b` (`src`: 16 zeros, the values, zeros up to 64 past
-/// `N = 16 (D - 1)`): window `8 d + j` is `W_(16 d - 2 j)`, lane `i` the words
-/// `(B_(s + i), B_(s + i - 1))`, at `win[(8 d + j) 32 ..]`.
+/// The pair array of one evaluated `b` (`src`: 16 zeros, the values, zeros up to 64 past
+/// `N = 16 (D - 1)`): `E_k = (B_k, B_(k - 1))` (low word first) for `-16 <= k < 16 D`, `E_k` at
+/// 32-bit lane `k + 16` of `e`; zero where both words are outside `0..N`. Window `W_s` is then
+/// `E_s .. E_(s + 16)`, one unaligned load.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-fn windows<const D: usize>(src: &[u16], win: &mut [u16]) {
-    // Word 2 i takes element i + 1 of the 32 loaded from s - 1, word 2 i + 1 element i. The
+fn pairs<const D: usize>(src: &[u16], e: &mut [u16]) {
+    // Word 2 i takes element i + 1 of the 32 loaded from k - 1, word 2 i + 1 element i. The
     // index goes through `black_box` so that the compiler keeps the one `vpermw` (with
     // constant indices it may expand permutations into several shuffles).
     let idx: [u16; 32] =
         core::hint::black_box(core::array::from_fn(|w| (w / 2 + (1 - w % 2)) as u16));
-    assert!(src.len() >= 16 * D + 47 && win.len() >= 8 * D * 32);
-    // SAFETY: a plain load of a 64-byte array (AVX-512F by the token's caller).
+    assert!(src.len() >= 16 * D + 47 && e.len() >= 32 * (D + 1));
+    // SAFETY: a plain load of a 64-byte array (AVX-512F enabled here).
     let idx = unsafe { _mm512_loadu_si512(idx.as_ptr().cast()) };
-    for d in 0..D {
-        for j in 0..8 {
-            // s - 1 + 16 with s = 16 d - 2 j >= -14: elements start .. start + 32 of src
-            let start = 16 * d + 15 - 2 * j;
-            // SAFETY: start + 32 <= 16 D + 47 <= src.len() and (8 d + j + 1) 32 <= win.len(),
-            // by the assertion (AVX-512BW by the token's caller).
-            unsafe {
-                let v = _mm512_loadu_si512(src.as_ptr().add(start).cast());
-                let w = _mm512_permutexvar_epi16(idx, v);
-                _mm512_storeu_si512(win.as_mut_ptr().add((8 * d + j) * 32).cast(), w);
-            }
+    // E_-16 .. E_-1 are zero
+    e[..32].fill(0);
+    for c in 1..=D {
+        // E_(16 (c - 1)) ..: elements 16 (c - 1) - 1 .. of B, at 16 c - 1 of src
+        let start = 16 * c - 1;
+        // SAFETY: start + 32 <= 16 D + 47 <= src.len() and 32 (c + 1) <= e.len() by the
+        // assertion (AVX-512BW enabled here).
+        unsafe {
+            let v = _mm512_loadu_si512(src.as_ptr().add(start).cast());
+            let w = _mm512_permutexvar_epi16(idx, v);
+            _mm512_storeu_si512(e.as_mut_ptr().add(32 * c).cast(), w);
         }
     }
 }
@@ -376,7 +391,7 @@ fn chunk<const C: usize, const D: usize>(
     win: &[u16],
     acc: &mut [__m512i; 32],
 ) {
-    assert!(ap.len() >= 16 * (g0 + C) && win.len() >= 8 * D * 32 && 2 * C + D <= 32 && D <= 14);
+    assert!(ap.len() >= 16 * (g0 + C) && win.len() >= 32 * (D + 1) && 2 * C + D <= 32 && D <= 14);
     for j in 0..8 {
         let mut b = [_mm512_setzero_si512(); 8];
         for (k, x) in b.iter_mut().enumerate().take(C) {
@@ -387,8 +402,11 @@ fn chunk<const C: usize, const D: usize>(
         // unrolled, so that the accumulators' indices are constants and they stay in registers
         unroll!(d in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] {
             if d < D {
-                // SAFETY: window 8 d + j < 8 D, 32 words each, in bounds by the assertion.
-                let w = unsafe { _mm512_loadu_si512(win.as_ptr().add((8 * d + j) * 32).cast()) };
+                // W_(16 d - 2 j): E_k from k = 16 d - 2 j, at word 32 (d + 1) - 4 j of the
+                // pair array; in bounds by the assertion as 32 (d + 1) <= 32 D
+                let at = 32 * (d + 1) - 4 * j;
+                // SAFETY: words at .. at + 32 of `win` (AVX-512F enabled here).
+                let w = unsafe { _mm512_loadu_si512(win.as_ptr().add(at).cast()) };
                 block::<C>(acc, d, &b, w);
             }
         });
@@ -396,7 +414,7 @@ fn chunk<const C: usize, const D: usize>(
 }
 
 /// One point product: `prod[0..32 G] = A · B` (linear, mod `2^16`) from the evaluated `a`
-/// (`ap`, `16 G` values) and the windows of `b` ([`windows`]): groups `0 .. C1`, then
+/// (`ap`, `16 G` values) and the pair array of `b` ([`pairs`]): groups `0 .. C1`, then
 /// `C1 .. G` (`C2 = G - C1`, possibly 0), the second starting from the first's sums.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
