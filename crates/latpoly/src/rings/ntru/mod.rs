@@ -17,8 +17,9 @@
 //!
 //! Products: [`poly_rq_mul`] runs the fastest multiplier the CPU has, detected at run time and
 //! capped by `LATPOLY_ISA` (read once, at the first product): an exact Karatsuba multiplier with
-//! 32 (AVX-512BW) or 16 (AVX2) lanes of 16 bits, or the scalar schoolbook reference (the
-//! specification; `LATPOLY_ISA=scalar` forces it). [`rq_mul_isa`] tells which one runs and
+//! 32 (AVX-512BW) or 16 (AVX2) lanes of 16 bits (on AVX-512 CPUs with VNNI, two Karatsuba
+//! levels over schoolbook point products on `vpdpwssd`, `toom_vnni.rs`), or the scalar
+//! schoolbook reference (the specification; `LATPOLY_ISA=scalar` forces it). [`rq_mul_isa`] tells which one runs and
 //! [`poly_rq_mul_isa`] picks one explicitly. All of them return identical results.
 //!
 //! [`poly_rq_mul_modq`] returns the product reduced mod `q` (PQClean's contract) from a faster
@@ -377,7 +378,10 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => fast::rq_mul(t, p, a, b, out),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => fast::rq_mul(t, p, a, b, out),
+            Backend::Avx512(t) => match self.toom_vnni() {
+                Some(v) => v.mul_exact(a, b, out).expect("checked lengths"),
+                None => fast::rq_mul(t, p, a, b, out),
+            },
         }
         let _ = p;
     }
@@ -1240,6 +1244,58 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The lane-sliced multipliers that the AVX-512 backend passes over on CPUs with VNNI
+    /// (`toom_vnni.rs` runs instead) stay checked on such CPUs: the exact Karatsuba product
+    /// and the Toom-4 product mod `2^13` (plain and prepared operands) with 32 and 16 lanes,
+    /// against the schoolbook product, every degree.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn lane_sliced_multipliers_match_the_schoolbook_product() {
+        fn check<T: fast::Lanes>(t: T, name: &str) {
+            let mut seed = 0x1234_5678_9abc_def1u64;
+            for p in NtruParams::ALL {
+                let n = p.n();
+                let mut inputs: Vec<Vec<u16>> = vec![vec![u16::MAX; n], vec![0x8000; n]];
+                for _ in 0..3 {
+                    inputs.push(
+                        (0..n)
+                            .map(|_| {
+                                seed ^= seed << 13;
+                                seed ^= seed >> 7;
+                                seed ^= seed << 17;
+                                seed as u16
+                            })
+                            .collect(),
+                    );
+                }
+                for (i, a) in inputs.iter().enumerate() {
+                    let b = &inputs[(i + 2) % inputs.len()];
+                    let mut want = vec![0u16; n];
+                    reference::rq_mul(a, b, &mut want);
+                    let mut out = vec![0x5a5au16; n];
+                    fast::rq_mul(t, p, a, b, &mut out);
+                    assert_eq!(out, want, "{name} exact {p:?} input {i}");
+                    let masked: Vec<u16> = want.iter().map(|&x| x & 0x1fff).collect();
+                    let mut pb = vec![0xbeefu16; toom::prepared_len_for(t, p)];
+                    toom::prepare(t, p, b, &mut pb);
+                    for y in [Operand::Coeffs(b), Operand::Prepared(&pb)] {
+                        let mut out = vec![0x5a5au16; n];
+                        toom::rq_mul_modq(t, p, Operand::Coeffs(a), y, &mut out, 1 << 13);
+                        assert_eq!(out, masked, "{name} Toom-4 {p:?} input {i}");
+                    }
+                }
+            }
+        }
+        match x86::Avx512Lanes::try_new() {
+            Some(t) => check(t, "avx512"),
+            None => eprintln!("32 lanes: no AVX-512BW on this CPU, skipped"),
+        }
+        match x86::Avx2Lanes::try_new() {
+            Some(t) => check(t, "avx2"),
+            None => eprintln!("16 lanes: no AVX2 on this CPU, skipped"),
         }
     }
 
