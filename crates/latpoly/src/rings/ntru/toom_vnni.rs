@@ -560,40 +560,53 @@ mod tests {
         r
     }
 
-    /// Random, extreme and monomial operands against the reference product, every degree and
-    /// modulus up to 2^13.
+    /// The token, or `None` with a note that the test is skipped.
+    fn token() -> Option<ToomVnni> {
+        let v = ToomVnni::try_new();
+        if v.is_none() {
+            eprintln!("skipped: this CPU lacks AVX-512 VNNI (or is an AMD Zen 4)");
+        }
+        v
+    }
+
+    /// Operand pairs of degree `n`: all zero, all `0xffff`, `0x8000` by `0x7fff` and by
+    /// `0x8000`, `0x1fff` by `0xffff`, 30 random pairs, and monomial pairs at every limb
+    /// boundary and both ends, on both sides.
+    fn cases(n: usize, rng: &mut ChaCha8Rng) -> Vec<(Vec<u16>, Vec<u16>)> {
+        let mut cases: Vec<(Vec<u16>, Vec<u16>)> = vec![
+            (vec![0; n], vec![0; n]),
+            (vec![0xffff; n], vec![0xffff; n]),
+            (vec![0x8000; n], vec![0x7fff; n]),
+            (vec![0x8000; n], vec![0x8000; n]),
+            (vec![0x1fff; n], vec![0xffff; n]),
+        ];
+        for _ in 0..30 {
+            let a = (0..n).map(|_| rng.gen()).collect();
+            let b = (0..n).map(|_| rng.gen()).collect();
+            cases.push((a, b));
+        }
+        let big = 16 * n.div_ceil(64);
+        let spots = [0, 1, big - 1, big, 2 * big + 7, 3 * big, n - 2, n - 1];
+        for &i in &spots {
+            for &j in &spots {
+                let (mut a, mut b) = (vec![0u16; n], vec![0u16; n]);
+                a[i] = 0xffff;
+                b[j] = 0x8001;
+                cases.push((a, b));
+            }
+        }
+        cases
+    }
+
+    /// Random, extreme and monomial operands ([`cases`]) against the reference product, every
+    /// degree and modulus up to 2^13, plain and prepared.
     #[test]
     fn matches_reference() {
-        let Some(v) = ToomVnni::try_new() else {
-            eprintln!("skipped: this CPU lacks AVX-512 VNNI");
-            return;
-        };
+        let Some(v) = token() else { return };
         let mut rng = ChaCha8Rng::seed_from_u64(30);
         for n in [509, 677, 701, 821] {
             let len = ToomVnni::prepared_len(n).unwrap();
-            let mut cases: Vec<(Vec<u16>, Vec<u16>)> = vec![
-                (vec![0; n], vec![0; n]),
-                (vec![0xffff; n], vec![0xffff; n]),
-                (vec![0x8000; n], vec![0x7fff; n]),
-                (vec![0x1fff; n], vec![0xffff; n]),
-            ];
-            for _ in 0..30 {
-                let a = (0..n).map(|_| rng.gen()).collect();
-                let b = (0..n).map(|_| rng.gen()).collect();
-                cases.push((a, b));
-            }
-            // monomials: every limb boundary and both ends, on both sides
-            let big = 16 * n.div_ceil(64);
-            let spots = [0, 1, big - 1, big, 2 * big + 7, 3 * big, n - 2, n - 1];
-            for &i in &spots {
-                for &j in &spots {
-                    let (mut a, mut b) = (vec![0u16; n], vec![0u16; n]);
-                    a[i] = 0xffff;
-                    b[j] = 0x8001;
-                    cases.push((a, b));
-                }
-            }
-            for (a, b) in &cases {
+            for (a, b) in &cases(n, &mut rng) {
                 for q in [1u16 << 13, 4096, 2048, 2] {
                     let mut out = vec![0x5555u16; n];
                     let want = expected(a, b, q);
@@ -619,38 +632,14 @@ mod tests {
         }
     }
 
-    /// The exact product mod 2^16 against the reference on random, extreme and monomial
-    /// operands, every degree.
+    /// The exact product mod 2^16 against the reference on the operands of [`cases`], every
+    /// degree.
     #[test]
     fn exact_matches_reference() {
-        let Some(v) = ToomVnni::try_new() else {
-            eprintln!("skipped: this CPU lacks AVX-512 VNNI");
-            return;
-        };
+        let Some(v) = token() else { return };
         let mut rng = ChaCha8Rng::seed_from_u64(216);
         for n in [509, 677, 701, 821] {
-            let mut cases: Vec<(Vec<u16>, Vec<u16>)> = vec![
-                (vec![0; n], vec![0; n]),
-                (vec![0xffff; n], vec![0xffff; n]),
-                (vec![0x8000; n], vec![0x7fff; n]),
-                (vec![0x8000; n], vec![0x8000; n]),
-            ];
-            for _ in 0..30 {
-                let a = (0..n).map(|_| rng.gen()).collect();
-                let b = (0..n).map(|_| rng.gen()).collect();
-                cases.push((a, b));
-            }
-            let big = 16 * n.div_ceil(64);
-            let spots = [0, 1, big - 1, big, 2 * big + 7, 3 * big, n - 2, n - 1];
-            for &i in &spots {
-                for &j in &spots {
-                    let (mut a, mut b) = (vec![0u16; n], vec![0u16; n]);
-                    a[i] = 0xffff;
-                    b[j] = 0x8001;
-                    cases.push((a, b));
-                }
-            }
-            for (a, b) in &cases {
+            for (a, b) in &cases(n, &mut rng) {
                 let mut want = vec![0u16; n];
                 reference::rq_mul(a, b, &mut want);
                 let mut out = vec![0x5555u16; n];
@@ -662,10 +651,7 @@ mod tests {
 
     #[test]
     fn rejects_other_shapes() {
-        let Some(v) = ToomVnni::try_new() else {
-            eprintln!("skipped: this CPU lacks AVX-512 VNNI");
-            return;
-        };
+        let Some(v) = token() else { return };
         let c = Operand::Coeffs;
         let (a, mut out) = (vec![0u16; 512], vec![0u16; 512]);
         assert!(v.mul_modq(c(&a), c(&a), &mut out, 2048).is_none());
