@@ -17,15 +17,16 @@
 //!
 //! Products: [`poly_rq_mul`] runs the fastest multiplier the CPU has, detected at run time and
 //! capped by `LATPOLY_ISA` (read once, at the first product): an exact Karatsuba multiplier with
-//! 32 (AVX-512BW) or 16 (AVX2) lanes of 16 bits (on AVX-512 CPUs with VNNI, two Karatsuba
-//! levels over schoolbook point products on `vpdpwssd`, `toom_vnni.rs`), or the scalar
+//! 32 (AVX-512BW) or 16 (AVX2) lanes of 16 bits (on AVX-512 CPUs with VNNI other than AMD
+//! Zen 4, two Karatsuba levels over schoolbook point products on `vpdpwssd`, `toom_vnni.rs`),
+//! or the scalar
 //! schoolbook reference (the specification; `LATPOLY_ISA=scalar` forces it). [`rq_mul_isa`] tells which one runs and
 //! [`poly_rq_mul_isa`] picks one explicitly. All of them return identical results.
 //!
 //! [`poly_rq_mul_modq`] returns the product reduced mod `q` (PQClean's contract) from a faster
 //! multiplier, Toom-Cook 4-way, which is exact mod `2^13` only: over Karatsuba, or on AVX-512
-//! CPUs with VNNI for `n` = 677, 701 and 821 with schoolbook point products on `vpdpwssd`
-//! (`toom_vnni.rs`). The KEMs use it for their products and the Newton steps of the `R_q`
+//! CPUs with VNNI other than AMD Zen 4 with schoolbook point products on `vpdpwssd`
+//! (`toom_vnni.rs`, every degree). The KEMs use it for their products and the Newton steps of the `R_q`
 //! inverse, except where a CPU with AVX-512 VNNI runs their byte-sized products as
 //! convolutions (`vnni.rs`: the `S_3` product of decapsulation and the inverse's first steps,
 //! mod `2^8`).
@@ -394,7 +395,7 @@ impl Backend {
 
     /// Length (`u16`) of an operand prepared by [`Backend::prepare`]: on the scalar backend
     /// the `n` coefficients, on the SIMD backends the evaluated, transposed leaves of the
-    /// Toom-4 multiplier.
+    /// Toom-4 multiplier, or with `toom_vnni.rs` its seven evaluated points.
     fn prepared_len(self, p: NtruParams) -> usize {
         match self {
             Backend::Scalar => p.n(),
@@ -478,8 +479,8 @@ impl Backend {
     /// runs it instead of the Toom-4 multiplier over Karatsuba: on CPUs with AVX-512 VNNI (but
     /// not AMD Zen 4, see [`toom_vnni::ToomVnni::try_new`]). On the Intel Emerald Rapids host
     /// of the thirtieth session, in-process: 677 and 701 2.4 -> 1.75 µs, 821 3.35 -> 2.3; at
-    /// 509 1.1 µs both (the KEM's encapsulation and decapsulation 3-4% faster with it, key
-    /// generation the same).
+    /// 509 on par (1.1-1.15 µs either way; the KEM's encapsulation and decapsulation 3-4%
+    /// faster with it, key generation the same).
     #[cfg(target_arch = "x86_64")]
     fn toom_vnni(self) -> Option<toom_vnni::ToomVnni> {
         match self {
@@ -488,7 +489,8 @@ impl Backend {
         }
     }
 
-    /// The 16-lane Toom-4 kernel where the AVX-512 backend runs it instead of its own: for
+    /// The 16-lane Toom-4 kernel where the AVX-512 backend runs it instead of its own (on CPUs
+    /// without the VNNI product of [`Backend::toom_vnni`], which comes first): for
     /// `n` = 677 and 701, whose limbs of 192 coefficients split into leaves of 48 with 16 lanes
     /// (63 leaves) but of 32 with 32 lanes (126 leaves, four groups of every per-leaf
     /// overhead, [`toom::shape`]). Zen 4 executes a 512-bit operation as two 256-bit ones, so
@@ -576,8 +578,8 @@ pub fn poly_rq_mul_isa(isa: Isa, a: &[u16], b: &[u16], out: &mut [u16]) -> Resul
 /// contract of PQClean's AVX2 `poly_Rq_mul`. It runs a different multiplier from
 /// [`poly_rq_mul`]: Toom-Cook 4-way, exact mod `2^13` only (its interpolation divides by 2
 /// three times, which `2^16` arithmetic cannot undo), over Karatsuba (a third fewer leaf
-/// multiplications) or, on the AVX-512 backend of a CPU with AVX-512 VNNI and `n` = 677, 701
-/// or 821, over schoolbook point products on `vpdpwssd`. Same length rules as
+/// multiplications) or, on the AVX-512 backend of a CPU with AVX-512 VNNI (not AMD Zen 4),
+/// over schoolbook point products on `vpdpwssd`. Same length rules as
 /// [`poly_rq_mul`]; same backend choice ([`rq_mul_isa`]).
 ///
 /// ```
@@ -718,8 +720,8 @@ pub(crate) mod kem {
     }
 
     /// Slots for operands prepared once and multiplied several times (the evaluated,
-    /// transposed leaves of the Toom-4 multiplier on the SIMD backends; the coefficients on the
-    /// scalar backend) in caller-provided memory, which holds secrets: the KEMs take it from
+    /// transposed leaves of the Toom-4 multiplier on the SIMD backends, or its seven evaluated
+    /// points with `toom_vnni.rs`; the coefficients on the scalar backend) in caller-provided memory, which holds secrets: the KEMs take it from
     /// their wiped scratch.
     pub(crate) struct Prepared<'a> {
         p: NtruParams,
@@ -1270,13 +1272,27 @@ mod tests {
                     let mut out = vec![0x5a5au16; n];
                     fast::rq_mul(t, p, a, b, &mut out);
                     assert_eq!(out, want, "{name} exact {p:?} input {i}");
-                    let masked: Vec<u16> = want.iter().map(|&x| x & 0x1fff).collect();
-                    let mut pb = vec![0xbeefu16; toom::prepared_len_for(t, p)];
+                    let mask = |v: &[u16]| v.iter().map(|&x| x & 0x1fff).collect::<Vec<_>>();
+                    let mut square = vec![0u16; n];
+                    reference::rq_mul(a, a, &mut square);
+                    let (masked, square) = (mask(&want), mask(&square));
+                    let len = toom::prepared_len_for(t, p);
+                    let (mut pa, mut pb) = (vec![0xdeadu16; len], vec![0xbeefu16; len]);
+                    toom::prepare(t, p, a, &mut pa);
                     toom::prepare(t, p, b, &mut pb);
-                    for y in [Operand::Coeffs(b), Operand::Prepared(&pb)] {
+                    let (ca, cb) = (Operand::Coeffs(a), Operand::Coeffs(b));
+                    let (qa, qb) = (Operand::Prepared(&pa), Operand::Prepared(&pb));
+                    let cases = [
+                        (ca, cb, &masked),
+                        (qa, cb, &masked),
+                        (ca, qb, &masked),
+                        (qa, qb, &masked),
+                        (qa, qa, &square),
+                    ];
+                    for (k, (x, y, expect)) in cases.into_iter().enumerate() {
                         let mut out = vec![0x5a5au16; n];
-                        toom::rq_mul_modq(t, p, Operand::Coeffs(a), y, &mut out, 1 << 13);
-                        assert_eq!(out, masked, "{name} Toom-4 {p:?} input {i}");
+                        toom::rq_mul_modq(t, p, x, y, &mut out, 1 << 13);
+                        assert_eq!(&out, expect, "{name} Toom-4 {p:?} input {i} case {k}");
                     }
                 }
             }

@@ -217,7 +217,8 @@ fn kara3<T: Lanes>(t: T, p: &[T::V], out: &mut [T::V]) {
 }
 
 /// Toom-4 interpolation of one unit position: the seven point products `w` (order of
-/// [`eval_leaves`]) to the coefficients `c0..c6` of `y = x^(32 LU)`, exact mod `2^13`.
+/// [`eval4`]) to the coefficients `c0..c6` of `y` (`x^(32 LU)` here, `x^N` in
+/// `toom_vnni.rs`), exact mod `2^13`.
 #[inline(always)]
 pub(crate) fn interpolate<T: Lanes>(t: T, w: [T::V; 7]) -> [T::V; 7] {
     let inv3 = t.splat(43691); // 3^-1 mod 2^16

@@ -21,7 +21,8 @@
 //!    B_(s + i - 1))`, zero outside `0..N`) with `s = 16 t - 2 m` adds both of its terms to
 //!    every lane. Grouping `m = 8 g + j` and `t = g + d`, the window is `W_(16 d - 2 j)`: it
 //!    does not depend on `g`. All windows are unaligned loads from one array of pairs
-//!    `E_k = (B_k, B_(k - 1))` (`G + 2` vectors, one `vpermw` each: [`pairs`]). The groups
+//!    `E_k = (B_k, B_(k - 1))` (`G + 2` vectors, the first zero, the others one `vpermw`
+//!    each: [`pairs`]). The groups
 //!    run in one or two chunks of `C` ([`point`], [`chunk`]): for each `j` the chunk's `C`
 //!    broadcast pairs stay in registers, each window `d = 0 ..= G` is loaded once and
 //!    multiplied by all of them into the sums of blocks `g + d` (`C + G` registers of sums).
@@ -64,6 +65,9 @@ impl ToomVnni {
     /// halves: `vpdpwssd` runs one a cycle there instead of two, and the 16-lane Toom-4
     /// multiplier, which that CPU takes for 677 and 701, was 1.8-2.1 µs on it against an
     /// estimated 2.5 µs here (not measured: no such host since this module was written).
+    /// Other CPUs whose 512-bit `vpdpwssd` issues once a cycle (Intel's client cores with
+    /// AVX-512, server parts with one 512-bit multiply port) are not told apart: on them the
+    /// product is estimated at about the Toom-4 multiplier's speed (not measured either).
     pub(crate) fn try_new() -> Option<Self> {
         // decided once: `cpuid` traps to the hypervisor in a virtual machine
         static TOKEN: OnceLock<Option<ToomVnni>> = OnceLock::new();
@@ -145,7 +149,13 @@ fn is_zen4() -> bool {
     // `cpuid` exists on every x86-64 CPU; leaves 0 and 1 always exist
     let (v, f) = (__cpuid(0), __cpuid(1));
     let amd = (v.ebx, v.edx, v.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163); // "AuthenticAMD"
-    let family = ((f.eax >> 8) & 0xf) + ((f.eax >> 20) & 0xff);
+                                                                                // the extended family counts only when the base family is 0xf
+    let base = (f.eax >> 8) & 0xf;
+    let family = if base == 0xf {
+        base + ((f.eax >> 20) & 0xff)
+    } else {
+        base
+    };
     amd && family == 0x19
 }
 
@@ -494,7 +504,8 @@ fn chunk<const C: usize, const D: usize>(
         unroll!(d in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] {
             if d < D {
                 // W_(16 d - 2 j): E_k from k = 16 d - 2 j, at word 32 (d + 1) - 4 j of the
-                // pair array; in bounds by the assertion as 32 (d + 1) <= 32 D
+                // pair array; at + 32 <= 32 (d + 2) <= 32 (D + 1) <= win.len() by the
+                // assertion
                 let at = 32 * (d + 1) - 4 * j;
                 // SAFETY: words at .. at + 32 of `win` (AVX-512F enabled here).
                 let w = unsafe { _mm512_loadu_si512(win.as_ptr().add(at).cast()) };
@@ -553,13 +564,6 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    fn expected(a: &[u16], b: &[u16], q: u16) -> Vec<u16> {
-        let mut r = vec![0u16; a.len()];
-        reference::rq_mul(a, b, &mut r);
-        r.iter_mut().for_each(|x| *x &= q - 1);
-        r
-    }
-
     /// The token, or `None` with a note that the test is skipped.
     fn token() -> Option<ToomVnni> {
         let v = ToomVnni::try_new();
@@ -607,9 +611,11 @@ mod tests {
         for n in [509, 677, 701, 821] {
             let len = ToomVnni::prepared_len(n).unwrap();
             for (a, b) in &cases(n, &mut rng) {
+                let mut full = vec![0u16; n];
+                reference::rq_mul(a, b, &mut full);
                 for q in [1u16 << 13, 4096, 2048, 2] {
                     let mut out = vec![0x5555u16; n];
-                    let want = expected(a, b, q);
+                    let want: Vec<u16> = full.iter().map(|&x| x & (q - 1)).collect();
                     v.mul_modq(Operand::Coeffs(a), Operand::Coeffs(b), &mut out, q)
                         .unwrap();
                     assert_eq!(out, want, "n={n} q={q}");
@@ -617,16 +623,20 @@ mod tests {
                     let (mut pa, mut pb) = (vec![1u16; len], vec![2u16; len]);
                     v.prepare(a, &mut pa).unwrap();
                     v.prepare(b, &mut pb).unwrap();
-                    let mut o2 = vec![0u16; n];
-                    v.mul_modq(Operand::Prepared(&pa), Operand::Coeffs(b), &mut o2, q)
-                        .unwrap();
-                    assert_eq!(o2, want, "n={n} q={q}, a prepared");
-                    v.mul_modq(Operand::Coeffs(a), Operand::Prepared(&pb), &mut o2, q)
-                        .unwrap();
-                    assert_eq!(o2, want, "n={n} q={q}, b prepared");
-                    v.mul_modq(Operand::Prepared(&pa), Operand::Prepared(&pb), &mut o2, q)
-                        .unwrap();
-                    assert_eq!(o2, want, "n={n} q={q}, both prepared");
+                    let mixes = [
+                        (Operand::Prepared(&pa), Operand::Coeffs(b), "a prepared"),
+                        (Operand::Coeffs(a), Operand::Prepared(&pb), "b prepared"),
+                        (
+                            Operand::Prepared(&pa),
+                            Operand::Prepared(&pb),
+                            "both prepared",
+                        ),
+                    ];
+                    for (x, y, what) in mixes {
+                        let mut o2 = vec![0x5555u16; n];
+                        v.mul_modq(x, y, &mut o2, q).unwrap();
+                        assert_eq!(o2, want, "n={n} q={q}, {what}");
+                    }
                 }
             }
         }
