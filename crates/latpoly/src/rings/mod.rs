@@ -8,3 +8,14 @@ pub(crate) mod bitslice;
 pub mod ntru;
 pub mod ntruplus;
 pub mod ntruprime;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod vnni_conv;
+
+/// Repeats `$body` with `$i` bound to each listed constant: guaranteed unrolling, so that
+/// arrays of vectors indexed by `$i` stay in registers.
+macro_rules! unroll {
+    ($i:ident in [$($k:literal),*] $body:block) => {
+        $( { let $i: usize = $k; $body } )*
+    };
+}
+pub(crate) use unroll;

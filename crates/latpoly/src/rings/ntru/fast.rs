@@ -108,14 +108,7 @@ fn sum_rows<T: Lanes, const M: u8>(t: T, x: &[u16], r: usize) -> T::V {
     v
 }
 
-/// Repeats `$body` with `$i` bound to each listed constant: guaranteed unrolling, so that
-/// arrays of vectors indexed by `$i` stay in registers.
-macro_rules! unroll {
-    ($i:ident in [$($k:literal),*] $body:block) => {
-        $( { let $i: usize = $k; $body } )*
-    };
-}
-pub(crate) use unroll;
+pub(crate) use crate::rings::unroll;
 
 /// Lane-parallel `4 x 4` schoolbook: `c[k] = sum_{i + j = k} a[i] b[j]`, `k < 7`.
 #[inline(always)]

@@ -73,6 +73,8 @@ mod fast_recip;
 mod recip;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
+mod toom_vnni;
+#[cfg(target_arch = "x86_64")]
 mod x86;
 
 pub use encode::{decode, encode, encoded_len};

@@ -13,6 +13,7 @@
 
 use super::fast::{self, Lanes, Scratch, Tables};
 use super::fast_recip;
+use super::toom_vnni::{PrimeVnni, Workspace};
 use super::{recip, scalar, P};
 use crate::arith::perm_x86::Perm2W;
 use crate::isa::Isa;
@@ -574,6 +575,9 @@ entry_points!(Avx512, "avx512f,avx512bw");
 thread_local! {
     /// This thread's product buffers (allocated on first use, never zeroed again).
     static SCRATCH: RefCell<Option<Box<Scratch>>> = const { RefCell::new(None) };
+    /// This thread's workspace of the VNNI products, and whether it was used since the last
+    /// wipe.
+    static VNNI: RefCell<Option<(Box<Workspace>, bool)>> = const { RefCell::new(None) };
 }
 
 /// Runs `f` with this thread's [`Scratch`].
@@ -581,18 +585,39 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
     SCRATCH.with_borrow_mut(|sc| f(sc.get_or_insert_with(Scratch::new)))
 }
 
-/// Whether this thread's [`Scratch`] is absent or all zero (for tests).
+/// Runs `f` with this thread's VNNI [`Workspace`].
+fn with_vnni<R>(f: impl FnOnce(&mut Workspace) -> R) -> R {
+    VNNI.with_borrow_mut(|ws| {
+        let (ws, used) = ws.get_or_insert_with(|| (Workspace::new(), false));
+        *used = true;
+        f(ws)
+    })
+}
+
+/// Whether this thread's [`Scratch`] and VNNI workspace are absent or all zero (for tests).
 #[cfg(test)]
 pub(crate) fn scratch_is_clear() -> bool {
     SCRATCH.with_borrow(|sc| sc.as_ref().is_none_or(|sc| sc.is_zero()))
+        && VNNI.with_borrow(|ws| ws.as_ref().is_none_or(|(ws, _)| ws.is_zero()))
 }
 
-/// Zeroes this thread's [`Scratch`] (if it has one and it is not in use).
+/// Zeroes this thread's [`Scratch`] and VNNI workspace (those it has that are not in use; the
+/// workspace only if a product used it since the last wipe).
 pub(crate) fn wipe_scratch() {
     SCRATCH.with(|cell| {
         if let Ok(mut sc) = cell.try_borrow_mut() {
             if let Some(sc) = sc.as_mut() {
                 sc.wipe();
+            }
+        }
+    });
+    VNNI.with(|cell| {
+        if let Ok(mut ws) = cell.try_borrow_mut() {
+            if let Some((ws, used)) = ws.as_mut() {
+                if *used {
+                    ws.wipe();
+                    *used = false;
+                }
             }
         }
     });
@@ -613,6 +638,10 @@ fn avx512_tables(s: Avx512) -> &'static Tables {
 pub(crate) fn mul_rq(isa: Isa, a: &[i16], b: &[i16]) -> Vec<i16> {
     let mut out = vec![0i16; fast::PADDED];
     match (isa, Avx512::try_new(), Avx2::try_new()) {
+        (Isa::Avx512, Some(_), _) if PrimeVnni::try_new().is_some() => {
+            let v = PrimeVnni::try_new().expect("checked");
+            with_vnni(|ws| v.mul_rq(ws, a, b, &mut out));
+        }
         // SAFETY: the token proves the features the entry point enables.
         (Isa::Avx512, Some(s), _) => unsafe {
             with_scratch(|sc| s.tf_mul_rq(avx512_tables(s), sc, a, b, &mut out))
@@ -640,6 +669,10 @@ pub(crate) fn mul_rq_small(isa: Isa, a: &[i16], s: &[i8]) -> Vec<i16> {
 pub(crate) fn mul_rq_small_into(isa: Isa, a: &[i16], s: &[i8], out: &mut [i16]) {
     debug_assert_eq!(out.len(), fast::PADDED);
     match (isa, Avx512::try_new(), Avx2::try_new()) {
+        (Isa::Avx512, Some(_), _) if PrimeVnni::try_new().is_some() => {
+            let v = PrimeVnni::try_new().expect("checked");
+            with_vnni(|ws| v.mul_rq_small(ws, a, s, out));
+        }
         // SAFETY: the token proves the features the entry point enables.
         (Isa::Avx512, Some(t), _) => unsafe {
             with_scratch(|sc| t.tf_mul_rq_small(avx512_tables(t), sc, a, s, out))
@@ -757,6 +790,40 @@ mod tests {
         }
         let lay = super::super::fast::layouts(s);
         assert_eq!(lay.len(), l.trailing_zeros() as usize);
+    }
+
+    /// The AVX-512 NTT products against the reference: on CPUs with full-rate VNNI the
+    /// backend passes them over for `toom_vnni.rs` (and `mul_r3` keeps them), so they stay
+    /// checked here directly.
+    #[test]
+    fn avx512_ntt_products_match_the_reference() {
+        use rand::{Rng, SeedableRng};
+        let Some(s) = Avx512::try_new() else {
+            eprintln!("skipped: this CPU lacks AVX-512BW");
+            return;
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1536);
+        let tb = avx512_tables(s);
+        for case in 0..24 {
+            let a: Vec<i16> = match case {
+                0 => vec![i16::MIN; P],
+                1 => vec![i16::MAX; P],
+                _ => (0..P).map(|_| rng.gen()).collect(),
+            };
+            let b: Vec<i16> = (0..P).map(|_| rng.gen()).collect();
+            let sm: Vec<i8> = match case {
+                0 => vec![-1; P],
+                1 => vec![1; P],
+                _ => (0..P).map(|_| rng.gen_range(-1..=1)).collect(),
+            };
+            let mut out = vec![0i16; fast::PADDED];
+            // SAFETY: the token proves the features the entry point enables.
+            with_scratch(|sc| unsafe { s.tf_mul_rq(tb, sc, &a, &b, &mut out) });
+            assert_eq!(&out[..P], &scalar::mul_rq(&a, &b)[..], "case {case}");
+            // SAFETY: as above.
+            with_scratch(|sc| unsafe { s.tf_mul_rq_small(tb, sc, &a, &sm, &mut out) });
+            assert_eq!(&out[..P], &scalar::mul_rq_small(&a, &sm)[..], "case {case}");
+        }
     }
 
     #[test]
