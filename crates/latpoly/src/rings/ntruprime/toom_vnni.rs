@@ -16,7 +16,8 @@
 //!    1,248` `vpdpwssd` each (8,736 in all, against `761^2 / 32 = 18,097` for a schoolbook of
 //!    the whole product). The 32-bit sums are exact (below `192 · 13,824 · 15 < 2^26` with a
 //!    small operand, `192 · 2304^2 < 2^30` without) and each is brought back to 16 bits by a
-//!    signed Montgomery reduction ([`Redc`]: `w = s · 2^-16 mod q`, `|w| < 2^15`).
+//!    signed Montgomery reduction (`w = s · 2^-16 mod q`, `|w| < 2^15`), stored as pairs of
+//!    points `(w_2k, w_2k+1)` in 32-bit lanes ([`Pairs`]), the operands of the interpolation.
 //! 3. **Interpolation** by the integer matrix `K = 360 V^-1` (`V` the evaluation matrix of the
 //!    seven points; entries below 2^11), applied with `vpdpwssd` to pairs of points
 //!    interleaved in 32-bit lanes: the two limbs `c_j` that meet in a block of the full
@@ -60,16 +61,17 @@ const VB: usize = 8 * N / 32;
 const FULL: usize = 8 * N + 64;
 
 /// Workspace regions (`u16`, multiples of 32, so each starts on a 64-byte boundary): the
-/// evaluated operands, the pair array of one point, the point products. The interleaved
-/// points of the interpolation reuse the operands' region and the full product the point
-/// products' region.
+/// evaluated operands, the pair array of one point, and the point products as pairs of points
+/// in 32-bit lanes ([`Pairs`]: four arrays of `2 N` lanes, the last pairing point 6 with
+/// zero). The full product reuses the operands' region.
 const B_OFF: usize = PTS * BS;
 const WIN_OFF: usize = 2 * PTS * BS;
 const WIN_LEN: usize = 32 * (G + 2);
-const PROD_OFF: usize = WIN_OFF + WIN_LEN;
-const TOTAL: usize = PROD_OFF + PTS * PL;
-const PV_LEN: usize = UB * 8 * 32;
-const _: () = assert!(PV_LEN <= PROD_OFF - WIN_LEN && FULL <= PTS * PL);
+const PV_OFF: usize = WIN_OFF + WIN_LEN;
+/// Length of one array of pairs (`2 N` 32-bit lanes).
+const PV_STRIDE: usize = 2 * PL;
+const TOTAL: usize = PV_OFF + 4 * PV_STRIDE;
+const _: () = assert!(FULL <= WIN_OFF);
 
 /// `q^-1 mod 2^16`.
 const QINV: i16 = {
@@ -235,20 +237,40 @@ fn redc_wide(s: __m512i) -> __m512i {
     _mm512_srai_epi32(_mm512_sub_epi32(s, _mm512_slli_epi32(u, 16)), 16)
 }
 
-/// The point products' sink: block `k` of 16 sums, Montgomery-reduced, at `prod[16 k..]`.
-struct Redc<'a>(&'a mut [u16]);
+/// [`redc_low`] in the high 16 bits of each lane (the low bits are garbage): `s - mulhi(t, q)
+/// 2^16`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn redc_high(s: __m512i) -> __m512i {
+    let t = _mm512_mullo_epi16(s, _mm512_set1_epi32(i32::from(QINV as u16)));
+    let u = mulhi_epi16_512(t, _mm512_set1_epi32(i32::from(Q)));
+    _mm512_sub_epi32(s, _mm512_slli_epi32(u, 16))
+}
 
-impl Sink for Redc<'_> {
+/// The point products' sink: block `k` of point `p`, Montgomery-reduced, into the low (even
+/// `p`) or high (odd `p`) halves of the 32-bit lanes `32 k ..` of the array of pairs
+/// `(w_2m, w_2m+1)`, `m = p / 2`. The even point runs first and zeroes the high halves (point
+/// 6 has no partner).
+struct Pairs<'a> {
+    dst: &'a mut [u16],
+    odd: bool,
+}
+
+impl Sink for Pairs<'_> {
     #[inline(always)]
     fn put(&mut self, k: usize, sums: __m512i) {
-        let dst = &mut self.0[16 * k..16 * k + 16];
-        // SAFETY: 16 writable words; `point`, the only caller, runs with AVX-512F, BW and VNNI.
+        let dst = &mut self.dst[32 * k..32 * k + 32];
+        // SAFETY: 32 readable and writable words; `point`, the only caller, runs with AVX-512F,
+        // BW and VNNI.
         unsafe {
-            _mm256_storeu_si256(
-                dst.as_mut_ptr().cast(),
-                _mm512_cvtepi32_epi16(redc_low(sums)),
-            )
-        };
+            let v = if self.odd {
+                let even = _mm512_loadu_si512(dst.as_ptr().cast());
+                _mm512_mask_blend_epi16(0xaaaa_aaaa, even, redc_high(sums))
+            } else {
+                redc_low(sums)
+            };
+            _mm512_storeu_si512(dst.as_mut_ptr().cast(), v);
+        }
     }
 }
 
@@ -346,7 +368,7 @@ fn tf_mul(ws: &mut Workspace, a: &[i16], b: Rhs<'_>, out: &mut [i16]) {
     let ws = &mut ws.0[..];
     let (abuf, rest) = ws.split_at_mut(B_OFF);
     let (bbuf, rest) = rest.split_at_mut(WIN_OFF - B_OFF);
-    let (win, prod) = rest.split_at_mut(WIN_LEN);
+    let (win, pv) = rest.split_at_mut(WIN_LEN);
     match b {
         Rhs::Small(_) => {
             stage::<1>(Rhs::General(a), abuf);
@@ -362,7 +384,10 @@ fn tf_mul(ws: &mut Workspace, a: &[i16], b: Rhs<'_>, out: &mut [i16]) {
         point::<G, D, C1, C2, _>(
             &abuf[p * BS + 16..p * BS + 16 + N],
             win,
-            &mut Redc(&mut prod[p * PL..(p + 1) * PL]),
+            &mut Pairs {
+                dst: &mut pv[(p / 2) * PV_STRIDE..(p / 2 + 1) * PV_STRIDE],
+                odd: p % 2 == 1,
+            },
         );
     }
     interpolate(ws, out);
@@ -408,29 +433,17 @@ fn st(s: &mut [u16], at: usize, v: __m512i) {
     unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
 }
 
-/// Interpolation, fold and final reduction from the point products (at [`PROD_OFF`] of `ws`).
+/// Interpolation, fold and final reduction from the pairs of points (at [`PV_OFF`] of `ws`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 fn interpolate(ws: &mut [u16], out: &mut [i16]) {
-    let (pv, prod) = ws.split_at_mut(PROD_OFF);
-    // Pairs of points in 32-bit lanes, per block of 32 coefficients `u`: `(w_2k, w_2k+1)`
-    // unpacked within 128-bit lanes, so the low vector holds coefficients `8 l .. 8 l + 3` of
-    // each 128-bit lane `l` and the high one `8 l + 4 .. 8 l + 7`; `vpackssdw` of the two
-    // restores the order.
-    for u in 0..UB {
-        let mut w = [_mm512_setzero_si512(); 8];
-        for (p, x) in w.iter_mut().enumerate().take(PTS) {
-            *x = ld(prod, p * PL + 32 * u);
-        }
-        for k in 0..4 {
-            let at = (8 * u + 2 * k) * 32;
-            st(pv, at, _mm512_unpacklo_epi16(w[2 * k], w[2 * k + 1]));
-            st(pv, at + 32, _mm512_unpackhi_epi16(w[2 * k], w[2 * k + 1]));
-        }
-    }
-    // Block v of the full product: c_j lands at j N = 192 j, so blocks u = v - 6 j of c_j meet
-    // there (at most two j).
-    let full = &mut prod[..FULL];
+    let (full, rest) = ws.split_at_mut(WIN_OFF);
+    let (full, pv) = (&mut full[..FULL], &rest[PV_OFF - WIN_OFF..]);
+    // The 32-bit sums of vpackssdw's two inputs come out interleaved by four per 128-bit lane:
+    // this puts them back in order.
+    let order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+    // Blocks 2 v and 2 v + 1 (16 coefficients each) of the full product: c_j lands at j N =
+    // 192 j, so blocks 2 u and 2 u + 1 of c_j meet there for u = v - 6 j (at most two j).
     for v in 0..VB {
         let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
         // unrolled, so that the zero entries of K drop out at compile time
@@ -440,18 +453,15 @@ fn interpolate(ws: &mut [u16], out: &mut [i16]) {
                 unroll!(k in [0, 1, 2, 3] {
                     if K_PAIRS[j][k] != 0 {
                         let c = _mm512_set1_epi32(K_PAIRS[j][k]);
-                        let at = (8 * u + 2 * k) * 32;
+                        let at = k * PV_STRIDE + 64 * u;
                         lo = dpwssd(lo, c, ld(pv, at));
                         hi = dpwssd(hi, c, ld(pv, at + 32));
                     }
                 });
             }
         });
-        st(
-            full,
-            32 * v,
-            _mm512_packs_epi32(redc_wide(lo), redc_wide(hi)),
-        );
+        let y = _mm512_packs_epi32(redc_wide(lo), redc_wide(hi));
+        st(full, 32 * v, _mm512_permutexvar_epi64(order, y));
     }
     full[8 * N..].fill(0);
     // Fold mod x^761 - x - 1: r_i = c_i + c_(i + 761) + c_(i + 760) (the last for i >= 1),
@@ -561,11 +571,12 @@ mod tests {
         for c in sums.chunks(16) {
             let mut x = [0i32; 16];
             x[..c.len()].copy_from_slice(c);
-            let (mut lo, mut wide) = ([0u32; 16], [0i32; 16]);
+            let (mut lo, mut high, mut wide) = ([0u32; 16], [0u32; 16], [0i32; 16]);
             // SAFETY: as above; 16 entries each.
             unsafe {
                 let v = _mm512_loadu_si512(x.as_ptr().cast());
                 _mm512_storeu_si512(lo.as_mut_ptr().cast(), redc_low(v));
+                _mm512_storeu_si512(high.as_mut_ptr().cast(), redc_high(v));
                 _mm512_storeu_si512(wide.as_mut_ptr().cast(), redc_wide(v));
             }
             for i in 0..16 {
@@ -573,6 +584,7 @@ mod tests {
                 let w = i64::from(wide[i]);
                 assert_eq!(lo[i] >> 16, 0);
                 assert_eq!(lo[i] as u16 as i16 as i64, w);
+                assert_eq!((high[i] >> 16) as u16 as i16 as i64, w);
                 assert_eq!((w * (1 << 16) - s).rem_euclid(i64::from(Q)), 0, "redc({s})");
                 assert!(
                     w.abs() <= s.abs() / (1 << 16) + i64::from(Q) / 2 + 1,

@@ -572,55 +572,91 @@ macro_rules! entry_points {
 entry_points!(Avx2, "avx2");
 entry_points!(Avx512, "avx512f,avx512bw");
 
+/// A per-thread product buffer (allocated on first use, never zeroed by the products: each
+/// writes what it reads) and whether a product used it since its last wipe.
+struct Slot<T> {
+    buf: Box<T>,
+    used: bool,
+}
+
+/// The buffers [`wipe_scratch`] zeroes.
+trait Wipe {
+    fn wipe(&mut self);
+}
+
+impl Wipe for Scratch {
+    fn wipe(&mut self) {
+        Scratch::wipe(self)
+    }
+}
+
+impl Wipe for Workspace {
+    fn wipe(&mut self) {
+        Workspace::wipe(self)
+    }
+}
+
+type Cell<T> = RefCell<Option<Slot<T>>>;
+
 thread_local! {
-    /// This thread's product buffers (allocated on first use, never zeroed again).
-    static SCRATCH: RefCell<Option<Box<Scratch>>> = const { RefCell::new(None) };
-    /// This thread's workspace of the VNNI products, and whether it was used since the last
-    /// wipe.
-    static VNNI: RefCell<Option<(Box<Workspace>, bool)>> = const { RefCell::new(None) };
+    /// This thread's buffers of the NTT products.
+    static SCRATCH: Cell<Scratch> = const { RefCell::new(None) };
+    /// This thread's workspace of the VNNI products.
+    static VNNI: Cell<Workspace> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's buffer in `key`, marked used.
+fn with_slot<T, R>(
+    key: &'static std::thread::LocalKey<Cell<T>>,
+    new: fn() -> Box<T>,
+    f: impl FnOnce(&mut T) -> R,
+) -> R {
+    key.with_borrow_mut(|slot| {
+        let slot = slot.get_or_insert_with(|| Slot {
+            buf: new(),
+            used: false,
+        });
+        slot.used = true;
+        f(&mut slot.buf)
+    })
 }
 
 /// Runs `f` with this thread's [`Scratch`].
 fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
-    SCRATCH.with_borrow_mut(|sc| f(sc.get_or_insert_with(Scratch::new)))
+    with_slot(&SCRATCH, Scratch::new, f)
 }
 
 /// Runs `f` with this thread's VNNI [`Workspace`].
 fn with_vnni<R>(f: impl FnOnce(&mut Workspace) -> R) -> R {
-    VNNI.with_borrow_mut(|ws| {
-        let (ws, used) = ws.get_or_insert_with(|| (Workspace::new(), false));
-        *used = true;
-        f(ws)
-    })
+    with_slot(&VNNI, Workspace::new, f)
 }
 
 /// Whether this thread's [`Scratch`] and VNNI workspace are absent or all zero (for tests).
 #[cfg(test)]
 pub(crate) fn scratch_is_clear() -> bool {
-    SCRATCH.with_borrow(|sc| sc.as_ref().is_none_or(|sc| sc.is_zero()))
-        && VNNI.with_borrow(|ws| ws.as_ref().is_none_or(|(ws, _)| ws.is_zero()))
+    SCRATCH.with_borrow(|sc| sc.as_ref().is_none_or(|sc| sc.buf.is_zero()))
+        && VNNI.with_borrow(|ws| ws.as_ref().is_none_or(|ws| ws.buf.is_zero()))
 }
 
-/// Zeroes this thread's [`Scratch`] and VNNI workspace (those it has that are not in use; the
-/// workspace only if a product used it since the last wipe).
+/// Zeroes this thread's buffer in `key` if a product used it since the last wipe and it is not
+/// in use now.
+fn wipe_slot<T: Wipe>(key: &'static std::thread::LocalKey<Cell<T>>) {
+    key.with(|cell| {
+        if let Ok(mut slot) = cell.try_borrow_mut() {
+            if let Some(slot) = slot.as_mut().filter(|s| s.used) {
+                slot.buf.wipe();
+                slot.used = false;
+            }
+        }
+    });
+}
+
+/// Zeroes this thread's [`Scratch`] and VNNI workspace, each only if a product used it since
+/// the last wipe (an sntrup761 encapsulation on a CPU with full-rate VNNI uses the workspace
+/// alone).
 pub(crate) fn wipe_scratch() {
-    SCRATCH.with(|cell| {
-        if let Ok(mut sc) = cell.try_borrow_mut() {
-            if let Some(sc) = sc.as_mut() {
-                sc.wipe();
-            }
-        }
-    });
-    VNNI.with(|cell| {
-        if let Ok(mut ws) = cell.try_borrow_mut() {
-            if let Some((ws, used)) = ws.as_mut() {
-                if *used {
-                    ws.wipe();
-                    *used = false;
-                }
-            }
-        }
-    });
+    wipe_slot(&SCRATCH);
+    wipe_slot(&VNNI);
 }
 
 fn avx2_tables(s: Avx2) -> &'static Tables {
