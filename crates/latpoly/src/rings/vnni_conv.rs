@@ -47,8 +47,9 @@ pub(crate) fn full_rate_vnni() -> bool {
 fn is_zen4() -> bool {
     // `cpuid` exists on every x86-64 CPU; leaves 0 and 1 always exist
     let (v, f) = (__cpuid(0), __cpuid(1));
-    let amd = (v.ebx, v.edx, v.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163); // "AuthenticAMD"
-                                                                                // the extended family counts only when the base family is 0xf
+    // "AuthenticAMD"
+    let amd = (v.ebx, v.edx, v.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+    // the extended family counts only when the base family is 0xf
     let base = (f.eax >> 8) & 0xf;
     let family = if base == 0xf {
         base + ((f.eax >> 20) & 0xff)

@@ -15,15 +15,16 @@
 //! 1. **Toom-4 evaluation** of both operands (zero-padded to `4 N`) at `0, 1, -1, 2, -2, 1/2`
 //!    (as `8 A(1/2)`) and `inf` ([`super::toom::eval4`]): seven polynomials of `N`
 //!    coefficients each, mod `2^16`.
-//! 2. **Point products**, each a linear convolution `P = A B` of `N x N` coefficients. The
-//!    16 outputs `P_(16 t .. 16 t + 16)` live in one vector of 32-bit sums; the broadcast pair
+//! 2. **Point products** (the kernel is shared with NTRU Prime's Toom-4 product:
+//!    [`crate::rings::vnni_conv`]), each a linear convolution `P = A B` of `N x N`
+//!    coefficients. The 16 outputs `P_(16 t .. 16 t + 16)` live in one vector of 32-bit sums; the broadcast pair
 //!    `(A_(2 m), A_(2 m + 1))` times the window `W_s` (lane `i` the pair `(B_(s + i),
 //!    B_(s + i - 1))`, zero outside `0..N`) with `s = 16 t - 2 m` adds both of its terms to
 //!    every lane. Grouping `m = 8 g + j` and `t = g + d`, the window is `W_(16 d - 2 j)`: it
 //!    does not depend on `g`. All windows are unaligned loads from one array of pairs
 //!    `E_k = (B_k, B_(k - 1))` (`G + 2` vectors, the first zero, the others one `vpermw`
 //!    each: [`pairs`]). The groups
-//!    run in one or two chunks of `C` ([`point`], [`chunk`]): for each `j` the chunk's `C`
+//!    run in one or two chunks of `C` ([`point`]): for each `j` the chunk's `C`
 //!    broadcast pairs stay in registers, each window `d = 0 ..= G` is loaded once and
 //!    multiplied by all of them into the sums of blocks `g + d` (`C + G` registers of sums).
 //!    That is `8 G (G + 1)` instructions a point: 1,056 for `N = 176`, 7,392 for the product,

@@ -45,7 +45,9 @@
 //! per cycle, so the remaining gap to the AVX2 record for `R/q` (a transform directly over
 //! `Z_4591` with Good–Thomas, Rader-17 and Bruun layers, i.e. three transforms instead of nine)
 //! is structural: `4590 = 2 · 3^3 · 5 · 17` has a single factor 2, so `Z_4591` itself only
-//! admits mixed-radix (3, 5, 17) transforms with awkward in-register permutations.
+//! admits mixed-radix (3, 5, 17) transforms with awkward in-register permutations. Where the
+//! CPU runs AVX-512 VNNI at full rate, the AVX-512 backend takes the `R/q` products to Toom-4
+//! over `vpdpwssd` convolutions instead (`toom_vnni.rs`); the `R/3` product stays here.
 
 use super::{P, Q};
 
@@ -1143,8 +1145,8 @@ pub(crate) fn load_small<S: Lanes>(s: S, a: &[i8], buf: &mut Input) {
 /// folded residues (about 14 KB, 64-byte aligned). Every product writes each buffer before
 /// reading it, so a [`Scratch`] is reused across calls (one per thread, see `x86.rs`) instead of
 /// being zeroed for every product (that zeroing was ~5% of an sntrup761 decapsulation). The KEMs
-/// zero it once at the end of each operation (`ScratchWipe`), so no secret-derived values stay
-/// in it.
+/// zero it once at the end of each operation that used it (`ScratchWipe`), so no
+/// secret-derived values stay in it.
 pub(crate) struct Scratch {
     /// First operand (written by [`load_rq`] / [`load_small`]).
     pub(crate) ia: Input,

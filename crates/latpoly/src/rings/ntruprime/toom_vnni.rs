@@ -7,11 +7,12 @@
 //! coefficients (`4 N = 768 >= 761`, `G = N / 16 = 12`):
 //!
 //! 1. **Evaluation** at `0, 1, -1, 2, -2, 1/2` (as `8 A(1/2)`) and `inf`, in 16-bit lanes
-//!    ([`eval`]). A general operand is first reduced to `|a| <= 2304` (Barrett), and the two
-//!    partial sums that could leave `i16` (`2 a1 + 8 a3` and `8 a0 + 2 a2`) are reduced
-//!    again, so its points stay below `13,824`; a small operand (`{-1, 0, 1}`) needs no
-//!    reduction (its points stay below 15). For a product of two general operands every point
-//!    is reduced to `|x| <= 2304`.
+//!    ([`eval`]). A general operand is first reduced to `|a| <= 2304` (Barrett), and the
+//!    partial sums `2 a1 + 8 a3` and `8 a0 + 2 a2` are reduced again (the points `A(±2)` and
+//!    `8 A(1/2)` built from them would otherwise reach `15 · 2304`, outside `i16`), so its
+//!    points stay within `13,824`; a small operand (`{-1, 0, 1}`) needs no reduction (its
+//!    points stay within 15). For a product of two general operands every point is reduced to
+//!    `|x| <= 2304`.
 //! 2. **Point products**: seven linear convolutions of `N x N` coefficients, `8 G (G + 1) =
 //!    1,248` `vpdpwssd` each (8,736 in all, against `761^2 / 32 = 18,097` for a schoolbook of
 //!    the whole product). The 32-bit sums are exact (below `192 · 13,824 · 15 < 2^26` with a
@@ -131,7 +132,7 @@ const FINAL_QINV: i16 = FINAL.wrapping_mul(QINV);
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PrimeVnni(());
 
-/// The memory of one product (13 KB, 64-byte aligned). Every product writes each region before
+/// The memory of one product (14 KB, 64-byte aligned). Every product writes each region before
 /// reading it; the KEMs wipe it after each operation (`ScratchWipe`).
 #[repr(C, align(64))]
 pub(crate) struct Workspace([u16; TOTAL]);
@@ -275,8 +276,8 @@ impl Sink for Pairs<'_> {
 }
 
 /// Toom-4 evaluation of four limbs (lane-wise) at `0, 1, -1, 2, -2, 1/2` (as `8 A(1/2)`) and
-/// `inf`. `RED = 0`: no reduction (limbs in `{-1, 0, 1}`: points below 15); `1`: the limbs
-/// within 2304 of zero, `2 a1 + 8 a3` and `8 a0 + 2 a2` reduced (points below 13,824); `2`:
+/// `inf`. `RED = 0`: no reduction (limbs in `{-1, 0, 1}`: points within 15); `1`: the limbs
+/// within 2304 of zero, `2 a1 + 8 a3` and `8 a0 + 2 a2` reduced (points within 13,824); `2`:
 /// as `1`, then every point reduced (within 2304).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
@@ -335,8 +336,8 @@ fn load_i8(x: &[i8], start: usize) -> __m512i {
 }
 
 /// Evaluates the operand whose 32 coefficients at `c` of limb `i` [`load_i16`] or
-/// [`load_i8`] gives (`RED` as in [`eval`]; for `RED > 0` the limbs are reduced first) into
-/// `dst` (`PTS` strides of [`BS`]: 16 zeros, the `N` values, zeros).
+/// [`load_i8`] gives (`RED` as in [`eval`]; the limbs of a general operand are reduced first,
+/// whatever `RED`) into `dst` (`PTS` strides of [`BS`]: 16 zeros, the `N` values, zeros).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn stage<const RED: u8>(x: Rhs<'_>, dst: &mut [u16]) {
@@ -379,6 +380,8 @@ fn tf_mul(ws: &mut Workspace, a: &[i16], b: Rhs<'_>, out: &mut [i16]) {
             stage::<2>(b, bbuf);
         }
     }
+    // in order of p, each product handing over all its blocks: an odd point's sink blends
+    // into what the even point before it stored ([`Pairs`])
     for p in 0..PTS {
         pairs::<D>(&bbuf[p * BS..(p + 1) * BS], win);
         point::<G, D, C1, C2, _>(
@@ -614,7 +617,18 @@ mod tests {
             let s = (0..P).map(|_| rng.gen_range(-1..=1)).collect();
             cases.push((a, s));
         }
-        let spots = [0, 1, N - 1, N, 2 * N + 5, 3 * N, P - 2, P - 1];
+        let spots = [
+            0,
+            1,
+            N - 1,
+            N,
+            2 * N - 1,
+            2 * N,
+            3 * N - 1,
+            3 * N,
+            P - 2,
+            P - 1,
+        ];
         for &i in &spots {
             for &j in &spots {
                 let (mut a, mut s) = (vec![0i16; P], vec![0i8; P]);
@@ -631,6 +645,8 @@ mod tests {
     fn matches_reference() {
         let Some(v) = token() else { return };
         let mut ws = Workspace::new();
+        // every region must be written before it is read: start from garbage
+        ws.0.fill(0xffff);
         let mut rng = ChaCha8Rng::seed_from_u64(761);
         for (a, s) in cases(&mut rng) {
             let want = scalar::mul_rq_small(&a, &s);

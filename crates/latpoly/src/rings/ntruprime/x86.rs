@@ -596,18 +596,18 @@ impl Wipe for Workspace {
     }
 }
 
-type Cell<T> = RefCell<Option<Slot<T>>>;
+type SlotCell<T> = RefCell<Option<Slot<T>>>;
 
 thread_local! {
     /// This thread's buffers of the NTT products.
-    static SCRATCH: Cell<Scratch> = const { RefCell::new(None) };
+    static SCRATCH: SlotCell<Scratch> = const { RefCell::new(None) };
     /// This thread's workspace of the VNNI products.
-    static VNNI: Cell<Workspace> = const { RefCell::new(None) };
+    static VNNI: SlotCell<Workspace> = const { RefCell::new(None) };
 }
 
 /// Runs `f` with this thread's buffer in `key`, marked used.
 fn with_slot<T, R>(
-    key: &'static std::thread::LocalKey<Cell<T>>,
+    key: &'static std::thread::LocalKey<SlotCell<T>>,
     new: fn() -> Box<T>,
     f: impl FnOnce(&mut T) -> R,
 ) -> R {
@@ -640,7 +640,7 @@ pub(crate) fn scratch_is_clear() -> bool {
 
 /// Zeroes this thread's buffer in `key` if a product used it since the last wipe and it is not
 /// in use now.
-fn wipe_slot<T: Wipe>(key: &'static std::thread::LocalKey<Cell<T>>) {
+fn wipe_slot<T: Wipe>(key: &'static std::thread::LocalKey<SlotCell<T>>) {
     key.with(|cell| {
         if let Ok(mut slot) = cell.try_borrow_mut() {
             if let Some(slot) = slot.as_mut().filter(|s| s.used) {
@@ -673,17 +673,19 @@ fn avx512_tables(s: Avx512) -> &'static Tables {
 /// reference). Lengths are checked by the caller.
 pub(crate) fn mul_rq(isa: Isa, a: &[i16], b: &[i16]) -> Vec<i16> {
     let mut out = vec![0i16; fast::PADDED];
-    match (isa, Avx512::try_new(), Avx2::try_new()) {
-        (Isa::Avx512, Some(_), _) if PrimeVnni::try_new().is_some() => {
-            let v = PrimeVnni::try_new().expect("checked");
-            with_vnni(|ws| v.mul_rq(ws, a, b, &mut out));
-        }
+    match (
+        isa,
+        Avx512::try_new(),
+        Avx2::try_new(),
+        PrimeVnni::try_new(),
+    ) {
+        (Isa::Avx512, Some(_), _, Some(v)) => with_vnni(|ws| v.mul_rq(ws, a, b, &mut out)),
         // SAFETY: the token proves the features the entry point enables.
-        (Isa::Avx512, Some(s), _) => unsafe {
+        (Isa::Avx512, Some(s), _, _) => unsafe {
             with_scratch(|sc| s.tf_mul_rq(avx512_tables(s), sc, a, b, &mut out))
         },
         // SAFETY: as above.
-        (Isa::Avx2, _, Some(s)) => unsafe {
+        (Isa::Avx2, _, Some(s), _) => unsafe {
             with_scratch(|sc| s.tf_mul_rq(avx2_tables(s), sc, a, b, &mut out))
         },
         _ => return scalar::mul_rq(a, b),
@@ -704,17 +706,19 @@ pub(crate) fn mul_rq_small(isa: Isa, a: &[i16], s: &[i8]) -> Vec<i16> {
 /// others are overwritten with unspecified values).
 pub(crate) fn mul_rq_small_into(isa: Isa, a: &[i16], s: &[i8], out: &mut [i16]) {
     debug_assert_eq!(out.len(), fast::PADDED);
-    match (isa, Avx512::try_new(), Avx2::try_new()) {
-        (Isa::Avx512, Some(_), _) if PrimeVnni::try_new().is_some() => {
-            let v = PrimeVnni::try_new().expect("checked");
-            with_vnni(|ws| v.mul_rq_small(ws, a, s, out));
-        }
+    match (
+        isa,
+        Avx512::try_new(),
+        Avx2::try_new(),
+        PrimeVnni::try_new(),
+    ) {
+        (Isa::Avx512, Some(_), _, Some(v)) => with_vnni(|ws| v.mul_rq_small(ws, a, s, out)),
         // SAFETY: the token proves the features the entry point enables.
-        (Isa::Avx512, Some(t), _) => unsafe {
+        (Isa::Avx512, Some(t), _, _) => unsafe {
             with_scratch(|sc| t.tf_mul_rq_small(avx512_tables(t), sc, a, s, out))
         },
         // SAFETY: as above.
-        (Isa::Avx2, _, Some(t)) => unsafe {
+        (Isa::Avx2, _, Some(t), _) => unsafe {
             with_scratch(|sc| t.tf_mul_rq_small(avx2_tables(t), sc, a, s, out))
         },
         _ => out[..P].copy_from_slice(&scalar::mul_rq_small(a, s)),
