@@ -64,7 +64,7 @@ pub(crate) const BARRETT_BOUND_SLACK: i64 = 8;
 /// Bound on the (Barrett-reduced, not exactly centred) inputs: `2295 + 3`, rounded up.
 const INPUT_BOUND: i64 = 2304;
 /// `round(2^27 / p)`: the Barrett multiplier (`< 2^15` for every modulus used here).
-const fn barrett_v(p: i16) -> i16 {
+pub(crate) const fn barrett_v(p: i16) -> i16 {
     (((1i64 << 27) + p as i64 / 2) / p as i64) as i16
 }
 
@@ -139,7 +139,8 @@ pub(crate) trait Lanes: Copy {
 // ---------------------------------------------------------------------------------------------
 // Tables (public data, built once per backend).
 
-fn pow_mod(mut b: i64, mut e: i64, m: i64) -> i64 {
+/// `b^e mod m` (`m < 2^31`), also for the constants of `toom_vnni.rs`.
+pub(crate) const fn pow_mod(mut b: i64, mut e: i64, m: i64) -> i64 {
     let mut r = 1;
     b = b.rem_euclid(m);
     while e > 0 {
@@ -152,11 +153,12 @@ fn pow_mod(mut b: i64, mut e: i64, m: i64) -> i64 {
     r
 }
 
-fn inv_mod(a: i64, m: i64) -> i64 {
+const fn inv_mod(a: i64, m: i64) -> i64 {
     pow_mod(a, m - 2, m) // m prime
 }
 
-fn centre(x: i64, m: i64) -> i64 {
+/// The representative of `x mod m` in `(-m/2, m/2]`.
+pub(crate) const fn centre(x: i64, m: i64) -> i64 {
     let r = x.rem_euclid(m);
     if r > m / 2 {
         r - m
@@ -165,12 +167,14 @@ fn centre(x: i64, m: i64) -> i64 {
     }
 }
 
-/// `p^-1 mod 2^16`.
-fn inv_2_16(p: i16) -> i16 {
-    let p = i32::from(p);
+/// `p^-1 mod 2^16` (odd `p`).
+pub(crate) const fn inv_2_16(p: i16) -> i16 {
+    let p = p as i32;
     let mut x = p; // correct to 3 bits for odd p
-    for _ in 0..4 {
+    let mut i = 0;
+    while i < 4 {
         x = x.wrapping_mul(2i32.wrapping_sub(p.wrapping_mul(x)));
+        i += 1;
     }
     x as i16
 }

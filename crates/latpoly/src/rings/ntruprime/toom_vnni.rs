@@ -33,6 +33,7 @@
 
 #![allow(unsafe_code)]
 
+use super::fast::{barrett_v, centre, inv_2_16, pow_mod};
 use super::{P, PADDED, Q};
 use crate::arith::mulhi_x86::mulhi_epi16_512;
 use crate::rings::unroll;
@@ -75,19 +76,9 @@ const TOTAL: usize = PV_OFF + 4 * PV_STRIDE;
 const _: () = assert!(FULL <= WIN_OFF);
 
 /// `q^-1 mod 2^16`.
-const QINV: i16 = {
-    // Newton's iteration x <- x (2 - q x) doubles the correct low bits (q x = 1 mod 2 at x = 1)
-    let q = Q;
-    let mut x: u16 = 1;
-    let mut i = 0;
-    while i < 5 {
-        x = x.wrapping_mul(2u16.wrapping_sub(q.wrapping_mul(x)));
-        i += 1;
-    }
-    x as i16
-};
+const QINV: i16 = inv_2_16(Q as i16);
 /// `round(2^27 / q)`: the Barrett multiplier.
-const BARRETT_V: i16 = (((1i64 << 27) + Q as i64 / 2) / Q as i64) as i16;
+const BARRETT_V: i16 = barrett_v(Q as i16);
 /// `360 V^-1`: row `j` gives `360 c_j` from the point products at `0, 1, -1, 2, -2, 1/2`
 /// (`64 C(1/2)`) and `inf` (checked against the evaluation matrix in the tests).
 const K: [[i16; PTS]; PTS] = [
@@ -102,28 +93,12 @@ const K: [[i16; PTS]; PTS] = [
 /// The scale of [`K`].
 const K_SCALE: i64 = 360;
 
-const fn pow_mod(b: i64, mut e: i64) -> i64 {
-    let (m, mut b, mut r) = (Q as i64, b.rem_euclid(Q as i64), 1i64);
-    while e > 0 {
-        if e & 1 == 1 {
-            r = r * b % m;
-        }
-        b = b * b % m;
-        e >>= 1;
-    }
-    r
-}
-
-/// The centred representative of `x mod q`.
-const fn centre(x: i64) -> i16 {
-    let m = Q as i64;
-    let r = x.rem_euclid(m);
-    (if r > m / 2 { r - m } else { r }) as i16
-}
-
 /// The final factor: `360^-1 · 2^48 mod q` (the fold's values carry `360 · 2^-32`, and the
 /// Montgomery product by this constant one more `2^-16`).
-const FINAL: i16 = centre(pow_mod(K_SCALE, Q as i64 - 2) * pow_mod(2, 48) % Q as i64);
+const FINAL: i16 = {
+    let q = Q as i64;
+    centre(pow_mod(K_SCALE, q - 2, q) * pow_mod(2, 48, q), q) as i16
+};
 /// `FINAL · q^-1 mod 2^16`.
 const FINAL_QINV: i16 = FINAL.wrapping_mul(QINV);
 
@@ -538,7 +513,10 @@ mod tests {
         }
         let q = i64::from(Q);
         assert_eq!((i64::from(QINV) * q).rem_euclid(1 << 16), 1);
-        assert_eq!((i64::from(FINAL) * K_SCALE).rem_euclid(q), pow_mod(2, 48));
+        assert_eq!(
+            (i64::from(FINAL) * K_SCALE).rem_euclid(q),
+            pow_mod(2, 48, q)
+        );
         assert_eq!(
             i64::from(FINAL_QINV).rem_euclid(1 << 16),
             (i64::from(FINAL) * i64::from(QINV)).rem_euclid(1 << 16)
