@@ -34,6 +34,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod arith;
+mod cpu;
 pub mod error;
 pub mod he;
 pub mod isa;

@@ -39,24 +39,8 @@ pub(crate) fn full_rate_vnni() -> bool {
         is_x86_feature_detected!("avx512f")
             && is_x86_feature_detected!("avx512bw")
             && is_x86_feature_detected!("avx512vnni")
-            && !is_zen4()
+            && !crate::cpu::is_zen4()
     })
-}
-
-/// AMD family 25 (`0x19`): Zen 3, which has no AVX-512, and Zen 4.
-fn is_zen4() -> bool {
-    // `cpuid` exists on every x86-64 CPU; leaves 0 and 1 always exist
-    let (v, f) = (__cpuid(0), __cpuid(1));
-    // "AuthenticAMD"
-    let amd = (v.ebx, v.edx, v.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
-    // the extended family counts only when the base family is 0xf
-    let base = (f.eax >> 8) & 0xf;
-    let family = if base == 0xf {
-        base + ((f.eax >> 20) & 0xff)
-    } else {
-        base
-    };
-    amd && family == 0x19
 }
 
 /// Receives the blocks of 16 32-bit sums of a [`point`] product.

@@ -12,7 +12,11 @@
 //!   compresses four blocks in about the time the `sha2` crate takes for one;
 //! * the `sha2` crate's `compress512`, one message after the other, otherwise (CPUs without
 //!   AVX-512VL, or `LATPOLY_ISA` capped below `avx512`: the Valgrind constant-time tests run
-//!   with `LATPOLY_ISA=avx2`).
+//!   with `LATPOLY_ISA=avx2`), and on AMD Zen 5 for a step that has one message left: there
+//!   the simple vector integer operations take two cycles of latency, and the kernel's rounds
+//!   are chains of them (232 ns a call on Zen 5, ~12 cycles a round, against 144 ns for the
+//!   `sha2` crate's compression of one block; on Zen 4 and Intel's server cores the kernel
+//!   takes about the scalar time of one block).
 //!
 //! The padding and the digest are FIPS 180-4's; the tests check every message length from 0 to
 //! 1100 bytes, both backends, against the `sha2` crate's `Sha512`. Constant time in the data:
@@ -129,13 +133,14 @@ fn avx512() -> Option<crate::keccak::x86::Avx512Vl> {
     crate::keccak::avx512()
 }
 
-/// Whether [`advance`] hashes several messages in lockstep on this CPU (the four-lane kernel):
-/// then hashing up to four independent messages costs about what one does, otherwise each
-/// message costs its own blocks (callers may then prefer hashing fewer messages).
+/// Whether hashing up to four independent messages in lockstep costs about what hashing one
+/// does on this CPU (the four-lane kernel, where a one-message step is not cheaper): otherwise
+/// each message costs its own blocks, or a step of several messages costs more than one
+/// message's (Zen 5: 232 against 144 ns), and callers may prefer hashing fewer messages.
 pub(crate) fn parallel() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        avx512().is_some()
+        avx512().is_some() && !scalar_single()
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -221,6 +226,13 @@ impl Drop for Msg {
     }
 }
 
+/// Whether a step of [`advance`] with one message left takes the scalar compression even where
+/// the four-lane kernel runs: on AMD Zen 5 (see the module documentation).
+#[cfg(target_arch = "x86_64")]
+fn scalar_single() -> bool {
+    crate::cpu::is_zen5()
+}
+
 /// Compresses blocks until message `i` has `until[i]` blocks done (capped at its length),
 /// up to four messages per step.
 pub(crate) fn advance(msgs: &mut [&mut Msg], until: &[usize]) {
@@ -238,7 +250,7 @@ pub(crate) fn advance(msgs: &mut [&mut Msg], until: &[usize]) {
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if let Some(t) = avx512() {
+        if let Some(t) = avx512().filter(|_| count > 1 || !scalar_single()) {
             let zero = [0u8; BLOCK];
             let mut states = [IV; 4];
             let mut blocks = [&zero; 4];

@@ -1,0 +1,73 @@
+//! The few choices that depend on the CPU's microarchitecture rather than on its instruction
+//! set, read once from `cpuid` (which traps to the hypervisor in a virtual machine, so the
+//! answer is cached).
+//!
+//! | core | what differs | where it is used |
+//! |---|---|---|
+//! | AMD Zen 4 (family 25) | 512-bit instructions run as two 256-bit halves: `vpdpwssd` one a cycle | the VNNI products stay off ([`crate::rings`]) |
+//! | AMD Zen 5 (family 26) | simple vector integer operations (`vpaddq`, `vprorq`, `vpternlogq`, `vpxor`) have a latency of two cycles, against one on Intel and Zen 4 | one-message SHA-512 steps take the scalar compression |
+//!
+//! The latencies were measured on this project's hosts with chains of dependent instructions
+//! (Zen 5: two cycles for those four, three for `vpmullw`, four for `vpdpwssd`, five for
+//! `vpermw`; throughputs two a cycle for the multiplications and four for `vpaddw`).
+
+use std::sync::OnceLock;
+
+/// The CPU family of an AMD processor (`0x19` Zen 3 / Zen 4, `0x1a` Zen 5), `None` for other
+/// vendors.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn amd_family() -> Option<u32> {
+    use core::arch::x86_64::__cpuid;
+    static FAMILY: OnceLock<Option<u32>> = OnceLock::new();
+    *FAMILY.get_or_init(|| {
+        // `cpuid` exists on every x86-64 CPU; leaves 0 and 1 always exist
+        let (v, f) = (__cpuid(0), __cpuid(1));
+        // "AuthenticAMD"
+        let amd = (v.ebx, v.edx, v.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+        // the extended family counts only when the base family is 0xf
+        let base = (f.eax >> 8) & 0xf;
+        let family = if base == 0xf {
+            base + ((f.eax >> 20) & 0xff)
+        } else {
+            base
+        };
+        amd.then_some(family)
+    })
+}
+
+/// AMD family 25 with AVX-512: Zen 4 (Zen 3, the other cores of that family, has no AVX-512,
+/// which every caller checks first).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn is_zen4() -> bool {
+    amd_family() == Some(0x19)
+}
+
+/// AMD family 26: Zen 5.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn is_zen5() -> bool {
+    amd_family() == Some(0x1a)
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_agrees_with_proc_cpuinfo() {
+        // where /proc/cpuinfo exists, its vendor and family are cpuid's
+        let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") else {
+            eprintln!("skipped: no /proc/cpuinfo");
+            return;
+        };
+        let field = |name: &str| {
+            text.lines()
+                .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        };
+        let amd = field("vendor_id").as_deref() == Some("AuthenticAMD");
+        let family: Option<u32> = field("cpu family").and_then(|f| f.parse().ok());
+        assert_eq!(amd_family(), if amd { family } else { None });
+        assert!(!(is_zen4() && is_zen5()));
+    }
+}
