@@ -36,7 +36,9 @@
 //! backend computes [`mul_rq`] and [`mul_rq_small`] by Toom-4 modulo 4591 instead, whose seven
 //! point products are schoolbook convolutions on `vpdpwssd` (`toom_vnni.rs`: 2.1 µs for either
 //! product against 2.7 and 4.1 µs for the transforms, in-process on the Intel host of the
-//! thirty-first session); [`mul_r3`] keeps its one-prime transform, faster than either.
+//! thirty-first session; on AMD Zen 5 only [`mul_rq`], as the transforms are the faster
+//! `R/q × small` product there, 1.25 against 1.33 µs); [`mul_r3`] keeps its one-prime
+//! transform, faster than either.
 //! [`Multiplier`] picks the backend once (best available, capped by the
 //! `LATPOLY_ISA` environment variable, see [`crate::isa`]; `scalar` forces the reference); the
 //! free functions use one chosen at their first call.

@@ -710,7 +710,7 @@ pub(crate) fn mul_rq_small_into(isa: Isa, a: &[i16], s: &[i8], out: &mut [i16]) 
         isa,
         Avx512::try_new(),
         Avx2::try_new(),
-        PrimeVnni::try_new(),
+        PrimeVnni::for_small(),
     ) {
         (Isa::Avx512, Some(_), _, Some(v)) => with_vnni(|ws| v.mul_rq_small(ws, a, s, out)),
         // SAFETY: the token proves the features the entry point enables.
