@@ -240,6 +240,7 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>
 /// The rounded part of `Hide`'s ciphertext for the short `r` (without the confirmation hash),
 /// and the encoding of `r`. The secret temporaries live in wiped stack buffers (no allocation
 /// besides the ciphertext and the decoded public key).
+#[inline(always)]
 fn sntrup_hide(r: &[i8], pk: &[u8]) -> Result<(Vec<u8>, Wiped<[u8; SMALL_BYTES]>)> {
     let h = ring::rq_decode(pk)?;
     let mut r_enc = Wiped::new([0u8; SMALL_BYTES]);
@@ -256,6 +257,25 @@ fn sntrup_hide(r: &[i8], pk: &[u8]) -> Result<(Vec<u8>, Wiped<[u8; SMALL_BYTES]>
 /// hash `Hash1(Hash3(r) ‖ ct)`, whose last block waits for the confirmation
 /// `Hash2(Hash3(r) ‖ cache)` at the end of `ct`.
 fn sntrup_encapsulate(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
+    unchecked::vectorised(Encaps(pk, rng))
+}
+
+/// [`sntrup_encapsulate`]'s body, compiled with the backend's vector features.
+struct Encaps<'a, 'r>(&'a [u8], &'a mut (dyn RandomSource + 'r));
+
+impl unchecked::Vectorised for Encaps<'_, '_> {
+    type Out = Result<(Vec<u8>, Wiped<[u8; 32]>)>;
+    #[inline(always)]
+    fn run(self) -> Self::Out {
+        sntrup_encapsulate_body(self.0, self.1)
+    }
+}
+
+#[inline(always)]
+fn sntrup_encapsulate_body(
+    pk: &[u8],
+    rng: &mut dyn RandomSource,
+) -> Result<(Vec<u8>, Wiped<[u8; 32]>)> {
     let _wipe = ring::ScratchWipe;
     let r = short_random(rng, s::W);
     let (mut ct, r_enc) = sntrup_hide(&r[..], pk)?;
@@ -287,6 +307,22 @@ fn sntrup_encapsulate(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>,
 /// of an AVX2 decapsulation; on Zen 5, where one message's blocks go to the scalar
 /// compression, 7.9 -> 7.0 µs). Both give the same key.
 fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
+    unchecked::vectorised(Decaps(sk, ct))
+}
+
+/// [`sntrup_decapsulate`]'s body, compiled with the backend's vector features.
+struct Decaps<'a>(&'a [u8], &'a [u8]);
+
+impl unchecked::Vectorised for Decaps<'_> {
+    type Out = Result<Wiped<[u8; 32]>>;
+    #[inline(always)]
+    fn run(self) -> Self::Out {
+        sntrup_decapsulate_body(self.0, self.1)
+    }
+}
+
+#[inline(always)]
+fn sntrup_decapsulate_body(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let _wipe = ring::ScratchWipe;
     let (f, rest) = sk.split_at(SMALL_BYTES);
     let (v, rest) = rest.split_at(SMALL_BYTES);

@@ -421,6 +421,28 @@ pub(crate) const PADDED: usize = 768;
 pub(crate) mod unchecked {
     use super::*;
 
+    /// Code to compile with the vector features of the backend ([`vectorised`]). `run` must
+    /// be `#[inline(always)]`: only then is it inlined into the function that has the
+    /// features (a closure's body is not, whatever its size).
+    pub(crate) trait Vectorised {
+        type Out;
+        fn run(self) -> Self::Out;
+    }
+
+    /// `body.run()`, inlined into a function compiled with the vector features of the backend
+    /// (see [`x86::vectorised`]): for the KEMs' element-wise code between the ring operations.
+    #[inline(always)]
+    pub(crate) fn vectorised<B: Vectorised>(body: B) -> B::Out {
+        #[cfg(target_arch = "x86_64")]
+        {
+            x86::vectorised(global().isa, body)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            body.run()
+        }
+    }
+
     /// [`super::mul_rq_small`] without checks.
     pub(crate) fn mul_rq_small(a: &[i16], s: &[i8]) -> Vec<i16> {
         debug_assert!(a.len() == P && check_small(s).is_ok());
@@ -474,6 +496,7 @@ pub(crate) mod unchecked {
 
     /// [`super::round3`] without checks.
     /// [`round3`] in place.
+    #[inline]
     pub(crate) fn round3_in_place(a: &mut [i16]) {
         debug_assert!(check_centred(a).is_ok());
         for x in a.iter_mut() {
@@ -487,6 +510,7 @@ pub(crate) mod unchecked {
     }
 
     /// [`super::rounded_encode`] without checks.
+    #[inline]
     pub(crate) fn rounded_encode(r: &[i16]) -> Vec<u8> {
         debug_assert!(check_centred(r).is_ok());
         let rr: Vec<u16> = r
@@ -499,6 +523,7 @@ pub(crate) mod unchecked {
     }
 
     /// [`small_encode`] into `out`.
+    #[inline]
     pub(crate) fn small_encode_into(f: &[i8], out: &mut [u8; SMALL_BYTES]) {
         debug_assert!(f.len() == P && check_small(f).is_ok());
         for (o, chunk) in out.iter_mut().zip(f.chunks(4)) {
