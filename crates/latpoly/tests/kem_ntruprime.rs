@@ -211,6 +211,69 @@ fn check_rejection_keys<K: Kem>(
     assert_eq!(K::decapsulate(&sk, &ct).unwrap().as_bytes(), ss.as_bytes());
 }
 
+/// A ciphertext whose rounded part is a non-canonical encoding of an honest ciphertext's
+/// values is rejected, as in the reference, which compares the re-encoded ciphertext with the
+/// bytes received: its key is the implicit-rejection key `Hash0(Hash3(rho) ‖ ct)`. (latpoly
+/// compares the decoded values and checks that the encoding is canonical instead.)
+///
+/// The variant: the rounded part is `Encode(R, M)` with `M = 1531` everywhere, i.e. one byte
+/// per pair of the bottom level (`x = R[2i] + 1531 R[2i + 1] < 1531^2`, its low byte, then
+/// `x >> 8` at the next level, bound 9157) followed by the encoding of the next level. A pair
+/// with `R[2i + 1] = 0` and `R[2i] < 231` can also be written as `x + 1531^2`, whose upper
+/// part is still below 9157: the decoder reads the same pair (its quotient 1531 is reduced to
+/// 0), but the string is not what `Encode` writes.
+#[test]
+fn non_canonical_ciphertexts_are_rejected() {
+    use latpoly::rings::ntruprime::{encode, rounded_decode, P, ROUNDED_BYTES};
+    let at = Sntrup761::SECRET_KEY_BYTES - 32 - 191;
+    let (pk, sk) = Sntrup761::keypair(&mut OsRandom).unwrap();
+    let rho = &sk.as_bytes()[at..at + 191];
+    let mm = 1531u64 * 1531;
+    let mut tried = 0;
+    let mut found = 0;
+    while found < 3 {
+        tried += 1;
+        assert!(tried < 5000, "no suitable pair in {tried} ciphertexts");
+        let (ct, ss) = Sntrup761::encapsulate(&pk, &mut OsRandom).unwrap();
+        let honest = ct.as_bytes();
+        let c = rounded_decode(&honest[..ROUNDED_BYTES]).unwrap();
+        let r: Vec<u64> = c.iter().map(|&x| ((x + 2295) / 3) as u64).collect();
+        let Some(k) = (0..P / 2).find(|&k| r[2 * k + 1] == 0 && r[2 * k] < 231) else {
+            continue;
+        };
+        // the bottom level by hand, the rest by `encode`; the honest string first
+        let level = |alt: Option<usize>| {
+            let (mut bytes, mut upper, mut bounds) = (Vec::new(), Vec::new(), Vec::new());
+            for i in 0..P / 2 {
+                let mut x = r[2 * i] + 1531 * r[2 * i + 1];
+                if alt == Some(i) {
+                    x += mm;
+                }
+                bytes.push((x & 255) as u8);
+                upper.push((x >> 8) as u16);
+                bounds.push(9157u16);
+            }
+            upper.push(r[P - 1] as u16);
+            bounds.push(1531);
+            bytes.extend(encode(&upper, &bounds).unwrap());
+            bytes
+        };
+        assert_eq!(level(None), honest[..ROUNDED_BYTES], "the encoding by hand");
+        let mut b = level(Some(k));
+        assert_ne!(b, honest[..ROUNDED_BYTES]);
+        assert_eq!(rounded_decode(&b).unwrap(), c, "same values");
+        b.extend_from_slice(&honest[ROUNDED_BYTES..]);
+        let bad = Ciphertext::<Sntrup761>::from_bytes(&b).unwrap();
+        let got = Sntrup761::decapsulate(&sk, &bad).unwrap();
+        assert_eq!(got.as_bytes(), &hash_b(0, &[&hash_b(3, &[rho]), &b])[..]);
+        assert_eq!(
+            Sntrup761::decapsulate(&sk, &ct).unwrap().as_bytes(),
+            ss.as_bytes()
+        );
+        found += 1;
+    }
+}
+
 /// The randomness call pattern of the NIST KATs (PARAMS B.5): sntrup761 key generation makes
 /// 761 `randombytes(4)` calls per `g` candidate, 761 for `f`, then `randombytes(191)`;
 /// encapsulation 761 `randombytes(4)`. ntrulpr761: `randombytes(32)`, 761 × 4, `randombytes(32)`;

@@ -242,14 +242,25 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>
 /// besides the ciphertext and the decoded public key).
 #[inline(always)]
 fn sntrup_hide(r: &[i8], pk: &[u8]) -> Result<(Vec<u8>, Wiped<[u8; SMALL_BYTES]>)> {
+    let mut hr = Wiped::new([0i16; PADDED]);
+    let r_enc = sntrup_hide_rounded(r, pk, &mut hr)?;
+    Ok((unchecked::rounded_encode(&hr[..P]), r_enc))
+}
+
+/// [`sntrup_hide`] before the encoding: `Round(h r)` in the first [`P`] entries of `hr`, and
+/// the encoding of `r`.
+#[inline(always)]
+fn sntrup_hide_rounded(
+    r: &[i8],
+    pk: &[u8],
+    hr: &mut [i16; PADDED],
+) -> Result<Wiped<[u8; SMALL_BYTES]>> {
     let h = ring::rq_decode(pk)?;
     let mut r_enc = Wiped::new([0u8; SMALL_BYTES]);
     unchecked::small_encode_into(r, &mut r_enc);
-    let mut hr = Wiped::new([0i16; PADDED]);
-    unchecked::mul_rq_small_into(&h, r, &mut hr);
-    let hr = &mut hr[..P];
-    unchecked::round3_in_place(hr);
-    Ok((unchecked::rounded_encode(hr), r_enc))
+    unchecked::mul_rq_small_into(&h, r, hr);
+    unchecked::round3_in_place(&mut hr[..P]);
+    Ok(r_enc)
 }
 
 /// Encapsulation. Its four hashes run as two chains side by side ([`sha512::advance`]):
@@ -330,8 +341,8 @@ fn sntrup_decapsulate_body(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let (rho, cache) = rest.split_at(SMALL_BYTES);
     let f = small_decode_sk(f);
     let v = small_decode_sk(v);
-    // Decrypt
-    let c = ring::rounded_decode(&ct[..ROUNDED_BYTES])?;
+    // Decrypt (and whether the rounded part of ct is the canonical encoding of c)
+    let (c, canonical) = unchecked::rounded_decode_canonical(&ct[..ROUNDED_BYTES]);
     let mut cf = Wiped::new([0i16; PADDED]);
     unchecked::mul_rq_small_into(&c, &f[..], &mut cf);
     let mut e = Wiped::new([0i8; P]);
@@ -352,8 +363,14 @@ fn sntrup_decapsulate_body(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     for x in tail.iter_mut() {
         *x &= keep;
     }
-    // Re-encrypt and compare (in constant time), select the session key
-    let (mut cnew, r_enc) = sntrup_hide(&r[..], pk)?;
+    // Re-encrypt and compare (in constant time), select the session key. The reference
+    // compares Hide(r), encoded, with ct; here Round(h r) is compared with c, the values ct
+    // decodes to, and ct must be canonical: Rounded_encode(Round(h r)) == ct exactly when both
+    // hold (decoding inverts encoding, and only a canonical string is an encoding), so the
+    // re-encoding is not needed.
+    let mut hr = Wiped::new([0i16; PADDED]);
+    let r_enc = sntrup_hide_rounded(&r[..], pk, &mut hr)?;
+    let same = values_equal(&hr[..P], &c) & Choice::from(u8::from(canonical));
     let mut m3 = Msg::new(&[&[3], &r_enc[..]]);
     let mut mrho = Msg::new(&[&[3], rho]);
     sha512::finish(&mut [&mut m3, &mut mrho]);
@@ -363,14 +380,18 @@ fn sntrup_decapsulate_body(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
         let mut k1 = Msg::new(&[&[1], &*r3, ct]);
         let mut k0 = Msg::new(&[&[0], &*rho3, ct]);
         sha512::finish(&mut [&mut confirm, &mut k1, &mut k0]);
-        cnew.extend_from_slice(&confirm.digest32());
-        let ok = equal(&cnew, ct);
+        let ok = same & equal(&confirm.digest32(), &ct[ROUNDED_BYTES..]);
         return Ok(select32(ok, &k1.digest32(), &k0.digest32()));
     }
     sha512::finish(&mut [&mut confirm]);
-    cnew.extend_from_slice(&confirm.digest32());
-    let ok = equal(&cnew, ct);
+    let ok = same & equal(&confirm.digest32(), &ct[ROUNDED_BYTES..]);
     Ok(session_selected(ok, &r3, &rho3, ct))
+}
+
+/// All-ones (`Choice(1)`) iff `a == b` (constant time).
+fn values_equal(a: &[i16], b: &[i16]) -> Choice {
+    let d = a.iter().zip(b).fold(0u16, |d, (&x, &y)| d | (x ^ y) as u16);
+    d.ct_eq(&0) & (a.len() as u64).ct_eq(&(b.len() as u64))
 }
 
 /// `a` where `ok`, else `b`, in constant time (the digests are wiped).

@@ -20,7 +20,7 @@
 
 #![allow(unsafe_code)]
 
-use super::encode::{mod_u14, schedule, split_last, Level};
+use super::encode::{mod_u14, schedule, split_last_checked, Level};
 use core::arch::x86_64::*;
 
 /// Largest `n` handled here (stack buffers); longer sequences take the generic code.
@@ -47,8 +47,26 @@ impl Codec512 {
         let mut out = vec![0u16; n];
         let (levels, top, pos) = &*schedule(m0, n);
         // SAFETY: the token proves AVX-512 F, BW and VL.
-        unsafe { tf_decode(s, levels, *top, *pos, &mut out) };
+        unsafe { tf_decode::<false>(s, levels, *top, *pos, &mut out) };
         Some(out)
+    }
+
+    /// [`Codec512::decode_uniform`] and whether `s` is the canonical encoding of the result:
+    /// no value needed a reduction (`encode::decode_uniform_canonical`).
+    pub(crate) fn decode_uniform_canonical(
+        self,
+        s: &[u8],
+        m0: u16,
+        n: usize,
+    ) -> Option<(Vec<u16>, bool)> {
+        if !(1..=MAX_N).contains(&n) || m0 < 2 {
+            return None;
+        }
+        let mut out = vec![0u16; n];
+        let (levels, top, pos) = &*schedule(m0, n);
+        // SAFETY: the token proves AVX-512 F, BW and VL.
+        let canonical = unsafe { tf_decode::<true>(s, levels, *top, *pos, &mut out) };
+        Some((out, canonical))
     }
 
     /// `encode_uniform(out, r, m0)`; `false` (nothing written) outside the sizes handled.
@@ -154,11 +172,12 @@ fn pairs8(up: __m256i, low: __m128i, b: usize, div: Div256) -> __m256i {
 /// at a time from the top of each level.
 #[target_feature(enable = "avx2")]
 fn tf_decode_avx2(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) {
-    out[0] = top_value(s, top, pos);
+    out[0] = top_value(s, top, pos).0;
     for lv in levels.iter().rev() {
         let (half, even, regular) = lv.pairs();
         let bytes = &s[lv.pos..];
-        level_end(lv, bytes, out, half, even);
+        // (the AVX2 decoder does not check canonicity)
+        let _ = level_end(lv, bytes, out, half, even);
         let div = Div256::new(lv.reg);
         let b = lv.reg_bytes;
         let mut k1 = regular;
@@ -258,28 +277,33 @@ impl Div {
     }
 }
 
-/// The decoded top value (from the last bytes of `s`).
+/// The decoded top value (from the last bytes of `s`), and 1 where it needed no reduction,
+/// else 0.
 #[inline(always)]
-fn top_value(s: &[u8], top: u32, pos: usize) -> u16 {
-    if top == 1 {
+fn top_value(s: &[u8], top: u32, pos: usize) -> (u16, u32) {
+    let raw = if top == 1 {
         0
     } else if top <= 256 {
-        mod_u14(u32::from(s[pos]), top as u16)
+        u32::from(s[pos])
     } else {
-        mod_u14(u32::from(s[pos]) + (u32::from(s[pos + 1]) << 8), top as u16)
-    }
+        u32::from(s[pos]) + (u32::from(s[pos + 1]) << 8)
+    };
+    (mod_u14(raw, top as u16), u32::from(raw < top))
 }
 
 /// The highest slots of a decode level, before its regular pairs: the last pair of an even
-/// level (from slot `half - 1`) or the value an odd level carries (from slot `half`).
+/// level (from slot `half - 1`) or the value an odd level carries (from slot `half`); 1 where
+/// the last pair's quotient needed no reduction, else 0.
 #[inline(always)]
-fn level_end(lv: &Level, bytes: &[u8], out: &mut [u16], half: usize, even: bool) {
+fn level_end(lv: &Level, bytes: &[u8], out: &mut [u16], half: usize, even: bool) -> u32 {
     if even {
         let k = half - 1;
-        let (r0, r1) = split_last(lv, bytes, u32::from(out[k]));
+        let (r0, r1, ok) = split_last_checked(lv, bytes, u32::from(out[k]));
         (out[2 * k], out[2 * k + 1]) = (r0 as u16, r1 as u16);
+        ok
     } else {
         out[lv.len - 1] = out[half];
+        1
     }
 }
 
@@ -288,9 +312,21 @@ fn level_end(lv: &Level, bytes: &[u8], out: &mut [u16], half: usize, even: bool)
 /// share the output's 16-bit slots; going down, level `L` writes slots `2k, 2k + 1` from slot
 /// `k` of level `L + 1`, so the pairs run from the top (descending `k`) and nothing is
 /// overwritten before it is read.
+///
+/// With `CHECK`, also whether no value needed a reduction (`s` is canonical): the lanes whose
+/// quotient reaches `m` are collected in a mask, the last pairs and the top value in a flag
+/// (no branch on them).
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-fn tf_decode(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) {
-    out[0] = top_value(s, top, pos);
+fn tf_decode<const CHECK: bool>(
+    s: &[u8],
+    levels: &[Level],
+    top: u32,
+    pos: usize,
+    out: &mut [u16],
+) -> bool {
+    let (t, mut ok) = top_value(s, top, pos);
+    out[0] = t;
+    let mut reduced: u16 = 0;
     // output u16 slot 2i from lane i of r0, slot 2i + 1 from lane i of r1 (low halves)
     // SAFETY: AVX-512F/BW are enabled.
     let ilv = unsafe {
@@ -308,7 +344,7 @@ fn tf_decode(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) 
         let (half, even, regular) = lv.pairs();
         let bytes = &s[lv.pos..];
         // the highest slots first: the last pair (or the carried value)
-        level_end(lv, bytes, out, half, even);
+        ok &= level_end(lv, bytes, out, half, even);
         let div = Div::new(lv.reg);
         let mut k1 = regular;
         while k1 > 0 {
@@ -341,6 +377,9 @@ fn tf_decode(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) 
                 // invalid input); here x < 256^b · M + 256^b - 1 with M the upper level's bound,
                 // so x <= m^2 + 65534 and q < 2m (m >= 256 when b = 2, m >= 128 when b = 1,
                 // q < m when b = 0): one conditional subtraction, as an unsigned minimum.
+                if CHECK {
+                    reduced |= _mm512_mask_cmpge_epu32_mask(mask, q, div.m);
+                }
                 let r1 = _mm512_min_epu32(q, _mm512_sub_epi32(q, div.m));
                 let pairs = _mm512_permutex2var_epi16(r0, ilv, r1);
                 _mm512_mask_storeu_epi16(out.as_mut_ptr().add(2 * k0).cast(), m2, pairs);
@@ -348,6 +387,7 @@ fn tf_decode(s: &[u8], levels: &[Level], top: u32, pos: usize, out: &mut [u16]) 
             k1 = k0;
         }
     }
+    ok == 1 && reduced == 0
 }
 
 /// The body of [`Codec512::encode_uniform`] (the steps of `encode::encode_uniform_impl`), the
@@ -456,6 +496,70 @@ mod tests {
             },
             |s, m, n| t.decode_uniform(s, m, n),
         );
+    }
+
+    /// The canonicity flag of the AVX-512 decoder is `encode(decode(s)) == s`, and its values
+    /// are the generic decoder's: valid encodings (including all-zero and all-`m - 1`
+    /// values), the same with one byte changed (at every position of the KEMs' encodings,
+    /// random elsewhere), all-ones and random strings.
+    #[test]
+    fn canonicity_flag_matches_reencoding() {
+        let Some(t) = Codec512::try_new() else {
+            eprintln!("skipped: no AVX-512 F/BW/VL");
+            return;
+        };
+        let mut seed = 0x0ca1_1ab1_e0dd_ba11_u64;
+        let mut cases: Vec<(u16, usize)> = vec![(4591, 761), (1531, 761), (2, 1), (16383, 1024)];
+        for _ in 0..40 {
+            let m = 2 + (xorshift(&mut seed) % 16382) as u16;
+            let n = 1 + (xorshift(&mut seed) % 1024) as usize;
+            cases.push((m, n));
+        }
+        let (mut canonical, mut other) = (0, 0);
+        for (m, n) in cases {
+            let mut inputs: Vec<Vec<u8>> = Vec::new();
+            for kind in 0..3 {
+                let r: Vec<u16> = (0..n)
+                    .map(|_| match kind {
+                        0 => 0,
+                        1 => m - 1,
+                        _ => (xorshift(&mut seed) % u64::from(m)) as u16,
+                    })
+                    .collect();
+                let mut e = Vec::new();
+                encode_uniform_impl(&mut e, &r, m);
+                let spots: Vec<usize> = if n == 761 {
+                    (0..e.len()).collect()
+                } else {
+                    (0..8)
+                        .map(|_| xorshift(&mut seed) as usize % e.len().max(1))
+                        .collect()
+                };
+                for at in spots.into_iter().filter(|&at| at < e.len()) {
+                    let mut bad = e.clone();
+                    bad[at] = bad[at].wrapping_add(1 + (xorshift(&mut seed) % 255) as u8);
+                    inputs.push(bad);
+                }
+                inputs.push(e);
+            }
+            let len = encoded_len_unchecked(&vec![m; n]);
+            inputs.push(vec![0xff; len]);
+            inputs.push((0..len).map(|_| xorshift(&mut seed) as u8).collect());
+            for s in inputs {
+                let (v, flag) = t.decode_uniform_canonical(&s, m, n).unwrap();
+                assert_eq!(v, decode_uniform_impl(&s, m, n), "m = {m}, n = {n}");
+                let mut again = Vec::new();
+                encode_uniform_impl(&mut again, &v, m);
+                assert_eq!(flag, again == s, "m = {m}, n = {n}, {s:?}");
+                if flag {
+                    canonical += 1;
+                } else {
+                    other += 1;
+                }
+            }
+        }
+        // both outcomes are exercised
+        assert!(canonical > 100 && other > 1000, "{canonical} / {other}");
     }
 
     fn check(

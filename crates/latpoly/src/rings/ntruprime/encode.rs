@@ -390,6 +390,23 @@ pub(crate) fn decode_uniform(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
     decode_uniform_impl(s, m0, n)
 }
 
+/// [`decode_uniform`] and whether `s` is the canonical encoding of the result, i.e. whether
+/// `encode_uniform` of the values gives `s` back: every other string of the right length
+/// decodes to values some of which needed a reduction (a quotient at or above its bound, or a
+/// top value at or above its own). The AVX-512 decoder tracks those reductions as it goes;
+/// elsewhere the values are encoded again and compared. Constant time in `s`.
+pub(crate) fn decode_uniform_canonical(s: &[u8], m0: u16, n: usize) -> (Vec<u16>, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(v) = super::x86::decode_uniform_canonical(super::global().isa(), s, m0, n) {
+        return v;
+    }
+    let v = decode_uniform(s, m0, n);
+    let mut again = Vec::with_capacity(s.len());
+    encode_uniform(&mut again, &v, m0);
+    let canonical = bool::from(crate::arith::ct::bytes_equal(&again, s));
+    (v, canonical)
+}
+
 /// The body of [`decode_uniform`], also compiled with each SIMD backend's features (its loops
 /// are plain slice loops the compiler vectorises).
 #[inline(always)]
@@ -455,6 +472,14 @@ pub(crate) fn decode_uniform_impl(s: &[u8], m0: u16, n: usize) -> Vec<u16> {
 /// in `bytes`); constant-time divisions by the public bounds.
 #[inline(always)]
 pub(super) fn split_last(lv: &Level, bytes: &[u8], up: u32) -> (u32, u32) {
+    let (r0, r1, _) = split_last_checked(lv, bytes, up);
+    (r0, r1)
+}
+
+/// [`split_last`], and 1 where the quotient needed no reduction (it is below `lv.last`, as in
+/// every canonical encoding), else 0.
+#[inline(always)]
+pub(super) fn split_last_checked(lv: &Level, bytes: &[u8], up: u32) -> (u32, u32, u32) {
     let at = (lv.len / 2 - 1) * lv.reg_bytes;
     let (r, t) = match lv.last_bytes {
         0 => (0, 1),
@@ -462,7 +487,11 @@ pub(super) fn split_last(lv: &Level, bytes: &[u8], up: u32) -> (u32, u32) {
         _ => (u32::from(bytes[at]) | u32::from(bytes[at + 1]) << 8, 65536),
     };
     let (q, r0) = divmod_c(r + t * up, lv.reg, recip(lv.reg));
-    (r0, divmod_c(q, lv.last, recip(lv.last)).1)
+    (
+        r0,
+        divmod_c(q, lv.last, recip(lv.last)).1,
+        u32::from(q < lv.last),
+    )
 }
 
 /// Splits each `x` of `xs` into the pair `(x mod m, floor(x / m) mod m)` of `out` (`c` the

@@ -443,6 +443,18 @@ pub(crate) mod unchecked {
         }
     }
 
+    /// [`super::rounded_decode`] without checks (`s` of [`ROUNDED_BYTES`] bytes), and whether
+    /// `s` is the canonical encoding of the result (`rounded_encode` of it gives `s` back; see
+    /// [`encode::decode_uniform_canonical`]).
+    pub(crate) fn rounded_decode_canonical(s: &[u8]) -> (Vec<i16>, bool) {
+        debug_assert_eq!(s.len(), ROUNDED_BYTES);
+        let (r, canonical) = encode::decode_uniform_canonical(s, ROUNDED_M, P);
+        (
+            r.into_iter().map(|x| 3 * x as i16 - Q12).collect(),
+            canonical,
+        )
+    }
+
     /// [`super::mul_rq_small`] without checks.
     pub(crate) fn mul_rq_small(a: &[i16], s: &[i8]) -> Vec<i16> {
         debug_assert!(a.len() == P && check_small(s).is_ok());
@@ -517,7 +529,8 @@ pub(crate) mod unchecked {
             .iter()
             .map(|&x| ((i32::from(x + Q12) * 10923) >> 15) as u16)
             .collect();
-        let mut out = Vec::with_capacity(ROUNDED_BYTES);
+        // room for the 32-byte confirmation hash the KEMs append
+        let mut out = Vec::with_capacity(ROUNDED_BYTES + 32);
         encode::encode_uniform(&mut out, &rr, ROUNDED_M);
         out
     }

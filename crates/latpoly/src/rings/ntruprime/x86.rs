@@ -68,6 +68,22 @@ pub(crate) fn decode_uniform(isa: Isa, s: &[u8], m0: u16, n: usize) -> Option<Ve
     }
 }
 
+/// [`super::encode::decode_uniform_canonical`] by the AVX-512 decoder of `codec_x86.rs`, which
+/// tracks the reductions as it goes; `None` elsewhere.
+pub(crate) fn decode_uniform_canonical(
+    isa: Isa,
+    s: &[u8],
+    m0: u16,
+    n: usize,
+) -> Option<(Vec<u16>, bool)> {
+    match isa {
+        Isa::Avx512 => {
+            super::codec_x86::Codec512::try_new().and_then(|t| t.decode_uniform_canonical(s, m0, n))
+        }
+        _ => None,
+    }
+}
+
 /// [`super::encode::encode_uniform_impl`] compiled with the features of backend `isa`; `false`
 /// (nothing written) for the scalar backend.
 pub(crate) fn encode_uniform(isa: Isa, out: &mut Vec<u8>, r: &[u16], m0: u16) -> bool {
