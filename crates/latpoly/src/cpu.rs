@@ -5,19 +5,18 @@
 //! | core | what differs | where it is used |
 //! |---|---|---|
 //! | AMD Zen 4 (family 25) | 512-bit instructions run as two 256-bit halves: `vpdpwssd` one a cycle | the VNNI products stay off ([`crate::rings`]) |
-//! | AMD Zen 5 (family 26) | simple vector integer operations (`vpaddq`, `vprorq`, `vpternlogq`, `vpxor`) have a latency of two cycles, against one on Intel and Zen 4 | one-message SHA-512 steps take the scalar compression |
+//! | AMD Zen 5 (family 26) | simple vector integer operations (`vpaddq`, `vpternlogq`, `vpxor`, and the rotations `vprorq`) have a latency of two cycles, against one for the additions and logic operations on Intel and Zen 4 | one-message SHA-512 steps take the scalar compression; `R/q × small` of NTRU Prime stays on the transforms |
 //!
 //! The latencies were measured on this project's hosts with chains of dependent instructions
 //! (Zen 5: two cycles for those four, three for `vpmullw`, four for `vpdpwssd`, five for
 //! `vpermw`; throughputs two a cycle for the multiplications and four for `vpaddw`).
-
-use std::sync::OnceLock;
 
 /// The CPU family of an AMD processor (`0x19` Zen 3 / Zen 4, `0x1a` Zen 5), `None` for other
 /// vendors.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn amd_family() -> Option<u32> {
     use core::arch::x86_64::__cpuid;
+    use std::sync::OnceLock;
     static FAMILY: OnceLock<Option<u32>> = OnceLock::new();
     *FAMILY.get_or_init(|| {
         // `cpuid` exists on every x86-64 CPU; leaves 0 and 1 always exist
@@ -42,7 +41,8 @@ pub(crate) fn is_zen4() -> bool {
     amd_family() == Some(0x19)
 }
 
-/// AMD family 26: Zen 5.
+/// AMD family 26: Zen 5 (the family may also hold later cores, whose choices here are
+/// unmeasured).
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn is_zen5() -> bool {
     amd_family() == Some(0x1a)

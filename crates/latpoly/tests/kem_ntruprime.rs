@@ -168,8 +168,9 @@ fn round_trips_and_rejection() {
 /// The implicit rejection keys are exactly sntrup761's `Hash0(Hash3(rho) ‖ ct)` and
 /// ntrulpr761's `Hash0(rho ‖ ct)` (`Hash_b(x)` the first 32 bytes of SHA-512(`b ‖ x`)),
 /// computed here with the `sha2` crate: the decapsulations select the session hash's input in
-/// constant time when SHA-512 runs one message at a time (`LATPOLY_ISA=avx2` or `scalar`), and
-/// hash both candidates side by side with the four-lane kernel; both must give this key.
+/// constant time where SHA-512 runs one message at a time (`LATPOLY_ISA=avx2` or `scalar`, and
+/// AMD Zen 5), and hash both candidates side by side with the four-lane kernel elsewhere; both
+/// must give this key.
 #[test]
 fn rejection_keys_are_hash0_of_rho() {
     // sntrup761: rho is the 191 bytes before the secret key's last 32

@@ -33,7 +33,10 @@
 //! # Implicit rejection
 //!
 //! Decapsulation decrypts, re-encrypts and compares the whole ciphertext (with its confirmation
-//! hash) with the received one. On a mismatch the session key is `Hash0` of the same input
+//! hash) with the received one. (sntrup761 compares the rounded part as values: `Round(h r)`
+//! against what the received bytes decode to, plus a check that those bytes are the canonical
+//! encoding, which is the same test as comparing `Rounded_encode(Round(h r))` with them, without
+//! the encoding.) On a mismatch the session key is `Hash0` of the same input
 //! with the plaintext encoding replaced by the secret `rho`: a pseudorandom key, never an
 //! error, as in the reference. The comparison, the selection of `rho` and of the hash prefix
 //! are constant time ([`subtle`]).
@@ -49,7 +52,8 @@
 //!
 //! Wrong lengths are rejected by the typed constructors. Every public key and ciphertext of the
 //! right length is accepted (decoding reduces out-of-range values, as the reference does;
-//! a non-canonical ciphertext never re-encrypts to itself and is rejected implicitly). Secret
+//! a non-canonical ciphertext never re-encrypts to itself, and sntrup761's decoder reports it
+//! as non-canonical: it is rejected implicitly). Secret
 //! keys are not validated (a check would be a branch on the secret): the two-bit pattern `11`
 //! in a small encoding (never produced by key generation; the reference would decode it as the
 //! out-of-range value 2) is read as `-1`, so a corrupted key gives wrong or rejected keys,

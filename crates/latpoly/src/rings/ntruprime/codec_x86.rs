@@ -41,14 +41,7 @@ impl Codec512 {
     /// `decode_uniform(s, m0, n)`; `None` (nothing done) when `n` or `m0` is outside what this
     /// kernel handles (`2 <= m0`, `1 <= n <= 1024`).
     pub(crate) fn decode_uniform(self, s: &[u8], m0: u16, n: usize) -> Option<Vec<u16>> {
-        if !(1..=MAX_N).contains(&n) || m0 < 2 {
-            return None;
-        }
-        let mut out = vec![0u16; n];
-        let (levels, top, pos) = &*schedule(m0, n);
-        // SAFETY: the token proves AVX-512 F, BW and VL.
-        unsafe { tf_decode::<false>(s, levels, *top, *pos, &mut out) };
-        Some(out)
+        self.decode::<false>(s, m0, n).map(|(v, _)| v)
     }
 
     /// [`Codec512::decode_uniform`] and whether `s` is the canonical encoding of the result:
@@ -59,13 +52,18 @@ impl Codec512 {
         m0: u16,
         n: usize,
     ) -> Option<(Vec<u16>, bool)> {
+        self.decode::<true>(s, m0, n)
+    }
+
+    /// Both decodes ([`tf_decode`]; the flag is `true` without `CHECK`).
+    fn decode<const CHECK: bool>(self, s: &[u8], m0: u16, n: usize) -> Option<(Vec<u16>, bool)> {
         if !(1..=MAX_N).contains(&n) || m0 < 2 {
             return None;
         }
         let mut out = vec![0u16; n];
         let (levels, top, pos) = &*schedule(m0, n);
         // SAFETY: the token proves AVX-512 F, BW and VL.
-        let canonical = unsafe { tf_decode::<true>(s, levels, *top, *pos, &mut out) };
+        let canonical = unsafe { tf_decode::<CHECK>(s, levels, *top, *pos, &mut out) };
         Some((out, canonical))
     }
 
@@ -387,7 +385,7 @@ fn tf_decode<const CHECK: bool>(
             k1 = k0;
         }
     }
-    ok == 1 && reduced == 0
+    !CHECK || (ok == 1 && reduced == 0)
 }
 
 /// The body of [`Codec512::encode_uniform`] (the steps of `encode::encode_uniform_impl`), the

@@ -506,8 +506,7 @@ pub(crate) mod unchecked {
         }
     }
 
-    /// [`super::round3`] without checks.
-    /// [`round3`] in place.
+    /// [`super::round3`] without checks, in place.
     #[inline]
     pub(crate) fn round3_in_place(a: &mut [i16]) {
         debug_assert!(check_centred(a).is_ok());
@@ -529,7 +528,7 @@ pub(crate) mod unchecked {
             .iter()
             .map(|&x| ((i32::from(x + Q12) * 10923) >> 15) as u16)
             .collect();
-        // room for the 32-byte confirmation hash the KEMs append
+        // room for the 32-byte confirmation hash sntrup761 appends
         let mut out = Vec::with_capacity(ROUNDED_BYTES + 32);
         encode::encode_uniform(&mut out, &rr, ROUNDED_M);
         out
