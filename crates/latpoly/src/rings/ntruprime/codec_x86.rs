@@ -507,23 +507,11 @@ mod tests {
             return;
         };
         let mut seed = 0x0ca1_1ab1_e0dd_ba11_u64;
-        let mut cases: Vec<(u16, usize)> = vec![(4591, 761), (1531, 761), (2, 1), (16383, 1024)];
-        for _ in 0..40 {
-            let m = 2 + (xorshift(&mut seed) % 16382) as u16;
-            let n = 1 + (xorshift(&mut seed) % 1024) as usize;
-            cases.push((m, n));
-        }
         let (mut canonical, mut other) = (0, 0);
-        for (m, n) in cases {
+        for (m, n) in shapes(&mut seed, 40) {
             let mut inputs: Vec<Vec<u8>> = Vec::new();
             for kind in 0..3 {
-                let r: Vec<u16> = (0..n)
-                    .map(|_| match kind {
-                        0 => 0,
-                        1 => m - 1,
-                        _ => (xorshift(&mut seed) % u64::from(m)) as u16,
-                    })
-                    .collect();
+                let r = values(m, n, kind, &mut seed);
                 let mut e = Vec::new();
                 encode_uniform_impl(&mut e, &r, m);
                 let spots: Vec<usize> = if n == 761 {
@@ -560,26 +548,36 @@ mod tests {
         assert!(canonical > 100 && other > 1000, "{canonical} / {other}");
     }
 
+    /// The NTRU Prime encodings' `(m, n)`, both extremes, and `count` random ones.
+    fn shapes(seed: &mut u64, count: usize) -> Vec<(u16, usize)> {
+        let mut cases = vec![(4591, 761), (1531, 761), (2, 1), (16383, 1024)];
+        for _ in 0..count {
+            let m = 2 + (xorshift(seed) % 16382) as u16;
+            let n = 1 + (xorshift(seed) % 1024) as usize;
+            cases.push((m, n));
+        }
+        cases
+    }
+
+    /// `n` values below `m`: all zero (`kind` 0), all `m - 1` (1) or random.
+    fn values(m: u16, n: usize, kind: u8, seed: &mut u64) -> Vec<u16> {
+        (0..n)
+            .map(|_| match kind {
+                0 => 0,
+                1 => m - 1,
+                _ => (xorshift(seed) % u64::from(m)) as u16,
+            })
+            .collect()
+    }
+
     fn check(
         encode: impl Fn(&mut Vec<u8>, &[u16], u16) -> bool,
         decode: impl Fn(&[u8], u16, usize) -> Option<Vec<u16>>,
     ) {
         let mut seed = 0x5eed_c0de_cafe_f00du64;
-        let mut cases: Vec<(u16, usize)> = vec![(4591, 761), (1531, 761), (2, 1), (16383, 1024)];
-        for _ in 0..60 {
-            let m = 2 + (xorshift(&mut seed) % 16382) as u16;
-            let n = 1 + (xorshift(&mut seed) % 1024) as usize;
-            cases.push((m, n));
-        }
-        for (m, n) in cases {
+        for (m, n) in shapes(&mut seed, 60) {
             for kind in 0..4 {
-                let r: Vec<u16> = (0..n)
-                    .map(|_| match kind {
-                        0 => 0,
-                        1 => m - 1,
-                        _ => (xorshift(&mut seed) % u64::from(m)) as u16,
-                    })
-                    .collect();
+                let r = values(m, n, kind, &mut seed);
                 let (mut want, mut got) = (Vec::new(), Vec::new());
                 encode_uniform_impl(&mut want, &r, m);
                 assert!(encode(&mut got, &r, m));
