@@ -43,6 +43,17 @@ pub(crate) fn full_rate_vnni() -> bool {
     })
 }
 
+/// Lane mask of the first `k` of 32 16-bit lanes (all of them for `k >= 32`): the masked
+/// loads and stores of the VNNI products' partial vectors.
+#[inline(always)]
+pub(crate) fn lanes16(k: usize) -> __mmask32 {
+    if k >= 32 {
+        !0
+    } else {
+        (1u32 << k) - 1
+    }
+}
+
 /// Receives the blocks of 16 32-bit sums of a [`point`] product.
 pub(crate) trait Sink {
     /// Block `k` (coefficients `16 k .. 16 k + 16`). Called only from code compiled with

@@ -53,7 +53,7 @@
 use super::fast::{with_workspace, Lanes};
 use super::toom::{eval4, interpolate, Operand};
 use super::x86::Avx512Lanes;
-use crate::rings::vnni_conv::{full_rate_vnni, pairs, point, Sink};
+use crate::rings::vnni_conv::{full_rate_vnni, lanes16, pairs, point, Sink};
 use core::arch::x86_64::*;
 use std::sync::OnceLock;
 
@@ -193,15 +193,6 @@ impl Layout {
             full,
             total: 2 * KARATSUBA * bs + win + prod + full,
         })
-    }
-}
-
-/// Lane mask of the first `k` of 32 16-bit lanes.
-fn lanes16(k: usize) -> __mmask32 {
-    if k >= 32 {
-        !0
-    } else {
-        (1u32 << k) - 1
     }
 }
 

@@ -37,6 +37,7 @@
 #![allow(unsafe_code)]
 
 use super::fast::with_workspace;
+use crate::rings::vnni_conv::lanes16;
 use core::arch::x86_64::*;
 
 /// Proof that the CPU runs the AVX-512 subsets used here: F, BW, VNNI (`vpdpbusd`) and VBMI
@@ -173,15 +174,6 @@ impl Layout {
             sums,
             total: vv + bext + stage + at + sums,
         })
-    }
-}
-
-/// Lane mask of the first `k` of 32 16-bit lanes.
-fn lanes16(k: usize) -> __mmask32 {
-    if k >= 32 {
-        !0
-    } else {
-        (1u32 << k) - 1
     }
 }
 

@@ -37,7 +37,7 @@ use super::fast::{barrett_v, centre, inv_2_16, pow_mod};
 use super::{P, PADDED, Q};
 use crate::arith::mulhi_x86::mulhi_epi16_512;
 use crate::rings::unroll;
-use crate::rings::vnni_conv::{dpwssd, full_rate_vnni, pairs, point, Sink};
+use crate::rings::vnni_conv::{dpwssd, full_rate_vnni, lanes16, pairs, point, Sink};
 use core::arch::x86_64::*;
 
 /// Limb length `N` (`4 N = 768 >= P`).
@@ -178,16 +178,6 @@ impl PrimeVnni {
     }
 }
 
-/// Lane mask of the first `k` of 32 lanes.
-#[inline(always)]
-fn lanes(k: usize) -> __mmask32 {
-    if k >= 32 {
-        !0
-    } else {
-        (1u32 << k) - 1
-    }
-}
-
 /// Barrett reduction: `a - round(a / q) q`, within `(q + 1) / 2 + 8 = 2304` of zero for any
 /// `i16` (exhaustive test). The quotient is `round(mulhi(a, round(2^27 / q)) / 2^11)`, the
 /// rounding shift a `vpmulhrsw` by `2^4`, as in `fast.rs`.
@@ -301,7 +291,7 @@ fn load_i16(x: &[i16], start: usize) -> __m512i {
         return _mm512_setzero_si512();
     }
     // SAFETY: the masked load reads only x[start..min(start + 32, P)] (AVX-512BW enabled).
-    unsafe { _mm512_maskz_loadu_epi16(lanes(P - start), x.as_ptr().add(start).cast()) }
+    unsafe { _mm512_maskz_loadu_epi16(lanes16(P - start), x.as_ptr().add(start).cast()) }
 }
 
 /// As [`load_i16`] for `i8` coefficients, sign-extended.
@@ -314,7 +304,7 @@ fn load_i8(x: &[i8], start: usize) -> __m512i {
     }
     // SAFETY: the masked load reads only x[start..min(start + 32, P)] (AVX-512BW enabled).
     let v = unsafe {
-        _mm512_maskz_loadu_epi8(u64::from(lanes(P - start)), x.as_ptr().add(start).cast())
+        _mm512_maskz_loadu_epi8(u64::from(lanes16(P - start)), x.as_ptr().add(start).cast())
     };
     _mm512_cvtepi8_epi16(_mm512_castsi512_si256(v))
 }
