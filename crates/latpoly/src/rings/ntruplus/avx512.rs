@@ -186,6 +186,9 @@ struct Tables {
     /// Base-ring zetas in the transposed lane order, per group of 32 components (zero past
     /// the last component).
     base: Vec<ZTab>,
+    /// `d = 4`: base-ring zetas in the coefficient order, per vector of 8 components (lanes
+    /// `4c..4c + 4` hold component `c`'s zeta), for [`Avx512::basemul4_aos`].
+    base_aos: Vec<ZTab>,
 }
 
 /// Component held by lane `p` after [`Avx512::soa4`] (relative to the group's first one).
@@ -205,6 +208,7 @@ fn build_tables(p: NtruPlusParams) -> Tables {
         f3: vec![],
         i3: vec![],
         base: vec![],
+        base_aos: vec![],
     };
     // zeta of the node holding coefficient c in the radix-2 layer of the given stride
     let fz = |c: usize, step: usize| z[n / (2 * step) + c / (2 * step)];
@@ -232,6 +236,9 @@ fn build_tables(p: NtruPlusParams) -> Tables {
         }
         for g in 0..n.div_ceil(128) {
             t.base.push(ztab(|l| base(32 * g + soa4_component(l))));
+        }
+        for v in 0..n / 32 {
+            t.base_aos.push(ztab(|l| base(8 * v + l / 4)));
         }
     } else {
         // row layout: vector v holds rows 2v, 2v + 1; row R is row R % 3 of 48-block R / 3,
@@ -310,6 +317,43 @@ const fn pack_idx(h: usize) -> [i16; 32] {
 }
 const PACK_LO: [i16; 32] = pack_idx(0);
 const PACK_HI: [i16; 32] = pack_idx(1);
+
+/// `vpermt2w` indices of [`Avx512::basemul4_aos`]: word `w` of every component (quadword)
+/// takes word `src[w]` of the same component of `b` (`0..4`) or of `ζ·b` (`4..8`).
+const fn gamma_idx(src: [usize; 4]) -> [i16; 32] {
+    let mut idx = [0i16; 32];
+    let mut p = 0;
+    while p < 32 {
+        let (c, w) = (p / 4, p % 4);
+        let s = src[w];
+        idx[p] = (if s < 4 { 4 * c + s } else { 32 + 4 * c + s - 4 }) as i16;
+        p += 1;
+    }
+    idx
+}
+/// With `a' = a` rotated by two words in every component, `madd(a, Γ01) + madd(a', Γ'01)`
+/// holds `c_0` and `c_1` of every component in its two 32-bit lanes, `Γ23`, `Γ'23` the same
+/// for `c_2`, `c_3` (`c_k = Σ_{i ≤ k} a_i b_{k-i} + Σ_{i > k} a_i ζ b_{k-i+4}`).
+const GAMMA01: [i16; 32] = gamma_idx([0, 7, 7, 6]);
+const GAMMA01_R: [i16; 32] = gamma_idx([6, 5, 1, 0]);
+const GAMMA23: [i16; 32] = gamma_idx([2, 1, 1, 0]);
+const GAMMA23_R: [i16; 32] = gamma_idx([0, 7, 3, 2]);
+
+/// `vpermt2w` indices gathering the low (`h = 0`) or high (`h = 1`) halves of the 32-bit sums
+/// `[c_0, c_1]` (first source) and `[c_2, c_3]` (second) into coefficient order.
+const fn pack_aos_idx(h: usize) -> [i16; 32] {
+    let mut idx = [0i16; 32];
+    let mut p = 0;
+    while p < 32 {
+        let (c, k) = (p / 4, p % 4);
+        let word = 4 * c + 2 * (k % 2) + h;
+        idx[p] = (if k < 2 { word } else { 32 + word }) as i16;
+        p += 1;
+    }
+    idx
+}
+const PACK_AOS_LO: [i16; 32] = pack_aos_idx(0);
+const PACK_AOS_HI: [i16; 32] = pack_aos_idx(1);
 
 const SOA4_IN: [i8; 64] = bytes16([0, 4, 1, 5, 2, 6, 3, 7]);
 const SOA4_OUT: [i8; 64] = bytes16([0, 2, 4, 6, 1, 3, 5, 7]);
@@ -953,16 +997,50 @@ impl Avx512 {
         self.sub(hi, self.mulhi(m, self.splat(Q as i16)))
     }
 
+    /// Base products of the 8 components (4 coefficients each) of one vector, in coefficient
+    /// order: no transposes. `ζ·b` in every word (one Montgomery product), four word
+    /// permutations of `(b, ζ·b)` and four `vpmaddwd` give the four 32-bit sums of every
+    /// component, one Montgomery reduction per output: `c = a·b·2^-16` in `(-q, q)` (each sum
+    /// is below `4q^2 < 2^31` in absolute value), the same values as
+    /// [`Lanes16::basemul4_rows`].
+    #[inline(always)]
+    fn basemul4_aos(self, a: V, b: V, zz: (V, V)) -> V {
+        let bz = self.fqmulc(b, zz);
+        let perm = |idx: &[i16; 32]| {
+            // SAFETY: the token proves AVX-512F/BW; the index table has 32 readable i16.
+            unsafe { _mm512_permutex2var_epi16(b, self.lanes(idx), bz) }
+        };
+        // a with the two 32-bit halves of every quadword swapped (`vpshufd`, which issues
+        // beside the products, where a rotation would compete with them)
+        // SAFETY: the token proves AVX-512F.
+        let ar = unsafe { _mm512_shuffle_epi32::<0b10_11_00_01>(a) };
+        let s01 = self.add32(
+            self.madd(a, perm(&GAMMA01)),
+            self.madd(ar, perm(&GAMMA01_R)),
+        );
+        let s23 = self.add32(
+            self.madd(a, perm(&GAMMA23)),
+            self.madd(ar, perm(&GAMMA23_R)),
+        );
+        // SAFETY: the token proves AVX-512F/BW; the index tables have 32 readable i16.
+        let (lo, hi) = unsafe {
+            (
+                _mm512_permutex2var_epi16(s01, self.lanes(&PACK_AOS_LO), s23),
+                _mm512_permutex2var_epi16(s01, self.lanes(&PACK_AOS_HI), s23),
+            )
+        };
+        let m = self.mullo(lo, self.splat(QINV as i16));
+        self.sub(hi, self.mulhi(m, self.splat(Q as i16)))
+    }
+
     #[target_feature(enable = "avx512f,avx512bw")]
     fn basemul_tf<const N: usize>(self, c: &mut [i16; N], a: &[i16; N], b: &[i16; N], t: &Tables) {
         let s = &shape(N);
-        let zero = self.zero();
         if s.d == 4 {
-            for (g, zt) in t.base.iter().enumerate() {
-                let ar = self.soa4(self.load_group4(a, g, zero));
-                let br = self.soa4(self.load_group4(b, g, zero));
-                let cr = self.basemul4_rows(ar, br, self.zt(zt));
-                self.store_group4(c, g, self.aos4(cr));
+            for (v, zt) in t.base_aos.iter().enumerate() {
+                let o = 32 * v;
+                let r = self.basemul4_aos(self.load(&a[o..]), self.load(&b[o..]), self.zt(zt));
+                self.store(&mut c[o..], r);
             }
         } else {
             for (g, zt) in t.base.iter().enumerate() {
