@@ -67,6 +67,17 @@ pub(crate) fn ztab<const L: usize>(f: impl Fn(usize) -> i16) -> ZTab<L> {
     (z, z.map(|x| x.wrapping_mul(QINV as i16)))
 }
 
+/// One group's vectors between the two passes of the batched base inversion (the backends'
+/// `baseinv_tf`): its rows, the first stage's cofactor terms, its norm (the Montgomery one
+/// where it is zero) and the running product of the norms up to it.
+#[derive(Clone, Copy)]
+pub(crate) struct InvGroup<V> {
+    pub(crate) rows: [V; 4],
+    pub(crate) tv: [V; 3],
+    pub(crate) norm: V,
+    pub(crate) pre: V,
+}
+
 /// A vector of 16-bit lanes and the primitive operations the shared arithmetic needs.
 pub(crate) trait Lanes16: Copy {
     /// The vector type.
@@ -173,25 +184,28 @@ pub(crate) trait Lanes16: Copy {
     fn dbl(self, x: Self::V) -> Self::V {
         self.add(x, x)
     }
-    /// `x^(q-2)` lane-wise with Montgomery products, the same value as the scalar `fqinv`, by a
-    /// shorter addition chain: 15 products (1, 2, 4, .., 128, 144, 145, 273, 546, 691, 1382,
-    /// 2764, 3455) instead of the 20 of square-and-multiply. Any addition chain gives the same
-    /// Montgomery factor (`x^e · 2^(-16(e-1))`: the exponent of `2^-16` plus one is additive).
-    /// A fixed sequence: constant time.
+    /// `x^(q-2)` lane-wise with Montgomery products, the same value as the scalar `fqinv`, by
+    /// an addition chain of depth 13 (17 products: 2, 3, 4, 8, 16, 19, 32, 51, 64, 128, 179,
+    /// 256, 512, 691, 1382, 2764, 3455): the batch inversion waits for this chain, so its
+    /// depth, not its length, sets the time (square-and-multiply has depth 20, the chain used
+    /// before 15). Any addition chain gives the same Montgomery factor (`x^e · 2^(-16(e-1))`:
+    /// the exponent of `2^-16` plus one is additive). A fixed sequence: constant time.
     #[inline(always)]
     fn fqinv(self, x: Self::V) -> Self::V {
         let x2 = self.fqmul(x, x);
+        let x3 = self.fqmul(x2, x);
         let x4 = self.fqmul(x2, x2);
         let x8 = self.fqmul(x4, x4);
         let x16 = self.fqmul(x8, x8);
+        let x19 = self.fqmul(x16, x3);
         let x32 = self.fqmul(x16, x16);
+        let x51 = self.fqmul(x32, x19);
         let x64 = self.fqmul(x32, x32);
         let x128 = self.fqmul(x64, x64);
-        let x144 = self.fqmul(x128, x16);
-        let x145 = self.fqmul(x144, x);
-        let x273 = self.fqmul(x145, x128);
-        let x546 = self.fqmul(x273, x273);
-        let x691 = self.fqmul(x546, x145);
+        let x179 = self.fqmul(x128, x51);
+        let x256 = self.fqmul(x128, x128);
+        let x512 = self.fqmul(x256, x256);
+        let x691 = self.fqmul(x512, x179);
         let x1382 = self.fqmul(x691, x691);
         let x2764 = self.fqmul(x1382, x1382);
         self.fqmul(x2764, x691)

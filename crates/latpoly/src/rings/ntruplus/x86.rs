@@ -20,11 +20,12 @@
 
 #![allow(unsafe_code)]
 
-use super::lanes::{self, match_set, shape, vop2, ztab, Lanes16};
+use super::lanes::{self, match_set, shape, vop2, ztab, InvGroup, Lanes16};
 use super::tables::{MONT, OMEGA_MONT, Q, QINV};
 use super::{encode, scalar, tables, NtruPlusParams};
 use crate::arith::mulhi_x86::mulhi_epi16_256;
 use core::arch::x86_64::*;
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 type V = __m256i;
@@ -775,46 +776,56 @@ impl Avx2 {
         let groups = s.n / (16 * d);
         let zero = self.zero();
         let mont = self.splat(MONT);
-        let mut rows = [[zero; 4]; G];
-        let mut tv = [[zero; 3]; G];
-        let mut norm = [zero; G];
-        let mut pre = [zero; G];
+        // Per-group state, written for every `g < groups` by the first loop before the second
+        // reads it: left uninitialised (zeroing 18 groups' worth is a 5 KB `memset` per call).
+        let mut state = [MaybeUninit::<InvGroup<V>>::uninit(); G];
         let mut zmask = [zero; G];
         let mut anyzero = zero;
         let mut acc = mont;
         for g in 0..groups {
             let zz = self.zt(&t.base[g]);
             let o = 16 * d * g;
-            let nz;
+            let (rows, tv, nz);
             if d == 4 {
-                let x = self.soa4(self.load4(&a[o..]));
-                rows[g] = x;
-                (tv[g], nz) = self.inv4_stage1(&x, zz);
+                rows = self.soa4(self.load4(&a[o..]));
+                (tv, nz) = self.inv4_stage1(&rows, zz);
             } else {
                 let x = self.soa3(self.load3(&a[o..]));
-                rows[g] = [x[0], x[1], x[2], zero];
-                (tv[g], nz) = self.inv3_stage1(&rows[g], zz);
+                rows = [x[0], x[1], x[2], zero];
+                (tv, nz) = self.inv3_stage1(&rows, zz);
             }
             // exact zero test: the Barrett output is 0 iff the norm is 0 mod q
             let zm = self.cmpeq(nz, zero);
             anyzero = self.or(anyzero, zm);
             zmask[g] = zm;
-            let nz = self.or(self.andnot(zm, nz), self.and(zm, mont));
-            norm[g] = nz;
-            acc = self.fqmul(acc, nz);
-            pre[g] = acc;
+            let norm = self.or(self.andnot(zm, nz), self.and(zm, mont));
+            acc = self.fqmul(acc, norm);
+            state[g] = MaybeUninit::new(InvGroup {
+                rows,
+                tv,
+                norm,
+                pre: acc,
+            });
         }
         let mut inv = self.fqinv(acc);
         for g in (0..groups).rev() {
-            let before = if g == 0 { mont } else { pre[g - 1] };
+            // SAFETY: the loop above wrote `state[g]` for every `g < groups`.
+            let (st, before) = unsafe {
+                let before = if g == 0 {
+                    mont
+                } else {
+                    state[g - 1].assume_init_ref().pre
+                };
+                (state[g].assume_init(), before)
+            };
             let u = self.fqmul(inv, before);
-            inv = self.fqmul(inv, norm[g]);
+            inv = self.fqmul(inv, st.norm);
             let zz = self.zt(&t.base[g]);
-            let x = rows[g];
+            let (x, tv) = (st.rows, st.tv);
             let zm = zmask[g];
             let o = 16 * d * g;
             if d == 4 {
-                let o4 = self.inv4_stage2(&x, &tv[g], u, zz);
+                let o4 = self.inv4_stage2(&x, &tv, u, zz);
                 let out = [
                     self.andnot(zm, o4[0]),
                     self.andnot(zm, o4[1]),
@@ -823,7 +834,7 @@ impl Avx2 {
                 ];
                 self.store4(&mut r[o..], self.aos4(out));
             } else {
-                let o3 = self.inv3_stage2(&tv[g], u);
+                let o3 = self.inv3_stage2(&tv, u);
                 let out = [
                     self.andnot(zm, o3[0]),
                     self.andnot(zm, o3[1]),
