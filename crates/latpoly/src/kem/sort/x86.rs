@@ -20,6 +20,7 @@
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
 
 /// Proof that the CPU runs AVX2.
 #[derive(Clone, Copy, Debug)]
@@ -172,36 +173,52 @@ impl Avx512Sort {
         }
         let big = n.next_power_of_two().max(32);
         let vecs = big / 16;
-        // Element i = l vecs + a goes to lane l of vector a: the transpose of `pad` read as a
-        // 16 x vecs matrix, done 16 x 16 blocks at a time in registers (the KEM sizes have
-        // vecs >= 16) or element by element for short inputs.
-        let mut pad = [u32::MAX; AVX512_MAX];
-        pad[..n].copy_from_slice(x);
-        let mut v = [_mm512_setzero_si512(); AVX512_MAX / 16];
-        let v = &mut v[..vecs];
+        // Element i = l vecs + a goes to lane l of vector a: the transpose of `x` (padded with
+        // `u32::MAX`) read as a 16 x vecs matrix, done 16 x 16 blocks at a time in registers
+        // (the KEM sizes have vecs >= 16) or element by element for short inputs. The rows
+        // are read from `x` with the padding supplied by masked loads (a padded copy was two
+        // 4 KB fills and a copy per call); masks depend on `n` only.
+        let mut vbuf = [MaybeUninit::<__m512i>::uninit(); AVX512_MAX / 16];
+        let max = _mm512_set1_epi32(-1);
         if vecs >= 16 {
             for c in 0..vecs / 16 {
-                let mut r = [_mm512_setzero_si512(); 16];
+                let mut r = [max; 16];
                 for (l, rl) in r.iter_mut().enumerate() {
-                    let row = &pad[l * vecs + 16 * c..][..16];
-                    // SAFETY: AVX-512F (token); `row` has 16 readable u32.
-                    *rl = unsafe { _mm512_loadu_si512(row.as_ptr().cast()) };
+                    let p = l * vecs + 16 * c;
+                    if p < n {
+                        let row = &x[p..n.min(p + 16)];
+                        // SAFETY: AVX-512F (token); the mask selects the `row.len() <= 16`
+                        // readable u32 of `row`, the other lanes are not read.
+                        *rl = unsafe {
+                            _mm512_mask_loadu_epi32(
+                                max,
+                                lanes_below(row.len()),
+                                row.as_ptr().cast(),
+                            )
+                        };
+                    }
                 }
                 // SAFETY: AVX-512F (token).
                 unsafe { transpose16(&mut r) };
-                v[16 * c..16 * c + 16].copy_from_slice(&r);
+                for (d, rl) in vbuf[16 * c..16 * c + 16].iter_mut().zip(r) {
+                    *d = MaybeUninit::new(rl);
+                }
             }
         } else {
             let mut tmp = [u32::MAX; 256];
             for (i, &xi) in x.iter().enumerate() {
                 tmp[(i % vecs) * 16 + i / vecs] = xi;
             }
-            for (va, c) in v.iter_mut().zip(tmp.chunks_exact(16)) {
+            for (va, c) in vbuf[..vecs].iter_mut().zip(tmp.chunks_exact(16)) {
                 // SAFETY: AVX-512F (token); each chunk has 16 readable u32.
-                *va = unsafe { _mm512_loadu_si512(c.as_ptr().cast()) };
+                *va = MaybeUninit::new(unsafe { _mm512_loadu_si512(c.as_ptr().cast()) });
             }
             crate::secret::wipe(&mut tmp);
         }
+        // SAFETY: both branches above wrote `vbuf[..vecs]` (vecs / 16 blocks of 16, or `vecs`
+        // chunks of `tmp`), and `MaybeUninit<__m512i>` has the layout of `__m512i`.
+        let v: &mut [__m512i] =
+            unsafe { &mut *(core::ptr::from_mut(&mut vbuf[..vecs]) as *mut [__m512i]) };
         let mut k = 2;
         while k <= big {
             // Lane stages (distances k/2 .. vecs): partners in lanes l and l ^ (j / vecs) of
@@ -224,7 +241,8 @@ impl Avx512Sort {
             vector_stages(self, v, k, vecs);
             k *= 2;
         }
-        // Back: the same transposition (lane l of vector a is element l vecs + a).
+        // Back: the same transposition (lane l of vector a is element l vecs + a), rows stored
+        // into `x` by masked stores (lanes at `n` and beyond are padding).
         if vecs >= 16 {
             for c in 0..vecs / 16 {
                 let mut r = [_mm512_setzero_si512(); 16];
@@ -232,14 +250,23 @@ impl Avx512Sort {
                 // SAFETY: AVX-512F (token).
                 unsafe { transpose16(&mut r) };
                 for (l, rl) in r.iter_mut().enumerate() {
-                    let row = &mut pad[l * vecs + 16 * c..][..16];
-                    // SAFETY: AVX-512F (token); `row` has 16 writable u32.
-                    unsafe { _mm512_storeu_si512(row.as_mut_ptr().cast(), *rl) };
+                    let p = l * vecs + 16 * c;
+                    if p < n {
+                        let row = &mut x[p..n.min(p + 16)];
+                        // SAFETY: AVX-512F (token); the mask selects the `row.len() <= 16`
+                        // writable u32 of `row`, the other lanes are not written.
+                        unsafe {
+                            _mm512_mask_storeu_epi32(
+                                row.as_mut_ptr().cast(),
+                                lanes_below(row.len()),
+                                *rl,
+                            )
+                        };
+                    }
                     *rl = _mm512_setzero_si512(); // wipe the copies (the values may be secret)
                 }
                 core::hint::black_box(&r);
             }
-            x.copy_from_slice(&pad[..n]);
         } else {
             let mut tmp = [0u32; 256];
             for (c, va) in tmp.chunks_exact_mut(16).zip(v.iter()) {
@@ -254,7 +281,6 @@ impl Avx512Sort {
         for va in v.iter_mut() {
             *va = _mm512_setzero_si512(); // wipe the copies (the values may be secret)
         }
-        crate::secret::wipe(&mut pad[..big]); // beyond `big`: untouched padding
         core::hint::black_box(&v);
     }
 }
@@ -296,6 +322,12 @@ unsafe fn transpose16(r: &mut [__m512i; 16]) {
 
 /// `[log2 bit]`: the lanes `l < 16` with `l & bit == 0` (all of them from `bit = 16` on).
 const CLEAR: [__mmask16; 5] = [0x5555, 0x3333, 0x0f0f, 0x00ff, 0xffff];
+
+/// The lanes `l < len` (`len <= 16`).
+#[inline(always)]
+fn lanes_below(len: usize) -> __mmask16 {
+    ((1u32 << len) - 1) as __mmask16
+}
 
 /// The lanes `l < 16` with `l & bit == 0` (`bit` a power of two).
 #[inline(always)]
