@@ -50,6 +50,7 @@ pub mod sampling;
 mod secret;
 pub mod serialize;
 mod sha512;
+mod vectorised;
 
 pub use error::{Error, Result};
 pub use isa::Isa;

@@ -278,7 +278,7 @@ fn sntrup_encapsulate(pk: &[u8], rng: &mut dyn RandomSource) -> Result<(Vec<u8>,
 /// [`sntrup_encapsulate`]'s body, compiled with the backend's vector features.
 struct Encaps<'a, 'r>(&'a [u8], &'a mut (dyn RandomSource + 'r));
 
-impl unchecked::Vectorised for Encaps<'_, '_> {
+impl crate::vectorised::Vectorised for Encaps<'_, '_> {
     type Out = Result<(Vec<u8>, Wiped<[u8; 32]>)>;
     #[inline(always)]
     fn run(self) -> Self::Out {
@@ -328,7 +328,7 @@ fn sntrup_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
 /// [`sntrup_decapsulate`]'s body, compiled with the backend's vector features.
 struct Decaps<'a>(&'a [u8], &'a [u8]);
 
-impl unchecked::Vectorised for Decaps<'_> {
+impl crate::vectorised::Vectorised for Decaps<'_> {
     type Out = Result<Wiped<[u8; 32]>>;
     #[inline(always)]
     fn run(self) -> Self::Out {

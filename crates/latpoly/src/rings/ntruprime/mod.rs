@@ -421,26 +421,13 @@ pub(crate) const PADDED: usize = 768;
 pub(crate) mod unchecked {
     use super::*;
 
-    /// Code to compile with the vector features of the backend ([`vectorised`]). `run` must
-    /// be `#[inline(always)]`: only then is it inlined into the function that has the
-    /// features (a closure's body is not, whatever its size).
-    pub(crate) trait Vectorised {
-        type Out;
-        fn run(self) -> Self::Out;
-    }
-
-    /// `body.run()`, inlined into a function compiled with the vector features of the backend
-    /// (see [`x86::vectorised`]): for the KEMs' element-wise code between the ring operations.
+    /// `body.run()` compiled with the vector features of the NTRU Prime backend
+    /// ([`crate::vectorised`]): for the KEMs' element-wise code between the ring operations
+    /// (decoding the secret key, `3 c f mod 3`, the weight check, the comparisons and
+    /// selections).
     #[inline(always)]
-    pub(crate) fn vectorised<B: Vectorised>(body: B) -> B::Out {
-        #[cfg(target_arch = "x86_64")]
-        {
-            x86::vectorised(global().isa, body)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            body.run()
-        }
+    pub(crate) fn vectorised<B: crate::vectorised::Vectorised>(body: B) -> B::Out {
+        crate::vectorised::run(global().isa, body)
     }
 
     /// [`super::rounded_decode`] without checks (`s` of [`ROUNDED_BYTES`] bytes), and whether

@@ -14,7 +14,6 @@
 use super::fast::{self, Lanes, Scratch, Tables};
 use super::fast_recip;
 use super::toom_vnni::{PrimeVnni, Workspace};
-use super::unchecked::Vectorised;
 use super::{recip, scalar, P};
 use crate::arith::perm_x86::Perm2W;
 use crate::isa::Isa;
@@ -684,37 +683,6 @@ fn avx2_tables(s: Avx2) -> &'static Tables {
 fn avx512_tables(s: Avx512) -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| Tables::new(s))
-}
-
-/// `body.run()` inlined into a function compiled with the features of backend `isa` (AVX-512F
-/// and BW, or AVX2; as it is for the scalar backend or a CPU without them), so that the
-/// compiler vectorises its element-wise loops with those registers: the KEMs' code between
-/// the ring operations (decoding the secret key, `3 c f mod 3`, the weight check, the
-/// comparisons and selections). The functions it calls are compiled as they are, unless the
-/// compiler inlines them too.
-#[inline(always)]
-pub(crate) fn vectorised<B: Vectorised>(isa: Isa, body: B) -> B::Out {
-    match (isa, Avx512::try_new(), Avx2::try_new()) {
-        // SAFETY: the token proves the features the entry point enables.
-        (Isa::Avx512, Some(t), _) => unsafe { t.tf_vectorised(body) },
-        // SAFETY: as above.
-        (Isa::Avx2, _, Some(t)) => unsafe { t.tf_vectorised(body) },
-        _ => body.run(),
-    }
-}
-
-impl Avx512 {
-    #[target_feature(enable = "avx512f,avx512bw")]
-    fn tf_vectorised<B: Vectorised>(self, body: B) -> B::Out {
-        body.run()
-    }
-}
-
-impl Avx2 {
-    #[target_feature(enable = "avx2")]
-    fn tf_vectorised<B: Vectorised>(self, body: B) -> B::Out {
-        body.run()
-    }
 }
 
 /// `a · b` in `R/q` on `isa` (`Avx2` or `Avx512`; anything else, or a CPU without it, runs the
