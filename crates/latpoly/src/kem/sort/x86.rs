@@ -200,9 +200,11 @@ impl Avx512Sort {
                 }
                 // SAFETY: AVX-512F (token).
                 unsafe { transpose16(&mut r) };
-                for (d, rl) in vbuf[16 * c..16 * c + 16].iter_mut().zip(r) {
-                    *d = MaybeUninit::new(rl);
+                for (d, rl) in vbuf[16 * c..16 * c + 16].iter_mut().zip(r.iter_mut()) {
+                    *d = MaybeUninit::new(*rl);
+                    *rl = _mm512_setzero_si512(); // wipe the copies (the values may be secret)
                 }
+                core::hint::black_box(&r);
             }
         } else {
             let mut tmp = [u32::MAX; 256];

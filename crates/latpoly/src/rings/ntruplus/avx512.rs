@@ -11,8 +11,9 @@
 //!   - `d = 4` (576, 768, 1152): layers with strides `>= 32` go vector to vector; the last
 //!     three radix-2 layers (strides 16, 8, 4 = 4, 2, 1 quadwords) run on pairs of vectors
 //!     rearranged in registers by quadword shuffles (`vshufi64x2`, `vpunpck[lh]qdq`,
-//!     `vpermt2q`), so every butterfly has its partner in the other vector of the pair; three
-//!     pairs side by side (one pair is a long dependency chain).
+//!     `vpermt2q`), so every butterfly has its partner in the other vector of the pair; six
+//!     pairs side by side for 768 and 1152, three for 576 (one pair is a long dependency
+//!     chain; [`Avx512::fwd_pairs4`]).
 //!   - `d = 3` (864): every 48-coefficient block is first transposed to 3 rows of 16 (row `r`
 //!     holds coefficients `3m + r`; two blocks per three vectors with `vpermt2w`). The big
 //!     strides (432, 144, 48) are blind to a permutation inside the blocks and are multiples of
@@ -21,10 +22,12 @@
 //!     layers and cost a third of the transform);
 //!     the in-block layers (strides 24, 12, 6, 3) become lane strides 8, 4, 2, 1 inside the
 //!     rows, run on vector pairs (four rows) whose lane order a `vpermt2w` rotates by one bit
-//!     per layer (see [`ROT`]).
-//! * `basemul` / `baseinv` transpose 32 components to `d` rows (one coefficient index per row)
-//!   and compute with one Montgomery reduction per output (`vpmaddwd` sums, reduced in 16-bit
-//!   lanes), as the AVX2 path: **same values mod q** as the scalar code, also in `(-q, q)`;
+//!     per layer (see [`ROT`]), seven pairs side by side ([`PAIRS3`]).
+//! * `basemul` with `d = 4` works in coefficient order ([`Avx512::basemul4_aos`]: word
+//!   permutations of `b` and `ζ·b` against `a` and `a` with its quadword halves swapped); with
+//!   `d = 3` it, and `baseinv` for both, transpose 32 components to `d` rows (one coefficient
+//!   index per row), as the AVX2 path. One Montgomery reduction per output (`vpmaddwd` sums,
+//!   reduced in 16-bit lanes): **same values mod q** as the scalar code, also in `(-q, q)`;
 //!   `baseinv` batches the inversion per lane and inverts the 32 lane products with one Fermat
 //!   chain.
 //!
@@ -34,13 +37,12 @@
 
 #![allow(unsafe_code)]
 
-use super::lanes::{self, match_set, shape, vop2, ztab, InvGroup, Lanes16};
+use super::lanes::{self, match_set, shape, vop2, ztab, InvStates, Lanes16};
 use super::tables::{MONT, OMEGA_MONT, Q, QINV};
 use super::{scalar, tables, NtruPlusParams};
 use crate::arith::mulhi_x86::mulhi_epi16_512;
 use crate::rings::unroll;
 use core::arch::x86_64::*;
-use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 type V = __m512i;
@@ -172,11 +174,13 @@ const ROT: [[[i16; 32]; 2]; 6] = [
 ];
 
 /// Vector pairs processed side by side in the in-row layers of 864 (`d = 3`, 14 pairs, the
-/// last one padded): 7 measured 7-11% faster than 2 on Zen 5 (forward and inverse), 14 no
-/// faster than 7; the `unroll!` lists of those loops spell `0..PAIRS3` (rolled loops kept the
-/// pairs on the stack: 145 against 134 ns forward). (The `d = 4` layers take theirs from
+/// last one padded): against 2, 7 measured forward 156-157 -> 134-136 ns and inverse
+/// 145-148 -> 128-130 on Zen 5, 14 no faster than 7. The `unroll!` lists of those loops spell
+/// `0..PAIRS3` (rolled loops kept the pairs on the stack: 145 against 134 ns forward); the
+/// assertion below keeps the two in step. (The `d = 4` layers take theirs from
 /// [`Avx512::fwd_pairs4`].)
 const PAIRS3: usize = 7;
+const _: () = assert!(PAIRS3 == 7 && 864usize.div_ceil(64).is_multiple_of(PAIRS3));
 
 /// Per-parameter-set lane tables (built once).
 struct Tables {
@@ -526,6 +530,13 @@ impl Avx512 {
         // SAFETY: the token proves AVX-512F/BW.
         unsafe { _mm512_shuffle_i64x2::<I>(a, b) }
     }
+    /// `vpermt2w`: lane `l` is lane `idx[l]` of `a` (0..32) or `b` (32..64).
+    #[inline(always)]
+    fn permt2w(self, a: V, idx: &[i16; 32], b: V) -> V {
+        // SAFETY: the token proves AVX-512F/BW.
+        unsafe { _mm512_permutex2var_epi16(a, self.lanes(idx), b) }
+    }
+    /// `vpermt2q`: lane `l` is lane `idx[l]` of `a` (0..8) or `b` (8..16).
     #[inline(always)]
     fn permt2q(self, a: V, idx: &[usize; 8], b: V) -> V {
         let i = idx.map(|x| x as i64);
@@ -854,8 +865,9 @@ impl Avx512 {
 
     /// The forward layers of strides 16, 8, 4 (`d = 4`) on vector pairs, `K` pairs side by
     /// side (one pair is a long dependency chain; independent pairs in flight hide its
-    /// latency). `K` divides `N / 64`: 6 for 768 and 1152, 3 for 576 (9 pairs); 6 measured
-    /// 7-11% faster than 3 on Zen 5 for 768 and 1152, 9 no faster than 3 for 576 and 1152.
+    /// latency). `K` divides `N / 64`: 6 for 768 and 1152, 3 for 576 (9 pairs). Against 3, 6
+    /// measured on Zen 5 forward 768 86-87 -> 78-79 ns, 1152 138-141 -> 126-127, inverse 768
+    /// 94-96 -> 91-92, 1152 142-144 -> 135-136; 9 was no faster than 3 for 576 and 1152.
     #[inline(always)]
     fn fwd_pairs4<const N: usize, const K: usize>(self, a: &mut [i16; N], t: &Tables) {
         debug_assert_eq!((N / 64) % K, 0);
@@ -1038,34 +1050,25 @@ impl Avx512 {
     /// order: no transposes. `ζ·b` in every word (one Montgomery product), four word
     /// permutations of `(b, ζ·b)` and four `vpmaddwd` give the four 32-bit sums of every
     /// component, one Montgomery reduction per output: `c = a·b·2^-16` in `(-q, q)` (each sum
-    /// is below `4q^2 < 2^31` in absolute value), the same values as
+    /// is at most `4(q-1)^2 < q·2^15` in absolute value), the same values as
     /// [`Lanes16::basemul4_rows`].
     #[inline(always)]
     fn basemul4_aos(self, a: V, b: V, zz: (V, V)) -> V {
         let bz = self.fqmulc(b, zz);
-        let perm = |idx: &[i16; 32]| {
-            // SAFETY: the token proves AVX-512F/BW; the index table has 32 readable i16.
-            unsafe { _mm512_permutex2var_epi16(b, self.lanes(idx), bz) }
-        };
         // a with the two 32-bit halves of every quadword swapped (`vpshufd`, which issues
         // beside the products, where a rotation would compete with them)
         // SAFETY: the token proves AVX-512F.
         let ar = unsafe { _mm512_shuffle_epi32::<0b10_11_00_01>(a) };
         let s01 = self.add32(
-            self.madd(a, perm(&GAMMA01)),
-            self.madd(ar, perm(&GAMMA01_R)),
+            self.madd(a, self.permt2w(b, &GAMMA01, bz)),
+            self.madd(ar, self.permt2w(b, &GAMMA01_R, bz)),
         );
         let s23 = self.add32(
-            self.madd(a, perm(&GAMMA23)),
-            self.madd(ar, perm(&GAMMA23_R)),
+            self.madd(a, self.permt2w(b, &GAMMA23, bz)),
+            self.madd(ar, self.permt2w(b, &GAMMA23_R, bz)),
         );
-        // SAFETY: the token proves AVX-512F/BW; the index tables have 32 readable i16.
-        let (lo, hi) = unsafe {
-            (
-                _mm512_permutex2var_epi16(s01, self.lanes(&PACK_AOS_LO), s23),
-                _mm512_permutex2var_epi16(s01, self.lanes(&PACK_AOS_HI), s23),
-            )
-        };
+        let lo = self.permt2w(s01, &PACK_AOS_LO, s23);
+        let hi = self.permt2w(s01, &PACK_AOS_HI, s23);
         let m = self.mullo(lo, self.splat(QINV as i16));
         self.sub(hi, self.mulhi(m, self.splat(Q as i16)))
     }
@@ -1100,10 +1103,7 @@ impl Avx512 {
         let mont = self.splat(MONT);
         // padding components (576's last group) are the Montgomery one: invertible
         let one4 = self.blend(0x1111_1111, zero, mont);
-        // Per-group state, written for every `g < groups` by the first loop before the second
-        // reads it: left uninitialised (zeroing nine groups' worth was a 5 KB `memset` per
-        // call, 7% of the 576 inverse).
-        let mut state = [MaybeUninit::<InvGroup<V>>::uninit(); G];
+        let mut state = InvStates::<V, G>::new();
         let mut zmask = [0u32; G];
         let mut anyzero = 0u32;
         let mut acc = mont;
@@ -1124,24 +1124,12 @@ impl Avx512 {
             zmask[g] = zm;
             let norm = self.blend(zm, nz, mont);
             acc = self.fqmul(acc, norm);
-            state[g] = MaybeUninit::new(InvGroup {
-                rows,
-                tv,
-                norm,
-                pre: acc,
-            });
+            state.push(rows, tv, norm, acc);
         }
         let mut inv = self.fqinv(acc);
         for g in (0..groups).rev() {
-            // SAFETY: the loop above wrote `state[g]` for every `g < groups`.
-            let (st, before) = unsafe {
-                let before = if g == 0 {
-                    mont
-                } else {
-                    state[g - 1].assume_init_ref().pre
-                };
-                (state[g].assume_init(), before)
-            };
+            let st = state.get(g);
+            let before = if g == 0 { mont } else { state.get(g - 1).pre };
             let u = self.fqmul(inv, before);
             inv = self.fqmul(inv, st.norm);
             let zz = self.zt(&t.base[g]);

@@ -20,12 +20,11 @@
 
 #![allow(unsafe_code)]
 
-use super::lanes::{self, match_set, shape, vop2, ztab, InvGroup, Lanes16};
+use super::lanes::{self, match_set, shape, vop2, ztab, InvStates, Lanes16};
 use super::tables::{MONT, OMEGA_MONT, Q, QINV};
 use super::{encode, scalar, tables, NtruPlusParams};
 use crate::arith::mulhi_x86::mulhi_epi16_256;
 use core::arch::x86_64::*;
-use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 type V = __m256i;
@@ -776,13 +775,11 @@ impl Avx2 {
         let groups = s.n / (16 * d);
         let zero = self.zero();
         let mont = self.splat(MONT);
-        // Per-group state, written for every `g < groups` by the first loop before the second
-        // reads it: left uninitialised (zeroing 18 groups' worth is a 5 KB `memset` per call).
-        let mut state = [MaybeUninit::<InvGroup<V>>::uninit(); G];
+        let mut state = InvStates::<V, G>::new();
         let mut zmask = [zero; G];
         let mut anyzero = zero;
         let mut acc = mont;
-        for g in 0..groups {
+        for (g, zmg) in zmask.iter_mut().enumerate().take(groups) {
             let zz = self.zt(&t.base[g]);
             let o = 16 * d * g;
             let (rows, tv, nz);
@@ -797,27 +794,15 @@ impl Avx2 {
             // exact zero test: the Barrett output is 0 iff the norm is 0 mod q
             let zm = self.cmpeq(nz, zero);
             anyzero = self.or(anyzero, zm);
-            zmask[g] = zm;
+            *zmg = zm;
             let norm = self.or(self.andnot(zm, nz), self.and(zm, mont));
             acc = self.fqmul(acc, norm);
-            state[g] = MaybeUninit::new(InvGroup {
-                rows,
-                tv,
-                norm,
-                pre: acc,
-            });
+            state.push(rows, tv, norm, acc);
         }
         let mut inv = self.fqinv(acc);
         for g in (0..groups).rev() {
-            // SAFETY: the loop above wrote `state[g]` for every `g < groups`.
-            let (st, before) = unsafe {
-                let before = if g == 0 {
-                    mont
-                } else {
-                    state[g - 1].assume_init_ref().pre
-                };
-                (state[g].assume_init(), before)
-            };
+            let st = state.get(g);
+            let before = if g == 0 { mont } else { state.get(g - 1).pre };
             let u = self.fqmul(inv, before);
             inv = self.fqmul(inv, st.norm);
             let zz = self.zt(&t.base[g]);
