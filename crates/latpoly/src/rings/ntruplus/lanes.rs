@@ -416,3 +416,28 @@ pub(crate) trait Lanes16: Copy {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `InvStates` hands back what was pushed, in order, and refuses an index that was never
+    /// written (its storage is uninitialised there).
+    #[test]
+    fn inv_states_return_pushed_groups_and_refuse_unwritten_ones() {
+        let mut s = InvStates::<u32, 3>::new();
+        s.push([1, 2, 3, 4], [5, 6, 7], 8, 9);
+        s.push([10, 11, 12, 13], [14, 15, 16], 17, 18);
+        let (a, b) = (s.get(0), s.get(1));
+        assert_eq!(
+            (a.rows, a.tv, a.norm, a.pre),
+            ([1, 2, 3, 4], [5, 6, 7], 8, 9)
+        );
+        assert_eq!(
+            (b.rows, b.tv, b.norm, b.pre),
+            ([10, 11, 12, 13], [14, 15, 16], 17, 18)
+        );
+        let unwritten = std::panic::catch_unwind(|| s.get(2));
+        assert!(unwritten.is_err(), "group 2 was never pushed");
+    }
+}
