@@ -58,6 +58,13 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// register pressure), so only the 16-bit backends enable it. Transforms of exactly
     /// `REG_BLOCK` vectors always run in registers.
     const REG_BLOCKS: bool = false;
+    /// Pairs of vectors side by side in the in-register layers of the memory-backed transforms
+    /// ([`small_layers`]): 4 or 8 (any other value runs 4). Measured (Zen 5, `examples/ntt_bench`,
+    /// old and new binaries alternating): 8 is 7-10% faster forward and 3-4% inverse for the
+    /// IFMA backend at n = 4096 and 16384, 3-6% for 5 x 8192; neutral for the 64-bit AVX-512
+    /// backend (W1) and the 32-bit one (n = 512). Transforms of [`REG_BLOCK`] vectors keep
+    /// [`SMALL_K`] pairs.
+    const SMALL_K: usize = SMALL_K;
 
     fn splat(self, x: Self::W) -> Self::V;
     /// Loads `LANES` values from the start of `s` (`s.len() >= LANES`).
@@ -772,7 +779,8 @@ fn small_twiddles<S: Simd, const INV: bool>(
 
 /// Pairs of vectors that go through the in-register layers side by side: each pair is a chain
 /// of dependent butterflies and permutations, and independent chains in lockstep keep the vector
-/// units busy where one chain would wait on latencies.
+/// units busy where one chain would wait on latencies. The default of [`Simd::SMALL_K`], and
+/// the count of [`small_all`] (whose `REG_BLOCK` vectors hold four pairs).
 const SMALL_K: usize = 4;
 
 /// The in-register layers on `blk` (starting at element `off`): forward (distances
@@ -788,12 +796,35 @@ fn small_layers<S: Simd, const INV: bool, const STRICT: bool, const M: u8, const
     blk: &mut [S::W],
     off: usize,
 ) {
+    if S::SMALL_K == 8 {
+        small_layers_k::<S, INV, STRICT, M, R0, 8>(s, tb, c, blk, off);
+    } else {
+        small_layers_k::<S, INV, STRICT, M, R0, SMALL_K>(s, tb, c, blk, off);
+    }
+}
+
+/// [`small_layers`] with `K` pairs side by side (a tail of fewer than `K` pairs one by one).
+#[inline(always)]
+fn small_layers_k<
+    S: Simd,
+    const INV: bool,
+    const STRICT: bool,
+    const M: u8,
+    const R0: bool,
+    const K: usize,
+>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: &Consts<S::V>,
+    blk: &mut [S::W],
+    off: usize,
+) {
     let l = S::LANES;
     let p0 = off / (2 * l);
-    let split = blk.len() / (2 * l * SMALL_K) * (2 * l * SMALL_K);
+    let split = blk.len() / (2 * l * K) * (2 * l * K);
     let (body, tail) = blk.split_at_mut(split);
-    for (g, group) in body.chunks_exact_mut(2 * l * SMALL_K).enumerate() {
-        small_group::<S, INV, STRICT, M, R0, SMALL_K>(s, tb, c, group, p0 + g * SMALL_K);
+    for (g, group) in body.chunks_exact_mut(2 * l * K).enumerate() {
+        small_group::<S, INV, STRICT, M, R0, K>(s, tb, c, group, p0 + g * K);
     }
     for (i, pair) in tail.chunks_exact_mut(2 * l).enumerate() {
         small_group::<S, INV, STRICT, M, R0, 1>(s, tb, c, pair, p0 + split / (2 * l) + i);

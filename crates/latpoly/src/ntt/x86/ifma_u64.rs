@@ -48,6 +48,10 @@ impl Simd for IfmaU64 {
     // alternating `--runs 5`).
     const SLOTHFUL: bool = true;
     const VALUE_BITS: u32 = 52;
+    // Eight pairs side by side in the in-register layers (three IFMA products per butterfly:
+    // short enough chains that twice the independent work still fits the registers; see
+    // `Simd::SMALL_K` for the measurements).
+    const SMALL_K: usize = 8;
 
     avx512_u64_lanes!();
 
