@@ -586,13 +586,10 @@ impl Avx512 {
     /// Rotates the lane order of the pair `(x, y)` left by `r` bits (see [`ROT`]).
     #[inline(always)]
     fn rot(self, x: V, y: V, r: usize) -> (V, V) {
-        // SAFETY: the token proves AVX-512F/BW; the tables have 32 readable i16.
-        unsafe {
-            (
-                _mm512_permutex2var_epi16(x, self.lanes(&ROT[r][0]), y),
-                _mm512_permutex2var_epi16(x, self.lanes(&ROT[r][1]), y),
-            )
-        }
+        (
+            self.permt2w(x, &ROT[r][0], y),
+            self.permt2w(x, &ROT[r][1], y),
+        )
     }
 
     /// Vectors `2p` and `2p + 1` of `a` (zero past the end).
@@ -1030,18 +1027,20 @@ impl Avx512 {
     // ---- base rings ----
 
     /// `packs32(mred32(sl), mred32(sh))` (values in `(-q, q)`, no saturation) in 16-bit lanes:
-    /// the low and high halves of the 32-bit sums gathered into one vector each (in the order
-    /// `packs32` produces), then `hi - mulhi(lo · QINV, q)`, which is exact because the low
-    /// halves of `s` and `m·q` are equal.
+    /// [`Self::mred_gather`] in the order `packs32` produces.
     #[inline(always)]
     fn mred_pack(self, sl: V, sh: V) -> V {
-        // SAFETY: the token proves AVX-512F/BW; the index tables have 32 readable i16.
-        let (lo, hi) = unsafe {
-            (
-                _mm512_permutex2var_epi16(sl, self.lanes(&PACK_LO), sh),
-                _mm512_permutex2var_epi16(sl, self.lanes(&PACK_HI), sh),
-            )
-        };
+        self.mred_gather(sl, sh, &PACK_LO, &PACK_HI)
+    }
+
+    /// One Montgomery reduction per 32-bit sum of `sl`, `sh` into 16-bit lanes: the low and
+    /// high halves of the sums gathered into one vector each (`vpermt2w` by `lo_idx`, `hi_idx`,
+    /// which pick the same sums), then `hi - mulhi(lo · QINV, q)`, which is exact because the
+    /// low halves of `s` and `m·q` are equal.
+    #[inline(always)]
+    fn mred_gather(self, sl: V, sh: V, lo_idx: &[i16; 32], hi_idx: &[i16; 32]) -> V {
+        let lo = self.permt2w(sl, lo_idx, sh);
+        let hi = self.permt2w(sl, hi_idx, sh);
         let m = self.mullo(lo, self.splat(QINV as i16));
         self.sub(hi, self.mulhi(m, self.splat(Q as i16)))
     }
@@ -1067,10 +1066,7 @@ impl Avx512 {
             self.madd(a, self.permt2w(b, &GAMMA23, bz)),
             self.madd(ar, self.permt2w(b, &GAMMA23_R, bz)),
         );
-        let lo = self.permt2w(s01, &PACK_AOS_LO, s23);
-        let hi = self.permt2w(s01, &PACK_AOS_HI, s23);
-        let m = self.mullo(lo, self.splat(QINV as i16));
-        self.sub(hi, self.mulhi(m, self.splat(Q as i16)))
+        self.mred_gather(s01, s23, &PACK_AOS_LO, &PACK_AOS_HI)
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
