@@ -20,14 +20,17 @@
 //!   small transforms, and their plans are small). Four pairs go through these layers side by
 //!   side ([`SMALL_K`]): one pair alone is a chain of dependent products and permutations whose
 //!   latency, not the vector units, would set the pace;
-//! * transforms of [`REG_BLOCK`] vectors (n = 256 in 16-bit lanes) run entirely in registers,
-//!   fully unrolled ([`regs_block`]: no loop control, one load and one store per vector); on
-//!   backends that set [`Simd::REG_BLOCKS`] (16-bit lanes), larger transforms finish (inverse:
-//!   start) with the same register kernel on every block of `REG_BLOCK` vectors.
+//! * transforms of one register block ([`Simd::REG_V`] vectors: n = 256 in 16-bit and in
+//!   AVX-512 32-bit lanes) run entirely in registers, fully unrolled ([`regs_block`]: no loop
+//!   control, one load and one store per vector); on backends that set [`Simd::REG_BLOCKS`]
+//!   (16-bit lanes, AVX-512 32-bit lanes), larger transforms finish (inverse: start) with the
+//!   same register kernel on every block, and a forward memory layer that would run alone
+//!   just above the blocks runs with them instead ([`fwd_fused_pair`]).
 //!
 //! Ranges: forward input `[0, 4q)` -> output `[0, 4q)`; inverse input `[0, 2q)` -> `[0, 2q)`.
 
 use crate::arith::{Modulus, Word};
+use crate::rings::unroll;
 
 /// A SIMD instruction-set token for lanes of type `Self::W`.
 ///
@@ -54,10 +57,15 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// their inverse layers) in registers, `REG_BLOCK` vectors at a time ([`regs_block`]),
     /// instead of the memory passes and pair groups of the generic drivers.
     /// Measured (Zen 5, same-process A/B): 11-17% faster for 16-bit lanes at n = 512..2048,
-    /// neutral for 32-bit lanes, 4-12% slower for 64-bit lanes (longer product chains, more
-    /// register pressure), so only the 16-bit backends enable it. Transforms of exactly
-    /// `REG_BLOCK` vectors always run in registers.
+    /// 4-12% slower for 64-bit lanes (longer product chains, more register pressure); for
+    /// 32-bit lanes neutral with blocks of 8 vectors, 10-25% faster with blocks of 16
+    /// ([`Simd::REG_V`], the AVX-512 backend). Transforms of exactly one block always run in
+    /// registers.
     const REG_BLOCKS: bool = false;
+    /// Vectors per register block ([`regs_block`]): [`REG_BLOCK`] (8) or 16. A block of 16
+    /// runs four layers of vector distance and all in-register layers with its eight pairs
+    /// side by side, and needs the 32 vector registers of AVX-512.
+    const REG_V: usize = REG_BLOCK;
     /// Pairs of vectors side by side in the in-register layers of the memory-backed transforms
     /// ([`small_layers`]): 4 or 8 (any other value runs 4). Measured (Zen 5, `examples/ntt_bench`,
     /// old and new binaries alternating): 8 is 7-10% faster forward and 3-4% inverse for the
@@ -371,7 +379,7 @@ impl<W: Word> SimdTables<W> {
             },
             lazy_inv: if S::SLOTHFUL
                 && !S::REG_BLOCKS
-                && n > REG_BLOCK * l
+                && n > S::REG_V * l
                 && q as u128 * 4 * v as u128 <= 1u128 << S::VALUE_BITS
             {
                 lazy::HALF
@@ -886,9 +894,11 @@ fn small_regs<
     let mut t = if INV { 1 } else { l / 2 };
     let mut x = [c.q; K];
     let mut y = [c.q; K];
-    for j in 0..K {
-        (x[j], y[j]) = s.deinterleave(a[j], b[j], t);
-    }
+    unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
+        if j < K {
+            (x[j], y[j]) = s.deinterleave(a[j], b[j], t);
+        }
+    });
     // Unrolled by hand (at most five layers, for 32 lanes): every layer's twiddle addressing
     // and broadcast width is then a constant, and the pairs stay in registers.
     macro_rules! layer {
@@ -897,24 +907,28 @@ fn small_regs<
                 // Constant per unrolled layer: forward layers alternate under SLOTH.
                 let red = M != lazy::SLOTH || (R0 == ($k % 2 == 0));
                 let span = small_span::<S, INV, K>(tb, p0, $k);
-                for j in 0..K {
-                    let (w, wp) = small_twiddles::<S, INV>(s, span, j, $k);
-                    (x[j], y[j]) = if INV {
-                        gs_butterfly::<S, false, M, true>(s, x[j], y[j], w, wp, c)
-                    } else if red {
-                        ct_butterfly::<S, false, M, true>(s, x[j], y[j], w, wp, c)
-                    } else {
-                        ct_butterfly::<S, false, M, false>(s, x[j], y[j], w, wp, c)
-                    };
-                }
-                if $k + 1 < small {
-                    for j in 0..K {
+                unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
+                    if j < K {
+                        let (w, wp) = small_twiddles::<S, INV>(s, span, j, $k);
                         (x[j], y[j]) = if INV {
-                            s.step_up(x[j], y[j], t)
+                            gs_butterfly::<S, false, M, true>(s, x[j], y[j], w, wp, c)
+                        } else if red {
+                            ct_butterfly::<S, false, M, true>(s, x[j], y[j], w, wp, c)
                         } else {
-                            s.step_down(x[j], y[j], t)
+                            ct_butterfly::<S, false, M, false>(s, x[j], y[j], w, wp, c)
                         };
                     }
+                });
+                if $k + 1 < small {
+                    unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
+                        if j < K {
+                            (x[j], y[j]) = if INV {
+                                s.step_up(x[j], y[j], t)
+                            } else {
+                                s.step_down(x[j], y[j], t)
+                            };
+                        }
+                    });
                     t = if INV { 2 * t } else { t / 2 };
                 }
             }
@@ -926,14 +940,16 @@ fn small_regs<
     layer!(2);
     layer!(3);
     layer!(4);
-    for j in 0..K {
-        let (mut v0, mut v1) = s.interleave(x[j], y[j], t);
-        if !INV {
-            v0 = fwd_out::<S, STRICT, M>(s, c, v0);
-            v1 = fwd_out::<S, STRICT, M>(s, c, v1);
+    unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
+        if j < K {
+            let (mut v0, mut v1) = s.interleave(x[j], y[j], t);
+            if !INV {
+                v0 = fwd_out::<S, STRICT, M>(s, c, v0);
+                v1 = fwd_out::<S, STRICT, M>(s, c, v1);
+            }
+            (a[j], b[j]) = (v0, v1);
         }
-        (a[j], b[j]) = (v0, v1);
-    }
+    });
 }
 
 /// The forward transform's output from its last layer's: `[0, 4q)`, or `[0, q)` when
@@ -972,6 +988,19 @@ fn small_all<
     v: &mut [S::V; V],
     p0: usize,
 ) {
+    if V == 16 {
+        // All eight pairs side by side (a block of 16 vectors uses every register).
+        let mut a = [c.q; 8];
+        let mut b = [c.q; 8];
+        unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
+            (a[j], b[j]) = (v[2 * j], v[2 * j + 1]);
+        });
+        small_regs::<S, INV, STRICT, M, R0, 8>(s, tb, c, &mut a, &mut b, p0);
+        unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
+            (v[2 * j], v[2 * j + 1]) = (a[j], b[j]);
+        });
+        return;
+    }
     for ch in 0..V / (2 * SMALL_K) {
         let mut a = [c.q; SMALL_K];
         let mut b = [c.q; SMALL_K];
@@ -1057,6 +1086,23 @@ fn inv_last_bf<S: Simd, const STRICT: bool, const SCALED: bool, const M: u8>(
 /// Vectors per register block ([`regs_block`]).
 const REG_BLOCK: usize = 8;
 
+/// [`regs_block`] with the backend's block size [`Simd::REG_V`] (8 or 16).
+#[inline(always)]
+fn regs_block_v<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, const M: u8>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: &Consts<S::V>,
+    a: &mut [S::W],
+    nv: usize,
+    bv: usize,
+) {
+    if S::REG_V == 16 {
+        regs_block::<S, INV, STRICT, FULL, M, 16>(s, tb, c, a, nv, bv);
+    } else {
+        regs_block::<S, INV, STRICT, FULL, M, REG_BLOCK>(s, tb, c, a, nv, bv);
+    }
+}
+
 /// A block of `V` vectors of a transform of `nv` vectors, starting at vector `bv` (a multiple
 /// of `V`), held in registers. Forward (`!INV`): the layers of distance `V/2 .. 1` vectors, then
 /// the in-register layers. Inverse (`INV`): the in-register layers, then the layers of distance
@@ -1083,46 +1129,80 @@ fn regs_block<
     let l = S::LANES;
     let a = &mut a[..V * l];
     let mut v = [c.q; V];
-    for (i, x) in v.iter_mut().enumerate() {
-        *x = s.load(&a[i * l..]);
-    }
+    unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+        if i < V {
+            v[i] = s.load(&a[i * l..]);
+        }
+    });
+    regs_core::<S, INV, STRICT, FULL, M, V>(s, tb, c, &mut v, nv, bv);
+    unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+        if i < V {
+            s.store(&mut a[i * l..], v[i]);
+        }
+    });
+}
+
+/// [`regs_block`] on a block already in registers (`v`), left there.
+#[inline(always)]
+fn regs_core<
+    S: Simd,
+    const INV: bool,
+    const STRICT: bool,
+    const FULL: bool,
+    const M: u8,
+    const V: usize,
+>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: &Consts<S::V>,
+    v: &mut [S::V; V],
+    nv: usize,
+    bv: usize,
+) {
     if INV {
-        small_all::<S, true, false, M, true, V>(s, tb, c, &mut v, bv / 2);
+        small_all::<S, true, false, M, true, V>(s, tb, c, v, bv / 2);
     }
     // Layer of distance `tv` vectors: group `g` of the block uses table entry
     // `nv / 2tv + bv / 2tv + g`. Forward: tv = V/2 down to 1; inverse: 1 up to V/2 (V/4 when
     // the last layer is the 1/n one below).
+    // Unrolled by hand (at most four layers of at most eight butterflies): constant indices
+    // keep the block in registers; loops left to the optimiser spilled it for V = 16.
     let layers = V.trailing_zeros() as usize - usize::from(INV && FULL);
-    for step in 0..layers {
-        let tv = if INV { 1 << step } else { V >> (step + 1) };
-        let base = nv / (2 * tv) + bv / (2 * tv);
-        for g in 0..V / (2 * tv) {
-            let (table, shoup) = if INV {
-                (&tb.inv, &tb.inv_shoup)
-            } else {
-                (&tb.fwd, &tb.fwd_shoup)
-            };
-            let (w, wp) = (s.splat(table[base + g]), s.splat(shoup[base + g]));
+    let (table, shoup) = if INV {
+        (&tb.inv, &tb.inv_shoup)
+    } else {
+        (&tb.fwd, &tb.fwd_shoup)
+    };
+    unroll!(step in [0, 1, 2, 3] {
+        if step < layers {
+            let tv = if INV { 1 << step } else { V >> (step + 1) };
+            let base = nv / (2 * tv) + bv / (2 * tv);
+            // The layer's entries, sliced once: constant indices below, no checks.
+            let (tw, twp) = (&table[base..][..V / (2 * tv)], &shoup[base..][..V / (2 * tv)]);
             // Forward layer index: 0 for distance `nv / 2` vectors.
             let red = reduces::<M>((nv / (2 * tv)).trailing_zeros());
-            for j in 0..tv {
-                let (i0, i1) = (2 * tv * g + j, 2 * tv * g + tv + j);
-                (v[i0], v[i1]) = if INV {
-                    gs_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
-                } else if red {
-                    ct_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
-                } else {
-                    ct_butterfly::<S, true, M, false>(s, v[i0], v[i1], w, wp, c)
-                };
-            }
+            unroll!(b in [0, 1, 2, 3, 4, 5, 6, 7] {
+                if b < V / 2 {
+                    let (g, j) = (b / tv, b % tv);
+                    let (w, wp) = (s.splat(tw[g]), s.splat(twp[g]));
+                    let (i0, i1) = (2 * tv * g + j, 2 * tv * g + tv + j);
+                    (v[i0], v[i1]) = if INV {
+                        gs_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
+                    } else if red {
+                        ct_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
+                    } else {
+                        ct_butterfly::<S, true, M, false>(s, v[i0], v[i1], w, wp, c)
+                    };
+                }
+            });
         }
-    }
+    });
     if !INV {
         // The first in-register layer (distance LANES/2) has index log2(nv).
         if reduces::<M>(nv.trailing_zeros()) {
-            small_all::<S, false, STRICT, M, true, V>(s, tb, c, &mut v, bv / 2);
+            small_all::<S, false, STRICT, M, true, V>(s, tb, c, v, bv / 2);
         } else {
-            small_all::<S, false, STRICT, M, false, V>(s, tb, c, &mut v, bv / 2);
+            small_all::<S, false, STRICT, M, false, V>(s, tb, c, v, bv / 2);
         }
     }
     if INV && FULL {
@@ -1130,18 +1210,57 @@ fn regs_block<
         // distance n/4 for the second quarter: `fold_inv(V L, L)` holds for `V >= 4`).
         debug_assert!(tb.fold_inv == (V >= 4));
         let k = LastConsts::new(s, tb);
-        for j in 0..V / 2 {
-            let (x, y) = (v[j], v[V / 2 + j]);
-            (v[j], v[V / 2 + j]) = if V >= 4 && j >= V / 4 {
-                inv_last_bf::<S, STRICT, true, M>(s, c, &k, x, y)
+        unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
+            if j < V / 2 {
+                let (x, y) = (v[j], v[V / 2 + j]);
+                (v[j], v[V / 2 + j]) = if V >= 4 && j >= V / 4 {
+                    inv_last_bf::<S, STRICT, true, M>(s, c, &k, x, y)
+                } else {
+                    inv_last_bf::<S, STRICT, false, M>(s, c, &k, x, y)
+                };
+            }
+        });
+    }
+}
+
+/// The forward layer of distance `V` vectors on `pair` (two blocks of `V` vectors, starting at
+/// vector `bv` of a transform of `nv` vectors), then [`regs_block`]'s layers on each block: the
+/// first block stays in registers between the two, so the pair is loaded and stored once.
+#[inline(always)]
+fn fwd_fused_pair<S: Simd, const STRICT: bool, const M: u8, const V: usize>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: &Consts<S::V>,
+    pair: &mut [S::W],
+    nv: usize,
+    bv: usize,
+) {
+    let l = S::LANES;
+    let (lo, hi) = pair[..2 * V * l].split_at_mut(V * l);
+    // one group: table entry `nv / 2V + bv / 2V`; layer index log2(nv / 2V)
+    let k = nv / (2 * V) + bv / (2 * V);
+    let (w, wp) = fwd_twiddle(s, tb, k);
+    let red = reduces::<M>((nv / (2 * V)).trailing_zeros());
+    let mut v = [c.q; V];
+    unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+        if i < V {
+            let (x, y) = (s.load(&lo[i * l..]), s.load(&hi[i * l..]));
+            let (u, y) = if red {
+                ct_butterfly::<S, true, M, true>(s, x, y, w, wp, c)
             } else {
-                inv_last_bf::<S, STRICT, false, M>(s, c, &k, x, y)
+                ct_butterfly::<S, true, M, false>(s, x, y, w, wp, c)
             };
+            v[i] = u;
+            s.store(&mut hi[i * l..], y);
         }
-    }
-    for (i, x) in v.iter().enumerate() {
-        s.store(&mut a[i * l..], *x);
-    }
+    });
+    regs_core::<S, false, STRICT, false, M, V>(s, tb, c, &mut v, nv, bv);
+    unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+        if i < V {
+            s.store(&mut lo[i * l..], v[i]);
+        }
+    });
+    regs_block::<S, false, STRICT, false, M, V>(s, tb, c, hi, nv, bv + V);
 }
 
 /// Forward NTT. Requires `a.len() == n >= 2·LANES`. Input `[0, 4q)`; output `[0, 4q)`, or
@@ -1179,7 +1298,7 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     let l = S::LANES;
     debug_assert!(n >= 2 * l);
     let c = &Consts::new::<S, M>(s, q);
-    let rb = REG_BLOCK * l;
+    let rb = S::REG_V * l;
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     // Outer layers: butterflies span more than one block. The first pass reads `src`.
     match src {
@@ -1193,7 +1312,7 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
         None => {}
     }
     if n == rb {
-        return regs_block::<S, false, STRICT, true, M, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
+        return regs_block_v::<S, false, STRICT, true, M>(s, tb, c, a, S::REG_V, 0);
     }
     // Whether the first in-register layer (distance LANES/2, index log2(n / LANES)) reduces.
     let r0 = reduces::<M>((n / l).trailing_zeros());
@@ -1201,11 +1320,23 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     // registers, `REG_BLOCK` vectors at a time.
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
-        if S::REG_BLOCKS && block >= rb {
+        if S::REG_BLOCKS && block >= 2 * rb && (!S::RADIX4 || (block / rb).ilog2() % 2 == 1) {
+            // The memory layer of distance `rb` would run alone: it runs with the blocks
+            // instead, each pair of blocks loaded once ([`fwd_fused_pair`]).
+            fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, 2 * rb);
+            for (k, pair) in blk.chunks_exact_mut(2 * rb).enumerate() {
+                let bv = (off + k * 2 * rb) / l;
+                if S::REG_V == 16 {
+                    fwd_fused_pair::<S, STRICT, M, 16>(s, tb, c, pair, n / l, bv);
+                } else {
+                    fwd_fused_pair::<S, STRICT, M, REG_BLOCK>(s, tb, c, pair, n / l, bv);
+                }
+            }
+        } else if S::REG_BLOCKS && block >= rb {
             fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, rb);
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
-                regs_block::<S, false, STRICT, false, M, REG_BLOCK>(s, tb, c, sub, n / l, bv);
+                regs_block_v::<S, false, STRICT, false, M>(s, tb, c, sub, n / l, bv);
             }
         } else {
             fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, l);
@@ -1408,14 +1539,14 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     // The in-register layers keep every value below `V q` (their butterflies mix lanes of
     // both kinds); under HALF that takes their own constants.
     let c_inner = &if M == lazy::HALF { c.half_inner(s) } else { *c };
-    let rb = REG_BLOCK * l;
+    let rb = S::REG_V * l;
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     debug_assert!(M != lazy::HALF || (n > rb && !S::REG_BLOCKS));
     if n == rb {
         if let Some(b) = times {
             pointwise_assign(s, tb, q, a, b);
         }
-        return regs_block::<S, true, STRICT, true, M, REG_BLOCK>(s, tb, c, a, REG_BLOCK, 0);
+        return regs_block_v::<S, true, STRICT, true, M>(s, tb, c, a, S::REG_V, 0);
     }
     let last = n / 2;
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
@@ -1429,7 +1560,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
             // last layer, of distance n / 2 >= rb, is not among them).
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
-                regs_block::<S, true, false, false, M, REG_BLOCK>(s, tb, c, sub, n / l, bv);
+                regs_block_v::<S, true, false, false, M>(s, tb, c, sub, n / l, bv);
             }
             inv_big_layers::<S, M>(s, tb, c, blk, n, off, rb, (block / 2 + 1).min(last));
         } else {
