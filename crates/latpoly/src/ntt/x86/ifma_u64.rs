@@ -40,7 +40,8 @@ impl Simd for IfmaU64 {
     // The products read 52 bits of their inputs and return values in [0, 2q) for any input
     // below 2^52, so with q <= 2^49 the forward transform keeps values below 8q (lazy::SLOTH:
     // one conditional subtraction of the nine operations of a butterfly saved on every other
-    // layer) and the inverse lets `u` outputs reach 4q (lazy::HALF). The forward schedule
+    // layer); the inverse's lazy::HALF (`u` outputs up to 4q) would apply too, but its
+    // register blocks (below) run the standard schedule. The forward schedule
     // measured neutral on Zen 4 (n = 4096 and 5 x 8192, 49-bit primes, min of 12 alternating
     // runs), where the memory passes ran at ~3.1 cycles per vector butterfly against ~2.2 for
     // the arithmetic alone; on Intel (Emerald Rapids, every 512-bit operation on ports 0 and
@@ -52,6 +53,15 @@ impl Simd for IfmaU64 {
     // short enough chains that twice the independent work still fits the registers; see
     // `Simd::SMALL_K` for the measurements).
     const SMALL_K: usize = 8;
+    // Blocks of 16 vectors (128 values) in registers: seven layers per load and store instead
+    // of three, at the cost of the inverse's `lazy::HALF` schedule (blocks run it standard).
+    // `examples/ntt_bench` against blocks-off on Zen 5 (min of 3 alternating runs): n = 1024
+    // forward 0.696 -> 0.654 µs, inverse 0.671 -> 0.600; 4096 3.13 -> 2.85, 2.95 -> 2.84;
+    // 16384 14.1 -> 13.4, 13.7 -> 13.3; 32768 30.6 -> 28.8, 30.1 -> 29.0; 5 x 8192 (W1-eq)
+    // 33.8 -> 32.6, 33.8 -> 33.8. (Blocks of 16 on the 64-bit AVX-512 backend: forward 5-9%
+    // faster at 8192, inverse 19% slower, n = 1024 forward 8% slower; not enabled there.)
+    const REG_BLOCKS: bool = true;
+    const REG_V: usize = 16;
 
     avx512_u64_lanes!();
 
