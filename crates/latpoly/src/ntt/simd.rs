@@ -62,6 +62,10 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// ([`Simd::REG_V`], the AVX-512 backend). Transforms of exactly one block always run in
     /// registers.
     const REG_BLOCKS: bool = false;
+    /// [`Simd::REG_BLOCKS`] for the inverse transform (default: the same). Backends whose
+    /// inverse gains more from the [`lazy::HALF`] schedule, which register blocks do not run,
+    /// turn it off.
+    const REG_BLOCKS_INV: bool = Self::REG_BLOCKS;
     /// Vectors per register block ([`regs_block`]): [`REG_BLOCK`] (8) or 16. A block of 16
     /// runs four layers of vector distance and all in-register layers with its eight pairs
     /// side by side, and needs the 32 vector registers of AVX-512.
@@ -378,7 +382,7 @@ impl<W: Word> SimdTables<W> {
                 lazy::STD
             },
             lazy_inv: if S::SLOTHFUL
-                && !S::REG_BLOCKS
+                && !S::REG_BLOCKS_INV
                 && n > S::REG_V * l
                 && q as u128 * 4 * v as u128 <= 1u128 << S::VALUE_BITS
             {
@@ -1541,7 +1545,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     let c_inner = &if M == lazy::HALF { c.half_inner(s) } else { *c };
     let rb = S::REG_V * l;
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
-    debug_assert!(M != lazy::HALF || (n > rb && !S::REG_BLOCKS));
+    debug_assert!(M != lazy::HALF || (n > rb && !S::REG_BLOCKS_INV));
     if n == rb {
         if let Some(b) = times {
             pointwise_assign(s, tb, q, a, b);
@@ -1555,7 +1559,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
             // The pointwise product block by block, while the block is in L1 for the layers.
             pointwise_assign(s, tb, q, blk, &t[off..off + block]);
         }
-        if S::REG_BLOCKS && block >= rb {
+        if S::REG_BLOCKS_INV && block >= rb {
             // The first layers in registers, `REG_BLOCK` vectors at a time (n > rb, so the
             // last layer, of distance n / 2 >= rb, is not among them).
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {

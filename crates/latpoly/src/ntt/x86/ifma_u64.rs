@@ -53,14 +53,16 @@ impl Simd for IfmaU64 {
     // short enough chains that twice the independent work still fits the registers; see
     // `Simd::SMALL_K` for the measurements).
     const SMALL_K: usize = 8;
-    // Blocks of 16 vectors (128 values) in registers: seven layers per load and store instead
-    // of three, at the cost of the inverse's `lazy::HALF` schedule (blocks run it standard).
-    // `examples/ntt_bench` against blocks-off on Zen 5 (min of 3 alternating runs): n = 1024
-    // forward 0.696 -> 0.654 µs, inverse 0.671 -> 0.600; 4096 3.13 -> 2.85, 2.95 -> 2.84;
-    // 16384 14.1 -> 13.4, 13.7 -> 13.3; 32768 30.6 -> 28.8, 30.1 -> 29.0; 5 x 8192 (W1-eq)
-    // 33.8 -> 32.6, 33.8 -> 33.8. (Blocks of 16 on the 64-bit AVX-512 backend: forward 5-9%
-    // faster at 8192, inverse 19% slower, n = 1024 forward 8% slower; not enabled there.)
+    // Forward transforms end in register blocks of 16 vectors (128 values): seven layers per
+    // load and store instead of three. `examples/ntt_bench` against blocks-off on Zen 5 (min of
+    // 3 alternating runs): n = 1024 0.696 -> 0.654 µs, 4096 3.13 -> 2.85, 16384 14.1 -> 13.4,
+    // 32768 30.6 -> 28.8, 5 x 8192 33.8 -> 32.6; `latpoly bench` W1-eq forward 0.71-0.76 ->
+    // 0.64-0.69 (two alternating `--runs 3`). The inverse keeps its memory passes and
+    // lazy::HALF, which blocks do not run: with blocks, W1-eq inverse read 0.67-0.77 against
+    // 0.67-0.69. (Blocks of 16 on the 64-bit AVX-512 backend: forward 5-9% faster at 8192,
+    // n = 1024 forward 8% slower; not enabled there.)
     const REG_BLOCKS: bool = true;
+    const REG_BLOCKS_INV: bool = false;
     const REG_V: usize = 16;
 
     avx512_u64_lanes!();
