@@ -62,6 +62,14 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// ([`Simd::REG_V`], the AVX-512 backend). Transforms of exactly one block always run in
     /// registers.
     const REG_BLOCKS: bool = false;
+    /// [`Simd::REG_BLOCKS`] for the forward transform under reduction schedule `m` ([`lazy`]):
+    /// default [`Simd::REG_BLOCKS`]; a backend whose blocks only pay under some schedules
+    /// narrows it.
+    #[inline(always)]
+    fn reg_blocks_fwd(m: u8) -> bool {
+        let _ = m;
+        Self::REG_BLOCKS
+    }
     /// [`Simd::REG_BLOCKS`] for the inverse transform (default: the same). Backends whose
     /// inverse gains more from the [`lazy::HALF`] schedule, which register blocks do not run,
     /// turn it off.
@@ -383,7 +391,7 @@ impl<W: Word> SimdTables<W> {
             },
             lazy_inv: if S::SLOTHFUL
                 && !S::REG_BLOCKS_INV
-                && n > S::REG_V * l
+                && n > inv_block_vectors::<S>() * l
                 && q as u128 * 4 * v as u128 <= 1u128 << S::VALUE_BITS
             {
                 lazy::HALF
@@ -1090,17 +1098,30 @@ fn inv_last_bf<S: Simd, const STRICT: bool, const SCALED: bool, const M: u8>(
 /// Vectors per register block ([`regs_block`]).
 const REG_BLOCK: usize = 8;
 
-/// [`regs_block`] with the backend's block size [`Simd::REG_V`] (8 or 16).
+/// Vectors per register block of the inverse transform: [`Simd::REG_V`] on backends whose
+/// inverse runs blocks ([`Simd::REG_BLOCKS_INV`]), else [`REG_BLOCK`] (only a transform of
+/// exactly one block runs in registers there).
+#[inline(always)]
+fn inv_block_vectors<S: Simd>() -> usize {
+    if S::REG_BLOCKS_INV {
+        S::REG_V
+    } else {
+        REG_BLOCK
+    }
+}
+
+/// [`regs_block`] with blocks of `v` vectors (8 or 16; a constant after inlining).
 #[inline(always)]
 fn regs_block_v<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, const M: u8>(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
     a: &mut [S::W],
+    v: usize,
     nv: usize,
     bv: usize,
 ) {
-    if S::REG_V == 16 {
+    if v == 16 {
         regs_block::<S, INV, STRICT, FULL, M, 16>(s, tb, c, a, nv, bv);
     } else {
         regs_block::<S, INV, STRICT, FULL, M, REG_BLOCK>(s, tb, c, a, nv, bv);
@@ -1302,7 +1323,9 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     let l = S::LANES;
     debug_assert!(n >= 2 * l);
     let c = &Consts::new::<S, M>(s, q);
-    let rb = S::REG_V * l;
+    let blocks = S::reg_blocks_fwd(M);
+    let bvec = if blocks { S::REG_V } else { REG_BLOCK };
+    let rb = bvec * l;
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     // Outer layers: butterflies span more than one block. The first pass reads `src`.
     match src {
@@ -1316,7 +1339,7 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
         None => {}
     }
     if n == rb {
-        return regs_block_v::<S, false, STRICT, true, M>(s, tb, c, a, S::REG_V, 0);
+        return regs_block_v::<S, false, STRICT, true, M>(s, tb, c, a, bvec, bvec, 0);
     }
     // Whether the first in-register layer (distance LANES/2, index log2(n / LANES)) reduces.
     let r0 = reduces::<M>((n / l).trailing_zeros());
@@ -1324,23 +1347,23 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     // registers, `REG_BLOCK` vectors at a time.
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
-        if S::REG_BLOCKS && block >= 2 * rb && (!S::RADIX4 || (block / rb).ilog2() % 2 == 1) {
+        if blocks && block >= 2 * rb && (!S::RADIX4 || (block / rb).ilog2() % 2 == 1) {
             // The memory layer of distance `rb` would run alone: it runs with the blocks
             // instead, each pair of blocks loaded once ([`fwd_fused_pair`]).
             fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, 2 * rb);
             for (k, pair) in blk.chunks_exact_mut(2 * rb).enumerate() {
                 let bv = (off + k * 2 * rb) / l;
-                if S::REG_V == 16 {
+                if bvec == 16 {
                     fwd_fused_pair::<S, STRICT, M, 16>(s, tb, c, pair, n / l, bv);
                 } else {
                     fwd_fused_pair::<S, STRICT, M, REG_BLOCK>(s, tb, c, pair, n / l, bv);
                 }
             }
-        } else if S::REG_BLOCKS && block >= rb {
+        } else if blocks && block >= rb {
             fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, rb);
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
-                regs_block_v::<S, false, STRICT, false, M>(s, tb, c, sub, n / l, bv);
+                regs_block_v::<S, false, STRICT, false, M>(s, tb, c, sub, bvec, n / l, bv);
             }
         } else {
             fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, l);
@@ -1543,14 +1566,15 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     // The in-register layers keep every value below `V q` (their butterflies mix lanes of
     // both kinds); under HALF that takes their own constants.
     let c_inner = &if M == lazy::HALF { c.half_inner(s) } else { *c };
-    let rb = S::REG_V * l;
+    let bvec = inv_block_vectors::<S>();
+    let rb = bvec * l;
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     debug_assert!(M != lazy::HALF || (n > rb && !S::REG_BLOCKS_INV));
     if n == rb {
         if let Some(b) = times {
             pointwise_assign(s, tb, q, a, b);
         }
-        return regs_block_v::<S, true, STRICT, true, M>(s, tb, c, a, S::REG_V, 0);
+        return regs_block_v::<S, true, STRICT, true, M>(s, tb, c, a, bvec, bvec, 0);
     }
     let last = n / 2;
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
@@ -1564,7 +1588,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
             // last layer, of distance n / 2 >= rb, is not among them).
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
-                regs_block_v::<S, true, false, false, M>(s, tb, c, sub, n / l, bv);
+                regs_block_v::<S, true, false, false, M>(s, tb, c, sub, bvec, n / l, bv);
             }
             inv_big_layers::<S, M>(s, tb, c, blk, n, off, rb, (block / 2 + 1).min(last));
         } else {
