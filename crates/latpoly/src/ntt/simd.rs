@@ -70,10 +70,13 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
         let _ = m;
         Self::REG_BLOCKS
     }
-    /// [`Simd::REG_BLOCKS`] for the inverse transform (default: the same). Backends whose
-    /// inverse gains more from the [`lazy::HALF`] schedule, which register blocks do not run,
-    /// turn it off.
-    const REG_BLOCKS_INV: bool = Self::REG_BLOCKS;
+    /// [`Simd::REG_BLOCKS`] for the inverse transform under reduction schedule `m`
+    /// (default: [`Simd::REG_BLOCKS`]).
+    #[inline(always)]
+    fn reg_blocks_inv(m: u8) -> bool {
+        let _ = m;
+        Self::REG_BLOCKS
+    }
     /// Vectors per register block ([`regs_block`]): [`REG_BLOCK`] (8) or 16. A block of 16
     /// runs four layers of vector distance and all in-register layers with its eight pairs
     /// side by side, and needs the 32 vector registers of AVX-512.
@@ -390,8 +393,7 @@ impl<W: Word> SimdTables<W> {
                 lazy::STD
             },
             lazy_inv: if S::SLOTHFUL
-                && !S::REG_BLOCKS_INV
-                && n > inv_block_vectors::<S>() * l
+                && n > inv_block_vectors::<S, { lazy::HALF }>() * l
                 && q as u128 * 4 * v as u128 <= 1u128 << S::VALUE_BITS
             {
                 lazy::HALF
@@ -1098,12 +1100,12 @@ fn inv_last_bf<S: Simd, const STRICT: bool, const SCALED: bool, const M: u8>(
 /// Vectors per register block ([`regs_block`]).
 const REG_BLOCK: usize = 8;
 
-/// Vectors per register block of the inverse transform: [`Simd::REG_V`] on backends whose
-/// inverse runs blocks ([`Simd::REG_BLOCKS_INV`]), else [`REG_BLOCK`] (only a transform of
-/// exactly one block runs in registers there).
+/// Vectors per register block of the inverse transform under schedule `M`: [`Simd::REG_V`]
+/// where the inverse runs blocks ([`Simd::reg_blocks_inv`]), else [`REG_BLOCK`] (only a
+/// transform of exactly one block runs in registers there).
 #[inline(always)]
-fn inv_block_vectors<S: Simd>() -> usize {
-    if S::REG_BLOCKS_INV {
+fn inv_block_vectors<S: Simd, const M: u8>() -> usize {
+    if S::reg_blocks_inv(M) {
         S::REG_V
     } else {
         REG_BLOCK
@@ -1185,7 +1187,10 @@ fn regs_core<
     bv: usize,
 ) {
     if INV {
-        small_all::<S, true, false, M, true, V>(s, tb, c, v, bv / 2);
+        // Under HALF the in-register layers keep every value below `V q` (their butterflies
+        // mix lanes of both kinds) and take their own constants, as in [`inverse`].
+        let c_inner = &if M == lazy::HALF { c.half_inner(s) } else { *c };
+        small_all::<S, true, false, M, true, V>(s, tb, c_inner, v, bv / 2);
     }
     // Layer of distance `tv` vectors: group `g` of the block uses table entry
     // `nv / 2tv + bv / 2tv + g`. Forward: tv = V/2 down to 1; inverse: 1 up to V/2 (V/4 when
@@ -1211,8 +1216,14 @@ fn regs_core<
                     let (g, j) = (b / tv, b % tv);
                     let (w, wp) = (s.splat(tw[g]), s.splat(twp[g]));
                     let (i0, i1) = (2 * tv * g + j, 2 * tv * g + tv + j);
-                    (v[i0], v[i1]) = if INV {
+                    // Inverse under HALF: only the first half of each group's `x` inputs
+                    // are `u` outputs of the layer before (none after the in-register
+                    // layers, distance 1), as [`inv_reducing`] counts for memory layers.
+                    let inv_red = M != lazy::HALF || j < tv / 2;
+                    (v[i0], v[i1]) = if INV && inv_red {
                         gs_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
+                    } else if INV {
+                        gs_butterfly::<S, true, M, false>(s, v[i0], v[i1], w, wp, c)
                     } else if red {
                         ct_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
                     } else {
@@ -1566,10 +1577,11 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     // The in-register layers keep every value below `V q` (their butterflies mix lanes of
     // both kinds); under HALF that takes their own constants.
     let c_inner = &if M == lazy::HALF { c.half_inner(s) } else { *c };
-    let bvec = inv_block_vectors::<S>();
+    let blocks = S::reg_blocks_inv(M);
+    let bvec = inv_block_vectors::<S, M>();
     let rb = bvec * l;
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
-    debug_assert!(M != lazy::HALF || (n > rb && !S::REG_BLOCKS_INV));
+    debug_assert!(M != lazy::HALF || n > rb);
     if n == rb {
         if let Some(b) = times {
             pointwise_assign(s, tb, q, a, b);
@@ -1583,7 +1595,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
             // The pointwise product block by block, while the block is in L1 for the layers.
             pointwise_assign(s, tb, q, blk, &t[off..off + block]);
         }
-        if S::REG_BLOCKS_INV && block >= rb {
+        if blocks && block >= rb {
             // The first layers in registers, `REG_BLOCK` vectors at a time (n > rb, so the
             // last layer, of distance n / 2 >= rb, is not among them).
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {

@@ -53,16 +53,15 @@ impl Simd for IfmaU64 {
     // short enough chains that twice the independent work still fits the registers; see
     // `Simd::SMALL_K` for the measurements).
     const SMALL_K: usize = 8;
-    // Forward transforms end in register blocks of 16 vectors (128 values): seven layers per
-    // load and store instead of three. `examples/ntt_bench` against blocks-off on Zen 5 (min of
-    // 3 alternating runs): n = 1024 0.696 -> 0.654 µs, 4096 3.13 -> 2.85, 16384 14.1 -> 13.4,
-    // 32768 30.6 -> 28.8, 5 x 8192 33.8 -> 32.6; `latpoly bench` W1-eq forward 0.71-0.76 ->
-    // 0.64-0.69 (two alternating `--runs 3`). The inverse keeps its memory passes and
-    // lazy::HALF, which blocks do not run: with blocks, W1-eq inverse read 0.67-0.77 against
-    // 0.67-0.69. (Blocks of 16 on the 64-bit AVX-512 backend: forward 5-9% faster at 8192,
-    // n = 1024 forward 8% slower; not enabled there.)
+    // Register blocks of 16 vectors (128 values): seven layers per load and store instead of
+    // three, forward and inverse (the inverse's blocks run lazy::HALF like its memory passes).
+    // `examples/ntt_bench` against blocks-off on Zen 5 (min of 3 alternating runs): n = 1024
+    // forward 0.696 -> 0.654 µs, 4096 3.13 -> 2.85, 16384 14.1 -> 13.4, 32768 30.6 -> 28.8,
+    // 5 x 8192 33.8 -> 32.6; inverse 4096 (49-bit prime) 2.77 -> 2.60, 5 x 8192 31.4 -> 31.8.
+    // `latpoly bench`, two alternating `--runs 3`: W1-eq forward 0.70-0.74 -> 0.66-0.69,
+    // inverse 0.66-0.72 -> 0.64-0.68; W3 forward n = 4096 0.89-0.91 -> 0.82-0.84, inverse
+    // 0.91-0.95 -> 0.83-0.89.
     const REG_BLOCKS: bool = true;
-    const REG_BLOCKS_INV: bool = false;
     const REG_V: usize = 16;
 
     avx512_u64_lanes!();

@@ -375,7 +375,7 @@ mod tests {
     /// The reduction schedules per plan: the inverse's `lazy::HALF` exactly where its bound
     /// `4 V q <= 2^VALUE_BITS` holds (IFMA up to 49-bit primes, the 64-bit AVX-512 backend up
     /// to 60-bit ones) and the transform is larger than one register block of the inverse
-    /// (8 vectors on both); the forward's `lazy::SLOTH` on the same primes. The outputs are the same under every schedule, so
+    /// (16 vectors on both); the forward's `lazy::SLOTH` on the same primes. The outputs are the same under every schedule, so
     /// only this test sees a plan that falls back to the standard one.
     #[test]
     fn schedules_follow_the_headroom() {
@@ -392,8 +392,8 @@ mod tests {
         let mut ran = 0;
         if let Some(s) = IfmaU64::try_new() {
             assert_eq!(schedules(s, 8192, 49), (lazy::SLOTH, lazy::HALF));
-            assert_eq!(schedules(s, 128, 49), (lazy::SLOTH, lazy::HALF));
-            assert_eq!(schedules(s, 64, 49).1, lazy::STD, "one register block");
+            assert_eq!(schedules(s, 256, 49), (lazy::SLOTH, lazy::HALF));
+            assert_eq!(schedules(s, 128, 49).1, lazy::STD, "one register block");
             assert_eq!(schedules(s, 8192, 50), (lazy::STD, lazy::STD));
             ran += 1;
         }
