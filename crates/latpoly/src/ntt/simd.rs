@@ -1153,18 +1153,24 @@ fn regs_block<
     nv: usize,
     bv: usize,
 ) {
-    let l = S::LANES;
-    let a = &mut a[..V * l];
     let mut v = [c.q; V];
     unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
         if i < V {
-            v[i] = s.load(&a[i * l..]);
+            v[i] = s.load(&a[i * S::LANES..]);
         }
     });
     regs_core::<S, INV, STRICT, FULL, M, V>(s, tb, c, &mut v, nv, bv);
+    store_block(s, a, &v);
+}
+
+/// Stores the `V` vectors of `v` to the start of `a` (unrolled: constant indices keep `v` in
+/// registers up to here).
+#[inline(always)]
+fn store_block<S: Simd, const V: usize>(s: S, a: &mut [S::W], v: &[S::V; V]) {
+    let a = &mut a[..V * S::LANES];
     unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
         if i < V {
-            s.store(&mut a[i * l..], v[i]);
+            s.store(&mut a[i * S::LANES..], v[i]);
         }
     });
 }
@@ -1291,11 +1297,7 @@ fn fwd_fused_pair<S: Simd, const STRICT: bool, const M: u8, const V: usize>(
         }
     });
     regs_core::<S, false, STRICT, false, M, V>(s, tb, c, &mut v, nv, bv);
-    unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-        if i < V {
-            s.store(&mut lo[i * l..], v[i]);
-        }
-    });
+    store_block(s, lo, &v);
     regs_block::<S, false, STRICT, false, M, V>(s, tb, c, hi, nv, bv + V);
 }
 

@@ -371,10 +371,10 @@ mod tests {
             let (x, y) = s.deinterleave(s.load(&a), s.load(&b), t);
             (lanes(x), lanes(y))
         };
-        for k in 0..4 {
+        for (k, lay) in LAYOUTS.iter().enumerate() {
             let t = 1 << k;
             let (x, y) = layout(t);
-            let want = LAYOUTS[k].map(|v| v.map(u32::from));
+            let want = lay.map(|v| v.map(u32::from));
             assert_eq!([x, y], want, "t = {t}");
             let (p, q) = s.interleave(s.load(&x), s.load(&y), t);
             assert_eq!(
