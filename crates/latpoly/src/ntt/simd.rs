@@ -20,12 +20,14 @@
 //!   small transforms, and their plans are small). Four pairs go through these layers side by
 //!   side ([`SMALL_K`]): one pair alone is a chain of dependent products and permutations whose
 //!   latency, not the vector units, would set the pace;
-//! * transforms of one register block ([`Simd::REG_V`] vectors: n = 256 in 16-bit and in
-//!   AVX-512 32-bit lanes) run entirely in registers, fully unrolled ([`regs_block`]: no loop
-//!   control, one load and one store per vector); on backends that set [`Simd::REG_BLOCKS`]
-//!   (16-bit lanes, AVX-512 32-bit lanes), larger transforms finish (inverse: start) with the
-//!   same register kernel on every block, and a forward memory layer that would run alone
-//!   just above the blocks runs with them instead ([`fwd_fused_pair`]).
+//! * transforms of one register block (8 vectors, or [`Simd::REG_V`] = 16 on backends that use
+//!   blocks of 16) run entirely in registers, fully unrolled ([`regs_block`]: no loop control,
+//!   one load and one store per vector); on backends that set [`Simd::REG_BLOCKS`] (16-bit
+//!   lanes with blocks of 8; AVX-512 32-bit lanes and IFMA with blocks of 16; the 64-bit
+//!   AVX-512 forward under [`lazy::SLOTH`]: [`Simd::reg_blocks_fwd`], [`Simd::reg_blocks_inv`]),
+//!   larger transforms finish (inverse: start) with the same register kernel on every block,
+//!   and a forward memory layer that would run alone just above the blocks runs with them
+//!   instead ([`fwd_fused_pair`]).
 //!
 //! Ranges: forward input `[0, 4q)` -> output `[0, 4q)`; inverse input `[0, 2q)` -> `[0, 2q)`.
 
@@ -53,14 +55,14 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// butterflies only). Backends whose products are long dependency chains (the emulated
     /// 64 x 64 products) run faster in radix 2.
     const RADIX4: bool = true;
-    /// Whether transforms larger than [`REG_BLOCK`] vectors finish their forward layers (start
-    /// their inverse layers) in registers, `REG_BLOCK` vectors at a time ([`regs_block`]),
+    /// Whether transforms larger than one register block finish their forward layers (start
+    /// their inverse layers) in registers, [`Simd::REG_V`] vectors at a time ([`regs_block`]),
     /// instead of the memory passes and pair groups of the generic drivers.
-    /// Measured (Zen 5, same-process A/B): 11-17% faster for 16-bit lanes at n = 512..2048,
-    /// 4-12% slower for 64-bit lanes (longer product chains, more register pressure); for
-    /// 32-bit lanes neutral with blocks of 8 vectors, 10-25% faster with blocks of 16
-    /// ([`Simd::REG_V`], the AVX-512 backend). Transforms of exactly one block always run in
-    /// registers.
+    /// Measured (Zen 5, same-process A/B): 11-17% faster for 16-bit lanes at n = 512..2048;
+    /// with blocks of 8, 4-12% slower for 64-bit lanes (longer product chains, more register
+    /// pressure) and neutral for 32-bit lanes; with blocks of 16, 10-25% faster for AVX-512
+    /// 32-bit lanes, 3-11% for IFMA, 5-11% for the 64-bit forward under [`lazy::SLOTH`] (see
+    /// the backends). Transforms of exactly one block always run in registers.
     const REG_BLOCKS: bool = false;
     /// [`Simd::REG_BLOCKS`] for the forward transform under reduction schedule `m` ([`lazy`]):
     /// default [`Simd::REG_BLOCKS`]; a backend whose blocks only pay under some schedules
@@ -85,8 +87,8 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// ([`small_layers`]): 4 or 8 (any other value runs 4). Measured (Zen 5, `examples/ntt_bench`,
     /// old and new binaries alternating): 8 is 7-10% faster forward and 3-4% inverse for the
     /// IFMA backend at n = 4096 and 16384, 3-6% for 5 x 8192; neutral for the 64-bit AVX-512
-    /// backend (W1) and the 32-bit one (n = 512). Transforms of [`REG_BLOCK`] vectors keep
-    /// [`SMALL_K`] pairs.
+    /// backend (W1) and the 32-bit one (n = 512). Register blocks ([`regs_block`]) take all
+    /// their pairs at once: [`SMALL_K`] in blocks of 8 vectors, eight in blocks of 16.
     const SMALL_K: usize = SMALL_K;
 
     fn splat(self, x: Self::W) -> Self::V;
@@ -242,7 +244,8 @@ pub(crate) struct SimdTables<W: Word> {
     pub barrett: (u32, u64),
     /// Reduction schedule of the forward transform ([`lazy`]).
     pub lazy_fwd: u8,
-    /// Reduction schedule of the inverse transform ([`lazy::STD`] or [`lazy::WIDE`]).
+    /// Reduction schedule of the inverse transform ([`lazy::STD`], [`lazy::WIDE`] or
+    /// [`lazy::HALF`]).
     pub lazy_inv: u8,
 }
 
@@ -255,8 +258,8 @@ pub(crate) struct SimdTables<W: Word> {
 /// the backend ([`SimdTables::new`]); all give the same outputs mod `q` in the documented
 /// ranges of [`forward`] and [`inverse`]. Measured on the AVX-512 64-bit backend (Zen 5,
 /// n = 8192, 4 x 60-bit primes, minimum of 12 alternating runs): forward 48.1 -> 46.0 µs,
-/// inverse 49.8 -> 47.8 µs. The IFMA backend does not enable it ([`Simd::SLOTHFUL`]): neutral
-/// there (its arithmetic is not what bounds it; see `x86/ifma_u64.rs`).
+/// inverse 49.8 -> 47.8 µs. The IFMA backend enables it too (`x86/ifma_u64.rs`: neutral on
+/// Zen 4, a few percent on Intel).
 pub(crate) mod lazy {
     /// Every layer brings `u` to `[0, 2q)`, products in `[0, 2q)`: values below `4q`.
     pub(crate) const STD: u8 = 0;
@@ -443,7 +446,8 @@ struct Consts<V> {
     /// `V q`: the bound of the butterflies' products, added to `u - v`.
     vq: V,
     /// The threshold of the conditional subtraction of `u` in reducing layers: `2q` ([`lazy::STD`]),
-    /// `4q` ([`lazy::WIDE`]), `2V q` ([`lazy::SLOTH`] and, in the memory layers, [`lazy::HALF`]).
+    /// `4q` ([`lazy::WIDE`]), `2V q` ([`lazy::SLOTH`] and, in the memory layers and the vector
+    /// layers of register blocks, [`lazy::HALF`]).
     cq: V,
 }
 
@@ -802,7 +806,7 @@ fn small_twiddles<S: Simd, const INV: bool>(
 /// Pairs of vectors that go through the in-register layers side by side: each pair is a chain
 /// of dependent butterflies and permutations, and independent chains in lockstep keep the vector
 /// units busy where one chain would wait on latencies. The default of [`Simd::SMALL_K`], and
-/// the count of [`small_all`] (whose `REG_BLOCK` vectors hold four pairs).
+/// the count of [`small_all`] in blocks of 8 vectors (which hold four pairs).
 const SMALL_K: usize = 4;
 
 /// The in-register layers on `blk` (starting at element `off`): forward (distances
@@ -985,8 +989,8 @@ fn fwd_out<S: Simd, const STRICT: bool, const M: u8>(s: S, c: &Consts<S::V>, v: 
     v
 }
 
-/// The in-register layers on all pairs of `v` (`V` vectors, `V` a multiple of 8), four pairs
-/// side by side; pair `j` of `v` is pair `p0 + j` of the transform.
+/// The in-register layers on all pairs of `v` (`V` vectors, `V` a multiple of 8): four pairs
+/// side by side, or all eight for `V = 16`; pair `j` of `v` is pair `p0 + j` of the transform.
 #[inline(always)]
 fn small_all<
     S: Simd,
@@ -1193,8 +1197,8 @@ fn regs_core<
     bv: usize,
 ) {
     if INV {
-        // Under HALF the in-register layers keep every value below `V q` (their butterflies
-        // mix lanes of both kinds) and take their own constants, as in [`inverse`].
+        // Under HALF the in-register layers keep every value below `P = LAZIER_V q` (their
+        // butterflies mix lanes of both kinds) and take their own constants, as in [`inverse`].
         let c_inner = &if M == lazy::HALF { c.half_inner(s) } else { *c };
         small_all::<S, true, false, M, true, V>(s, tb, c_inner, v, bv / 2);
     }
@@ -1354,10 +1358,14 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     if n == rb {
         return regs_block_v::<S, false, STRICT, true, M>(s, tb, c, a, bvec, bvec, 0);
     }
+    if n == REG_BLOCK * l {
+        // 8 vectors on a backend with blocks of 16: in registers all the same.
+        return regs_block_v::<S, false, STRICT, true, M>(s, tb, c, a, REG_BLOCK, REG_BLOCK, 0);
+    }
     // Whether the first in-register layer (distance LANES/2, index log2(n / LANES)) reduces.
     let r0 = reduces::<M>((n / l).trailing_zeros());
-    // Inner layers, block by block: in memory down to distance `REG_BLOCK / 2` vectors, then in
-    // registers, `REG_BLOCK` vectors at a time.
+    // Inner layers, block by block: in memory down to distance `rb` (or `LANES`), then in
+    // registers, `bvec` vectors at a time (or by the pair groups of [`small_layers`]).
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
         if blocks && block >= 2 * rb && (!S::RADIX4 || (block / rb).ilog2() % 2 == 1) {
@@ -1590,6 +1598,13 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
         }
         return regs_block_v::<S, true, STRICT, true, M>(s, tb, c, a, bvec, bvec, 0);
     }
+    if n == REG_BLOCK * l {
+        // 8 vectors on a backend with blocks of 16 (never under HALF: n <= rb).
+        if let Some(b) = times {
+            pointwise_assign(s, tb, q, a, b);
+        }
+        return regs_block_v::<S, true, STRICT, true, M>(s, tb, c, a, REG_BLOCK, REG_BLOCK, 0);
+    }
     let last = n / 2;
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
@@ -1598,7 +1613,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
             pointwise_assign(s, tb, q, blk, &t[off..off + block]);
         }
         if blocks && block >= rb {
-            // The first layers in registers, `REG_BLOCK` vectors at a time (n > rb, so the
+            // The first layers in registers, `bvec` vectors at a time (n > rb, so the
             // last layer, of distance n / 2 >= rb, is not among them).
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;

@@ -10,9 +10,9 @@
 //! `vpaddd` take 5.0 cycles, against 3.0 for `vpermd` or `vshufi64x2`). The butterfly layouts
 //! are chosen so that each step between layers is one such shuffle per vector
 //! ([`LAYOUTS`]): distance 8 from the pair `(a, b)` by 128-bit lane selects, 8 -> 4 by
-//! `vshufi64x2`, 4 -> 2 -> 1 by `vpunpck{l,h}dq` (whose square is its inverse's: the way back,
-//! 1 -> 2 -> 4, is `vshufps`); only the forward's way out of distance 1 and the inverse's way
-//! in take `vpermt2d`.
+//! `vshufi64x2`, 4 -> 2 -> 1 by `vpunpck{l,h}dq` (the way back, 1 -> 2 -> 4, is `vshufps`);
+//! only the forward's way out of distance 1, the inverse's way in, and its step 4 -> 8 take
+//! two-source permutations (`vpermt2d`, `vpermt2q`).
 
 use super::entry_points;
 use crate::isa::Isa;
@@ -180,6 +180,13 @@ const INTER: [[[i32; 16]; 2]; 4] = layout_perms::<true>();
 /// the two `vshufi64x2` of `step_down(.., 8)`: 128-bit lane groups `x0 y0 x1 y1`, `x2 y2 x3 y3`).
 const UP4: [[i64; 8]; 2] = [[0, 1, 8, 9, 2, 3, 10, 11], [4, 5, 12, 13, 6, 7, 14, 15]];
 
+/// Loads a constant 64-bit index vector. Caller holds an AVX-512F token.
+#[inline(always)]
+unsafe fn idx64(t: &[i64; 8]) -> __m512i {
+    // SAFETY: caller guarantees AVX-512F; `t` is 64 readable bytes.
+    unsafe { _mm512_loadu_si512(t.as_ptr().cast()) }
+}
+
 /// Loads a constant index vector. Caller holds an AVX-512F token.
 #[inline(always)]
 unsafe fn idx(t: &[i32; 16]) -> __m512i {
@@ -325,13 +332,12 @@ impl Simd for Avx512U32 {
     }
     #[inline(always)]
     fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
-        // SAFETY: token proves AVX-512F; t is 1, 2 or 4 ([`LAYOUTS`]).
+        // SAFETY: token proves AVX-512F; t is 1, 2 or 4 ([`LAYOUTS`]); `UP4` rows are 64 bytes.
         unsafe {
             if t == 4 {
-                let i = |v: &[i64; 8]| _mm512_loadu_si512(v.as_ptr().cast());
                 (
-                    _mm512_permutex2var_epi64(x, i(&UP4[0]), y),
-                    _mm512_permutex2var_epi64(x, i(&UP4[1]), y),
+                    _mm512_permutex2var_epi64(x, idx64(&UP4[0]), y),
+                    _mm512_permutex2var_epi64(x, idx64(&UP4[1]), y),
                 )
             } else {
                 // even and odd lanes of each 128-bit group: undoes one `vpunpck{l,h}dq` step

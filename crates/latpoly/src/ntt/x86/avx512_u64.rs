@@ -248,8 +248,8 @@ impl Simd for Avx512U64 {
     // (128 values). `examples/ntt_bench` against blocks-off on Zen 5 (min of 3 alternating
     // runs), 60-bit primes: n = 1024 0.981 -> 0.875 µs, 2048 2.06 -> 1.95, 4096 4.49 -> 4.05,
     // 4 x 8192 37.6 -> 34.9. Under the other schedules the longer products spill: 4096 with a
-    // 61-bit prime 4.45 -> 4.74, 62-bit 4.92 -> 5.02, 1024 62-bit 1.08 -> 1.22; and the
-    // inverse keeps lazy::HALF on its memory passes (blocks do not run it).
+    // 61-bit prime 4.45 -> 4.74, 62-bit 4.92 -> 5.02, 1024 62-bit 1.08 -> 1.22. The inverse
+    // keeps its memory passes (with lazy::HALF): blocks of 16 spill its chains (below).
     const REG_BLOCKS: bool = true;
     const REG_V: usize = 16;
     #[inline(always)]

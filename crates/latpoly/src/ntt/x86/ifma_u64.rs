@@ -40,8 +40,8 @@ impl Simd for IfmaU64 {
     // The products read 52 bits of their inputs and return values in [0, 2q) for any input
     // below 2^52, so with q <= 2^49 the forward transform keeps values below 8q (lazy::SLOTH:
     // one conditional subtraction of the nine operations of a butterfly saved on every other
-    // layer); the inverse's lazy::HALF (`u` outputs up to 4q) would apply too, but its
-    // register blocks (below) run the standard schedule. The forward schedule
+    // layer) and the inverse lets `u` outputs reach 4q (lazy::HALF), in its register blocks as
+    // on its memory passes. The forward schedule
     // measured neutral on Zen 4 (n = 4096 and 5 x 8192, 49-bit primes, min of 12 alternating
     // runs), where the memory passes ran at ~3.1 cycles per vector butterfly against ~2.2 for
     // the arithmetic alone; on Intel (Emerald Rapids, every 512-bit operation on ports 0 and

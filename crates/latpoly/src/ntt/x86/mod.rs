@@ -374,8 +374,9 @@ mod tests {
 
     /// The reduction schedules per plan: the inverse's `lazy::HALF` exactly where its bound
     /// `4 V q <= 2^VALUE_BITS` holds (IFMA up to 49-bit primes, the 64-bit AVX-512 backend up
-    /// to 60-bit ones) and the transform is larger than one register block of the inverse
-    /// (16 vectors on both); the forward's `lazy::SLOTH` on the same primes. The outputs are the same under every schedule, so
+    /// to 60-bit ones) and the transform is larger than one register block of the inverse (16
+    /// vectors for IFMA, 8 for the 64-bit backend, whose inverse runs no blocks); the
+    /// forward's `lazy::SLOTH` on the same primes. The outputs are the same under every schedule, so
     /// only this test sees a plan that falls back to the standard one.
     #[test]
     fn schedules_follow_the_headroom() {
@@ -399,6 +400,8 @@ mod tests {
         }
         if let Some(s) = Avx512U64::try_new() {
             assert_eq!(schedules(s, 8192, 60), (lazy::SLOTH, lazy::HALF));
+            assert_eq!(schedules(s, 128, 60).1, lazy::HALF);
+            assert_eq!(schedules(s, 64, 60).1, lazy::WIDE, "one register block");
             assert_eq!(schedules(s, 8192, 61), (lazy::WIDE, lazy::WIDE));
             assert_eq!(schedules(s, 8192, 62), (lazy::STD, lazy::STD));
             ran += 1;
