@@ -139,6 +139,9 @@ fn small_random(rng: &mut dyn RandomSource) -> Wiped<Vec<i8>> {
 
 /// `Expand(k)`: the AES-256-CTR keystream under `k` with a zero 16-byte IV (big-endian block
 /// counter), `4p` bytes read as little-endian `u32`.
+///
+/// The cipher's round keys are wiped when it drops (the `zeroize` feature of `aes`, checked at
+/// compile time below), the counter blocks before returning.
 fn expand(k: &[u8; 32]) -> Wiped<[u32; P]> {
     // 4p = 3044 bytes: 191 counter blocks, the last one's final 12 bytes unused
     const BLOCKS: usize = (4 * P).div_ceil(16);
@@ -161,6 +164,12 @@ fn expand(k: &[u8; 32]) -> Wiped<[u32; P]> {
         wipe(b.as_mut_slice());
     }
     l
+}
+
+/// Compile-time check that [`expand`]'s key schedule is wiped on drop.
+fn _aes_round_keys_are_wiped() {
+    fn wiped<T: zeroize::ZeroizeOnDrop>() {}
+    wiped::<Aes256>();
 }
 
 /// `Round(a)` into a centred multiple of 3.

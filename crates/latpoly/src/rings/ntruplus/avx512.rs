@@ -1282,7 +1282,7 @@ impl Avx512 {
         }
         let mut inv = self.fqinv(acc);
         for g in (0..groups).rev() {
-            let st = state.get(g);
+            let st = state.take(g);
             let before = if g == 0 { mont } else { state.get(g - 1).pre };
             let u = self.fqmul(inv, before);
             inv = self.fqmul(inv, st.norm);
@@ -1308,6 +1308,7 @@ impl Avx512 {
                 self.store3(&mut r[96 * g..], self.permute3(&P3_COMP_OUT, o));
             }
         }
+        state.finish();
         anyzero == 0
     }
 

@@ -80,7 +80,7 @@ pub(crate) struct InvGroup<V> {
 
 /// Up to `G` groups' [`InvGroup`]s, pushed in order by the first pass and read back by the
 /// second: uninitialised storage, as zeroing it was a 5 KB `memset` per call (7% of the 576
-/// inverse on AVX-512).
+/// inverse on AVX-512). The second pass wipes each group as it takes it ([`Self::take`]).
 pub(crate) struct InvStates<V: Copy, const G: usize> {
     groups: [core::mem::MaybeUninit<InvGroup<V>>; G],
     written: usize,
@@ -106,6 +106,21 @@ impl<V: Copy, const G: usize> InvStates<V, G> {
         };
         self.groups[self.written] = core::mem::MaybeUninit::new(s);
         self.written += 1;
+    }
+    /// [`Self::get`], then overwrites group `g` with zero bytes (the second pass takes each
+    /// group once, from the last, and afterwards reads only the previous group's `pre`): the
+    /// storage holds a secret key's components during key generation.
+    #[inline(always)]
+    pub(crate) fn take(&mut self, g: usize) -> InvGroup<V> {
+        let s = self.get(g);
+        self.groups[g] = core::mem::MaybeUninit::zeroed();
+        s
+    }
+    /// Makes the zeroing stores of [`Self::take`] happen although nothing reads the storage
+    /// again (call after the last `take`).
+    #[inline(always)]
+    pub(crate) fn finish(&mut self) {
+        core::hint::black_box(&mut self.groups);
     }
     /// The state pushed `g`-th (`g` below the number pushed; the check is on public indices).
     #[inline(always)]
@@ -439,5 +454,22 @@ mod tests {
         );
         let unwritten = std::panic::catch_unwind(|| s.get(2));
         assert!(unwritten.is_err(), "group 2 was never pushed");
+    }
+
+    /// `take` zeroes each group it hands back.
+    #[test]
+    fn inv_states_wipe_the_groups_written() {
+        let mut s = InvStates::<u32, 3>::new();
+        s.push([1, 2, 3, 4], [5, 6, 7], 8, 9);
+        s.push([10, 11, 12, 13], [14, 15, 16], 17, 18);
+        let x = s.take(1);
+        assert_eq!(x.rows, [10, 11, 12, 13]);
+        assert_eq!(s.get(0).pre, 9);
+        assert_eq!(s.take(0).norm, 8);
+        s.finish();
+        for g in 0..2 {
+            let x = s.get(g);
+            assert_eq!((x.rows, x.tv, x.norm, x.pre), ([0; 4], [0; 3], 0, 0));
+        }
     }
 }

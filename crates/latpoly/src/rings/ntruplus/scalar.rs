@@ -290,5 +290,11 @@ pub(crate) fn baseinv(r: &mut [i16], a: &[i16], s: &Shape, z: &[i16]) -> bool {
             *x &= masks[j];
         }
     }
+    // the per-component state derives from `a` (a secret key's components in key generation)
+    t.fill([0; 3]);
+    core::hint::black_box(&mut t);
+    for v in [&mut norm, &mut prefix, &mut masks] {
+        crate::secret::wipe(v);
+    }
     okmask != 0
 }

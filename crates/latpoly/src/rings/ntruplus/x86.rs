@@ -801,7 +801,7 @@ impl Avx2 {
         }
         let mut inv = self.fqinv(acc);
         for g in (0..groups).rev() {
-            let st = state.get(g);
+            let st = state.take(g);
             let before = if g == 0 { mont } else { state.get(g - 1).pre };
             let u = self.fqmul(inv, before);
             inv = self.fqmul(inv, st.norm);
@@ -828,6 +828,7 @@ impl Avx2 {
                 self.store3(&mut r[o..], self.aos3(out));
             }
         }
+        state.finish();
         self.movemask(anyzero) == 0
     }
 
