@@ -14,15 +14,16 @@
 //!     `vpermt2q`), so every butterfly has its partner in the other vector of the pair; six
 //!     pairs side by side for 768 and 1152, three for 576 (one pair is a long dependency
 //!     chain; [`Avx512::fwd_pairs4`]).
-//!   - `d = 3` (864): every 48-coefficient block is first transposed to 3 rows of 16 (row `r`
-//!     holds coefficients `3m + r`; two blocks per three vectors with `vpermt2w`). The big
-//!     strides (432, 144, 48) are blind to a permutation inside the blocks and are multiples of
-//!     16, so they run on the transposed data (32-lane vectors plus a 16-lane tail, loaded
-//!     and stored with plain 256-bit moves: masked ones defeat store forwarding between the
-//!     layers and cost a third of the transform);
-//!     the in-block layers (strides 24, 12, 6, 3) become lane strides 8, 4, 2, 1 inside the
-//!     rows, run on vector pairs (four rows) whose lane order a `vpermt2w` rotates by one bit
-//!     per layer (see [`ROT`]), seven pairs side by side ([`PAIRS3`]).
+//!   - `d = 3` (864): the big strides (432, 144, 48) are multiples of 16 and run in
+//!     coefficient order (32-lane vectors plus a 16-lane tail, loaded and stored with plain
+//!     256-bit moves: masked ones defeat store forwarding between the layers and cost a third
+//!     of the transform). The in-block layers (strides 24, 12, 6, 3) run in one pass
+//!     ([`Avx512::rows3_pass`]) that transposes four 96-coefficient groups at a time to rows
+//!     of 16 in registers (row `r` of a 48-block holds coefficients `3m + r`; two blocks per
+//!     three vectors with `vpermt2w`), where they become lane strides 8, 4, 2, 1: vector pairs
+//!     (four rows) whose lane order a `vpermt2w` rotates by one bit per layer (see [`ROT`]),
+//!     six pairs side by side, then transposes back before the store. (Separate transpose
+//!     passes cost 8% more: 864 forward 177 -> 162 ns, inverse 164 -> 151 with the copy.)
 //! * `basemul` works in coefficient order: with `d = 4` ([`Avx512::basemul4_aos`]) word
 //!   permutations of `b` and `ζ·b` against `a` and `a` with its quadword halves swapped; with
 //!   `d = 3` ([`Avx512::basemul3_aos`]) 10 components per vector (lanes `0..30`), one-source
@@ -175,14 +176,9 @@ const ROT: [[[i16; 32]; 2]; 6] = [
     [rot_idx(5, 0), rot_idx(5, 1)],
 ];
 
-/// Vector pairs processed side by side in the in-row layers of 864 (`d = 3`, 14 pairs, the
-/// last one padded): against 2, 7 measured forward 156-157 -> 134-136 ns and inverse
-/// 145-148 -> 128-130 on Zen 5, 14 no faster than 7. The `unroll!` lists of those loops spell
-/// `0..PAIRS3` (rolled loops kept the pairs on the stack: 145 against 134 ns forward); the
-/// assertion below keeps the two in step. (The `d = 4` layers take theirs from
-/// [`Avx512::fwd_pairs4`].)
-const PAIRS3: usize = 7;
-const _: () = assert!(PAIRS3 == 7 && 864usize.div_ceil(64).is_multiple_of(PAIRS3));
+/// 96-coefficient groups per chunk of the 864 in-row pass ([`Avx512::rows3_pass`]): 12 row
+/// vectors, six pairs side by side (864: two chunks of four groups and one of one).
+const ROWS3_GROUPS: usize = 4;
 
 /// Per-parameter-set lane tables (built once).
 struct Tables {
@@ -694,26 +690,6 @@ impl Avx512 {
         )
     }
 
-    /// Vectors `2p` and `2p + 1` of `a` (zero past the end).
-    #[inline(always)]
-    fn load_pair(self, a: &[i16], p: usize) -> (V, V) {
-        let o = 64 * p;
-        let b = if o + 32 < a.len() {
-            self.load(&a[o + 32..])
-        } else {
-            self.zero()
-        };
-        (self.load(&a[o..]), b)
-    }
-    #[inline(always)]
-    fn store_pair(self, a: &mut [i16], p: usize, (x, y): (V, V)) {
-        let o = 64 * p;
-        self.store(&mut a[o..], x);
-        if o + 32 < a.len() {
-            self.store(&mut a[o + 32..], y);
-        }
-    }
-
     // ---- layouts ----
 
     /// 32 components of degree 4 (4 vectors) to 4 rows; lane order [`soa4_component`].
@@ -794,15 +770,6 @@ impl Avx512 {
             self.perm3(&v, &t[1]),
             self.perm3(&v, &t[2]),
         ]
-    }
-
-    /// [`Self::permute3`] over every 96 coefficients of `a`, in place.
-    #[inline(always)]
-    fn permute3_all(self, a: &mut [i16], t: &[Perm3; 3]) {
-        for b in (0..a.len()).step_by(96) {
-            let v = self.permute3(t, self.load3(&a[b..]));
-            self.store3(&mut a[b..], v);
-        }
     }
 
     // ---- NTT ----
@@ -917,41 +884,11 @@ impl Avx512 {
     #[target_feature(enable = "avx512f,avx512bw")]
     fn ntt_tf<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], t: &Tables) {
         let s = &shape(N);
-        let n = N;
         if s.d == 3 {
-            self.permute3_all(a, &P3_ROWS_IN);
+            // the big strides are blind to the order inside the 48-blocks: they run on the
+            // coefficient order, and the in-row pass transposes in registers on its way
             self.fwd_big(a, z);
-            // in-row layers on vector pairs, PAIRS3 pairs side by side (864: 14 pairs, the last
-            // one padded); lazy: < 7q after the radix-3 layers, stride 8 adds < q, the lower
-            // operands are Barrett-reduced before stride 4, strides 4 and 2 add < 2q, stride 1
-            // ends with the reference's Barrett step
-            for (p0, f) in (0..n.div_ceil(64))
-                .step_by(PAIRS3)
-                .zip(t.f3.chunks_exact(PAIRS3))
-            {
-                let mut x = [self.zero(); PAIRS3];
-                let mut y = x;
-                unroll!(j in [0, 1, 2, 3, 4, 5, 6] {
-                    let (va, vb) = self.load_pair(a, p0 + j);
-                    (x[j], y[j]) = self.rot(va, vb, 2);
-                    (x[j], y[j]) = self.fwd_bf_lazy(x[j], y[j], self.zt(&f[j][0]));
-                });
-                unroll!(j in [0, 1, 2, 3, 4, 5, 6] {
-                    (x[j], y[j]) = self.rot(x[j], y[j], 1);
-                    let xr = self.barrett(x[j]);
-                    (x[j], y[j]) = self.fwd_bf_lazy(xr, y[j], self.zt(&f[j][1]));
-                });
-                unroll!(j in [0, 1, 2, 3, 4, 5, 6] {
-                    (x[j], y[j]) = self.rot(x[j], y[j], 1);
-                    (x[j], y[j]) = self.fwd_bf_lazy(x[j], y[j], self.zt(&f[j][2]));
-                });
-                unroll!(j in [0, 1, 2, 3, 4, 5, 6] {
-                    (x[j], y[j]) = self.rot(x[j], y[j], 1);
-                    (x[j], y[j]) = self.fwd_bf(x[j], y[j], self.zt(&f[j][3]));
-                    self.store_pair(a, p0 + j, self.rot(x[j], y[j], 1));
-                });
-            }
-            self.permute3_all(a, &P3_ROWS_OUT);
+            self.rows3_pass::<N, true>(a, t);
             return;
         }
         self.fwd_big(a, z);
@@ -960,6 +897,117 @@ impl Avx512 {
         } else {
             self.fwd_pairs4::<N, 3>(a, t);
         }
+    }
+
+    /// The in-block layers of 864 (`d = 3`: strides 24, 12, 6, 3) in one pass over `a`, in
+    /// coefficient order: [`ROWS3_GROUPS`] 96-coefficient groups at a time are transposed to
+    /// rows in registers ([`P3_ROWS_IN`]), run as vector pairs (four rows each, see [`ROT`];
+    /// a group count that is odd pads the last pair with a zero vector, whose twiddles are 0),
+    /// transposed back ([`P3_ROWS_OUT`]) and stored. Forward (`FWD`), lazy: < 7q after the
+    /// radix-3 layers, stride 8 adds < q, the lower operands are Barrett-reduced before stride
+    /// 4, strides 4 and 2 add < 2q, stride 1 ends with the reference's Barrett step. Inverse:
+    /// the sums of strides 1 and 2 stay below 4q, stride 4 reduces them, the stride-8 sums stay
+    /// below 2q (the inverse radix-3 layers take that).
+    #[inline(always)]
+    fn rows3_pass<const N: usize, const FWD: bool>(self, a: &mut [i16; N], t: &Tables) {
+        let groups = N / 96;
+        let mut g0 = 0;
+        while g0 + ROWS3_GROUPS <= groups {
+            self.rows3_chunk::<N, ROWS3_GROUPS, FWD>(a, g0, t);
+            g0 += ROWS3_GROUPS;
+        }
+        match groups - g0 {
+            0 => {}
+            1 => self.rows3_chunk::<N, 1, FWD>(a, g0, t),
+            2 => self.rows3_chunk::<N, 2, FWD>(a, g0, t),
+            _ => self.rows3_chunk::<N, 3, FWD>(a, g0, t),
+        }
+    }
+
+    /// [`Self::rows3_pass`] on the `G` groups from `g0` (`G <= ROWS3_GROUPS`): `3G` row
+    /// vectors, `ceil(3G / 2)` pairs side by side (the `unroll!` lists spell `0..ROWS3_GROUPS`
+    /// and `0..3 * ROWS3_GROUPS / 2`; rolled loops kept the pairs on the stack).
+    #[inline(always)]
+    fn rows3_chunk<const N: usize, const G: usize, const FWD: bool>(
+        self,
+        a: &mut [i16; N],
+        g0: usize,
+        t: &Tables,
+    ) {
+        const _: () = assert!(ROWS3_GROUPS == 4);
+        let pairs = (3 * G).div_ceil(2);
+        let mut r = [self.zero(); 3 * ROWS3_GROUPS];
+        unroll!(g in [0, 1, 2, 3] {
+            if g < G {
+                let v = self.permute3(&P3_ROWS_IN, self.load3(&a[96 * (g0 + g)..]));
+                r[3 * g..3 * g + 3].copy_from_slice(&v);
+            }
+        });
+        // pair j of the chunk is pair p0 + j of the transform (twiddle tables per pair)
+        let p0 = 3 * g0 / 2;
+        let (mut x, mut y) = ([self.zero(); 6], [self.zero(); 6]);
+        if FWD {
+            let f = &t.f3[p0..p0 + pairs];
+            unroll!(j in [0, 1, 2, 3, 4, 5] {
+                if j < pairs {
+                    (x[j], y[j]) = self.rot(r[2 * j], r[2 * j + 1], 2);
+                    (x[j], y[j]) = self.fwd_bf_lazy(x[j], y[j], self.zt(&f[j][0]));
+                }
+            });
+            unroll!(j in [0, 1, 2, 3, 4, 5] {
+                if j < pairs {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 1);
+                    let xr = self.barrett(x[j]);
+                    (x[j], y[j]) = self.fwd_bf_lazy(xr, y[j], self.zt(&f[j][1]));
+                }
+            });
+            unroll!(j in [0, 1, 2, 3, 4, 5] {
+                if j < pairs {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 1);
+                    (x[j], y[j]) = self.fwd_bf_lazy(x[j], y[j], self.zt(&f[j][2]));
+                }
+            });
+            unroll!(j in [0, 1, 2, 3, 4, 5] {
+                if j < pairs {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 1);
+                    (x[j], y[j]) = self.fwd_bf(x[j], y[j], self.zt(&f[j][3]));
+                    (r[2 * j], r[2 * j + 1]) = self.rot(x[j], y[j], 1);
+                }
+            });
+        } else {
+            let f = &t.i3[p0..p0 + pairs];
+            unroll!(j in [0, 1, 2, 3, 4, 5] {
+                if j < pairs {
+                    (x[j], y[j]) = self.rot(r[2 * j], r[2 * j + 1], 5);
+                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&f[j][0]));
+                }
+            });
+            unroll!(j in [0, 1, 2, 3, 4, 5] {
+                if j < pairs {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 5);
+                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&f[j][1]));
+                }
+            });
+            unroll!(j in [0, 1, 2, 3, 4, 5] {
+                if j < pairs {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 5);
+                    (x[j], y[j]) = self.inv_bf(x[j], y[j], self.zt(&f[j][2]));
+                }
+            });
+            unroll!(j in [0, 1, 2, 3, 4, 5] {
+                if j < pairs {
+                    (x[j], y[j]) = self.rot(x[j], y[j], 5);
+                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&f[j][3]));
+                    (r[2 * j], r[2 * j + 1]) = self.rot(x[j], y[j], 4);
+                }
+            });
+        }
+        unroll!(g in [0, 1, 2, 3] {
+            if g < G {
+                let v = [r[3 * g], r[3 * g + 1], r[3 * g + 2]];
+                self.store3(&mut a[96 * (g0 + g)..], self.permute3(&P3_ROWS_OUT, v));
+            }
+        });
     }
 
     /// The forward layers of strides 16, 8, 4 (`d = 4`) on vector pairs, `K` pairs side by
@@ -1061,34 +1109,7 @@ impl Avx512 {
         let s = &shape(N);
         let n = N;
         if s.d == 3 {
-            self.permute3_all(a, &P3_ROWS_IN);
-            // lazy: the sums of strides 1 and 2 stay below 4q, stride 4 reduces them, the
-            // stride-8 sums stay below 2q (the inverse radix-3 layers take that)
-            for (p0, f) in (0..n.div_ceil(64))
-                .step_by(PAIRS3)
-                .zip(t.i3.chunks_exact(PAIRS3))
-            {
-                let mut x = [self.zero(); PAIRS3];
-                let mut y = x;
-                unroll!(j in [0, 1, 2, 3, 4, 5, 6] {
-                    let (va, vb) = self.load_pair(a, p0 + j);
-                    (x[j], y[j]) = self.rot(va, vb, 5);
-                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&f[j][0]));
-                });
-                unroll!(j in [0, 1, 2, 3, 4, 5, 6] {
-                    (x[j], y[j]) = self.rot(x[j], y[j], 5);
-                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&f[j][1]));
-                });
-                unroll!(j in [0, 1, 2, 3, 4, 5, 6] {
-                    (x[j], y[j]) = self.rot(x[j], y[j], 5);
-                    (x[j], y[j]) = self.inv_bf(x[j], y[j], self.zt(&f[j][2]));
-                });
-                unroll!(j in [0, 1, 2, 3, 4, 5, 6] {
-                    (x[j], y[j]) = self.rot(x[j], y[j], 5);
-                    (x[j], y[j]) = self.inv_bf_lazy(x[j], y[j], self.zt(&f[j][3]));
-                    self.store_pair(a, p0 + j, self.rot(x[j], y[j], 4));
-                });
-            }
+            self.rows3_pass::<N, false>(a, t);
         } else {
             if (N / 64).is_multiple_of(6) {
                 self.inv_pairs4::<N, 6>(a, t);
@@ -1120,9 +1141,6 @@ impl Avx512 {
             self.store_h(&mut a[i + h..], y, half);
             self.store_h(&mut a[i..], x, half);
             i += 32;
-        }
-        if s.d == 3 {
-            self.permute3_all(a, &P3_ROWS_OUT);
         }
     }
 
