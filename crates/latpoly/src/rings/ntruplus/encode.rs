@@ -210,23 +210,6 @@ pub(crate) fn cbd1_block_dyn(f: &mut [i16], lo: &[u8], hi: &[u8], base: usize, w
     }
 }
 
-/// The `W` little-endian 16-bit words of the [`cbd1`] block at `base` in each half of the
-/// input (`lo`: `β_0..`, `hi`: `β_n..`).
-#[inline(always)]
-pub(crate) fn cbd1_words<const W: usize>(
-    lo: &[u8],
-    hi: &[u8],
-    base: usize,
-) -> ([u16; W], [u16; W]) {
-    let (mut xs, mut ys) = ([0u16; W], [0u16; W]);
-    for j in 0..W {
-        let off = base / 8 + 2 * j;
-        xs[j] = u16::from_le_bytes([lo[off], lo[off + 1]]);
-        ys[j] = u16::from_le_bytes([hi[off], hi[off + 1]]);
-    }
-    (xs, ys)
-}
-
 /// One [`cbd1`] block of `W` words (`16 W` coefficients from `base`): the words as fixed-size
 /// arrays, then one fixed-length row per bit, which the compiler turns into vector shifts, ands
 /// and subtractions.
