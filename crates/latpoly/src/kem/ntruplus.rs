@@ -183,20 +183,9 @@ fn sotp_inv_block<const W: usize>(
     hi: &[u8],
     base: usize,
 ) -> u16 {
-    // fixed-size slices and per-lane accumulators: plain vector loads, shifts and stores (a
-    // byte-wise gather of the words and a horizontal OR per row were 2-3% of decapsulation)
-    let off = base / 8;
-    let (lo, hi) = (&lo[off..off + 2 * W], &hi[off..off + 2 * W]);
-    let mut xs = [0u16; W];
-    let mut ys = [0u16; W];
-    for ((x, y), (a, b)) in xs
-        .iter_mut()
-        .zip(ys.iter_mut())
-        .zip(lo.chunks_exact(2).zip(hi.chunks_exact(2)))
-    {
-        *x = u16::from_le_bytes([a[0], a[1]]);
-        *y = u16::from_le_bytes([b[0], b[1]]);
-    }
+    // per-lane accumulators: vector shifts and ORs (a horizontal OR per row cost, with the
+    // old byte-wise gather of the words, 2-3% of decapsulation)
+    let (mut xs, mut ys) = ntruplus::cbd1_words::<W>(lo, hi, base);
     let mut bad = [0u16; W];
     let mut words = [0u16; W];
     for (k, row) in e[base..base + 16 * W].chunks_exact(W).enumerate() {
@@ -206,14 +195,17 @@ fn sotp_inv_block<const W: usize>(
             words[j] |= ((t ^ (xs[j] >> k)) & 1) << k;
         }
     }
+    let off = base / 8;
     for (o, w) in m[off..off + 2 * W].chunks_exact_mut(2).zip(words) {
         o.copy_from_slice(&w.to_le_bytes());
     }
-    let bad = bad.iter().fold(0, |a, &b| a | b);
+    let any_bad = bad.iter().fold(0, |a, &b| a | b);
     wipe(&mut xs);
     wipe(&mut ys);
     wipe(&mut words);
-    bad
+    // which lanes were bad says more than the flag returned
+    wipe(&mut bad);
+    any_bad
 }
 
 /// `3·CBD1(buf)`, plus 1 on the constant coefficient if `plus_one`, into `f` (`buf`: the

@@ -28,9 +28,10 @@
 //!   permutations of `b` and `ζ·b` against `a` and `a` with its quadword halves swapped; with
 //!   `d = 3` ([`Avx512::basemul3_aos`]) 10 components per vector (lanes `0..30`), one-source
 //!   `vpermw` of `a` against two-source permutations of `(b, ζ·b)`, so no stride-3 transposes
-//!   (864: 87 -> 74 ns on Zen 5). `baseinv` transposes 32 components to `d` rows (one
-//!   coefficient index per row), as the AVX2 path. One Montgomery reduction per output (`vpmaddwd` sums,
-//!   reduced in 16-bit lanes): **same values mod q** as the scalar code, also in `(-q, q)`;
+//!   (864 on Zen 5, `examples/ntruplus_bench`: 85-90 -> 75-77 ns). `baseinv` transposes 32
+//!   components to `d` rows (one coefficient index per row), as the AVX2 path. One Montgomery
+//!   reduction per output (`vpmaddwd` sums, reduced in 16-bit lanes): **same values mod q** as
+//!   the scalar code, also in `(-q, q)`;
 //!   `baseinv` batches the inversion per lane and inverts the 32 lane products with one Fermat
 //!   chain.
 //!
@@ -1532,9 +1533,12 @@ mod tests {
     /// and 31 contribute nothing, and the pack tables put output `p` in lane `p`.
     #[test]
     fn aos3_tables_compute_the_base_products() {
-        let a: [i64; 32] = core::array::from_fn(|l| if l < 30 { 3 * l as i64 - 41 } else { 1000 });
-        let b: [i64; 32] = core::array::from_fn(|l| if l < 30 { 7 - 5 * l as i64 } else { -999 });
-        let zeta = |m: usize| 11 + 13 * m as i64;
+        // hashed values: linear ones collide (ζ_0·b_2 == b_8 for some choices), which let a
+        // wrong table entry through
+        let hash = |x: usize, salt: usize| ((x * 2654435761 + salt * 40503) % 2001) as i64 - 1000;
+        let a: [i64; 32] = core::array::from_fn(|l| if l < 30 { hash(l, 1) } else { 5000 });
+        let b: [i64; 32] = core::array::from_fn(|l| if l < 30 { hash(l, 2) } else { -4999 });
+        let zeta = |m: usize| hash(m, 3);
         // ζ·b in every lane, zero where the zeta table is zero (lanes 30, 31)
         let bz: [i64; 32] = core::array::from_fn(|l| if l < 30 { zeta(l / 3) * b[l] } else { 0 });
         let pick = |i: i16| {

@@ -905,6 +905,8 @@ pub(crate) fn cbd1_blocks(p: NtruPlusParams) -> impl Iterator<Item = (usize, usi
     encode::cbd1_blocks(p.n())
 }
 
+pub(crate) use encode::cbd1_words;
+
 #[cfg(test)]
 mod tests {
     use super::*;
