@@ -180,6 +180,7 @@ const ROT: [[[i16; 32]; 2]; 6] = [
 /// 96-coefficient groups per chunk of the 864 in-row pass ([`Avx512::rows3_pass`]): 12 row
 /// vectors, six pairs side by side (864: two chunks of four groups and one of one).
 const ROWS3_GROUPS: usize = 4;
+const _: () = assert!((864 / 96) % ROWS3_GROUPS == 1);
 
 /// Per-parameter-set lane tables (built once).
 struct Tables {
@@ -917,12 +918,9 @@ impl Avx512 {
             self.rows3_chunk::<N, ROWS3_GROUPS, FWD>(a, g0, t);
             g0 += ROWS3_GROUPS;
         }
-        match groups - g0 {
-            0 => {}
-            1 => self.rows3_chunk::<N, 1, FWD>(a, g0, t),
-            2 => self.rows3_chunk::<N, 2, FWD>(a, g0, t),
-            _ => self.rows3_chunk::<N, 3, FWD>(a, g0, t),
-        }
+        // 864 (the only set with d = 3): nine groups, so one left over
+        debug_assert_eq!(groups - g0, 1);
+        self.rows3_chunk::<N, 1, FWD>(a, g0, t);
     }
 
     /// [`Self::rows3_pass`] on the `G` groups from `g0` (`G <= ROWS3_GROUPS`): `3G` row
