@@ -209,6 +209,11 @@ impl Simd for Avx512U32 {
     const REG_V: usize = 16;
 
     #[inline(always)]
+    fn fence8(self, v: &mut [__m512i; 8]) {
+        // SAFETY: token proves AVX-512F.
+        unsafe { super::fence8_zmm(v) }
+    }
+    #[inline(always)]
     fn splat(self, x: u32) -> __m512i {
         // SAFETY: token proves AVX-512F.
         unsafe { _mm512_set1_epi32(x as i32) }

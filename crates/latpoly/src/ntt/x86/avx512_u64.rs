@@ -155,6 +155,11 @@ pub(super) unsafe fn step8(x: __m512i, y: __m512i, t: usize, up: bool) -> (__m51
 macro_rules! avx512_u64_lanes {
     () => {
         #[inline(always)]
+        fn fence8(self, v: &mut [__m512i; 8]) {
+            // SAFETY: token proves AVX-512F.
+            unsafe { super::fence8_zmm(v) }
+        }
+        #[inline(always)]
         fn splat(self, x: u64) -> __m512i {
             // SAFETY: token proves AVX-512F.
             unsafe { _mm512_set1_epi64(x as i64) }
