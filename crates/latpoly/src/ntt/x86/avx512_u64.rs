@@ -253,18 +253,18 @@ impl Simd for Avx512U64 {
     // (128 values). `examples/ntt_bench` against blocks-off on Zen 5 (min of 3 alternating
     // runs), 60-bit primes: n = 1024 0.981 -> 0.875 µs, 2048 2.06 -> 1.95, 4096 4.49 -> 4.05,
     // 4 x 8192 37.6 -> 34.9. Under the other schedules the longer products spill: 4096 with a
-    // 61-bit prime 4.45 -> 4.74, 62-bit 4.92 -> 5.02, 1024 62-bit 1.08 -> 1.22. The inverse
-    // keeps its memory passes (with lazy::HALF): blocks of 16 spill its chains (below).
+    // 61-bit prime 4.45 -> 4.74, 62-bit 4.92 -> 5.02, 1024 62-bit 1.08 -> 1.22 (with the
+    // layer fences of `Simd::fence8` still 4.53 -> 4.75, 5.00 -> 5.13, 1.07 -> 1.12). The
+    // inverse runs blocks of 16 under every schedule. Without the fences blocks spilled the
+    // inverse's longer chains (4 x 8192 at 60 bits 39.0 -> 53.5 µs). With them, against the
+    // memory passes (`ntt_bench`, alternating): 4 x 8192 60-bit 39.2-39.7 -> 36.2-37.3 µs,
+    // 1024 60-bit 1.02-1.03 -> 0.88-0.89, 4096 62-bit 5.14-5.19 -> 4.70-4.75, 1024 62-bit
+    // 1.11-1.12 -> 0.99-1.01.
     const REG_BLOCKS: bool = true;
     const REG_V: usize = 16;
     #[inline(always)]
     fn reg_blocks_fwd(m: u8) -> bool {
         m == simd::lazy::SLOTH
-    }
-    #[inline(always)]
-    fn reg_blocks_inv(_m: u8) -> bool {
-        // blocks spill the inverse's longer chains: 4 x 8192 at 60 bits 39.0 -> 53.5 µs
-        false
     }
 
     avx512_u64_lanes!();
