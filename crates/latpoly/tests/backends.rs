@@ -276,7 +276,8 @@ fn forced_backend_errors_when_unavailable() {
 }
 
 /// The vectorised range checks (a vertical maximum, then a horizontal one in registers on the
-/// AVX-512 backends) must see an out-of-range value in every lane of every vector.
+/// AVX-512 backends) must see an out-of-range value in every lane of every vector; the error
+/// must name the value, and the failed call leave the input as it was.
 fn range_check_every_position<W: Word>(n: usize, q: u64) {
     for isa in Plan::<W>::available_isas(n, q) {
         let plan = Plan::<W>::with_isa(n, q, isa).unwrap();
@@ -284,14 +285,24 @@ fn range_check_every_position<W: Word>(n: usize, q: u64) {
             for (bound, lazy) in [(q, false), (4 * q, true)] {
                 let mut a = vec![W::from_u64(bound - 1); n];
                 a[i] = W::from_u64(bound);
+                let before = a.clone();
                 let r = if lazy {
                     plan.forward_lazy(&mut a)
                 } else {
                     plan.forward(&mut a)
                 };
+                assert_eq!(
+                    r,
+                    Err(latpoly::Error::CoefficientOutOfRange {
+                        index: i,
+                        value: bound,
+                        bound
+                    }),
+                    "{isa} n={n} q={q}: value {bound} at {i}"
+                );
                 assert!(
-                    r.is_err(),
-                    "{isa} n={n} q={q}: value {bound} at {i} accepted"
+                    a == before,
+                    "{isa} n={n} q={q}: input changed by a failed call"
                 );
             }
             let mut a = vec![W::ZERO; n];
@@ -306,7 +317,9 @@ fn range_check_every_position<W: Word>(n: usize, q: u64) {
 
 #[test]
 fn range_checks_see_every_position() {
-    for n in [64usize, 256, 1024] {
+    // Also one and two register blocks: 128 and 256 values in 64-bit lanes, 256 and 512 in
+    // 32- and 16-bit lanes.
+    for n in [64usize, 128, 256, 512, 1024] {
         range_check_every_position::<u16>(n, 12289);
         range_check_every_position::<u32>(n, ntt_primes(30, n, 1).unwrap()[0]);
         range_check_every_position::<u64>(n, ntt_primes(62, n, 1).unwrap()[0]);
