@@ -23,8 +23,9 @@
 //! * transforms of one register block (8 vectors, or [`Simd::REG_V`] = 16 on backends that use
 //!   blocks of 16) run entirely in registers, fully unrolled ([`regs_block`]: no loop control,
 //!   one load and one store per vector); on backends that set [`Simd::REG_BLOCKS`] (16-bit
-//!   lanes with blocks of 8; AVX-512 32-bit lanes and IFMA with blocks of 16; the 64-bit
-//!   AVX-512 forward under [`lazy::SLOTH`]: [`Simd::reg_blocks_fwd`], [`Simd::reg_blocks_inv`]),
+//!   lanes with blocks of 8; AVX-512 32-bit lanes, IFMA and the 64-bit AVX-512 inverse with
+//!   blocks of 16, the 64-bit AVX-512 forward under [`lazy::SLOTH`] only:
+//!   [`Simd::reg_blocks_fwd`], [`Simd::reg_blocks_inv`]; [`Simd::fence8`] between their layers),
 //!   larger transforms finish (inverse: start) with the same register kernel on every block,
 //!   and a forward memory layer that would run alone just above the blocks runs with them
 //!   instead ([`fwd_fused_pair`]).
@@ -214,8 +215,9 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     }
     /// A scheduling fence on eight vectors, between two layers of a block of 16 vectors in
     /// registers ([`regs_block`], and the in-register layers of its eight pairs): the AVX-512
-    /// backends pass the vectors through an empty assembly block, so the compiler cannot
-    /// interleave layers (it ordered the blocks chain by chain and spilled). Default: nothing.
+    /// backends pass the vectors through an empty assembly block, so the compiler keeps the
+    /// layers (nearly) apart instead of ordering the blocks chain by chain, which spilled.
+    /// Default: nothing.
     /// Measured (Zen 5, `examples/ntt_bench`, old and new binaries alternating), 32-bit lanes:
     /// n = 256 forward 0.101-0.116 -> 0.079-0.091 µs, 512 0.180-0.185 -> 0.157-0.162 (inverse
     /// 0.182-0.196 -> 0.155-0.161), 4096 1.82-1.85 -> 1.67-1.69; 64-bit lanes, 4 x 8192

@@ -24,12 +24,19 @@ mod avx512_u64;
 mod ifma_u64;
 
 pub(crate) use avx2_u16::Avx2U16;
+pub(crate) use avx2_u32::Avx2U32;
+pub(crate) use avx2_u64::Avx2U64;
+pub(crate) use avx512_u16::Avx512U16;
+pub(crate) use avx512_u32::Avx512U32;
+pub(crate) use avx512_u64::Avx512U64;
+pub(crate) use ifma_u64::IfmaU64;
 
 /// [`Simd::fence8`](crate::ntt::simd::Simd::fence8) on `zmm` registers: an empty assembly
-/// block that takes the eight vectors in registers and hands them back. The compiler cannot
-/// move work across it, so a register block runs layer by layer. Without it LLVM ordered the
-/// 16-vector blocks butterfly chain by butterfly chain and spilled about 60 vectors at
-/// n = 512 (see the AVX-512 backends for the measurements).
+/// block that takes the eight vectors in registers and hands them back. No work on these
+/// vectors moves across it, so a register block runs (nearly) layer by layer: two fences of
+/// eight still let one half of a block of 16 start its next layer while the other half ends
+/// the current one. Without it LLVM ordered the 16-vector blocks butterfly chain by butterfly
+/// chain and spilled about 60 vectors at n = 512 (see `Simd::fence8` for the measurements).
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn fence8_zmm(v: &mut [core::arch::x86_64::__m512i; 8]) {
@@ -44,12 +51,6 @@ fn fence8_zmm(v: &mut [core::arch::x86_64::__m512i; 8]) {
         );
     }
 }
-pub(crate) use avx2_u32::Avx2U32;
-pub(crate) use avx2_u64::Avx2U64;
-pub(crate) use avx512_u16::Avx512U16;
-pub(crate) use avx512_u32::Avx512U32;
-pub(crate) use avx512_u64::Avx512U64;
-pub(crate) use ifma_u64::IfmaU64;
 
 /// Index vector for `permutex2var` that gathers the `X` (`y = false`) or `Y` (`y = true`)
 /// inputs of the butterflies at distance `t` from a pair of `L`-lane vectors.
@@ -395,7 +396,7 @@ mod tests {
     /// The reduction schedules per plan: the inverse's `lazy::HALF` exactly where its bound
     /// `4 V q <= 2^VALUE_BITS` holds (IFMA up to 49-bit primes, the 64-bit AVX-512 backend up
     /// to 60-bit ones) and the transform is larger than one register block of the inverse (16
-    /// vectors for IFMA, 8 for the 64-bit backend, whose inverse runs no blocks); the
+    /// vectors on both); the
     /// forward's `lazy::SLOTH` on the same primes. The outputs are the same under every schedule, so
     /// only this test sees a plan that falls back to the standard one.
     #[test]
@@ -420,8 +421,9 @@ mod tests {
         }
         if let Some(s) = Avx512U64::try_new() {
             assert_eq!(schedules(s, 8192, 60), (lazy::SLOTH, lazy::HALF));
-            assert_eq!(schedules(s, 128, 60).1, lazy::HALF);
-            assert_eq!(schedules(s, 64, 60).1, lazy::WIDE, "one register block");
+            assert_eq!(schedules(s, 256, 60).1, lazy::HALF);
+            assert_eq!(schedules(s, 128, 60).1, lazy::WIDE, "one register block");
+            assert_eq!(schedules(s, 64, 60).1, lazy::WIDE, "half a register block");
             assert_eq!(schedules(s, 8192, 61), (lazy::WIDE, lazy::WIDE));
             assert_eq!(schedules(s, 8192, 62), (lazy::STD, lazy::STD));
             ran += 1;
