@@ -243,13 +243,14 @@ fn every_backend_matches_scalar() {
 /// The sizes above the grid of `every_backend_matches_scalar` (n <= 8192), where the 64-bit
 /// backends first run their outer layers over several cache blocks: n = 2^14 .. 2^16 at the
 /// edge of the IFMA range, with 62-bit primes, and below the bounds of the reduction schedules
-/// (49 and 60 bits: half the forward layers skip their reduction).
+/// (49 and 60 bits: half the forward layers skip their reduction), and with 61-bit ones (the
+/// 64-bit backend's `WIDE` schedule, whose inverse runs register blocks of 16 too).
 #[test]
 fn large_transforms_match_scalar() {
     let mut rng = ChaCha20Rng::seed_from_u64(1234);
     for log_n in 14..=16 {
         let n = 1usize << log_n;
-        for bits in [49, 50, 60, 62] {
+        for bits in [49, 50, 60, 61, 62] {
             let q = ntt_primes(bits, n, 1).unwrap()[0];
             let ran = differential::<u64>(n, q, &mut rng);
             println!("n={n} {bits}-bit: {ran:?}");
