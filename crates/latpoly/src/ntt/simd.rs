@@ -221,7 +221,7 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// Measured (Zen 5, `examples/ntt_bench`, old and new binaries alternating), 32-bit lanes:
     /// n = 256 forward 0.101-0.116 -> 0.079-0.091 µs, 512 0.180-0.185 -> 0.157-0.162 (inverse
     /// 0.182-0.196 -> 0.155-0.161), 4096 1.82-1.85 -> 1.67-1.69; 64-bit lanes, 4 x 8192
-    /// forward 38.3-38.5 -> 34.9-35.7 µs; IFMA within the noise.
+    /// forward 38.3-38.5 -> 34.9-35.7 µs; IFMA 1-3% (against a build without its fence).
     #[inline(always)]
     fn fence8(self, v: &mut [Self::V; 8]) {
         let _ = v;

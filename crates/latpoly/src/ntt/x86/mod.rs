@@ -396,9 +396,9 @@ mod tests {
     /// The reduction schedules per plan: the inverse's `lazy::HALF` exactly where its bound
     /// `4 V q <= 2^VALUE_BITS` holds (IFMA up to 49-bit primes, the 64-bit AVX-512 backend up
     /// to 60-bit ones) and the transform is larger than one register block of the inverse (16
-    /// vectors on both); the
-    /// forward's `lazy::SLOTH` on the same primes. The outputs are the same under every schedule, so
-    /// only this test sees a plan that falls back to the standard one.
+    /// vectors on both); the forward's `lazy::SLOTH` on the same primes. The outputs are the
+    /// same under every schedule, so only this test sees a plan that falls back to the standard
+    /// one.
     #[test]
     fn schedules_follow_the_headroom() {
         use crate::arith::{Modulus, Modulus64};
