@@ -328,6 +328,68 @@ fn range_checks_see_every_position() {
     }
 }
 
+/// Transforms larger than one cache block: the AVX-512 backends check the range in their first
+/// pass over memory and, when they meet a value `>= q`, undo the butterflies they had run
+/// (radix-2 or radix-4 first pass, depending on `n` and the lane width). Random inputs, bad
+/// values (`q` itself or the lane maximum) at the edges of vectors, quarters and halves and at
+/// random places: the error names the first bad index, the input comes back bit for bit, and
+/// the plan still transforms a valid input like the scalar one afterwards.
+fn range_check_large<W: Word>(n: usize, q: u64, seed: u64) {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let scalar = Plan::<W>::with_isa(n, q, Isa::Scalar).unwrap();
+    for isa in Plan::<W>::available_isas(n, q) {
+        let plan = Plan::<W>::with_isa(n, q, isa).unwrap();
+        let mut positions = vec![0, 7, 8, 15, 16, n / 4 - 1, n / 4, n / 2 - 1, n / 2];
+        positions.extend([n / 2 + 9, 3 * n / 4, 3 * n / 4 + 5, n - 1]);
+        positions.extend((0..12).map(|_| rng.gen_range(0..n)));
+        for (k, &i) in positions.iter().enumerate() {
+            let mut a: Vec<W> = (0..n).map(|_| W::from_u64(rng.gen_range(0..q))).collect();
+            let max = u64::MAX >> (64 - 8 * std::mem::size_of::<W>());
+            let value = if k % 2 == 0 { q } else { max };
+            a[i] = W::from_u64(value);
+            if k % 3 == 0 {
+                // a second bad value later on: the error names the first
+                let j = (i + 1 + rng.gen_range(0..n)) % n;
+                if j > i {
+                    a[j] = W::from_u64(q + 1);
+                }
+            }
+            let before = a.clone();
+            assert_eq!(
+                plan.forward(&mut a),
+                Err(latpoly::Error::CoefficientOutOfRange {
+                    index: i,
+                    value,
+                    bound: q
+                }),
+                "{isa} n={n} q={q}: value {value} at {i}"
+            );
+            assert!(
+                a == before,
+                "{isa} n={n} q={q}: bad value at {i} changed the input"
+            );
+        }
+        let a: Vec<W> = (0..n).map(|_| W::from_u64(rng.gen_range(0..q))).collect();
+        let (mut x, mut y) = (a.clone(), a);
+        plan.forward(&mut x).unwrap();
+        scalar.forward(&mut y).unwrap();
+        assert!(x == y, "{isa} n={n} q={q}: forward after the failed calls");
+    }
+}
+
+#[test]
+fn range_checks_of_large_transforms_restore_the_input() {
+    for (n, seed) in [(4096usize, 1u64), (8192, 2), (16384, 3)] {
+        for bits in [62, 61, 50, 48] {
+            range_check_large::<u64>(n, ntt_primes(bits, n, 1).unwrap()[0], seed);
+        }
+    }
+    // 16-bit lanes stop at n = 2048 (12289), below one block.
+    for (n, seed) in [(8192usize, 4u64), (16384, 5), (32768, 6)] {
+        range_check_large::<u32>(n, ntt_primes(30, n, 1).unwrap()[0], seed);
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig {
         cases: 48,

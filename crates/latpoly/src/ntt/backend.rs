@@ -18,6 +18,9 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn forward_lazy(&self, a: &mut [W]);
     /// `[0, 4q)` -> `[0, q)`, bit-reversed out.
     fn forward_strict(&self, a: &mut [W]);
+    /// [`Kernels::forward_strict`] of an unchecked input: `false`, with `a` unchanged, when a
+    /// value is at least `q`.
+    fn forward_checked(&self, a: &mut [W]) -> bool;
     /// `[0, 2q)` -> `[0, 2q)`, natural out, `1/n` included.
     fn inverse_lazy(&self, a: &mut [W]);
     /// `[0, 2q)` -> `[0, q)`, natural out, `1/n` included.
@@ -44,6 +47,7 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
 pub(crate) trait Entry: Simd + Debug {
     const ISA: Isa;
     fn forward<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
+    fn forward_checked(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]) -> bool;
     fn inverse<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
     fn max(self, a: &[Self::W]) -> Self::W;
     fn add(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
@@ -100,6 +104,9 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
     }
     fn forward_strict(&self, a: &mut [S::W]) {
         self.s.forward::<true>(&self.tb, self.q, a)
+    }
+    fn forward_checked(&self, a: &mut [S::W]) -> bool {
+        self.s.forward_checked(&self.tb, self.q, a)
     }
     fn inverse_lazy(&self, a: &mut [S::W]) {
         self.s.inverse::<false>(&self.tb, self.q, a)

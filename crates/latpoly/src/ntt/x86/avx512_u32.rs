@@ -251,6 +251,13 @@ impl Simd for Avx512U32 {
         unsafe { _mm512_max_epu32(a, b) }
     }
     #[inline(always)]
+    fn any_ge(self, v: __m512i, bound: __m512i) -> bool {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_cmpge_epu32_mask(v, bound) != 0 }
+    }
+    // The range check rides on the first memory pass (`simd::forward_checked`).
+    const FUSED_CHECK: bool = true;
+    #[inline(always)]
     fn hmax(self, v: __m512i) -> u32 {
         // SAFETY: token proves AVX-512F.
         unsafe { _mm512_reduce_max_epu32(v) }

@@ -154,6 +154,14 @@ pub(super) unsafe fn step8(x: __m512i, y: __m512i, t: usize, up: bool) -> (__m51
 /// Used inside their `impl Simd` blocks; every token implementing it proves AVX-512F.
 macro_rules! avx512_u64_lanes {
     () => {
+        // The range check rides on the first memory pass (`simd::forward_checked`): one
+        // `vpcmpuq` into a mask register per set of loaded vectors.
+        const FUSED_CHECK: bool = true;
+        #[inline(always)]
+        fn any_ge(self, v: __m512i, bound: __m512i) -> bool {
+            // SAFETY: token proves AVX-512F.
+            unsafe { _mm512_cmpge_epu64_mask(v, bound) != 0 }
+        }
         #[inline(always)]
         fn fence8(self, v: &mut [__m512i; 8]) {
             // SAFETY: token proves AVX-512F.

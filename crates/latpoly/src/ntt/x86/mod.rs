@@ -215,6 +215,10 @@ macro_rules! entry_points {
                 simd::forward::<Self, STRICT>(self, tb, q, None, a)
             }
             #[target_feature(enable = $feat)]
+            fn tf_forward_checked(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) -> bool {
+                simd::forward_checked::<Self, true>(self, tb, q, a)
+            }
+            #[target_feature(enable = $feat)]
             fn tf_inverse<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
                 simd::inverse::<Self, STRICT>(self, tb, q, None, a)
             }
@@ -272,6 +276,10 @@ macro_rules! entry_points {
             fn forward<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { self.tf_forward::<STRICT>(tb, q, a) }
+            }
+            fn forward_checked(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) -> bool {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_forward_checked(tb, q, a) }
             }
             fn inverse<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
