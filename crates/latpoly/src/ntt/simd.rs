@@ -231,7 +231,9 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// whole input once more before the transform. Worth it where that extra pass runs from L2
     /// (transforms larger than one cache block of [`BLOCK_BYTES`]).
     const FUSED_CHECK: bool = false;
-    /// Whether any lane of `v` is at least the same lane of `bound` (unsigned).
+    /// Whether any lane of `v` is at least the same lane of `bound` (unsigned). Called only on
+    /// backends with [`Simd::FUSED_CHECK`], which override it; the default is the scalar
+    /// definition.
     #[inline(always)]
     fn any_ge(self, v: Self::V, bound: Self::V) -> bool {
         let (mut x, mut b) = ([Self::W::ZERO; 64], [Self::W::ZERO; 64]);
@@ -1534,14 +1536,12 @@ pub(crate) fn forward_checked<S: Simd, const STRICT: bool>(
     q: S::W,
     a: &mut [S::W],
 ) -> bool {
-    if !S::FUSED_CHECK || block_len::<S>(a.len()) >= a.len() {
-        if max_value(s, a) >= q {
-            return false;
-        }
-        forward::<S, STRICT>(s, tb, q, None, a);
-        return true;
+    let fused = S::FUSED_CHECK && block_len::<S>(a.len()) < a.len();
+    if !fused && max_value(s, a) >= q {
+        return false;
     }
-    forward_sched::<S, STRICT>(s, tb, q, None, a, true)
+    // One instance of the transform for both cases (`fused` is a run-time flag).
+    forward_sched::<S, STRICT>(s, tb, q, None, a, fused)
 }
 
 /// [`forward`] dispatched on the plan's reduction schedule; `check` as for [`forward_m`].
@@ -2130,4 +2130,90 @@ pub(crate) fn max_value<S: Simd>(s: S, a: &[S::W]) -> S::W {
         acc = s.max(acc, s.load(chunks.remainder()));
     }
     s.hmax(s.max(acc, acc2))
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod fused_check_tests {
+    use super::*;
+    use crate::isa::Isa;
+    use crate::ntt::x86::{Avx512U32, Avx512U64, IfmaU64};
+    use crate::ntt::Plan;
+
+    /// [`fwd_first_checked`] itself, under schedule `M`: on a valid input it runs exactly the
+    /// layers [`fwd_step`] runs and returns the same next distance; with a value `>= q`
+    /// anywhere it returns `None` and leaves the input as it was.
+    fn first_pass<S: Simd, const M: u8>(s: S, n: usize, bits: u32) {
+        assert!(S::FUSED_CHECK);
+        let q = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
+        let plan = Plan::<S::W>::with_isa(n, q, Isa::Scalar).unwrap();
+        let tb = SimdTables::new(s, &plan.m, &plan.fwd, &plan.inv);
+        let c = &Consts::new::<S, M>(s, S::W::from_u64(q));
+        let block = block_len::<S>(n);
+        assert!(block < n, "n = {n} is one block");
+        let good: Vec<S::W> = (0..n as u64)
+            .map(|i| S::W::from_u64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % q))
+            .collect();
+        let mut want = good.clone();
+        let t = fwd_step::<S, M, false>(s, &tb, c, &[], &mut want, n, 0, n / 2, block);
+        let mut got = good.clone();
+        let qw = S::W::from_u64(q);
+        assert_eq!(
+            fwd_first_checked::<S, M>(s, &tb, c, qw, &mut got, block),
+            Some(t)
+        );
+        assert!(
+            got == want,
+            "n = {n}, {bits} bits: the checked pass differs"
+        );
+        for p in [
+            0,
+            S::LANES - 1,
+            n / 4 + 3,
+            n / 2 - 1,
+            n / 2 + 1,
+            3 * n / 4,
+            n - 1,
+        ] {
+            let mut bad = good.clone();
+            bad[p] = qw;
+            let before = bad.clone();
+            assert_eq!(
+                fwd_first_checked::<S, M>(s, &tb, c, qw, &mut bad, block),
+                None
+            );
+            assert!(
+                bad == before,
+                "n = {n}, {bits} bits: bad value at {p} not undone"
+            );
+        }
+    }
+
+    #[test]
+    fn first_pass_checks_and_undoes() {
+        let mut ran = 0;
+        if let Some(s) = IfmaU64::try_new() {
+            // radix-4 first passes (n / 4 >= 2048), both schedules
+            for n in [8192, 16384] {
+                first_pass::<_, { lazy::STD }>(s, n, 50);
+                first_pass::<_, { lazy::SLOTH }>(s, n, 48);
+            }
+            ran += 1;
+        }
+        if let Some(s) = Avx512U64::try_new() {
+            // radix-2 passes (this backend has no radix-4), every schedule
+            for n in [4096, 8192] {
+                first_pass::<_, { lazy::STD }>(s, n, 62);
+                first_pass::<_, { lazy::WIDE }>(s, n, 61);
+                first_pass::<_, { lazy::SLOTH }>(s, n, 60);
+            }
+            ran += 1;
+        }
+        if let Some(s) = Avx512U32::try_new() {
+            for n in [8192, 16384] {
+                first_pass::<_, { lazy::STD }>(s, n, 30);
+            }
+            ran += 1;
+        }
+        println!("backends checked: {ran}");
+    }
 }
