@@ -884,30 +884,15 @@ fn first_radix4_checked<S: Simd, const M: u8, const R1: bool, const R2: bool>(
 /// back the inputs exactly, as those were below `q`. Scalar: it runs only for a rejected input.
 #[cold]
 fn undo_first<W: Word>(tb: &SimdTables<W>, q: W, a: &mut [W], radix4: bool, done: usize) {
-    let q = q.to_u64() as u128;
-    let mul = |x: u128, y: u128| x * y % q;
-    let inv = |x: u128| {
-        // x^(q-2) mod q (q is prime)
-        let (mut acc, mut b, mut e) = (1u128, x % q, q - 2);
-        while e > 0 {
-            if e & 1 == 1 {
-                acc = mul(acc, b);
-            }
-            b = mul(b, b);
-            e >>= 1;
-        }
-        acc
-    };
-    let half = q.div_ceil(2);
+    let m = W::Modulus::new(q.to_u64()).expect("the plan's modulus");
+    let half = m.inv(m.reduce_u64(2)).expect("q is an odd prime");
     // `(y0, y1) = (x + w v, x - w v)` -> `(x, v) = ((y0 + y1) / 2, (y0 - y1) / (2 w))`;
-    // `k = 1 / (2 w)`.
-    let undo = |y0: W, y1: W, k: u128| -> (W, W) {
-        let (y0, y1) = (y0.to_u64() as u128 % q, y1.to_u64() as u128 % q);
-        let x = mul(y0 + y1, half);
-        let v = mul(y0 + q - y1, k);
-        (W::from_u64(x as u64), W::from_u64(v as u64))
+    // `k = 1 / (2 w)`. Inputs are lazy (a few q at most): reduced first.
+    let undo = |y0: W, y1: W, k: W| -> (W, W) {
+        let (y0, y1) = (m.reduce_u64(y0.to_u64()), m.reduce_u64(y1.to_u64()));
+        (m.mul(m.add(y0, y1), half), m.mul(m.sub(y0, y1), k))
     };
-    let k = |i: usize| mul(half, inv(tb.fwd[i].to_u64() as u128));
+    let k = |i: usize| m.mul(half, m.inv(tb.fwd[i]).expect("twiddles are units"));
     let n = a.len();
     if radix4 {
         let h = n / 4;
@@ -915,12 +900,8 @@ fn undo_first<W: Word>(tb: &SimdTables<W>, q: W, a: &mut [W], radix4: bool, done
         for p in 0..done {
             let (y0, y1) = undo(a[p], a[p + h], k2);
             let (y2, y3) = undo(a[p + 2 * h], a[p + 3 * h], k3);
-            let (x0, x2) = undo(y0, y2, k1);
-            let (x1, x3) = undo(y1, y3, k1);
-            a[p] = x0;
-            a[p + h] = x1;
-            a[p + 2 * h] = x2;
-            a[p + 3 * h] = x3;
+            (a[p], a[p + 2 * h]) = undo(y0, y2, k1);
+            (a[p + h], a[p + 3 * h]) = undo(y1, y3, k1);
         }
     } else {
         let (h, k1) = (n / 2, k(1));
