@@ -276,9 +276,10 @@ fn forced_backend_errors_when_unavailable() {
     assert_eq!(Isa::parse("neon"), None);
 }
 
-/// The vectorised range checks (a vertical maximum, then a horizontal one in registers on the
-/// AVX-512 backends) must see an out-of-range value in every lane of every vector; the error
-/// must name the value, and the failed call leave the input as it was.
+/// The vectorised range checks (a vertical maximum compared lane by lane with the bound, or on
+/// the AVX-512 backends the forward's first layer comparing each set of vectors it loads and
+/// undoing its butterflies at a bad one) must see an out-of-range value in every lane of every
+/// vector; the error must name the value, and the failed call leave the input as it was.
 fn range_check_every_position<W: Word>(n: usize, q: u64) {
     for isa in Plan::<W>::available_isas(n, q) {
         let plan = Plan::<W>::with_isa(n, q, isa).unwrap();
@@ -328,13 +329,14 @@ fn range_checks_see_every_position() {
     }
 }
 
-/// Transforms larger than one cache block: the AVX-512 backends check the range in their first
-/// pass over memory and, when they meet a value `>= q`, undo the butterflies they had run
-/// (radix-2 or radix-4 first pass, depending on `n` and the lane width). Random inputs, bad
+/// Transforms larger than one register block: the AVX-512 backends check the range in their
+/// first layer (a pass over memory, radix-2 or radix-4 depending on `n` and the lane width, or
+/// the first layer of a pair of register blocks) and, when they meet a value `>= q`, undo the
+/// butterflies they had run. Random inputs, bad
 /// values (`q` itself or the lane maximum) at the edges of vectors, quarters and halves and at
 /// random places: the error names the first bad index, the input comes back bit for bit, and
 /// the plan still transforms a valid input like the scalar one afterwards.
-fn range_check_large<W: Word>(n: usize, q: u64, seed: u64) {
+fn range_check_restores<W: Word>(n: usize, q: u64, seed: u64) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let scalar = Plan::<W>::with_isa(n, q, Isa::Scalar).unwrap();
     for isa in Plan::<W>::available_isas(n, q) {
@@ -378,15 +380,24 @@ fn range_check_large<W: Word>(n: usize, q: u64, seed: u64) {
 }
 
 #[test]
-fn range_checks_of_large_transforms_restore_the_input() {
-    for (n, seed) in [(4096usize, 1u64), (8192, 2), (16384, 3)] {
+fn range_checks_of_first_layers_restore_the_input() {
+    // 64-bit lanes: 32 and 128 (memory layers, then the pair groups), 256 (one pair of IFMA
+    // register blocks), 512 to 2048 (one cache block), 4096 and up (several).
+    for (n, seed) in [(32usize, 7u64), (128, 8), (256, 9), (512, 10), (2048, 11)]
+        .into_iter()
+        .chain([(4096, 1), (8192, 2), (16384, 3)])
+    {
         for bits in [62, 61, 50, 48] {
-            range_check_large::<u64>(n, ntt_primes(bits, n, 1).unwrap()[0], seed);
+            range_check_restores::<u64>(n, ntt_primes(bits, n, 1).unwrap()[0], seed);
         }
     }
-    // 16-bit lanes stop at n = 2048 (12289), below one block.
-    for (n, seed) in [(8192usize, 4u64), (16384, 5), (32768, 6)] {
-        range_check_large::<u32>(n, ntt_primes(30, n, 1).unwrap()[0], seed);
+    // 32-bit lanes: 64 (memory layer, then the pair groups), 512 (one pair of register
+    // blocks), 1024 and 4096 (one cache block), 8192 and up. 16-bit lanes run no fused check.
+    for (n, seed) in [(64usize, 12u64), (512, 13), (1024, 14), (4096, 15)]
+        .into_iter()
+        .chain([(8192, 4), (16384, 5), (32768, 6)])
+    {
+        range_check_restores::<u32>(n, ntt_primes(30, n, 1).unwrap()[0], seed);
     }
 }
 

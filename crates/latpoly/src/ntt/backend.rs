@@ -25,8 +25,8 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn inverse_lazy(&self, a: &mut [W]);
     /// `[0, 2q)` -> `[0, q)`, natural out, `1/n` included.
     fn inverse_strict(&self, a: &mut [W]);
-    /// Largest value (for range checks).
-    fn max(&self, a: &[W]) -> W;
+    /// Whether every value is below `bound` (the range checks).
+    fn all_below(&self, a: &[W], bound: W) -> bool;
     /// `out = a + b mod q`, inputs `< q`.
     fn add(&self, a: &[W], b: &[W], out: &mut [W]);
     /// Parities of the centred values of `w < q`, packed LSB first (`w.len() / 8` bytes).
@@ -49,7 +49,7 @@ pub(crate) trait Entry: Simd + Debug {
     fn forward<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
     fn forward_checked(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]) -> bool;
     fn inverse<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
-    fn max(self, a: &[Self::W]) -> Self::W;
+    fn all_below(self, a: &[Self::W], bound: Self::W) -> bool;
     fn add(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
     fn parity_decode(self, half: Self::W, w: &[Self::W], out: &mut [u8]);
     fn sub(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
@@ -114,8 +114,8 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
     fn inverse_strict(&self, a: &mut [S::W]) {
         self.s.inverse::<true>(&self.tb, self.q, a)
     }
-    fn max(&self, a: &[S::W]) -> S::W {
-        Entry::max(self.s, a)
+    fn all_below(&self, a: &[S::W], bound: S::W) -> bool {
+        Entry::all_below(self.s, a, bound)
     }
     fn add(&self, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
         Entry::add(self.s, self.q, a, b, out)
@@ -274,9 +274,10 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha20Rng;
 
-    /// `max` (the range checks' fast path) equals the scalar maximum on every backend, with
-    /// the maximum in every lane position of a vector and at either end of the array.
-    fn max_matches<W: Word>(n: usize, q: u64) {
+    /// `all_below` (the range checks' fast path) agrees with the scalar test on every backend,
+    /// at bounds just above and at the maximum, with the maximum in every lane position of a
+    /// vector and at either end of the array.
+    fn below_matches<W: Word>(n: usize, q: u64) {
         let mut rng = ChaCha20Rng::seed_from_u64(n as u64 ^ q);
         for isa in Plan::<W>::available_isas(n, q) {
             let p = Plan::<W>::with_isa(n, q, isa).unwrap();
@@ -287,22 +288,27 @@ mod tests {
                     .collect();
                 let top = W::from_u64(rng.gen_range(q / 2..=u64::MAX >> (64 - W::BITS)));
                 a[pos] = top;
-                assert_eq!(k.max(&a), top, "{isa:?} n={n} pos={pos}");
+                assert!(!k.all_below(&a, top), "{isa:?} n={n} pos={pos}");
+                if top.to_u64() < u64::MAX >> (64 - W::BITS) {
+                    let b = W::from_u64(top.to_u64() + 1);
+                    assert!(k.all_below(&a, b), "{isa:?} n={n} pos={pos}");
+                }
             }
             let zero = vec![W::ZERO; n];
-            assert_eq!(k.max(&zero), W::ZERO, "{isa:?} n={n}");
+            assert!(k.all_below(&zero, W::from_u64(1)), "{isa:?} n={n}");
+            assert!(!k.all_below(&zero, W::ZERO), "{isa:?} n={n}");
         }
     }
 
     #[test]
-    fn max_equals_scalar_maximum() {
+    fn all_below_equals_scalar_test() {
         for n in [8usize, 64, 256, 1024, 4096] {
             if n <= 2048 {
-                max_matches::<u16>(n, 12289);
+                below_matches::<u16>(n, 12289);
             }
-            max_matches::<u32>(n, crate::primes::ntt_primes(30, n, 1).unwrap()[0]);
-            max_matches::<u64>(n, crate::primes::ntt_primes(62, n, 1).unwrap()[0]);
-            max_matches::<u64>(n, crate::primes::ntt_primes(50, n, 1).unwrap()[0]);
+            below_matches::<u32>(n, crate::primes::ntt_primes(30, n, 1).unwrap()[0]);
+            below_matches::<u64>(n, crate::primes::ntt_primes(62, n, 1).unwrap()[0]);
+            below_matches::<u64>(n, crate::primes::ntt_primes(50, n, 1).unwrap()[0]);
         }
     }
 }

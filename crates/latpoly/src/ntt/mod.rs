@@ -368,7 +368,7 @@ impl<W: Word> Plan<W> {
     fn check_range(&self, a: &[W], bound: W) -> Result<()> {
         match &self.kernels {
             Some(k) if a.len() == self.n => {
-                if k.max(a) < bound {
+                if k.all_below(a, bound) {
                     Ok(())
                 } else {
                     check_below(a, bound)

@@ -171,17 +171,6 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
                 acc | (((x.to_u64() & 1) ^ above) << i)
             })
     }
-    /// Largest lane of `v` (default: through memory).
-    #[inline(always)]
-    fn hmax(self, v: Self::V) -> Self::W {
-        let mut lanes = [Self::W::ZERO; 64];
-        self.store(&mut lanes[..Self::LANES], v);
-        lanes[..Self::LANES]
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(Self::W::ZERO)
-    }
     /// Whether the in-register layers take their per-lane twiddles straight from the
     /// bit-reversed tables with [`Simd::load_bcast`]: true when `deinterleave` at distance `t`
     /// puts butterfly group `g` of the `G = LANES / t` groups of a pair in the lanes `l` with
@@ -231,8 +220,9 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// whole input once more before the transform. Worth it where that extra pass runs from L2
     /// (transforms larger than one cache block of [`BLOCK_BYTES`]).
     const FUSED_CHECK: bool = false;
-    /// Whether any lane of `v` is at least the same lane of `bound` (unsigned). Called only on
-    /// backends with [`Simd::FUSED_CHECK`], which override it; the default is the scalar
+    /// Whether any lane of `v` is at least the same lane of `bound` (unsigned): the range
+    /// checks' test ([`all_below`], and the first pass of [`forward_checked`] on backends with
+    /// [`Simd::FUSED_CHECK`]). Every x86 backend overrides it; the default is the scalar
     /// definition.
     #[inline(always)]
     fn any_ge(self, v: Self::V, bound: Self::V) -> bool {
@@ -755,9 +745,14 @@ fn fwd_step<S: Simd, const M: u8, const FROM: bool>(
     // Index of the layer of distance `t`: 0 for `n/2`.
     let layer = groups.trailing_zeros();
     let b1 = groups + (off >> (2 * t).trailing_zeros());
+    // With `FROM` (layer 0 of a transform out of place, whose inputs are below `q`), layer 0
+    // skips the conditional subtraction of `x`: it would change nothing.
     if S::RADIX4 && t / 2 >= t_lo {
         let b2 = 2 * groups + (off >> t.trailing_zeros());
-        if M != lazy::SLOTH {
+        if FROM {
+            debug_assert!(layer == 0 && reduces::<M>(1));
+            fwd_radix4::<S, M, false, true, FROM>(s, tb, c, src, blk, t, b1, b2);
+        } else if M != lazy::SLOTH {
             fwd_radix4::<S, M, true, true, FROM>(s, tb, c, src, blk, t, b1, b2);
         } else if reduces::<M>(layer) {
             fwd_radix4::<S, M, true, false, FROM>(s, tb, c, src, blk, t, b1, b2);
@@ -766,7 +761,7 @@ fn fwd_step<S: Simd, const M: u8, const FROM: bool>(
         }
         t / 4
     } else {
-        if reduces::<M>(layer) {
+        if reduces::<M>(layer) && !FROM {
             fwd_radix2::<S, M, true, FROM>(s, tb, c, src, blk, t, b1);
         } else {
             fwd_radix2::<S, M, false, FROM>(s, tb, c, src, blk, t, b1);
@@ -792,13 +787,14 @@ fn fwd_first_checked<S: Simd, const M: u8>(
 ) -> Option<usize> {
     let n = a.len();
     let radix4 = S::RADIX4 && n / 4 >= t_lo;
-    // The reductions `fwd_step` chooses for layers 0 and 1.
-    let done = match (radix4, M == lazy::SLOTH, reduces::<M>(0)) {
-        (true, false, _) => first_radix4_checked::<S, M, true, true>(s, tb, c, q, a),
-        (true, true, true) => first_radix4_checked::<S, M, true, false>(s, tb, c, q, a),
-        (true, true, false) => first_radix4_checked::<S, M, false, true>(s, tb, c, q, a),
-        (false, _, true) => first_radix2_checked::<S, M, true>(s, tb, c, q, a),
-        (false, _, false) => first_radix2_checked::<S, M, false>(s, tb, c, q, a),
+    // Layer 0 skips the conditional subtraction of `x`, which changes nothing on values below
+    // `q` (the layer's outputs are those of `fwd_step`); layer 1 reduces under every schedule
+    // (`SLOTH` reduces in odd layers).
+    debug_assert!(reduces::<M>(1));
+    let done = if radix4 {
+        first_radix4_checked::<S, M, false, true>(s, tb, c, q, a)
+    } else {
+        first_radix2_checked::<S, M, false>(s, tb, c, q, a)
     };
     match done {
         None => Some(if radix4 { n / 8 } else { n / 4 }),
@@ -1455,6 +1451,11 @@ fn regs_core<
 /// The forward layer of distance `V` vectors on `pair` (two blocks of `V` vectors, starting at
 /// vector `bv` of a transform of `nv` vectors), then [`regs_block`]'s layers on each block: the
 /// first block stays in registers between the two, so the pair is loaded and stored once.
+///
+/// `check = Some(q)` (only when `pair` is the whole transform, so that this layer is its
+/// first): each pair of loaded vectors is compared with `q` before its butterfly; at a value at least `q`
+/// the butterflies run so far are undone ([`undo_first`]) and the result is `false`, with
+/// `pair` as it was. The checked layer skips the conditional subtraction of `x` (below `q`).
 #[inline(always)]
 fn fwd_fused_pair<S: Simd, const STRICT: bool, const M: u8, const V: usize>(
     s: S,
@@ -1463,29 +1464,49 @@ fn fwd_fused_pair<S: Simd, const STRICT: bool, const M: u8, const V: usize>(
     pair: &mut [S::W],
     nv: usize,
     bv: usize,
-) {
+    check: Option<S::W>,
+) -> bool {
     let l = S::LANES;
+    debug_assert!(check.is_none() || (nv == 2 * V && bv == 0));
     let (lo, hi) = pair[..2 * V * l].split_at_mut(V * l);
     // one group: table entry `nv / 2V + bv / 2V`; layer index log2(nv / 2V)
     let k = nv / (2 * V) + bv / (2 * V);
     let (w, wp) = fwd_twiddle(s, tb, k);
-    let red = reduces::<M>((nv / (2 * V)).trailing_zeros());
+    let red = check.is_none() && reduces::<M>((nv / (2 * V)).trailing_zeros());
     let mut v = [c.q; V];
+    // Index of the first pair of vectors with a value at least `q` (`V`: none so far).
+    let mut bad = V;
     unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-        if i < V {
+        if i < V && bad == V {
             let (x, y) = (s.load(&lo[i * l..]), s.load(&hi[i * l..]));
-            let (u, y) = if red {
-                ct_butterfly::<S, true, M, true>(s, x, y, w, wp, c)
+            if check.is_some() && s.any_ge(s.max(x, y), c.q) {
+                bad = i;
             } else {
-                ct_butterfly::<S, true, M, false>(s, x, y, w, wp, c)
-            };
-            v[i] = u;
-            s.store(&mut hi[i * l..], y);
+                let (u, y) = if red {
+                    ct_butterfly::<S, true, M, true>(s, x, y, w, wp, c)
+                } else {
+                    ct_butterfly::<S, true, M, false>(s, x, y, w, wp, c)
+                };
+                v[i] = u;
+                s.store(&mut hi[i * l..], y);
+            }
         }
     });
+    if let (true, Some(q)) = (bad < V, check) {
+        // Cold: put the `u` outputs where `undo_first` reads them (constant indices keep `v`
+        // in registers on the hot path), then undo the first `bad` vectors of each half.
+        unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+            if i < bad {
+                s.store(&mut lo[i * l..], v[i]);
+            }
+        });
+        undo_first(tb, q, pair, false, bad * l);
+        return false;
+    }
     regs_core::<S, false, STRICT, false, M, V>(s, tb, c, &mut v, nv, bv);
     store_block(s, lo, &v);
     regs_block::<S, false, STRICT, false, M, V>(s, tb, c, hi, nv, bv + V);
+    true
 }
 
 /// Forward NTT. Requires `a.len() == n >= 2·LANES`. Input `[0, 4q)`; output `[0, 4q)`, or
@@ -1506,10 +1527,11 @@ pub(crate) fn forward<S: Simd, const STRICT: bool>(
 /// [`forward`] of an input that has not been range-checked: runs the transform and returns
 /// `true` when every value of `a` is below `q`, otherwise returns `false` with `a` as it was.
 ///
-/// On backends with [`Simd::FUSED_CHECK`], transforms larger than one block check the values
-/// as the first pass over memory loads them ([`fwd_first_checked`]) instead of reading the
-/// whole input once more beforehand (about 6% of an IFMA forward at n = 4096, where that read
-/// comes from L2).
+/// On backends with [`Simd::FUSED_CHECK`], every transform larger than one register block
+/// checks the values as its first layer loads them ([`fwd_first_checked`] in memory,
+/// [`fwd_fused_pair`] in registers) instead of reading the whole input once more beforehand
+/// (about 6% of an IFMA forward at n = 4096, where that read comes from L2); that first layer
+/// then also skips its conditional subtraction, which changes nothing on values below `q`.
 #[inline(always)]
 pub(crate) fn forward_checked<S: Simd, const STRICT: bool>(
     s: S,
@@ -1517,12 +1539,11 @@ pub(crate) fn forward_checked<S: Simd, const STRICT: bool>(
     q: S::W,
     a: &mut [S::W],
 ) -> bool {
-    let fused = S::FUSED_CHECK && block_len::<S>(a.len()) < a.len();
-    if !fused && max_value(s, a) >= q {
+    if !S::FUSED_CHECK && !all_below(s, a, q) {
         return false;
     }
-    // One instance of the transform for both cases (`fused` is a run-time flag).
-    forward_sched::<S, STRICT>(s, tb, q, None, a, fused)
+    // One instance of the transform for both cases (`check` is a run-time flag).
+    forward_sched::<S, STRICT>(s, tb, q, None, a, S::FUSED_CHECK)
 }
 
 /// [`forward`] dispatched on the plan's reduction schedule; `check` as for [`forward_m`].
@@ -1551,10 +1572,10 @@ fn block_len<S: Simd>(n: usize) -> usize {
     p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * S::LANES, n))
 }
 
-/// [`forward`] under reduction schedule `M`. `check` (only without `src`, and only when the
-/// transform is larger than one block): the first pass checks its inputs against `q`
-/// ([`fwd_first_checked`]); the return value is `false` when it found one at least `q`, with
-/// `a` restored, `true` otherwise.
+/// [`forward`] under reduction schedule `M`. `check` (only without `src`): the input is
+/// checked against `q`, by the first layer as it loads it ([`fwd_first_checked`],
+/// [`fwd_fused_pair`]) or, for a transform of one register block, beforehand; the return
+/// value is `false` when a value is at least `q`, with `a` as it was, `true` otherwise.
 #[inline(always)]
 fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     s: S,
@@ -1572,68 +1593,85 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     let bvec = if blocks { S::REG_V } else { REG_BLOCK };
     let rb = bvec * l;
     let block = block_len::<S>(n);
-    debug_assert!(!check || (src.is_none() && block < n));
-    // Outer layers: butterflies span more than one block. The first pass reads `src`.
+    debug_assert!(!check || src.is_none());
+    if n == rb || n == REG_BLOCK * l {
+        // One register block (8 vectors on a backend with blocks of 16 run in registers all
+        // the same): its first layer is inside the unrolled block, so the check runs before.
+        if check && !all_below(s, a, q) {
+            return false;
+        }
+        if let Some(src) = src {
+            a.copy_from_slice(src);
+        }
+        let v = if n == rb { bvec } else { REG_BLOCK };
+        regs_block_v::<S, false, STRICT, true, M>(s, tb, c, a, v, v, 0);
+        return true;
+    }
+    // How each block ends ([`fwd_fused_pair`], register blocks or [`small_layers`]), and the
+    // distance its memory layers stop above.
+    let pairs = blocks && block >= 2 * rb && (!S::RADIX4 || (block / rb).ilog2() % 2 == 1);
+    let t_lo = if pairs {
+        2 * rb
+    } else if blocks && block >= rb {
+        rb
+    } else {
+        l
+    };
+    // A transform of one pair of register blocks checks in [`fwd_fused_pair`]; any other runs
+    // its first layer in memory, checked there.
+    let pair_check = check && pairs && n == 2 * rb;
+    // Distance of the next memory layer: the outer ones (spanning blocks) down to `block`,
+    // then each block's.
+    let mut t = n / 2;
     match src {
         Some(src) if block < n => {
             debug_assert_eq!(src.len(), n);
-            let t = fwd_step::<S, M, true>(s, tb, c, src, a, n, 0, n / 2, block);
-            fwd_big_layers::<S, M>(s, tb, c, a, n, 0, t, block);
+            t = fwd_step::<S, M, true>(s, tb, c, src, a, n, 0, t, block);
         }
         Some(src) => a.copy_from_slice(src),
-        None if block < n => {
-            let t = if check {
-                match fwd_first_checked::<S, M>(s, tb, c, q, a, block) {
-                    Some(t) => t,
-                    None => return false,
-                }
-            } else {
-                n / 2
-            };
-            fwd_big_layers::<S, M>(s, tb, c, a, n, 0, t, block)
+        None if check && !pair_check => {
+            match fwd_first_checked::<S, M>(s, tb, c, q, a, t_lo.max(block)) {
+                Some(next) => t = next,
+                None => return false,
+            }
         }
         None => {}
     }
-    if n == rb {
-        regs_block_v::<S, false, STRICT, true, M>(s, tb, c, a, bvec, bvec, 0);
-        return true;
-    }
-    if n == REG_BLOCK * l {
-        // 8 vectors on a backend with blocks of 16: in registers all the same.
-        regs_block_v::<S, false, STRICT, true, M>(s, tb, c, a, REG_BLOCK, REG_BLOCK, 0);
-        return true;
-    }
+    fwd_big_layers::<S, M>(s, tb, c, a, n, 0, t, block);
+    // Each block's memory layers start at `block / 2` unless the first pass already ran
+    // that one (one block: it is the transform's first layer).
+    let t_blk = t.min(block / 2);
     // Whether the first in-register layer (distance LANES/2, index log2(n / LANES)) reduces.
     let r0 = reduces::<M>((n / l).trailing_zeros());
-    // Inner layers, block by block: in memory down to distance `rb` (or `LANES`), then in
-    // registers, `bvec` vectors at a time (or by the pair groups of [`small_layers`]).
+    // Inner layers, block by block: in memory down to `t_lo`, then in registers, `bvec`
+    // vectors at a time (or by the pair groups of [`small_layers`]).
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
-        if blocks && block >= 2 * rb && (!S::RADIX4 || (block / rb).ilog2() % 2 == 1) {
+        fwd_big_layers::<S, M>(s, tb, c, blk, n, off, t_blk, t_lo);
+        if pairs {
             // The memory layer of distance `rb` would run alone: it runs with the blocks
-            // instead, each pair of blocks loaded once ([`fwd_fused_pair`]).
-            fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, 2 * rb);
+            // instead, each pair of blocks loaded once.
             for (k, pair) in blk.chunks_exact_mut(2 * rb).enumerate() {
                 let bv = (off + k * 2 * rb) / l;
-                if bvec == 16 {
-                    fwd_fused_pair::<S, STRICT, M, 16>(s, tb, c, pair, n / l, bv);
+                let check = pair_check.then_some(q);
+                let ok = if bvec == 16 {
+                    fwd_fused_pair::<S, STRICT, M, 16>(s, tb, c, pair, n / l, bv, check)
                 } else {
-                    fwd_fused_pair::<S, STRICT, M, REG_BLOCK>(s, tb, c, pair, n / l, bv);
+                    fwd_fused_pair::<S, STRICT, M, REG_BLOCK>(s, tb, c, pair, n / l, bv, check)
+                };
+                if !ok {
+                    return false;
                 }
             }
-        } else if blocks && block >= rb {
-            fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, rb);
+        } else if t_lo == rb {
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
                 regs_block_v::<S, false, STRICT, false, M>(s, tb, c, sub, bvec, n / l, bv);
             }
+        } else if M != lazy::SLOTH || r0 {
+            small_layers::<S, false, STRICT, M, true>(s, tb, c, blk, off);
         } else {
-            fwd_big_layers::<S, M>(s, tb, c, blk, n, off, block / 2, l);
-            if M != lazy::SLOTH || r0 {
-                small_layers::<S, false, STRICT, M, true>(s, tb, c, blk, off);
-            } else {
-                small_layers::<S, false, STRICT, M, false>(s, tb, c, blk, off);
-            }
+            small_layers::<S, false, STRICT, M, false>(s, tb, c, blk, off);
         }
     }
     true
@@ -2096,9 +2134,12 @@ pub(crate) fn parity_decode<S: Simd>(s: S, half: S::W, w: &[S::W], out: &mut [u8
     }
 }
 
-/// Largest value of `a` (length a multiple of `LANES`).
+/// Whether every value of `a` (length a multiple of `LANES`) is below `bound`: the lanes of
+/// the running maximum are compared with `bound` once at the end ([`Simd::any_ge`], one
+/// compare into a mask register on AVX-512), with no horizontal reduction (on AVX-512 that
+/// reduction's chain of shuffles and maxima was about 2% of a 32-bit forward at n = 512).
 #[inline(always)]
-pub(crate) fn max_value<S: Simd>(s: S, a: &[S::W]) -> S::W {
+pub(crate) fn all_below<S: Simd>(s: S, a: &[S::W], bound: S::W) -> bool {
     let l = S::LANES;
     // Two accumulators: independent chains of `max`.
     let (mut acc, mut acc2) = (s.splat(S::W::ZERO), s.splat(S::W::ZERO));
@@ -2110,7 +2151,7 @@ pub(crate) fn max_value<S: Simd>(s: S, a: &[S::W]) -> S::W {
     if !chunks.remainder().is_empty() {
         acc = s.max(acc, s.load(chunks.remainder()));
     }
-    s.hmax(s.max(acc, acc2))
+    !s.any_ge(s.max(acc, acc2), s.splat(bound))
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]

@@ -62,6 +62,11 @@ impl Simd for Avx2U16 {
         unsafe { _mm256_max_epu16(a, b) }
     }
     #[inline(always)]
+    fn any_ge(self, v: __m256i, bound: __m256i) -> bool {
+        // SAFETY: token proves AVX2. A lane is at least `bound` where the maximum equals it.
+        unsafe { _mm256_movemask_epi8(_mm256_cmpeq_epi16(_mm256_max_epu16(v, bound), v)) != 0 }
+    }
+    #[inline(always)]
     fn parity_mask(self, v: __m256i, half: u16) -> u64 {
         // SAFETY: token proves AVX2.
         unsafe {

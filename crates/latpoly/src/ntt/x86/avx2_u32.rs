@@ -80,6 +80,11 @@ impl Simd for Avx2U32 {
         unsafe { _mm256_max_epu32(a, b) }
     }
     #[inline(always)]
+    fn any_ge(self, v: __m256i, bound: __m256i) -> bool {
+        // SAFETY: token proves AVX2. A lane is at least `bound` where the maximum equals it.
+        unsafe { _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(v, bound), v)) != 0 }
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {

@@ -115,6 +115,16 @@ impl Simd for Avx2U64 {
         }
     }
     #[inline(always)]
+    fn any_ge(self, v: __m256i, bound: __m256i) -> bool {
+        // SAFETY: token proves AVX2. Unsigned compare via sign flip: every lane below `bound`
+        // sets all 32 bytes of the mask.
+        unsafe {
+            let sign = _mm256_set1_epi64x(i64::MIN);
+            let lt = _mm256_cmpgt_epi64(_mm256_xor_si256(bound, sign), _mm256_xor_si256(v, sign));
+            _mm256_movemask_epi8(lt) != -1
+        }
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {

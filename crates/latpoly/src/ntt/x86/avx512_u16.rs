@@ -87,17 +87,9 @@ impl Simd for Avx512U16 {
         unsafe { _mm512_max_epu16(a, b) }
     }
     #[inline(always)]
-    fn hmax(self, v: __m512i) -> u16 {
-        // SAFETY: token proves AVX-512F and AVX-512BW. Rotations of the whole vector by 8, 4,
-        // 2, 1 dwords fold every lane into dword 0, then its two halves.
-        unsafe {
-            let v = _mm512_max_epu16(v, _mm512_alignr_epi32::<8>(v, v));
-            let v = _mm512_max_epu16(v, _mm512_alignr_epi32::<4>(v, v));
-            let v = _mm512_max_epu16(v, _mm512_alignr_epi32::<2>(v, v));
-            let v = _mm512_max_epu16(v, _mm512_alignr_epi32::<1>(v, v));
-            let v = _mm512_max_epu16(v, _mm512_srli_epi32::<16>(v));
-            _mm_cvtsi128_si32(_mm512_castsi512_si128(v)) as u16
-        }
+    fn any_ge(self, v: __m512i, bound: __m512i) -> bool {
+        // SAFETY: token proves AVX-512BW.
+        unsafe { _mm512_cmpge_epu16_mask(v, bound) != 0 }
     }
     #[inline(always)]
     fn parity_mask(self, v: __m512i, half: u16) -> u64 {

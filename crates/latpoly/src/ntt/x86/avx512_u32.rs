@@ -258,11 +258,6 @@ impl Simd for Avx512U32 {
     // The range check rides on the first memory pass (`simd::forward_checked`).
     const FUSED_CHECK: bool = true;
     #[inline(always)]
-    fn hmax(self, v: __m512i) -> u32 {
-        // SAFETY: token proves AVX-512F.
-        unsafe { _mm512_reduce_max_epu32(v) }
-    }
-    #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
         // SAFETY: token proves AVX-512F.
         unsafe {

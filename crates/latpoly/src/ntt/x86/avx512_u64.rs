@@ -204,11 +204,6 @@ macro_rules! avx512_u64_lanes {
             // SAFETY: token proves AVX-512F.
             unsafe { _mm512_max_epu64(a, b) }
         }
-        #[inline(always)]
-        fn hmax(self, v: __m512i) -> u64 {
-            // SAFETY: token proves AVX-512F.
-            unsafe { _mm512_reduce_max_epu64(v) }
-        }
         const BCAST_TWIDDLES: bool = true;
         #[inline(always)]
         fn load_bcast(self, s: &[u64], g: usize) -> __m512i {

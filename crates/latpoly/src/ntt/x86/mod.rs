@@ -235,8 +235,8 @@ macro_rules! entry_points {
                 simd::product(self, tb, q, a, b, out, scratch)
             }
             #[target_feature(enable = $feat)]
-            fn tf_max(self, a: &[$w]) -> $w {
-                simd::max_value(self, a)
+            fn tf_below(self, a: &[$w], bound: $w) -> bool {
+                simd::all_below(self, a, bound)
             }
             #[target_feature(enable = $feat)]
             fn tf_parity(self, half: $w, w: &[$w], out: &mut [u8]) {
@@ -297,9 +297,9 @@ macro_rules! entry_points {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { self.tf_product(tb, q, a, b, out, scratch) }
             }
-            fn max(self, a: &[$w]) -> $w {
+            fn all_below(self, a: &[$w], bound: $w) -> bool {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
-                unsafe { self.tf_max(a) }
+                unsafe { self.tf_below(a, bound) }
             }
             fn add(self, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
