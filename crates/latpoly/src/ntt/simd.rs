@@ -216,13 +216,13 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
         let _ = v;
     }
     /// Whether [`forward_checked`] folds the range check of its input into the transform's
-    /// first pass over memory ([`Simd::any_ge`] on every loaded vector) instead of reading the
-    /// whole input once more before the transform. Worth it where that extra pass runs from L2
-    /// (transforms larger than one cache block of [`BLOCK_BYTES`]).
+    /// first layer ([`Simd::any_ge`] on every loaded set of vectors, in [`fwd_first_checked`]
+    /// or [`fwd_fused_pair`]) instead of reading the whole input once more before the
+    /// transform (from L2 on transforms larger than one cache block of [`BLOCK_BYTES`]).
     const FUSED_CHECK: bool = false;
     /// Whether any lane of `v` is at least the same lane of `bound` (unsigned): the range
-    /// checks' test ([`all_below`], and the first pass of [`forward_checked`] on backends with
-    /// [`Simd::FUSED_CHECK`]). Every x86 backend overrides it; the default is the scalar
+    /// checks' test ([`all_below`], and the first layer of [`forward_checked`] on backends with
+    /// [`Simd::FUSED_CHECK`]: [`fwd_first_checked`], [`fwd_fused_pair`]). Every x86 backend overrides it; the default is the scalar
     /// definition.
     #[inline(always)]
     fn any_ge(self, v: Self::V, bound: Self::V) -> bool {
@@ -770,8 +770,8 @@ fn fwd_step<S: Simd, const M: u8, const FROM: bool>(
     }
 }
 
-/// The first pass of a forward transform larger than one block (the layer of distance `n/2`,
-/// and on [`Simd::RADIX4`] backends the next one when its distance is at least `t_lo`, as
+/// The first memory pass of a forward transform (the layer of distance `n/2`, and on
+/// [`Simd::RADIX4`] backends the next one when its distance is at least `t_lo`, as
 /// [`fwd_step`] runs them), checking that every value it loads is below `q` before it stores
 /// anything of that set of vectors. Returns the distance of the next layer, or `None` when it
 /// found a value at least `q`: it then stops and undoes the butterflies it had run
@@ -1511,8 +1511,9 @@ fn fwd_fused_pair<S: Simd, const STRICT: bool, const M: u8, const V: usize>(
 
 /// Forward NTT. Requires `a.len() == n >= 2·LANES`. Input `[0, 4q)`; output `[0, 4q)`, or
 /// `[0, q)` when `STRICT` (the final reduction is fused into the last layer). Bit-reversed out.
-/// With `src` (of length `n`), the input is `src` and `a` is only written: the first pass reads
-/// `src`, so the out-of-place transform costs no copy.
+/// With `src` (of length `n`, values below `q`: its first layer skips the conditional
+/// subtraction), the input is `src` and `a` is only written: the first pass reads `src`, so
+/// the out-of-place transform costs no copy.
 #[inline(always)]
 pub(crate) fn forward<S: Simd, const STRICT: bool>(
     s: S,
@@ -1630,7 +1631,10 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
         }
         Some(src) => a.copy_from_slice(src),
         None if check && !pair_check => {
-            match fwd_first_checked::<S, M>(s, tb, c, q, a, t_lo.max(block)) {
+            // Its layers stop above `block` when the outer layers span blocks, else above
+            // the block's own `t_lo` (radix-4 pairs as `fwd_big_layers` would run them).
+            let lo = if block < n { block } else { t_lo };
+            match fwd_first_checked::<S, M>(s, tb, c, q, a, lo) {
                 Some(next) => t = next,
                 None => return false,
             }

@@ -255,7 +255,7 @@ impl Simd for Avx512U32 {
         // SAFETY: token proves AVX-512F.
         unsafe { _mm512_cmpge_epu32_mask(v, bound) != 0 }
     }
-    // The range check rides on the first memory pass (`simd::forward_checked`).
+    // The range check rides on the forward's first layer (`simd::forward_checked`).
     const FUSED_CHECK: bool = true;
     #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {

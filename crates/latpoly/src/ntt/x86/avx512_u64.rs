@@ -154,7 +154,7 @@ pub(super) unsafe fn step8(x: __m512i, y: __m512i, t: usize, up: bool) -> (__m51
 /// Used inside their `impl Simd` blocks; every token implementing it proves AVX-512F.
 macro_rules! avx512_u64_lanes {
     () => {
-        // The range check rides on the first memory pass (`simd::forward_checked`): one
+        // The range check rides on the forward's first layer (`simd::forward_checked`): one
         // `vpcmpuq` into a mask register per set of loaded vectors.
         const FUSED_CHECK: bool = true;
         #[inline(always)]
