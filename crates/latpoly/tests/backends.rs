@@ -405,7 +405,7 @@ fn range_checks_of_first_layers_restore_the_input() {
     }
     // 32-bit lanes: 32 (one memory layer), 64 (memory layer, then the pair groups), 512 (one
     // pair of register blocks), 1024, 2048 (a radix-4 pass, then pairs of register blocks)
-    // and 4096 (one cache block), 8192 and up. 16-bit lanes run no fused check.
+    // and 4096 (one cache block), 8192 and up.
     let small = [
         (32usize, 18u64),
         (64, 12),
@@ -416,6 +416,18 @@ fn range_checks_of_first_layers_restore_the_input() {
     ];
     for (n, seed) in small.into_iter().chain([(8192, 4), (16384, 5), (32768, 6)]) {
         range_check_restores::<u32>(n, ntt_primes(30, n, 1).unwrap()[0], seed);
+    }
+    // 16-bit lanes (q = 12289, blocks of 8 vectors): 64 (one memory layer, then the pairs),
+    // 512 (one pair of register blocks), 1024 and 2048 (radix-4 and radix-2 passes, then
+    // the blocks); 256 is one register block, checked beforehand.
+    for (n, seed) in [
+        (64usize, 20u64),
+        (256, 21),
+        (512, 22),
+        (1024, 23),
+        (2048, 24),
+    ] {
+        range_check_restores::<u16>(n, 12289, seed);
     }
 }
 

@@ -3,9 +3,10 @@
 //!
 //! `vpermt2w` is three micro-ops on Intel cores with AVX-512 (two of them on port 5: one
 //! instruction every two cycles) and issues about one every 1.2 cycles on Zen 4; `vpermt2d` is a
-//! single micro-op (one a cycle on both). The layout changes of the 16-bit kernels (the
-//! in-register layers of the NTTs in 16-bit lanes, NTRU Prime's transforms, NTRU+'s rotations)
-//! mostly move pairs of words whole: every butterfly distance of two or more lanes does. A
+//! single micro-op (one a cycle on both). The layout changes of the 16-bit kernels (NTRU
+//! Prime's transforms, NTRU+'s rotations, the way into and out of the in-register layers of the
+//! AVX-512 16-bit NTT) mostly move pairs of words whole: every butterfly distance of two or more
+//! lanes does in the canonical layouts. A
 //! [`Perm2W`] is built from the word indices at compile time and records whether its pairs stay
 //! together; [`Perm2W::apply`] then runs the cheaper instruction, with the same result.
 
@@ -47,17 +48,6 @@ impl Perm2W {
             dwords,
             by_dword,
         }
-    }
-
-    /// [`Perm2W::new`] on the low 16 bits of each entry (tables computed as wider integers).
-    pub(crate) const fn from_i64(t: [i64; 32]) -> Self {
-        let mut words = [0i16; 32];
-        let mut l = 0;
-        while l < 32 {
-            words[l] = t[l] as i16;
-            l += 1;
-        }
-        Self::new(words)
     }
 
     /// Whether [`Perm2W::apply`] runs `vpermt2d` (the pairs of words move whole).
