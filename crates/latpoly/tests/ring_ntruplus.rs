@@ -497,6 +497,64 @@ fn backends_agree_with_scalar() {
     }
 }
 
+/// Out-of-range inputs of `ntt` and `invntt` on every backend: the error names the first bad
+/// coefficient and the input comes back bit for bit. The AVX-512 forward checks inside its
+/// first layer (the upper half before any store, the lower half during the split, then undoes
+/// it), so bad values go in both halves, at the edges of vectors and of the 16-lane tail of
+/// 864, alone and in pairs; a valid input afterwards still transforms like the scalar code.
+#[test]
+fn transform_range_errors_leave_the_input() {
+    let mut r = rng(11);
+    for p in NtruPlusParams::ALL {
+        let n = p.n();
+        let h = n / 2;
+        let scalar = NtruPlusRing::with_isa(p, Isa::Scalar).unwrap();
+        let mut positions = vec![0, 1, 31, 32, h - 17, h - 16, h - 1, h, h + 1, h + 31];
+        positions.extend([h + 32, n - 33, n - 17, n - 16, n - 1]);
+        positions.extend((0..10).map(|_| r.gen_range(0..n)));
+        for ring in rings(p) {
+            for (k, &i) in positions.iter().enumerate() {
+                let mut a = random_poly(n, &mut r);
+                a[i] = [3457, -3457, i16::MAX, i16::MIN][k % 4];
+                let mut first = i;
+                if k % 3 == 0 {
+                    // a second bad value in the other half: the error names the first one
+                    let j = (i + h) % n;
+                    a[j] = 4000;
+                    first = i.min(j);
+                }
+                for inverse in [false, true] {
+                    let before = a.clone();
+                    let res = if inverse {
+                        ring.invntt(&mut a)
+                    } else {
+                        ring.ntt(&mut a)
+                    };
+                    let what = format!("{} {} inverse={inverse} bad at {i}", p.name(), ring.isa());
+                    let err = res.expect_err(&what).to_string();
+                    assert!(
+                        err.contains(&format!("coefficient {first} is {}", before[first])),
+                        "{what}: {err}"
+                    );
+                    assert!(a == before, "{what}: the input changed");
+                }
+            }
+            let f = random_poly(n, &mut r);
+            let (mut x, mut y) = (f.clone(), f);
+            scalar.ntt(&mut x).unwrap();
+            ring.ntt(&mut y).unwrap();
+            assert!(
+                x.iter()
+                    .zip(&y)
+                    .all(|(u, v)| md(*u as i64) == md(*v as i64)),
+                "{} {}: ntt after the failed calls",
+                p.name(),
+                ring.isa()
+            );
+        }
+    }
+}
+
 #[test]
 fn encodeq_decodeq_roundtrip() {
     let mut r = rng(7);
