@@ -417,9 +417,10 @@ fn range_checks_of_first_layers_restore_the_input() {
     for (n, seed) in small.into_iter().chain([(8192, 4), (16384, 5), (32768, 6)]) {
         range_check_restores::<u32>(n, ntt_primes(30, n, 1).unwrap()[0], seed);
     }
-    // 16-bit lanes (q = 12289, blocks of 8 vectors): 64 (one memory layer, then the pairs),
-    // 512 (one pair of register blocks), 1024 and 2048 (radix-4 and radix-2 passes, then
-    // the blocks); 256 is one register block, checked beforehand.
+    // 16-bit lanes (q = 12289, blocks of 8 vectors; no larger plan exists below 2^14): 64
+    // (a radix-2 first pass, then the pairs), 512 (one pair of register blocks), 1024 (a
+    // radix-4 first pass, then the blocks) and 2048 (a radix-4 first pass, then pairs of
+    // blocks); 256 is one register block, checked beforehand.
     for (n, seed) in [
         (64usize, 20u64),
         (256, 21),

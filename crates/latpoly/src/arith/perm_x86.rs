@@ -3,12 +3,12 @@
 //!
 //! `vpermt2w` is three micro-ops on Intel cores with AVX-512 (two of them on port 5: one
 //! instruction every two cycles) and issues about one every 1.2 cycles on Zen 4; `vpermt2d` is a
-//! single micro-op (one a cycle on both). The layout changes of the 16-bit kernels (NTRU
-//! Prime's transforms, NTRU+'s rotations, the way into and out of the in-register layers of the
-//! AVX-512 16-bit NTT) mostly move pairs of words whole: every butterfly distance of two or more
-//! lanes does in the canonical layouts. A
+//! single micro-op (one a cycle on both). The layout changes of NTRU Prime's transforms
+//! mostly move pairs of words whole: every butterfly distance of two or more lanes does. A
 //! [`Perm2W`] is built from the word indices at compile time and records whether its pairs stay
-//! together; [`Perm2W::apply`] then runs the cheaper instruction, with the same result.
+//! together; [`Perm2W::apply`] then runs the cheaper instruction, with the same result. (The
+//! AVX-512 16-bit NTT steps between its layouts with cheaper shuffles and uses a [`Perm2W`]
+//! only at distance 1, where words move one by one.)
 
 #![allow(unsafe_code)]
 

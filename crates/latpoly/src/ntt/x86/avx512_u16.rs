@@ -13,7 +13,7 @@
 //! 0.055 -> 0.051, 1024 0.19 -> 0.18. The forward's range check rides on its first layer
 //! above one register block (`simd::forward_checked`), as on the 32- and 64-bit backends.
 
-use super::entry_points;
+use super::{entry_points, model_natural, model_shufi, model_unpack, SHUFI_UP};
 use crate::arith::perm_x86::Perm2W;
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
@@ -31,43 +31,8 @@ impl Avx512U16 {
     }
 }
 
-/// Lanes of a pair of vectors: the index (0..64, `a` then `b`) of the element in each lane.
+/// Lanes of a vector: the index (0..64, `a` then `b`) of the element in each lane.
 type Lanes = [u8; 32];
-
-/// Lane contents of one 128-bit-lane select (`vshufi64x2`): lane group `k` of the result is
-/// group `imm >> 2k & 3` of `x` (`k < 2`) or of `y`.
-const fn shufi(x: Lanes, y: Lanes, imm: usize) -> Lanes {
-    let mut o = [0u8; 32];
-    let mut k = 0;
-    while k < 4 {
-        let src = if k < 2 { x } else { y };
-        let g = (imm >> (2 * k)) & 3;
-        let mut e = 0;
-        while e < 8 {
-            o[8 * k + e] = src[8 * g + e];
-            e += 1;
-        }
-        k += 1;
-    }
-    o
-}
-
-/// Lane contents of `vpunpcklwd` (`HI = false`) or `vpunpckhwd` (`HI = true`) of `x`, `y`.
-const fn unpack<const HI: bool>(x: Lanes, y: Lanes) -> Lanes {
-    let mut o = [0u8; 32];
-    let h = if HI { 4 } else { 0 };
-    let mut c = 0;
-    while c < 4 {
-        let mut e = 0;
-        while e < 4 {
-            o[8 * c + 2 * e] = x[8 * c + h + e];
-            o[8 * c + 2 * e + 1] = y[8 * c + h + e];
-            e += 1;
-        }
-        c += 1;
-    }
-    o
-}
 
 /// The butterfly layouts of the in-register layers: `LAYOUTS[k] = [x, y]` at distance
 /// `t = 2^k`. Distance 16: `x = (a_0..a_15, b_0..b_15)`, `y` the elements 16 further; each
@@ -77,19 +42,21 @@ const fn unpack<const HI: bool>(x: Lanes, y: Lanes) -> Lanes {
 /// rotates the four index bits by one, so three of them walk the in-lane distances down).
 /// Partners share a lane (`y = x + t`, checked at compile time).
 const LAYOUTS: [[Lanes; 2]; 5] = {
-    let mut a = [0u8; 32];
-    let mut b = [0u8; 32];
-    let mut i = 0;
-    while i < 32 {
-        a[i] = i as u8;
-        b[i] = 32 + i as u8;
-        i += 1;
-    }
-    let (x16, y16) = (shufi(a, b, 0x44), shufi(a, b, 0xEE));
-    let (x8, y8) = (shufi(x16, y16, 0x88), shufi(x16, y16, 0xDD));
-    let (x4, y4) = (unpack::<false>(x8, y8), unpack::<true>(x8, y8));
-    let (x2, y2) = (unpack::<false>(x4, y4), unpack::<true>(x4, y4));
-    let (x1, y1) = (unpack::<false>(x2, y2), unpack::<true>(x2, y2));
+    let [a, b] = model_natural::<32>();
+    let (x16, y16) = (model_shufi(a, b, 0x44), model_shufi(a, b, 0xEE));
+    let (x8, y8) = (model_shufi(x16, y16, 0x88), model_shufi(x16, y16, 0xDD));
+    let (x4, y4) = (
+        model_unpack::<32, false>(x8, y8),
+        model_unpack::<32, true>(x8, y8),
+    );
+    let (x2, y2) = (
+        model_unpack::<32, false>(x4, y4),
+        model_unpack::<32, true>(x4, y4),
+    );
+    let (x1, y1) = (
+        model_unpack::<32, false>(x2, y2),
+        model_unpack::<32, true>(x2, y2),
+    );
     let out = [[x1, y1], [x2, y2], [x4, y4], [x8, y8], [x16, y16]];
     let mut k = 0;
     while k < 5 {
@@ -103,18 +70,6 @@ const LAYOUTS: [[Lanes; 2]; 5] = {
     out
 };
 
-/// The pair `(a, b)` in coefficient order, as [`LAYOUTS`] entries.
-const NATURAL: [Lanes; 2] = {
-    let mut o = [[0u8; 32]; 2];
-    let mut i = 0;
-    while i < 32 {
-        o[0][i] = i as u8;
-        o[1][i] = 32 + i as u8;
-        i += 1;
-    }
-    o
-};
-
 /// The `vpermt2w` permutations from the pair layout `from` to `to` (both hold the same 64
 /// elements): output lane `l` of `to[j]` is the lane of `from` (`x` then `y`) holding it.
 const fn moves(from: [Lanes; 2], to: [Lanes; 2]) -> [Perm2W; 2] {
@@ -124,13 +79,16 @@ const fn moves(from: [Lanes; 2], to: [Lanes; 2]) -> [Perm2W; 2] {
         let mut l = 0;
         while l < 32 {
             let e = to[j][l];
+            let mut found = false;
             let mut m = 0;
             while m < 64 {
                 if from[m / 32][m % 32] == e {
                     w[j][l] = m as i16;
+                    found = true;
                 }
                 m += 1;
             }
+            assert!(found, "layouts of different elements");
             l += 1;
         }
         j += 1;
@@ -138,29 +96,27 @@ const fn moves(from: [Lanes; 2], to: [Lanes; 2]) -> [Perm2W; 2] {
     [Perm2W::new(w[0]), Perm2W::new(w[1])]
 }
 
-/// `[log2 t]`: from `(a, b)` into the layout of distance `t`, and back.
-const DEINT: [[Perm2W; 2]; 5] = {
-    let mut o = [[Perm2W::new([0; 32]); 2]; 5];
+/// `[log2 t]` for `t < 16` (distance 16 is a pair of `vshufi64x2`): from `(a, b)` into the
+/// layout of distance `t` (`DEINT`), and back (`INTER`). The transforms use them at `t = 1`
+/// only (the forward's way out, the inverse's way in); the table builder at every `t`.
+const DEINT: [[Perm2W; 2]; 4] = {
+    let mut o = [[Perm2W::new([0; 32]); 2]; 4];
     let mut k = 0;
-    while k < 5 {
-        o[k] = moves(NATURAL, LAYOUTS[k]);
+    while k < 4 {
+        o[k] = moves(model_natural::<32>(), LAYOUTS[k]);
         k += 1;
     }
     o
 };
-const INTER: [[Perm2W; 2]; 5] = {
-    let mut o = [[Perm2W::new([0; 32]); 2]; 5];
+const INTER: [[Perm2W; 2]; 4] = {
+    let mut o = [[Perm2W::new([0; 32]); 2]; 4];
     let mut k = 0;
-    while k < 5 {
-        o[k] = moves(LAYOUTS[k], NATURAL);
+    while k < 4 {
+        o[k] = moves(LAYOUTS[k], model_natural::<32>());
         k += 1;
     }
     o
 };
-/// `vpermt2q` indices from the layout of distance 8 back to that of distance 16 (the inverse
-/// of the two `vshufi64x2` of `step_down(.., 16)`: 128-bit lane groups `x0 y0 x1 y1`,
-/// `x2 y2 x3 y3`).
-const UP8: [[i64; 8]; 2] = [[0, 1, 8, 9, 2, 3, 10, 11], [4, 5, 12, 13, 6, 7, 14, 15]];
 
 impl Simd for Avx512U16 {
     type W = u16;
@@ -246,7 +202,8 @@ impl Simd for Avx512U16 {
     #[inline(always)]
     fn deinterleave(self, a: __m512i, b: __m512i, t: usize) -> (__m512i, __m512i) {
         let k = t.trailing_zeros() as usize;
-        // SAFETY: token proves the features; k < log2(LANES) because t < LANES.
+        // SAFETY: token proves the features (the table index k < 4: t < 16 off the first
+        // branch).
         unsafe {
             if t == 16 {
                 (
@@ -261,7 +218,8 @@ impl Simd for Avx512U16 {
     #[inline(always)]
     fn interleave(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
         let k = t.trailing_zeros() as usize;
-        // SAFETY: token proves the features; k < log2(LANES) because t < LANES.
+        // SAFETY: token proves the features (the table index k < 4: t < 16 off the first
+        // branch).
         unsafe {
             if t == 16 {
                 // the distance-16 selects are their own inverse
@@ -276,6 +234,7 @@ impl Simd for Avx512U16 {
     }
     #[inline(always)]
     fn step_down(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
+        debug_assert!(matches!(t, 2 | 4 | 8 | 16));
         // SAFETY: token proves the features; t is 16, 8, 4 or 2 ([`LAYOUTS`]).
         unsafe {
             if t == 16 {
@@ -290,13 +249,14 @@ impl Simd for Avx512U16 {
     }
     #[inline(always)]
     fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
-        // SAFETY: token proves the features; t is 1, 2, 4 or 8 ([`LAYOUTS`]); `UP8` rows are
-        // 64 bytes.
+        debug_assert!(matches!(t, 1 | 2 | 4 | 8));
+        // SAFETY: token proves the features; t is 1, 2, 4 or 8 ([`LAYOUTS`]); `SHUFI_UP` rows
+        // are 64 bytes.
         unsafe {
             if t == 8 {
                 let (i0, i1) = (
-                    _mm512_loadu_si512(UP8[0].as_ptr().cast()),
-                    _mm512_loadu_si512(UP8[1].as_ptr().cast()),
+                    _mm512_loadu_si512(SHUFI_UP[0].as_ptr().cast()),
+                    _mm512_loadu_si512(SHUFI_UP[1].as_ptr().cast()),
                 );
                 (
                     _mm512_permutex2var_epi64(x, i0, y),

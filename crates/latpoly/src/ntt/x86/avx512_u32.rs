@@ -14,7 +14,7 @@
 //! only the forward's way out of distance 1, the inverse's way in, and its step 4 -> 8 take
 //! two-source permutations (`vpermt2d`, `vpermt2q`).
 
-use super::entry_points;
+use super::{entry_points, model_natural, model_shufi, model_unpack, SHUFI_UP};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, Simd, SimdTables};
@@ -71,57 +71,23 @@ fn merge_high(odd: __m512i, even: __m512i) -> __m512i {
     r
 }
 
-/// Lane contents of one 128-bit-lane select: lane group `k` of the result is group
-/// `imm >> 2k & 3` of `x` (`k < 2`) or of `y` (`vshufi64x2`).
-const fn shufi(x: [u8; 16], y: [u8; 16], imm: usize) -> [u8; 16] {
-    let mut o = [0u8; 16];
-    let mut k = 0;
-    while k < 4 {
-        let src = if k < 2 { x } else { y };
-        let g = (imm >> (2 * k)) & 3;
-        let mut e = 0;
-        while e < 4 {
-            o[4 * k + e] = src[4 * g + e];
-            e += 1;
-        }
-        k += 1;
-    }
-    o
-}
-
-/// Lane contents of `vpunpckldq` (`HI = false`) or `vpunpckhdq` (`HI = true`) of `x`, `y`.
-const fn unpack<const HI: bool>(x: [u8; 16], y: [u8; 16]) -> [u8; 16] {
-    let mut o = [0u8; 16];
-    let mut c = 0;
-    while c < 4 {
-        let h = if HI { 2 } else { 0 };
-        o[4 * c] = x[4 * c + h];
-        o[4 * c + 1] = y[4 * c + h];
-        o[4 * c + 2] = x[4 * c + h + 1];
-        o[4 * c + 3] = y[4 * c + h + 1];
-        c += 1;
-    }
-    o
-}
-
 /// The butterfly layouts of the in-register layers: `LAYOUTS[k] = [x, y]` holds, per lane, the
 /// index (0..32, `a` then `b`) of the pair element in that lane of `x` and `y` at distance
 /// `t = 2^k`. Distance 8: `x = (a_0..a_7, b_0..b_7)`, `y` the elements 8 further; each smaller
 /// distance follows from the one above by [`Avx512U32`]'s `step_down`. Partners share a lane
 /// (`y = x + t`, checked at compile time).
 const LAYOUTS: [[[u8; 16]; 2]; 4] = {
-    let mut a = [0u8; 16];
-    let mut b = [0u8; 16];
-    let mut i = 0;
-    while i < 16 {
-        a[i] = i as u8;
-        b[i] = 16 + i as u8;
-        i += 1;
-    }
-    let (x8, y8) = (shufi(a, b, 0x44), shufi(a, b, 0xEE));
-    let (x4, y4) = (shufi(x8, y8, 0x88), shufi(x8, y8, 0xDD));
-    let (x2, y2) = (unpack::<false>(x4, y4), unpack::<true>(x4, y4));
-    let (x1, y1) = (unpack::<false>(x2, y2), unpack::<true>(x2, y2));
+    let [a, b] = model_natural::<16>();
+    let (x8, y8) = (model_shufi(a, b, 0x44), model_shufi(a, b, 0xEE));
+    let (x4, y4) = (model_shufi(x8, y8, 0x88), model_shufi(x8, y8, 0xDD));
+    let (x2, y2) = (
+        model_unpack::<16, false>(x4, y4),
+        model_unpack::<16, true>(x4, y4),
+    );
+    let (x1, y1) = (
+        model_unpack::<16, false>(x2, y2),
+        model_unpack::<16, true>(x2, y2),
+    );
     let out = [[x1, y1], [x2, y2], [x4, y4], [x8, y8]];
     let mut k = 0;
     while k < 4 {
@@ -175,10 +141,6 @@ const fn layout_perms<const INTER: bool>() -> [[[i32; 16]; 2]; 4] {
 
 const DEINT: [[[i32; 16]; 2]; 4] = layout_perms::<false>();
 const INTER: [[[i32; 16]; 2]; 4] = layout_perms::<true>();
-
-/// `vpermt2q` indices from the layout of distance 4 back to that of distance 8 (the inverse of
-/// the two `vshufi64x2` of `step_down(.., 8)`: 128-bit lane groups `x0 y0 x1 y1`, `x2 y2 x3 y3`).
-const UP4: [[i64; 8]; 2] = [[0, 1, 8, 9, 2, 3, 10, 11], [4, 5, 12, 13, 6, 7, 14, 15]];
 
 /// Loads a constant 64-bit index vector. Caller holds an AVX-512F token.
 #[inline(always)]
@@ -339,12 +301,13 @@ impl Simd for Avx512U32 {
     }
     #[inline(always)]
     fn step_up(self, x: __m512i, y: __m512i, t: usize) -> (__m512i, __m512i) {
-        // SAFETY: token proves AVX-512F; t is 1, 2 or 4 ([`LAYOUTS`]); `UP4` rows are 64 bytes.
+        // SAFETY: token proves AVX-512F; t is 1, 2 or 4 ([`LAYOUTS`]); `SHUFI_UP` rows are 64
+        // bytes.
         unsafe {
             if t == 4 {
                 (
-                    _mm512_permutex2var_epi64(x, idx64(&UP4[0]), y),
-                    _mm512_permutex2var_epi64(x, idx64(&UP4[1]), y),
+                    _mm512_permutex2var_epi64(x, idx64(&SHUFI_UP[0]), y),
+                    _mm512_permutex2var_epi64(x, idx64(&SHUFI_UP[1]), y),
                 )
             } else {
                 // even and odd lanes of each 128-bit group: undoes one `vpunpck{l,h}dq` step

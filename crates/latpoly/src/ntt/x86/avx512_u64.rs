@@ -22,10 +22,10 @@ impl Avx512U64 {
     }
 }
 
-const DEINT: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, false, true>();
-const DOWN: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, false, true>();
-const UP: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, true, true>();
-const INTER: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, true, true>();
+const DEINT: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, false>();
+const DOWN: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, false>();
+const UP: [[[i64; 8]; 2]; 3] = step_tables::<8, 3, true>();
+const INTER: [[[i64; 8]; 2]; 3] = perm_tables::<8, 3, true>();
 
 /// Loads a constant index vector. Caller holds an AVX-512F token.
 #[inline(always)]

@@ -31,6 +31,63 @@ pub(crate) use avx512_u32::Avx512U32;
 pub(crate) use avx512_u64::Avx512U64;
 pub(crate) use ifma_u64::IfmaU64;
 
+/// Lane models of the one-slot shuffles that the 16- and 32-bit AVX-512 backends build their
+/// butterfly layouts from (their `LAYOUTS`, checked at compile time): entries are the indices
+/// of the elements the `L` lanes hold, `L / 4` lanes per 128-bit lane. `vshufi64x2 imm`:
+/// 128-bit lane `k` of the result is lane `imm >> 2k & 3` of `x` (`k < 2`) or of `y`.
+const fn model_shufi<const L: usize>(x: [u8; L], y: [u8; L], imm: usize) -> [u8; L] {
+    let e = L / 4;
+    let mut o = [0u8; L];
+    let mut k = 0;
+    while k < 4 {
+        let src = if k < 2 { x } else { y };
+        let g = (imm >> (2 * k)) & 3;
+        let mut i = 0;
+        while i < e {
+            o[e * k + i] = src[e * g + i];
+            i += 1;
+        }
+        k += 1;
+    }
+    o
+}
+
+/// Lane model of `vpunpckl{wd,dq}` (`HI = false`) or `vpunpckh{wd,dq}` (`HI = true`): the low
+/// (high) halves of each 128-bit lane of `x` and `y`, interleaved.
+const fn model_unpack<const L: usize, const HI: bool>(x: [u8; L], y: [u8; L]) -> [u8; L] {
+    let e = L / 4;
+    let h = if HI { e / 2 } else { 0 };
+    let mut o = [0u8; L];
+    let mut c = 0;
+    while c < 4 {
+        let mut i = 0;
+        while i < e / 2 {
+            o[e * c + 2 * i] = x[e * c + h + i];
+            o[e * c + 2 * i + 1] = y[e * c + h + i];
+            i += 1;
+        }
+        c += 1;
+    }
+    o
+}
+
+/// The pair `(a, b)` in element order (`0..L`, `L..2L`), the start of every layout model.
+const fn model_natural<const L: usize>() -> [[u8; L]; 2] {
+    let mut o = [[0u8; L]; 2];
+    let mut i = 0;
+    while i < L {
+        o[0][i] = i as u8;
+        o[1][i] = (L + i) as u8;
+        i += 1;
+    }
+    o
+}
+
+/// `vpermt2q` indices that undo the two `vshufi64x2` with `0x88` / `0xDD` (the step down from
+/// the 16- and 32-bit backends' largest in-register distance): 128-bit lane groups
+/// `x0 y0 x1 y1` and `x2 y2 x3 y3`.
+const SHUFI_UP: [[i64; 8]; 2] = [[0, 1, 8, 9, 2, 3, 10, 11], [4, 5, 12, 13, 6, 7, 14, 15]];
+
 /// [`Simd::fence8`](crate::ntt::simd::Simd::fence8) on `zmm` registers: an empty assembly
 /// block that takes the eight vectors in registers and hands them back. No work on these
 /// vectors moves across it, so a register block runs (nearly) layer by layer: two fences of
@@ -53,24 +110,20 @@ fn fence8_zmm(v: &mut [core::arch::x86_64::__m512i; 8]) {
 }
 
 /// Index vector for `permutex2var` that gathers the `X` (`y = false`) or `Y` (`y = true`)
-/// inputs of the butterflies at distance `t` from a pair of `L`-lane vectors.
-///
-/// Two layouts. Canonical (`bcast = false`): lane `l` holds element `(l / t) 2t + l % t` (group
-/// by group). Broadcast-friendly (`bcast = true`): butterfly group `g` of the `G = L / t` groups
-/// of `2t` consecutive values in the pair sits in the lanes `l` with `l mod G = g` (element `m`
-/// of the group in lane `m G + g`), so the per-lane twiddles of a layer are the `G` consecutive
-/// entries of the bit-reversed table repeated across the vector: one broadcast load
-/// ([`crate::ntt::simd::Simd::load_bcast`]) instead of a per-lane table expanded in the plan.
-pub(crate) const fn deinterleave_idx<const L: usize>(t: usize, y: bool, bcast: bool) -> [usize; L] {
+/// inputs of the butterflies at distance `t` from a pair of `L`-lane vectors, in the
+/// broadcast-friendly layout of the 64-bit AVX-512 backends: butterfly group `g` of the
+/// `G = L / t` groups of `2t` consecutive values in the pair sits in the lanes `l` with
+/// `l mod G = g` (element `m` of the group in lane `m G + g`), so the per-lane twiddles of a
+/// layer are the `G` consecutive entries of the bit-reversed table repeated across the vector:
+/// one broadcast load ([`crate::ntt::simd::Simd::load_bcast`]) instead of a per-lane table
+/// expanded in the plan. (The 16- and 32-bit AVX-512 backends use layouts reached by cheaper
+/// shuffles, each in its own `LAYOUTS`.)
+pub(crate) const fn deinterleave_idx<const L: usize>(t: usize, y: bool) -> [usize; L] {
     let g_count = L / t;
     let mut out = [0usize; L];
     let mut l = 0;
     while l < L {
-        let (g, m) = if bcast {
-            (l % g_count, l / g_count)
-        } else {
-            (l / t, l % t)
-        };
+        let (g, m) = (l % g_count, l / g_count);
         out[l] = g * 2 * t + m + if y { t } else { 0 };
         l += 1;
     }
@@ -78,9 +131,8 @@ pub(crate) const fn deinterleave_idx<const L: usize>(t: usize, y: bool, bcast: b
 }
 
 /// Index vector for `permutex2var` that scatters `(X, Y)` back to the first (`hi = false`) or
-/// second (`hi = true`) vector of consecutive values: the inverse of [`deinterleave_idx`] with
-/// the same `bcast`.
-pub(crate) const fn interleave_idx<const L: usize>(t: usize, hi: bool, bcast: bool) -> [usize; L] {
+/// second (`hi = true`) vector of consecutive values: the inverse of [`deinterleave_idx`].
+pub(crate) const fn interleave_idx<const L: usize>(t: usize, hi: bool) -> [usize; L] {
     let g_count = L / t;
     let mut out = [0usize; L];
     let mut l = 0;
@@ -89,34 +141,27 @@ pub(crate) const fn interleave_idx<const L: usize>(t: usize, hi: bool, bcast: bo
         let g = k / (2 * t);
         let o = k % (2 * t);
         let (m, half) = if o < t { (o, 0) } else { (o - t, L) };
-        out[l] = half + if bcast { m * g_count + g } else { g * t + m };
+        out[l] = half + m * g_count + g;
         l += 1;
     }
     out
 }
 
 /// Index tables `[log2 t][0 = first, 1 = second]` of [`deinterleave_idx`] (`INTER = false`) or
-/// [`interleave_idx`] (`INTER = true`) for every `t < L`, as `i64` (narrowed by the backends),
-/// in the layout chosen by `BCAST`.
-pub(crate) const fn perm_tables<
-    const L: usize,
-    const K: usize,
-    const INTER: bool,
-    const BCAST: bool,
->() -> [[[i64; L]; 2]; K] {
+/// [`interleave_idx`] (`INTER = true`) for every `t < L`, as the `i64` lanes of
+/// `permutex2var_epi64`.
+pub(crate) const fn perm_tables<const L: usize, const K: usize, const INTER: bool>(
+) -> [[[i64; L]; 2]; K] {
     let mut out = [[[0i64; L]; 2]; K];
     let mut k = 0;
     while k < K {
         let t = 1usize << k;
         let (a, b) = if INTER {
-            (
-                interleave_idx::<L>(t, false, BCAST),
-                interleave_idx::<L>(t, true, BCAST),
-            )
+            (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true))
         } else {
             (
-                deinterleave_idx::<L>(t, false, BCAST),
-                deinterleave_idx::<L>(t, true, BCAST),
+                deinterleave_idx::<L>(t, false),
+                deinterleave_idx::<L>(t, true),
             )
         };
         let mut l = 0;
@@ -133,12 +178,8 @@ pub(crate) const fn perm_tables<
 /// Fused layout changes `[log2 t][first/second]`: from the butterfly layout of distance `t` to
 /// that of `t / 2` (`UP = false`, entries for `t >= 2`) or `2 t` (`UP = true`, `2t < L`), i.e.
 /// `deinterleave(interleave(x, y, t), t')` as a single pair of `permutex2var` indices into `(x, y)`.
-pub(crate) const fn step_tables<
-    const L: usize,
-    const K: usize,
-    const UP: bool,
-    const BCAST: bool,
->() -> [[[i64; L]; 2]; K] {
+pub(crate) const fn step_tables<const L: usize, const K: usize, const UP: bool>(
+) -> [[[i64; L]; 2]; K] {
     let mut out = [[[0i64; L]; 2]; K];
     let mut k = 0;
     while k < K {
@@ -146,13 +187,10 @@ pub(crate) const fn step_tables<
         let valid = t < L && if UP { 2 * t < L } else { t >= 2 };
         if valid {
             let t2 = if UP { 2 * t } else { t / 2 };
-            let (ia, ib) = (
-                interleave_idx::<L>(t, false, BCAST),
-                interleave_idx::<L>(t, true, BCAST),
-            );
+            let (ia, ib) = (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true));
             let (dx, dy) = (
-                deinterleave_idx::<L>(t2, false, BCAST),
-                deinterleave_idx::<L>(t2, true, BCAST),
+                deinterleave_idx::<L>(t2, false),
+                deinterleave_idx::<L>(t2, true),
             );
             let mut l = 0;
             while l < L {
@@ -336,17 +374,14 @@ mod tests {
 
     #[test]
     fn index_vectors_are_inverse_permutations() {
-        fn check<const L: usize, const BCAST: bool>() {
+        fn check<const L: usize>() {
             let mut t = 1;
             while t < L {
                 let (x, y) = (
-                    deinterleave_idx::<L>(t, false, BCAST),
-                    deinterleave_idx::<L>(t, true, BCAST),
+                    deinterleave_idx::<L>(t, false),
+                    deinterleave_idx::<L>(t, true),
                 );
-                let (a, b) = (
-                    interleave_idx::<L>(t, false, BCAST),
-                    interleave_idx::<L>(t, true, BCAST),
-                );
+                let (a, b) = (interleave_idx::<L>(t, false), interleave_idx::<L>(t, true));
                 // XY[i] = pair[x or y]; pair'[k] = XY[a or b]; must give the identity.
                 let xy: Vec<usize> = x.iter().chain(y.iter()).copied().collect();
                 for k in 0..2 * L {
@@ -356,22 +391,20 @@ mod tests {
                 for l in 0..L {
                     assert_eq!(y[l], x[l] + t);
                     // The broadcast layout: group `l mod (L / t)` in lane `l`.
-                    if BCAST {
-                        assert_eq!(x[l] / (2 * t), l % (L / t));
-                    }
+                    assert_eq!(x[l] / (2 * t), l % (L / t));
                 }
                 // Fused steps equal the two-step composition.
                 let k = t.trailing_zeros() as usize;
                 let compose = |t2: usize| -> Vec<usize> {
-                    let d = deinterleave_idx::<L>(t2, false, BCAST);
-                    let e = deinterleave_idx::<L>(t2, true, BCAST);
+                    let d = deinterleave_idx::<L>(t2, false);
+                    let e = deinterleave_idx::<L>(t2, true);
                     d.iter()
                         .chain(e.iter())
                         .map(|&p| if p < L { a[p] } else { b[p - L] })
                         .collect()
                 };
                 if t >= 2 {
-                    let st = step_tables::<L, 6, false, BCAST>();
+                    let st = step_tables::<L, 6, false>();
                     let got: Vec<usize> = st[k][0]
                         .iter()
                         .chain(st[k][1].iter())
@@ -380,7 +413,7 @@ mod tests {
                     assert_eq!(got, compose(t / 2));
                 }
                 if 2 * t < L {
-                    let st = step_tables::<L, 6, true, BCAST>();
+                    let st = step_tables::<L, 6, true>();
                     let got: Vec<usize> = st[k][0]
                         .iter()
                         .chain(st[k][1].iter())
@@ -391,14 +424,10 @@ mod tests {
                 t *= 2;
             }
         }
-        check::<4, false>();
-        check::<8, false>();
-        check::<16, false>();
-        check::<32, false>();
-        check::<4, true>();
-        check::<8, true>();
-        check::<16, true>();
-        check::<32, true>();
+        check::<4>();
+        check::<8>();
+        check::<16>();
+        check::<32>();
     }
 
     /// The reduction schedules per plan: the inverse's `lazy::HALF` exactly where its bound
