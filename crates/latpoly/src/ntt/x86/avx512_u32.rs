@@ -327,42 +327,13 @@ entry_points!(Avx512U32, u32, Isa::Avx512, "avx512f");
 mod tests {
     use super::*;
 
-    /// The layout of every distance from `deinterleave` is [`LAYOUTS`]'s, `interleave` undoes
-    /// it, and `step_down` / `step_up` move between neighbouring distances exactly (the
-    /// twiddle tables are built from `deinterleave`, the transforms walk with the steps).
+    /// [`LAYOUTS`] against the shuffles ([`super::super::check_layout_steps`]).
     #[test]
     fn layout_steps_agree() {
         let Some(s) = Avx512U32::try_new() else {
             println!("skipped: no AVX-512F");
             return;
         };
-        let a: Vec<u32> = (0..16).collect();
-        let b: Vec<u32> = (16..32).collect();
-        let lanes = |v: __m512i| {
-            let mut o = [0u32; 16];
-            s.store(&mut o, v);
-            o
-        };
-        let layout = |t: usize| {
-            let (x, y) = s.deinterleave(s.load(&a), s.load(&b), t);
-            (lanes(x), lanes(y))
-        };
-        for (k, lay) in LAYOUTS.iter().enumerate() {
-            let t = 1 << k;
-            let (x, y) = layout(t);
-            let want = lay.map(|v| v.map(u32::from));
-            assert_eq!([x, y], want, "t = {t}");
-            let (p, q) = s.interleave(s.load(&x), s.load(&y), t);
-            assert_eq!(
-                (lanes(p).to_vec(), lanes(q).to_vec()),
-                (a.clone(), b.clone())
-            );
-            if t >= 2 {
-                let (d, e) = s.step_down(s.load(&x), s.load(&y), t);
-                assert_eq!((lanes(d), lanes(e)), layout(t / 2), "step_down {t}");
-                let (u, v) = s.step_up(d, e, t / 2);
-                assert_eq!((lanes(u), lanes(v)), (x, y), "step_up {}", t / 2);
-            }
-        }
+        super::super::check_layout_steps(s, &LAYOUTS);
     }
 }

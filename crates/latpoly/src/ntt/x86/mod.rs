@@ -88,6 +88,59 @@ const fn model_natural<const L: usize>() -> [[u8; L]; 2] {
 /// `x0 y0 x1 y1` and `x2 y2 x3 y3`.
 const SHUFI_UP: [[i64; 8]; 2] = [[0, 1, 8, 9, 2, 3, 10, 11], [4, 5, 12, 13, 6, 7, 14, 15]];
 
+/// The check both cheap-shuffle backends run in a unit test, with their `LAYOUTS`: the layout
+/// of every distance from `deinterleave` is `layouts`', partners share a lane, `interleave`
+/// undoes it, and `step_down` / `step_up` move between neighbouring distances exactly (the
+/// twiddle tables are built from `deinterleave`, the transforms walk with the steps).
+#[cfg(test)]
+pub(crate) fn check_layout_steps<S: crate::ntt::simd::Simd, const L: usize>(
+    s: S,
+    layouts: &[[[u8; L]; 2]],
+) {
+    use crate::arith::Word;
+    let ws =
+        |r: core::ops::Range<usize>| -> Vec<S::W> { r.map(|i| S::W::from_u64(i as u64)).collect() };
+    let (a, b) = (ws(0..L), ws(L..2 * L));
+    let lanes = |v: S::V| -> Vec<S::W> {
+        let mut o = vec![S::W::ZERO; L];
+        s.store(&mut o, v);
+        o
+    };
+    let ids = |v: &[S::W]| -> Vec<u64> { v.iter().map(|x| x.to_u64()).collect() };
+    let layout = |t: usize| {
+        let (x, y) = s.deinterleave(s.load(&a), s.load(&b), t);
+        (lanes(x), lanes(y))
+    };
+    for (k, lay) in layouts.iter().enumerate() {
+        let t = 1usize << k;
+        let (x, y) = layout(t);
+        let want = lay.map(|v| v.map(u64::from).to_vec());
+        assert_eq!([ids(&x), ids(&y)], want, "t = {t}");
+        for l in 0..L {
+            assert_eq!(
+                y[l].to_u64(),
+                x[l].to_u64() + t as u64,
+                "partners at t = {t}"
+            );
+        }
+        let (p, q) = s.interleave(s.load(&x), s.load(&y), t);
+        assert_eq!(
+            (ids(&lanes(p)), ids(&lanes(q))),
+            (ids(&a), ids(&b)),
+            "interleave {t}"
+        );
+        if t >= 2 {
+            let (d, e) = s.step_down(s.load(&x), s.load(&y), t);
+            let (d, e) = (lanes(d), lanes(e));
+            let (dx, dy) = layout(t / 2);
+            assert_eq!((ids(&d), ids(&e)), (ids(&dx), ids(&dy)), "step_down {t}");
+            let (u, v) = s.step_up(s.load(&d), s.load(&e), t / 2);
+            let back = (ids(&lanes(u)), ids(&lanes(v)));
+            assert_eq!(back, (ids(&x), ids(&y)), "step_up {}", t / 2);
+        }
+    }
+}
+
 /// [`Simd::fence8`](crate::ntt::simd::Simd::fence8) on `zmm` registers: an empty assembly
 /// block that takes the eight vectors in registers and hands them back. No work on these
 /// vectors moves across it, so a register block runs (nearly) layer by layer: two fences of
