@@ -525,25 +525,15 @@ pub(crate) mod unchecked {
     #[inline]
     pub(crate) fn small_encode_into(f: &[i8], out: &mut [u8; SMALL_BYTES]) {
         debug_assert!(f.len() == P && check_small(f).is_ok());
-        for (o, chunk) in out.iter_mut().zip(f.chunks(4)) {
-            *o = chunk
-                .iter()
-                .enumerate()
-                .fold(0u8, |acc, (k, &c)| acc | (((c + 1) as u8) << (2 * k)));
-        }
+        super::pack_small(f, out);
     }
 
     /// [`super::small_encode`] without checks.
     pub(crate) fn small_encode(f: &[i8]) -> Vec<u8> {
         debug_assert!(check_small(f).is_ok());
-        f.chunks(4)
-            .map(|chunk| {
-                chunk
-                    .iter()
-                    .enumerate()
-                    .fold(0u8, |acc, (k, &c)| acc | (((c + 1) as u8) << (2 * k)))
-            })
-            .collect()
+        let mut out = vec![0u8; f.len().div_ceil(4)];
+        super::pack_small(f, &mut out);
+        out
     }
 
     /// `Small_decode` of any [`SMALL_BYTES`] bytes, branch-free: the non-canonical two-bit
@@ -782,15 +772,32 @@ pub fn rounded_decode(s: &[u8]) -> Result<Vec<i16>> {
 /// ```
 pub fn small_encode(f: &[i8]) -> Result<Vec<u8>> {
     check_small(f)?;
-    let mut out = Vec::with_capacity(SMALL_BYTES);
-    for chunk in f.chunks(4) {
-        let byte = chunk
-            .iter()
-            .enumerate()
-            .fold(0u8, |acc, (k, &c)| acc | (((c + 1) as u8) << (2 * k)));
-        out.push(byte);
-    }
+    let mut out = vec![0u8; SMALL_BYTES];
+    pack_small(f, &mut out);
     Ok(out)
+}
+
+/// Four coefficients in `{-1, 0, 1}` per byte, as `c + 1` in two bits, least significant
+/// first; `out` has `f.len().div_ceil(4)` bytes. Whole groups of four run as a fixed-size loop
+/// (which the compiler vectorises: the variable-length `chunks(4)` it replaced compiled to a
+/// byte-at-a-time loop of masked loads and extracts, 5% of an sntrup761 decapsulation), the
+/// last `f.len() % 4` coefficients after them.
+fn pack_small(f: &[i8], out: &mut [u8]) {
+    debug_assert_eq!(out.len(), f.len().div_ceil(4));
+    let pack = |c: &[i8]| {
+        c.iter()
+            .enumerate()
+            .fold(0u8, |acc, (k, &c)| acc | (((c + 1) as u8) << (2 * k)))
+    };
+    let whole = f.chunks_exact(4);
+    let tail = whole.remainder();
+    for (o, c) in out.iter_mut().zip(whole) {
+        let c: &[i8; 4] = c.try_into().expect("chunks of four");
+        *o = pack(c);
+    }
+    if !tail.is_empty() {
+        out[f.len() / 4] = pack(tail);
+    }
 }
 
 /// `Small_decode`: the inverse of [`small_encode`]. Stricter than the reference (which would
