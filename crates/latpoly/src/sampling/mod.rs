@@ -1,8 +1,11 @@
 //! Constant-time samplers for lattice cryptography (NFLlib parity and more).
 //!
-//! A [`Sampler`] owns a ChaCha20 stream ([`rand_chacha::ChaCha20Rng`]), seeded from the operating
-//! system ([`Sampler::new`]) or from a 32-byte seed ([`Sampler::from_seed`], reproducible across
-//! platforms and versions of this crate: the same seed gives the same samples). It draws:
+//! A [`Sampler`] owns a ChaCha20 stream, seeded from the operating system ([`Sampler::new`]) or
+//! from a 32-byte seed ([`Sampler::from_seed`], reproducible across platforms and versions of
+//! this crate: the same seed gives the same samples). The stream is word for word that of
+//! `rand_chacha::ChaCha20Rng::from_seed(seed)`, generated sixteen blocks at a time by this
+//! crate's AVX-512 or AVX2 code where the CPU runs it (about 1.6 GB/s for `rand_chacha` on this
+//! project's AMD Zen 5 machine, which was nearly all the time of a uniform sample). It draws:
 //!
 //! | call | distribution | method | distance to the exact distribution |
 //! |---|---|---|---|
@@ -44,9 +47,8 @@
 //!
 //! # Zeroization
 //!
-//! The ChaCha20 state is boxed (so moving a `Sampler` does not copy it) and, on drop, overwritten
-//! with the state of the all-zero seed (`ChaCha20Rng` is not `Zeroize`; the overwrite is kept with
-//! [`core::hint::black_box`], best effort). Seeds passed to the constructors, leftover random
+//! The ChaCha20 state is boxed (so moving a `Sampler` does not copy it); its key and buffered
+//! keystream are wiped on drop. Seeds passed to the constructors, leftover random
 //! bits and the temporary coefficient vectors of the `*_poly` calls are wiped with [`zeroize`].
 //! Not wiped: the samples returned to the caller (wrap them in [`zeroize::Zeroizing`] if they
 //! are secret), copies the compiler leaves in registers or on the stack, and the residues inside
@@ -72,6 +74,7 @@
 //! ```
 
 mod cbd;
+mod chacha;
 mod ct;
 mod gaussian;
 mod ternary;
@@ -83,8 +86,7 @@ pub use uniform::MAX_BOUND;
 use crate::error::{Error, Result};
 use crate::rns::{Representation, RnsContext, RnsPoly};
 use core::fmt;
-use rand_chacha::ChaCha20Rng;
-use rand_core::{OsRng, RngCore, SeedableRng};
+use rand_core::{OsRng, RngCore};
 use std::sync::Arc;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
@@ -104,7 +106,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 /// assert_eq!(a.cbd(32, 2).unwrap(), b.cbd(32, 2).unwrap());
 /// ```
 pub struct Sampler {
-    rng: Box<ChaCha20Rng>,
+    rng: Box<chacha::ChaCha20>,
     /// The Gaussian table of the last `sigma` used by [`Sampler::gaussian`] (public data).
     gaussian_cache: Option<Arc<GaussianCdt>>,
 }
@@ -139,7 +141,7 @@ impl Sampler {
     /// ```
     pub fn from_seed(seed: [u8; 32]) -> Sampler {
         let mut seed = seed;
-        let rng = Box::new(ChaCha20Rng::from_seed(seed));
+        let rng = Box::new(chacha::ChaCha20::new(&seed));
         seed.zeroize();
         Sampler {
             rng,
@@ -173,16 +175,7 @@ impl fmt::Debug for Sampler {
     }
 }
 
-impl Drop for Sampler {
-    fn drop(&mut self) {
-        // Overwrite key, counter and buffered keystream in place (the state lives in a Box, so
-        // this is the only copy the Sampler made); black_box keeps the store from being elided.
-        *self.rng = ChaCha20Rng::from_seed([0u8; 32]);
-        core::hint::black_box(&*self.rng);
-    }
-}
-
-/// The ChaCha20 state is overwritten on drop (best effort, see the module documentation).
+/// The ChaCha20 key and buffered keystream are wiped on drop (see the module documentation).
 impl ZeroizeOnDrop for Sampler {}
 
 /// A source of single random bits, refilled 64 at a time; leftover bits are wiped on drop.
