@@ -37,7 +37,7 @@ use zeroize::Zeroize;
 mod x86;
 
 /// Blocks per refill.
-pub(crate) const BLOCKS: usize = 16;
+pub(crate) const BLOCKS: usize = 32;
 /// 32-bit words per refill.
 const WORDS: usize = 16 * BLOCKS;
 
@@ -105,13 +105,13 @@ impl Backend {
             }
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => {
-                let (lo, hi) = out.split_at_mut(WORDS / 2);
-                t.blocks8(key, counter, lo.try_into().expect("half"));
-                let next = counter.wrapping_add(BLOCKS as u64 / 2);
-                t.blocks8(key, next, hi.try_into().expect("half"));
+                for (k, part) in out.chunks_exact_mut(16 * 8).enumerate() {
+                    let c = counter.wrapping_add(8 * k as u64);
+                    t.blocks8(key, c, part.try_into().expect("eight blocks"));
+                }
             }
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => t.blocks16(key, counter, out),
+            Backend::Avx512(t) => t.blocks32(key, counter, out),
         }
     }
 }
@@ -164,6 +164,32 @@ impl ChaCha20 {
         let i = 2 * self.pos;
         self.pos += 1;
         u64::from(self.buf[i]) | (u64::from(self.buf[i + 1]) << 32)
+    }
+
+    /// `out[i] = f(hi, lo)` for the next `out.len()` pairs of 64-bit values (`hi` drawn
+    /// first): the values of `2 out.len()` calls of [`Self::next_u64`], read straight from the
+    /// buffer while whole pairs are left in it (no per-value refill check and index).
+    #[inline(always)]
+    pub(crate) fn map_pairs<T>(&mut self, out: &mut [T], f: impl Fn(u64, u64) -> T) {
+        let mut i = 0;
+        while i < out.len() {
+            if self.portable.is_some() || self.pos % 2 == 1 || self.pos + 2 > WORDS / 2 {
+                let hi = self.next_u64();
+                let lo = self.next_u64();
+                out[i] = f(hi, lo);
+                i += 1;
+                continue;
+            }
+            let take = ((WORDS / 2 - self.pos) / 2).min(out.len() - i);
+            let words = &self.buf[2 * self.pos..2 * self.pos + 4 * take];
+            for (o, w) in out[i..i + take].iter_mut().zip(words.chunks_exact(4)) {
+                let hi = u64::from(w[0]) | (u64::from(w[1]) << 32);
+                let lo = u64::from(w[2]) | (u64::from(w[3]) << 32);
+                *o = f(hi, lo);
+            }
+            self.pos += 2 * take;
+            i += take;
+        }
     }
 
     #[inline(never)]
@@ -336,6 +362,29 @@ mod tests {
                         "{b:?}, seed {s}, draw {i}"
                     );
                 }
+            }
+        }
+    }
+
+    /// `map_pairs` gives the values of `next_u64` pairs, from any position in the buffer
+    /// (odd ones included), across refills, on every backend.
+    #[test]
+    fn map_pairs_is_next_u64_pairs() {
+        for b in backends() {
+            let seed = [5u8; 32];
+            let (mut x, mut y) = (
+                ChaCha20::with_backend(&seed, b),
+                ChaCha20::with_backend(&seed, b),
+            );
+            for (k, len) in [1usize, 0, 3, 200, 7, 1000, 2].into_iter().enumerate() {
+                if k % 2 == 1 {
+                    // one single draw: the next pair starts at an odd position
+                    assert_eq!(x.next_u64(), y.next_u64());
+                }
+                let mut got = vec![(0u64, 0u64); len];
+                x.map_pairs(&mut got, |h, l| (h, l));
+                let want: Vec<_> = (0..len).map(|_| (y.next_u64(), y.next_u64())).collect();
+                assert_eq!(got, want, "{b:?}, call {k}");
             }
         }
     }

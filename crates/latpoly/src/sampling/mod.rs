@@ -154,6 +154,13 @@ impl Sampler {
     pub(crate) fn next_u64(&mut self) -> u64 {
         self.rng.next_u64()
     }
+
+    /// `out[i] = f(hi, lo)` for the next `out.len()` pairs of 64-bit draws (`hi` first): the
+    /// same values as pairs of [`Sampler::next_u64`], faster for long runs.
+    #[inline(always)]
+    pub(crate) fn map_pairs<T>(&mut self, out: &mut [T], f: impl Fn(u64, u64) -> T) {
+        self.rng.map_pairs(out, f)
+    }
 }
 
 impl Default for Sampler {

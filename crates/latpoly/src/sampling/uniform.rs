@@ -84,9 +84,7 @@ impl Sampler {
     /// ```
     pub fn fill_uniform(&mut self, out: &mut [u64], q: u64) -> Result<()> {
         check_q(q)?;
-        for x in out.iter_mut() {
-            *x = self.uniform_below(q);
-        }
+        self.map_pairs(out, |hi, lo| scale_128(hi, lo, q));
         Ok(())
     }
 
@@ -120,9 +118,9 @@ impl Sampler {
         check_bound(bound)?;
         // 2B + 1 <= 2^63 + 1 fits; r <= 2B, and r - B (mod 2^64) read as i64 is in [-B, B].
         let m = 2 * bound + 1;
-        for x in out.iter_mut() {
-            *x = self.uniform_below(m).wrapping_sub(bound) as i64;
-        }
+        self.map_pairs(out, |hi, lo| {
+            scale_128(hi, lo, m).wrapping_sub(bound) as i64
+        });
         Ok(())
     }
 
@@ -176,9 +174,7 @@ impl Sampler {
         let n = ctx.n();
         let mut data = vec![0u64; n * ctx.len()];
         for (limb, &q) in data.chunks_exact_mut(n).zip(ctx.moduli()) {
-            for x in limb.iter_mut() {
-                *x = self.uniform_below(q);
-            }
+            self.map_pairs(limb, |hi, lo| scale_128(hi, lo, q));
         }
         // The length is n L and every residue is below its prime by construction.
         RnsPoly::from_residues_unchecked(ctx, data, repr)

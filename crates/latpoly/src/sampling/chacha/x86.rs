@@ -24,10 +24,10 @@ impl Avx512 {
         is_x86_feature_detected!("avx512f").then_some(Self(()))
     }
 
-    /// Blocks `counter .. counter + 16` of `key`'s stream into `out`, in block order.
-    pub(crate) fn blocks16(self, key: &[u32; 8], counter: u64, out: &mut [u32; WORDS]) {
+    /// Blocks `counter .. counter + 32` of `key`'s stream into `out`, in block order.
+    pub(crate) fn blocks32(self, key: &[u32; 8], counter: u64, out: &mut [u32; WORDS]) {
         // SAFETY: the token exists only if the CPU runs AVX-512F.
-        unsafe { blocks16_tf(self, key, counter, out) }
+        unsafe { blocks32_tf(self, key, counter, out) }
     }
 }
 
@@ -45,21 +45,65 @@ impl Lanes for Avx512 {
     }
 }
 
+/// Two sets of sixteen blocks side by side: each instruction of a round has its twin of the
+/// other set next to it (the rounds are chains of two-cycle operations).
+#[derive(Clone, Copy)]
+struct Pair(Avx512);
+
+impl Lanes for Pair {
+    type V = [__m512i; 2];
+    #[inline(always)]
+    fn add(self, a: Self::V, b: Self::V) -> Self::V {
+        [self.0.add(a[0], b[0]), self.0.add(a[1], b[1])]
+    }
+    #[inline(always)]
+    fn xor_rol<const R: i32>(self, a: Self::V, b: Self::V) -> Self::V {
+        [
+            self.0.xor_rol::<R>(a[0], b[0]),
+            self.0.xor_rol::<R>(a[1], b[1]),
+        ]
+    }
+}
+
 #[target_feature(enable = "avx512f")]
-fn blocks16_tf(t: Avx512, key: &[u32; 8], counter: u64, out: &mut [u32; WORDS]) {
+fn blocks32_tf(t: Avx512, key: &[u32; 8], counter: u64, out: &mut [u32; WORDS]) {
     let s = initial(key, counter);
-    let (lo, hi) = counters::<16>(counter);
-    // SAFETY: AVX-512F is enabled on this function (the token proves it); every load reads 64
-    // bytes of a 16-word array, every store writes 64 bytes inside `out` (16 words at 16 j,
-    // j < 16, of 256).
-    unsafe {
-        let mut init = [_mm512_setzero_si512(); 16];
+    let (lo, hi) = counters::<32>(counter);
+    // SAFETY: AVX-512F is enabled on this function; loads read 64 bytes of 32-word arrays.
+    let init: [[__m512i; 2]; 16] = unsafe {
+        let mut init = [[_mm512_setzero_si512(); 2]; 16];
         for (v, &w) in init.iter_mut().zip(s.iter()) {
-            *v = _mm512_set1_epi32(w as i32);
+            *v = [_mm512_set1_epi32(w as i32); 2];
         }
-        init[12] = _mm512_loadu_si512(lo.as_ptr().cast());
-        init[13] = _mm512_loadu_si512(hi.as_ptr().cast());
-        let x = rounds(t, &init);
+        init[12] = [
+            _mm512_loadu_si512(lo.as_ptr().cast()),
+            _mm512_loadu_si512(lo[16..].as_ptr().cast()),
+        ];
+        init[13] = [
+            _mm512_loadu_si512(hi.as_ptr().cast()),
+            _mm512_loadu_si512(hi[16..].as_ptr().cast()),
+        ];
+        init
+    };
+    let x = rounds(Pair(t), &init);
+    let (a, b) = out.split_at_mut(WORDS / 2);
+    store16(
+        &core::array::from_fn(|i| x[i][0]),
+        a.try_into().expect("half"),
+    );
+    store16(
+        &core::array::from_fn(|i| x[i][1]),
+        b.try_into().expect("half"),
+    );
+}
+
+/// Transposes sixteen state vectors (lane `j` of `x[i]`: word `i` of block `j`) to block
+/// order into `out`.
+#[inline(always)]
+fn store16(x: &[__m512i; 16], out: &mut [u32; 256]) {
+    // SAFETY: only called from `blocks32_tf` (AVX-512F enabled); every store writes 64 bytes
+    // inside `out` (16 words at 16 j, j < 16, of 256).
+    unsafe {
         // Step 1, per group g of four words: a 4 x 4 transposition inside each 128-bit lane.
         // u[k][g], 128-bit lane L, holds words 4g..4g+4 of block 4L + k.
         let mut u = [[_mm512_setzero_si512(); 4]; 4];
@@ -105,7 +149,7 @@ impl Avx2 {
     }
 
     /// Blocks `counter .. counter + 8` of `key`'s stream into `out`, in block order.
-    pub(crate) fn blocks8(self, key: &[u32; 8], counter: u64, out: &mut [u32; WORDS / 2]) {
+    pub(crate) fn blocks8(self, key: &[u32; 8], counter: u64, out: &mut [u32; 128]) {
         // SAFETY: the token exists only if the CPU runs AVX2.
         unsafe { blocks8_tf(self, key, counter, out) }
     }
@@ -178,7 +222,7 @@ fn transpose8(x: &[__m256i; 8]) -> [__m256i; 8] {
 }
 
 #[target_feature(enable = "avx2")]
-fn blocks8_tf(t: Avx2, key: &[u32; 8], counter: u64, out: &mut [u32; WORDS / 2]) {
+fn blocks8_tf(t: Avx2, key: &[u32; 8], counter: u64, out: &mut [u32; 128]) {
     let s = initial(key, counter);
     let (lo, hi) = counters::<8>(counter);
     // SAFETY: AVX2 is enabled on this function (the token proves it); every load reads 32
