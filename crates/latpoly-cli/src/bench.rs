@@ -537,7 +537,7 @@ fn s1(rows: &mut Vec<Row>, rounds: usize) {
             ),
             op: "sample mod q (ChaCha20, constant time)".into(),
             latpoly_us: t[0],
-            backend: "scalar".into(),
+            backend: latpoly::sampling::Sampler::stream_isa().name().into(),
             peers: vec![],
             target: None,
             note: format!(

@@ -281,6 +281,10 @@ fn info() {
     println!(
         "(backends available on this CPU, best first; plans pick the first allowed by the cap)"
     );
+    println!(
+        "sampler keystream (ChaCha20): {}",
+        latpoly::sampling::Sampler::stream_isa()
+    );
     println!("ring degree n: powers of two in {MIN_N}..={MAX_N}");
     println!(
         "moduli: u16 lanes q < 2^14, u32 lanes q < 2^30, u64 lanes q < 2^62; q prime, q = 1 mod 2n"

@@ -3,7 +3,7 @@
 //! A [`Sampler`] owns a ChaCha20 stream, seeded from the operating system ([`Sampler::new`]) or
 //! from a 32-byte seed ([`Sampler::from_seed`], reproducible across platforms and versions of
 //! this crate: the same seed gives the same samples). The stream is word for word that of
-//! `rand_chacha::ChaCha20Rng::from_seed(seed)`, generated sixteen blocks at a time by this
+//! `rand_chacha::ChaCha20Rng::from_seed(seed)`, generated 32 blocks at a time by this
 //! crate's AVX-512 or AVX2 code where the CPU runs it (about 1.6 GB/s for `rand_chacha` on this
 //! project's AMD Zen 5 machine, which was nearly all the time of a uniform sample). It draws:
 //!
@@ -147,6 +147,19 @@ impl Sampler {
             rng,
             gaussian_cache: None,
         }
+    }
+
+    /// The instruction set this process generates the samplers' ChaCha20 keystream with:
+    /// `Avx512` or `Avx2` where the CPU runs them (and `LATPOLY_ISA` allows), otherwise
+    /// `Scalar` (`rand_chacha`'s generator). Every backend gives the same stream.
+    ///
+    /// ```
+    /// use latpoly::{sampling::Sampler, Isa};
+    /// assert!(Isa::ALL.contains(&Sampler::stream_isa()));
+    /// assert_ne!(Sampler::stream_isa(), Isa::Avx512Ifma);
+    /// ```
+    pub fn stream_isa() -> crate::Isa {
+        chacha::isa()
     }
 
     /// The next 64 bits of the stream.

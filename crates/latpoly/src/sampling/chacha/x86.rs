@@ -1,9 +1,9 @@
 //! ChaCha20 on many blocks at once: one block per 32-bit lane, one state word per register
 //! (sixteen registers), the quarter rounds lane-wise, then a transposition to block order.
 //!
-//! * [`Avx512`]: sixteen blocks in `zmm` registers, rotations by `vprold`; the 16 x 16
-//!   transposition is 32 unpacks (4 x 4 within each 128-bit lane, per group of four words)
-//!   and 32 `vshufi32x4` (the 4 x 4 of 128-bit lanes).
+//! * [`Avx512`]: two sets of sixteen blocks in `zmm` registers, rotations by `vprold`; the
+//!   16 x 16 transposition of a set is 32 unpacks (4 x 4 within each 128-bit lane, per group
+//!   of four words) and 32 `vshufi32x4` (the 4 x 4 of 128-bit lanes).
 //! * [`Avx2`]: eight blocks in `ymm` registers; rotations by 16 and 8 as one byte shuffle,
 //!   by 12 and 7 as two shifts and an OR; two 8 x 8 transpositions (words 0..8 and 8..16).
 //!
