@@ -91,3 +91,22 @@ impl fmt::Display for Isa {
         f.write_str(self.name())
     }
 }
+
+/// The backend `detect` finds, decided once per process into `cell`; none when `LATPOLY_ISA`
+/// caps the backends below `min` (the cap is read first: under `LATPOLY_ISA=scalar`, e.g. Miri,
+/// no CPU detection runs). For the kernels that pick their backend per process rather than
+/// per plan (Keccak, the samplers' ChaCha20).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn decided<T: Copy>(
+    cell: &std::sync::OnceLock<Option<T>>,
+    min: Isa,
+    detect: fn() -> Option<T>,
+) -> Option<T> {
+    *cell.get_or_init(|| {
+        if Isa::env_cap().is_none_or(|cap| cap >= min) {
+            detect()
+        } else {
+            None
+        }
+    })
+}

@@ -42,30 +42,12 @@ const RATE_SHA3_256: usize = 136;
 /// SHAKE256's rate in bytes.
 const RATE_SHAKE256: usize = 136;
 
-/// The backend `detect` finds, decided once per process into `cell`; none when `LATPOLY_ISA`
-/// caps the backends below `min` (the cap is read first: under `LATPOLY_ISA=scalar`, e.g. Miri,
-/// no CPU detection runs).
-#[cfg(target_arch = "x86_64")]
-fn decided<T: Copy>(
-    cell: &std::sync::OnceLock<Option<T>>,
-    min: crate::Isa,
-    detect: fn() -> Option<T>,
-) -> Option<T> {
-    *cell.get_or_init(|| {
-        if crate::Isa::env_cap().is_none_or(|cap| cap >= min) {
-            detect()
-        } else {
-            None
-        }
-    })
-}
-
 /// The permutation backend of this process: AVX-512VL if the CPU runs it and `LATPOLY_ISA`
 /// does not cap the backends below `avx512`.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn avx512() -> Option<x86::Avx512Vl> {
     static B: std::sync::OnceLock<Option<x86::Avx512Vl>> = std::sync::OnceLock::new();
-    decided(&B, crate::Isa::Avx512, x86::Avx512Vl::try_new)
+    crate::isa::decided(&B, crate::Isa::Avx512, x86::Avx512Vl::try_new)
 }
 
 /// The scalar permutation backend of this process when there is no AVX-512VL one: the
@@ -74,7 +56,7 @@ pub(crate) fn avx512() -> Option<x86::Avx512Vl> {
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn bmi() -> Option<x86::Bmi> {
     static B: std::sync::OnceLock<Option<x86::Bmi>> = std::sync::OnceLock::new();
-    decided(&B, crate::Isa::Avx2, x86::Bmi::try_new)
+    crate::isa::decided(&B, crate::Isa::Avx2, x86::Bmi::try_new)
 }
 
 /// The paired permutation of this process when there is no AVX-512VL one: AVX2 if the CPU
@@ -82,7 +64,7 @@ pub(crate) fn bmi() -> Option<x86::Bmi> {
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn avx2() -> Option<x86::Avx2> {
     static B: std::sync::OnceLock<Option<x86::Avx2>> = std::sync::OnceLock::new();
-    decided(&B, crate::Isa::Avx2, x86::Avx2::try_new)
+    crate::isa::decided(&B, crate::Isa::Avx2, x86::Avx2::try_new)
 }
 
 /// Keccak-f\[1600\] on `state` (lane `x + 5 y` at index `x + 5 y`, as FIPS 202 and the `keccak`

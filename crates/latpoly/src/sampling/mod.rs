@@ -48,7 +48,9 @@
 //! # Zeroization
 //!
 //! The ChaCha20 state is boxed (so moving a `Sampler` does not copy it); its key and buffered
-//! keystream are wiped on drop. Seeds passed to the constructors, leftover random
+//! keystream are wiped on drop (with the portable backend, `rand_chacha`'s generator, which is
+//! not `Zeroize`, is overwritten with the zero seed's: best effort). Seeds passed to the
+//! constructors, leftover random
 //! bits and the temporary coefficient vectors of the `*_poly` calls are wiped with [`zeroize`].
 //! Not wiped: the samples returned to the caller (wrap them in [`zeroize::Zeroizing`] if they
 //! are secret), copies the compiler leaves in registers or on the stack, and the residues inside

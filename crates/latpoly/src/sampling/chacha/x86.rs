@@ -1,5 +1,6 @@
 //! ChaCha20 on many blocks at once: one block per 32-bit lane, one state word per register
-//! (sixteen registers), the quarter rounds lane-wise, then a transposition to block order.
+//! (sixteen registers per set of blocks), the quarter rounds lane-wise, then a transposition
+//! to block order.
 //!
 //! * [`Avx512`]: two sets of sixteen blocks in `zmm` registers, rotations by `vprold`; the
 //!   16 x 16 transposition of a set is 32 unpacks (4 x 4 within each 128-bit lane, per group
@@ -88,21 +89,26 @@ fn blocks32_tf(t: Avx512, key: &[u32; 8], counter: u64, out: &mut [u32; WORDS]) 
     let x = rounds(Pair(t), &init);
     let (a, b) = out.split_at_mut(WORDS / 2);
     store16(
+        t,
         &core::array::from_fn(|i| x[i][0]),
         a.try_into().expect("half"),
     );
     store16(
+        t,
         &core::array::from_fn(|i| x[i][1]),
         b.try_into().expect("half"),
     );
 }
 
+// Two sets of sixteen blocks fill a refill.
+const _: () = assert!(WORDS == 2 * 16 * 16);
+
 /// Transposes sixteen state vectors (lane `j` of `x[i]`: word `i` of block `j`) to block
 /// order into `out`.
 #[inline(always)]
-fn store16(x: &[__m512i; 16], out: &mut [u32; 256]) {
-    // SAFETY: only called from `blocks32_tf` (AVX-512F enabled); every store writes 64 bytes
-    // inside `out` (16 words at 16 j, j < 16, of 256).
+fn store16(_t: Avx512, x: &[__m512i; 16], out: &mut [u32; 256]) {
+    // SAFETY: the token proves AVX-512F; every store writes 64 bytes inside `out` (16 words at
+    // 16 j, j < 16, of 256).
     unsafe {
         // Step 1, per group g of four words: a 4 x 4 transposition inside each 128-bit lane.
         // u[k][g], 128-bit lane L, holds words 4g..4g+4 of block 4L + k.
@@ -194,8 +200,8 @@ impl Lanes for Avx2 {
 
 /// The 8 x 8 transposition of `x`: row `j` of the result holds lane `j` of `x[0..8]`.
 #[inline(always)]
-fn transpose8(x: &[__m256i; 8]) -> [__m256i; 8] {
-    // SAFETY: only called from `blocks8_tf`, which runs with AVX2 enabled; register-only.
+fn transpose8(_t: Avx2, x: &[__m256i; 8]) -> [__m256i; 8] {
+    // SAFETY: the token proves AVX2; register-only.
     unsafe {
         let mut u = [[_mm256_setzero_si256(); 4]; 2];
         for g in 0..2 {
@@ -238,7 +244,7 @@ fn blocks8_tf(t: Avx2, key: &[u32; 8], counter: u64, out: &mut [u32; 128]) {
         let x = rounds(t, &init);
         let first: [__m256i; 8] = core::array::from_fn(|i| x[i]);
         let second: [__m256i; 8] = core::array::from_fn(|i| x[8 + i]);
-        for (half, rows) in [transpose8(&first), transpose8(&second)]
+        for (half, rows) in [transpose8(t, &first), transpose8(t, &second)]
             .into_iter()
             .enumerate()
         {
