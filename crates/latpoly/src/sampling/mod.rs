@@ -170,11 +170,12 @@ impl Sampler {
         self.rng.next_u64()
     }
 
-    /// `out[i] = f(hi, lo)` for the next `out.len()` pairs of 64-bit draws (`hi` first): the
-    /// same values as pairs of [`Sampler::next_u64`], faster for long runs.
+    /// `out[i] = f(v_i)` for `out.len()` values `v_i` uniform in `[0, m)`: the values of as
+    /// many [`Sampler::uniform_below`] calls, read from the keystream buffer in bulk.
     #[inline(always)]
-    pub(crate) fn map_pairs<T>(&mut self, out: &mut [T], f: impl Fn(u64, u64) -> T) {
-        self.rng.map_pairs(out, f)
+    pub(crate) fn fill_below<T>(&mut self, out: &mut [T], m: u64, f: impl Fn(u64) -> T) {
+        self.rng
+            .map_pairs(out, |hi, lo| f(ct::scale_128(hi, lo, m)))
     }
 }
 

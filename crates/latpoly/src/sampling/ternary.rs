@@ -15,7 +15,7 @@
 //! only used in arithmetic. The `n` draws are each within `(n - i) / 2^129` of uniform, so the
 //! output is within `n (n + 1) / 2^130` of the exact distribution.
 
-use super::ct::{cond_neg, keep_if, lt_u64, scale_128};
+use super::ct::{cond_neg, keep_if, lt_u64};
 use super::{small_poly, try_zeroed, BitPool, Sampler};
 use crate::error::{Error, Result};
 use crate::rns::{RnsContext, RnsPoly};
@@ -53,7 +53,7 @@ impl Sampler {
     /// assert!(buf.iter().all(|x| (-1..=1).contains(x)));
     /// ```
     pub fn fill_ternary(&mut self, out: &mut [i64]) {
-        self.map_pairs(out, |hi, lo| (scale_128(hi, lo, 3) as i64).wrapping_sub(1));
+        self.fill_below(out, 3, |v| (v as i64).wrapping_sub(1));
     }
 
     /// `n` values with exactly `weight` nonzero entries, each `+1` or `-1` with probability

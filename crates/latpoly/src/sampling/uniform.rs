@@ -84,7 +84,7 @@ impl Sampler {
     /// ```
     pub fn fill_uniform(&mut self, out: &mut [u64], q: u64) -> Result<()> {
         check_q(q)?;
-        self.map_pairs(out, |hi, lo| scale_128(hi, lo, q));
+        self.fill_below(out, q, |v| v);
         Ok(())
     }
 
@@ -118,9 +118,7 @@ impl Sampler {
         check_bound(bound)?;
         // 2B + 1 <= 2^63 + 1 fits; r <= 2B, and r - B (mod 2^64) read as i64 is in [-B, B].
         let m = 2 * bound + 1;
-        self.map_pairs(out, |hi, lo| {
-            scale_128(hi, lo, m).wrapping_sub(bound) as i64
-        });
+        self.fill_below(out, m, |v| v.wrapping_sub(bound) as i64);
         Ok(())
     }
 
@@ -174,7 +172,7 @@ impl Sampler {
         let n = ctx.n();
         let mut data = vec![0u64; n * ctx.len()];
         for (limb, &q) in data.chunks_exact_mut(n).zip(ctx.moduli()) {
-            self.map_pairs(limb, |hi, lo| scale_128(hi, lo, q));
+            self.fill_below(limb, q, |v| v);
         }
         // The length is n L and every residue is below its prime by construction.
         RnsPoly::from_residues_unchecked(ctx, data, repr)
