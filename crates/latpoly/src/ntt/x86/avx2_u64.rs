@@ -1,12 +1,15 @@
 //! AVX2 backend, 4 x u64 lanes, any `q < 2^62`.
 //!
 //! AVX2 has neither 64-bit multiplies nor unsigned 64-bit compares: products are built from
-//! `vpmuludq` (32 x 32 -> 64) and unsigned compares flip the sign bit before `vpcmpgtq`.
+//! `vpmuludq` (32 x 32 -> 64) and unsigned compares flip the sign bit before `vpcmpgtq`. As on
+//! the AVX-512 backend, the Shoup quotient of the twiddle products takes three of the four
+//! partial products (an estimate at most 2 below the exact one, so products land in `[0, 4q)`,
+//! which the lazy schedules of `simd::lazy` absorb) and the pointwise products are Barrett's.
 
 use super::{convert_entry, entry_points};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
-use crate::ntt::simd::{self, Simd, SimdTables};
+use crate::ntt::simd::{self, MulConsts, Simd, SimdTables};
 use core::arch::x86_64::*;
 
 /// Proof that the CPU runs AVX2.
@@ -19,22 +22,76 @@ impl Avx2U64 {
     }
 }
 
-/// High 64 bits of the lane-wise product. Caller holds an AVX2 token.
+/// `vpmuludq` behind an `asm!` barrier: LLVM otherwise recognises the emulated 64 x 64 high
+/// product below and scalarises it into four `mulq` per vector (moves to general registers and
+/// back included), which made the whole backend about 1.5x slower than tfhe-ntt's AVX2 path on
+/// AMD Zen 3.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn mul_epu32(a: __m256i, b: __m256i) -> __m256i {
+    let d: __m256i;
+    // SAFETY: register-only instruction; avx2 is enabled on this function.
+    unsafe {
+        core::arch::asm!(
+            "vpmuludq {d}, {a}, {b}",
+            d = lateout(ymm_reg) d,
+            a = in(ymm_reg) a,
+            b = in(ymm_reg) b,
+            options(pure, nomem, nostack, preserves_flags)
+        );
+    }
+    d
+}
+
+/// The full 128-bit lane-wise product `(low 64, high 64)` from four 32 x 32 partial products.
+/// Caller holds an AVX2 token.
 #[inline(always)]
-unsafe fn mulhi64(a: __m256i, b: __m256i) -> __m256i {
+unsafe fn mul_wide64(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
     // SAFETY: caller guarantees AVX2.
     unsafe {
         let a_hi = _mm256_srli_epi64::<32>(a);
         let b_hi = _mm256_srli_epi64::<32>(b);
-        let ll = _mm256_mul_epu32(a, b);
-        let lh = _mm256_mul_epu32(a, b_hi);
-        let hl = _mm256_mul_epu32(a_hi, b);
-        let hh = _mm256_mul_epu32(a_hi, b_hi);
+        let ll = mul_epu32(a, b);
+        let lh = mul_epu32(a, b_hi);
+        let hl = mul_epu32(a_hi, b);
+        let hh = mul_epu32(a_hi, b_hi);
+        // No overflow: (2^32-1)^2 + 2^32 - 1 < 2^64.
         let t = _mm256_add_epi64(hl, _mm256_srli_epi64::<32>(ll));
         let u = _mm256_add_epi64(lh, _mm256_and_si256(t, _mm256_set1_epi64x(0xffff_ffff)));
-        _mm256_add_epi64(
+        let hi = _mm256_add_epi64(
             _mm256_add_epi64(hh, _mm256_srli_epi64::<32>(t)),
             _mm256_srli_epi64::<32>(u),
+        );
+        let lo = _mm256_or_si256(
+            _mm256_slli_epi64::<32>(u),
+            _mm256_and_si256(ll, _mm256_set1_epi64x(0xffff_ffff)),
+        );
+        (lo, hi)
+    }
+}
+
+/// High 64 bits of the lane-wise product. Caller holds an AVX2 token.
+#[inline(always)]
+unsafe fn mulhi64(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: caller guarantees AVX2.
+    unsafe { mul_wide64(a, b).1 }
+}
+
+/// `floor(x · wp / 2^64) - e` with `e` in `{0, 1, 2}`, from three of the four 32 x 32 partial
+/// products: the low-by-low product and the carries of the two cross products are dropped,
+/// each worth less than one unit. Caller holds an AVX2 token.
+#[inline(always)]
+unsafe fn mulhi64_approx(x: __m256i, wp: __m256i) -> __m256i {
+    // SAFETY: caller guarantees AVX2.
+    unsafe {
+        let x_hi = _mm256_srli_epi64::<32>(x);
+        let wp_hi = _mm256_srli_epi64::<32>(wp);
+        let hh = mul_epu32(x_hi, wp_hi);
+        let hl = mul_epu32(x_hi, wp);
+        let lh = mul_epu32(x, wp_hi);
+        _mm256_add_epi64(
+            hh,
+            _mm256_add_epi64(_mm256_srli_epi64::<32>(hl), _mm256_srli_epi64::<32>(lh)),
         )
     }
 }
@@ -44,9 +101,9 @@ unsafe fn mulhi64(a: __m256i, b: __m256i) -> __m256i {
 unsafe fn mullo64(a: __m256i, b: __m256i) -> __m256i {
     // SAFETY: caller guarantees AVX2.
     unsafe {
-        let ll = _mm256_mul_epu32(a, b);
-        let lh = _mm256_mul_epu32(a, _mm256_srli_epi64::<32>(b));
-        let hl = _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), b);
+        let ll = mul_epu32(a, b);
+        let lh = mul_epu32(a, _mm256_srli_epi64::<32>(b));
+        let hl = mul_epu32(_mm256_srli_epi64::<32>(a), b);
         _mm256_add_epi64(ll, _mm256_slli_epi64::<32>(_mm256_add_epi64(lh, hl)))
     }
 }
@@ -63,6 +120,29 @@ unsafe fn csub64(a: __m256i, m: __m256i) -> __m256i {
     }
 }
 
+/// [`csub64`] for `a, m < 2^63`, where the signed compare is the unsigned one. Caller holds an
+/// AVX2 token.
+#[inline(always)]
+unsafe fn csub63(a: __m256i, m: __m256i) -> __m256i {
+    // SAFETY: caller guarantees AVX2.
+    unsafe { _mm256_sub_epi64(a, _mm256_andnot_si256(_mm256_cmpgt_epi64(m, a), m)) }
+}
+
+/// The Barrett products' shared start: `(a b mod 2^64, floor(a b / 2^(k-1)))` for `q` of `k`
+/// bits. Caller holds an AVX2 token.
+#[inline(always)]
+unsafe fn barrett_input(a: __m256i, b: __m256i, k: u32) -> (__m256i, __m256i) {
+    // SAFETY: caller guarantees AVX2.
+    unsafe {
+        let (lo, hi) = mul_wide64(a, b);
+        let x = _mm256_or_si256(
+            _mm256_srl_epi64(lo, _mm_cvtsi32_si128(k as i32 - 1)),
+            _mm256_sll_epi64(hi, _mm_cvtsi32_si128(65 - k as i32)),
+        );
+        (lo, x)
+    }
+}
+
 impl Simd for Avx2U64 {
     type W = u64;
     type V = __m256i;
@@ -72,6 +152,12 @@ impl Simd for Avx2U64 {
     // Emulated 64-bit products make each butterfly a long dependency chain: independent
     // radix-2 butterflies measured faster than radix-4 pairs of dependent ones.
     const RADIX4: bool = false;
+    // The products take any 64-bit input and, without their final correction, return values
+    // in [0, 4q): with q <= 2^61 the transforms keep values below 8q (lazy::WIDE), with
+    // q <= 2^60 below 16q (lazy::SLOTH), as on the AVX-512 backend.
+    const SLOTHFUL: bool = true;
+    const VALUE_BITS: u32 = 64;
+    const LAZIER_V: u64 = 4;
 
     #[inline(always)]
     fn splat(self, x: u64) -> __m256i {
@@ -126,18 +212,66 @@ impl Simd for Avx2U64 {
     }
     #[inline(always)]
     fn mul_shoup_lazy(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
+        let r = self.mul_shoup_lazier(x, w, wp, q);
+        // SAFETY: token proves AVX2. r < 4q < 2^64: the unsigned compare.
+        unsafe { csub64(r, _mm256_add_epi64(q, q)) }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazier(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {
-            let qhat = mulhi64(x, wp);
+            // qhat = Q - e with Q the exact Shoup quotient and e <= 2, so x w - qhat q =
+            // (x w - Q q) + e q lies in [0, 4q) for any x < 2^64 (below 2^64 as q < 2^62):
+            // exact in wrapping arithmetic.
+            let qhat = mulhi64_approx(x, wp);
             _mm256_sub_epi64(mullo64(x, w), mullo64(qhat, q))
+        }
+    }
+    /// The broadcast-twiddle layers take the lazier product too (the default would fall back
+    /// to [`Simd::mul_shoup_lazy`] and spend a conditional subtraction per butterfly that the
+    /// `WIDE` and `SLOTH` schedules leave out).
+    #[inline(always)]
+    fn mul_shoup_lazier_splat(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
+        self.mul_shoup_lazier(x, w, wp, q)
+    }
+    /// Barrett, as on the AVX-512 backend: `X = floor(a b / 2^(k-1))`, `qhat = floor(X mu /
+    /// 2^64)` with `mu = floor(2^(k+63) / q)`, `a b - qhat q` in `[0, 3q)`, two conditional
+    /// subtractions. The 128-bit product `a b` shares its four partial products between its
+    /// halves: twelve `vpmuludq` against about twenty for Montgomery plus the fix.
+    #[inline(always)]
+    fn mul_mod(self, a: __m256i, b: __m256i, c: &MulConsts<__m256i>) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe {
+            let (lo, x) = barrett_input(a, b, c.k);
+            let qhat = mulhi64(x, c.mu);
+            let r = _mm256_sub_epi64(lo, mullo64(qhat, c.q));
+            // r < 3q < 2^63 (q < 2^62).
+            let r = csub63(r, _mm256_add_epi64(c.q, c.q));
+            csub63(r, c.q)
+        }
+    }
+    /// [`Simd::mul_mod`] with the quotient `floor(X mu / 2^64)` estimated from three of its
+    /// four partial products ([`mulhi64_approx`], at most 2 below): `a b - qhat q` lies in
+    /// `[0, 5q)`, below `2^63` for `q < 2^61`, and three conditional subtractions (`4q`, `2q`,
+    /// `q`) finish.
+    #[inline(always)]
+    fn mul_mod_narrow(self, a: __m256i, b: __m256i, c: &MulConsts<__m256i>) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe {
+            let (lo, x) = barrett_input(a, b, c.k);
+            let qhat = mulhi64_approx(x, c.mu);
+            let r = _mm256_sub_epi64(lo, mullo64(qhat, c.q));
+            let two_q = _mm256_add_epi64(c.q, c.q);
+            let r = csub63(r, _mm256_add_epi64(two_q, two_q));
+            let r = csub63(r, two_q);
+            csub63(r, c.q)
         }
     }
     #[inline(always)]
     fn mont_mul(self, a: __m256i, b: __m256i, q: __m256i, qinv: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {
-            let lo = mullo64(a, b);
-            let hi = mulhi64(a, b);
+            let (lo, hi) = mul_wide64(a, b);
             let m = mullo64(lo, qinv);
             let mh = mulhi64(m, q);
             let t = _mm256_sub_epi64(_mm256_add_epi64(hi, q), mh);
