@@ -257,3 +257,36 @@ proptest! {
         prop_assert_eq!(pa.multiply(&pb).unwrap().to_biguints(), big_negacyclic(&a, &b, &q));
     }
 }
+
+/// `with_modulus_bits`: `Q` has at least the requested size, the fewest primes of the size
+/// class the backend of a small-prime plan handles best (below `2^50` where that backend is
+/// IFMA or the f64 transforms of AVX2 + FMA, below `2^62` otherwise), each `1 mod 2n`.
+#[test]
+fn with_modulus_bits_picks_the_backends_prime_size() {
+    for n in [8usize, 1024, 8192] {
+        let isa = latpoly::NttPlan::new(n, ntt_primes(40, n, 1).unwrap()[0])
+            .unwrap()
+            .isa();
+        #[cfg(target_arch = "x86_64")]
+        let fma = std::is_x86_feature_detected!("fma");
+        #[cfg(not(target_arch = "x86_64"))]
+        let fma = false;
+        let small = isa == latpoly::Isa::Avx512Ifma || (isa == latpoly::Isa::Avx2 && fma);
+        let max_bits = if small { 50 } else { 62 };
+        for bits in [30u32, 49, 61, 62, 100, 240, 1000] {
+            let ctx = RnsContext::with_modulus_bits(n, bits).unwrap();
+            assert!(ctx.modulus_bits() >= u64::from(bits), "n={n} bits={bits}");
+            let q = ctx.moduli();
+            assert_eq!(
+                q.len(),
+                bits.div_ceil(max_bits - 1) as usize,
+                "n={n} bits={bits} {isa}"
+            );
+            assert!(q
+                .iter()
+                .all(|&p| p < 1 << max_bits && p % (2 * n as u64) == 1));
+        }
+    }
+    assert!(RnsContext::with_modulus_bits(8, 1).is_err());
+    assert!(RnsContext::with_modulus_bits(6, 240).is_err());
+}

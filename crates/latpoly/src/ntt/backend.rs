@@ -196,6 +196,21 @@ pub(crate) fn available(bits: u32, q: u64, n: usize) -> Vec<Isa> {
     v
 }
 
+/// Whether plans on backend `isa` with a modulus below `2^50` run their transforms in `f64`
+/// lanes (`x86/avx2_f64.rs`: AVX2 with FMA), which makes primes below `2^50` the faster choice
+/// there as they are with IFMA ([`crate::rns::RnsContext::with_modulus_bits`]).
+pub(crate) fn f64_transforms(isa: Isa) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        isa == Isa::Avx2 && super::x86::Avx2F64::try_new().is_some()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = isa;
+        false
+    }
+}
+
 fn erase<T: 'static>(x: Option<Arc<dyn Kernels<T>>>) -> Box<dyn Any> {
     Box::new(x)
 }
@@ -226,7 +241,15 @@ pub(crate) fn build_kernels<W: Word>(
                 erase(match isa {
                     Isa::Avx512Ifma => IfmaU64::try_new().map(|s| build(s, m, f, i)),
                     Isa::Avx512 => Avx512U64::try_new().map(|s| build(s, m, f, i)),
-                    Isa::Avx2 => Avx2U64::try_new().map(|s| build(s, m, f, i)),
+                    // q < 2^50 without AVX-512: the transforms in f64 lanes (x86/avx2_f64.rs).
+                    Isa::Avx2 => match (Avx2U64::try_new(), Avx2F64::try_new()) {
+                        (Some(int), Some(fp)) if Avx2F64::supports(m.value()) => {
+                            let k: Arc<dyn Kernels<u64>> =
+                                Arc::new(FpKernels::new(fp, int, m, f, i));
+                            Some(k)
+                        }
+                        (int, _) => int.map(|s| build(s, m, f, i)),
+                    },
                     Isa::Scalar => None,
                 })
             }
@@ -297,6 +320,100 @@ mod tests {
             let zero = vec![W::ZERO; n];
             assert!(k.all_below(&zero, W::from_u64(1)), "{isa:?} n={n}");
             assert!(!k.all_below(&zero, W::ZERO), "{isa:?} n={n}");
+        }
+    }
+
+    /// The f64 transforms of AVX2 plans with `q < 2^50` (`x86/avx2_f64.rs`) against the
+    /// scalar reference and the integer AVX2 kernels: strict outputs bit for bit, lazy outputs
+    /// in their ranges and equal mod `q`, the checked forward's refusal (input untouched), and
+    /// the product; at the largest primes below `2^50` (the reduction schedule without
+    /// headroom) and `2^49` (the slothful one), a small prime, every size class, and the
+    /// inputs at the top of each range.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_f64_transforms_match_scalar_and_integer() {
+        use super::super::x86::{Avx2F64, Avx2U64};
+        let (Some(int_tok), Some(_)) = (Avx2U64::try_new(), Avx2F64::try_new()) else {
+            eprintln!("skipped: the CPU lacks AVX2 or FMA");
+            return;
+        };
+        let mut rng = ChaCha20Rng::seed_from_u64(50);
+        for n in [8usize, 16, 64, 256, 1024, 4096, 16384] {
+            for bits in [50u32, 49, 30, 17] {
+                let q = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
+                let reference = Plan::<u64>::with_isa(n, q, Isa::Scalar).unwrap();
+                let plan = Plan::<u64>::with_isa(n, q, Isa::Avx2).unwrap();
+                let fp = plan.kernels.as_ref().unwrap();
+                let int = build(int_tok, &plan.m, &plan.fwd, &plan.inv);
+                let at = format!("n={n} q={q}");
+                let inputs = |bound: u64, rng: &mut ChaCha20Rng| -> Vec<Vec<u64>> {
+                    let mut v: Vec<Vec<u64>> = (0..3)
+                        .map(|_| (0..n).map(|_| rng.gen_range(0..bound)).collect())
+                        .collect();
+                    v.push(vec![0; n]);
+                    v.push(vec![bound - 1; n]);
+                    v.push(
+                        (0..n)
+                            .map(|i| [bound - 1, q - 1, bound / 2, 0][i % 4])
+                            .collect(),
+                    );
+                    v
+                };
+                for a in inputs(q, &mut rng) {
+                    let mut want = a.clone();
+                    reference.forward(&mut want).unwrap();
+                    let (mut x, mut y) = (a.clone(), a.clone());
+                    assert!(fp.forward_checked(&mut x), "{at}");
+                    int.forward_strict(&mut y);
+                    assert_eq!(x, want, "forward_checked {at}");
+                    assert_eq!(y, want, "integer forward {at}");
+                    let mut x = a.clone();
+                    fp.forward_strict(&mut x);
+                    assert_eq!(x, want, "forward_strict {at}");
+                    let mut w = want.clone();
+                    reference.inverse(&mut w).unwrap();
+                    assert_eq!(w, a, "reference round trip {at}");
+                    let mut x = want.clone();
+                    fp.inverse_strict(&mut x);
+                    assert_eq!(x, a, "inverse_strict {at}");
+                    // A value >= q anywhere: refused, input untouched.
+                    let mut bad = a.clone();
+                    let pos = rng.gen_range(0..n);
+                    bad[pos] = rng.gen_range(q..=u64::MAX);
+                    let before = bad.clone();
+                    assert!(!fp.forward_checked(&mut bad), "{at} pos={pos}");
+                    assert_eq!(bad, before, "refused input changed {at}");
+                    // Product against the reference.
+                    let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
+                    let (mut out, mut scratch) = (vec![0; n], vec![0; n]);
+                    fp.product(&a, &b, &mut out, &mut scratch);
+                    assert_eq!(out, reference.multiply(&a, &b).unwrap(), "product {at}");
+                }
+                for a in inputs(4 * q, &mut rng) {
+                    let mut want = a.iter().map(|&x| x % q).collect::<Vec<_>>();
+                    reference.forward(&mut want).unwrap();
+                    let mut x = a.clone();
+                    fp.forward_lazy(&mut x);
+                    assert!(x.iter().all(|&v| v < 4 * q), "forward_lazy range {at}");
+                    let r: Vec<u64> = x.iter().map(|&v| v % q).collect();
+                    assert_eq!(r, want, "forward_lazy {at}");
+                    let mut x = a.clone();
+                    fp.forward_strict(&mut x);
+                    assert_eq!(x, want, "forward_strict from [0, 4q) {at}");
+                }
+                for a in inputs(2 * q, &mut rng) {
+                    let mut want = a.iter().map(|&x| x % q).collect::<Vec<_>>();
+                    reference.inverse(&mut want).unwrap();
+                    let mut x = a.clone();
+                    fp.inverse_lazy(&mut x);
+                    assert!(x.iter().all(|&v| v < 2 * q), "inverse_lazy range {at}");
+                    let r: Vec<u64> = x.iter().map(|&v| v % q).collect();
+                    assert_eq!(r, want, "inverse_lazy {at}");
+                    let mut x = a.clone();
+                    fp.inverse_strict(&mut x);
+                    assert_eq!(x, want, "inverse_strict from [0, 2q) {at}");
+                }
+            }
         }
     }
 

@@ -92,6 +92,22 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// their pairs at once: [`SMALL_K`] in blocks of 8 vectors, eight in blocks of 16.
     const SMALL_K: usize = SMALL_K;
 
+    /// The lane word of the value `x` (an integer below `2^VALUE_BITS`): how vectors, the
+    /// arrays the drivers work on and the twiddle tables hold values. Default: `x` itself. The
+    /// floating-point backend holds the `f64` bits of `x` (`x86/avx2_f64.rs`); its entry points
+    /// convert the caller's integers before and after a transform.
+    #[inline(always)]
+    fn enc(x: Self::W) -> Self::W {
+        x
+    }
+    /// The lane word of the Shoup constant of twiddle `w < q` (what [`Simd::mul_shoup_lazy`]
+    /// reads as `wp`). Default: `floor(w · 2^SHOUP_BITS / q)`.
+    #[inline(always)]
+    fn enc_shoup(w: u64, q: u64) -> u64 {
+        shoup_quotient(w, q, Self::SHOUP_BITS)
+    }
+    /// `LANES` copies of the lane word `x` (a table entry or a value already in the lane
+    /// encoding, [`Simd::enc`]).
     fn splat(self, x: Self::W) -> Self::V;
     /// Loads `LANES` values from the start of `s` (`s.len() >= LANES`).
     fn load(self, s: &[Self::W]) -> Self::V;
@@ -325,7 +341,7 @@ impl<V: Copy> MulConsts<V> {
     #[inline(always)]
     pub(crate) fn new<S: Simd<V = V>>(s: S, tb: &SimdTables<S::W>, q: S::W) -> Self {
         Self {
-            q: s.splat(q),
+            q: s.splat(S::enc(q)),
             qinv: s.splat(tb.qinv),
             fix: s.splat(tb.mont_fix.0),
             fix_shoup: s.splat(tb.mont_fix.1),
@@ -348,7 +364,8 @@ impl<W: Word> SimdTables<W> {
         let n = fwd.len();
         let l = S::LANES;
         let small = l.trailing_zeros() as usize;
-        let sh = |w: W| W::from_u64(shoup_quotient(w.to_u64(), q, S::SHOUP_BITS));
+        let sh = |w: W| W::from_u64(S::enc_shoup(w.to_u64(), q));
+        let e = |w: W| S::enc(w);
         // Discover the backend's lane -> butterfly mapping by deinterleaving index vectors.
         let idx_a: Vec<W> = (0..l).map(|i| W::from_u64(i as u64)).collect();
         let idx_b: Vec<W> = (l..2 * l).map(|i| W::from_u64(i as u64)).collect();
@@ -395,7 +412,7 @@ impl<W: Word> SimdTables<W> {
                         .iter()
                         .map(|&p| table[groups + (pair * 2 * l + p) / (2 * t)])
                         .collect();
-                    out.extend_from_slice(&tw);
+                    out.extend(tw.iter().map(|&w| e(w)));
                     out.extend(tw.iter().map(|&w| sh(w)));
                 }
             }
@@ -403,8 +420,11 @@ impl<W: Word> SimdTables<W> {
         let niw = m.mul(ni, inv[1]);
         let half = m.reduce_u64(1u64 << (S::MONT_BITS / 2));
         let r = m.mul(half, half); // 2^MONT_BITS mod q
-        let qinv =
-            W::from_u64(crate::arith::modulus::inv_mod_2_64(q) & (u64::MAX >> (64 - S::MONT_BITS)));
+                                   // (`MONT_BITS = 0`: no Montgomery factor, `qinv` unused.)
+        let qinv = W::from_u64(
+            crate::arith::modulus::inv_mod_2_64(q)
+                & u64::MAX.checked_shr(64 - S::MONT_BITS).unwrap_or(0),
+        );
         // Room for values below `k q` in the lanes.
         let room = |k: u64| S::SLOTHFUL && q as u128 * k as u128 <= 1u128 << S::VALUE_BITS;
         let v = S::LAZIER_V;
@@ -429,14 +449,14 @@ impl<W: Word> SimdTables<W> {
             },
             fwd_shoup: fwd.iter().map(|&w| sh(w)).collect(),
             inv_shoup: inv.iter().map(|&w| sh(w)).collect(),
-            fwd: fwd.to_vec(),
-            inv: inv.to_vec(),
+            fwd: fwd.iter().map(|&w| e(w)).collect(),
+            inv: inv.iter().map(|&w| e(w)).collect(),
             small_fwd,
             small_inv,
-            n_inv: (ni, sh(ni)),
-            n_inv_w: (niw, sh(niw)),
+            n_inv: (e(ni), sh(ni)),
+            n_inv_w: (e(niw), sh(niw)),
             fold_inv,
-            mont_fix: (r, sh(r)),
+            mont_fix: (e(r), sh(r)),
             qinv,
             barrett: if W::BITS == 64 {
                 let k = 64 - q.leading_zeros();
@@ -476,7 +496,7 @@ struct Consts<V> {
 impl<V: Copy> Consts<V> {
     #[inline(always)]
     fn new<S: Simd<V = V>, const M: u8>(s: S, q: S::W) -> Self {
-        let qv = s.splat(q);
+        let qv = s.splat(S::enc(q));
         let two_q = s.add(qv, qv);
         let four_q = s.add(two_q, two_q);
         let (vq, cq) = match M {

@@ -93,6 +93,9 @@ impl RnsContext {
     ///
     /// * with AVX-512 IFMA: primes below `2^50` (52-bit multipliers, three IFMA instructions per
     ///   butterfly product), e.g. 5 primes of 49 bits for `bits = 240`;
+    /// * with AVX2 and FMA but no AVX-512 (or `LATPOLY_ISA=avx2`): primes below `2^50` too, whose
+    ///   transforms run in `f64` lanes (six floating-point operations per butterfly product
+    ///   against about twenty for the emulated 64-bit one);
     /// * otherwise: primes below `2^62` (the 64-bit lane limit), e.g. 4 primes of 61 bits.
     ///
     /// It uses the fewest primes of that size class, all of (nearly) equal size `b`, so that
@@ -109,9 +112,14 @@ impl RnsContext {
                 "modulus size {bits} bits is too small"
             )));
         }
-        let ifma = NttPlan::available_isas(n, 3).contains(&crate::isa::Isa::Avx512Ifma)
-            && crate::isa::Isa::env_cap().is_none_or(|c| c >= crate::isa::Isa::Avx512Ifma);
-        let max_bits: u32 = if ifma { 50 } else { 62 };
+        // The backend a plan with a small prime gets: the best this CPU runs under the cap.
+        let best = NttPlan::available_isas(n, 3)
+            .into_iter()
+            .find(|&i| crate::isa::Isa::env_cap().is_none_or(|c| c >= i))
+            .unwrap_or(crate::isa::Isa::Scalar);
+        let small =
+            best == crate::isa::Isa::Avx512Ifma || crate::ntt::backend::f64_transforms(best);
+        let max_bits: u32 = if small { 50 } else { 62 };
         // Smallest k with k (max_bits - 1) >= bits, then the smallest prime size b that works.
         let k = bits.div_ceil(max_bits - 1).max(1);
         let b = ((bits - 1).div_ceil(k) + 1).min(max_bits);

@@ -15,6 +15,7 @@
 
 #![allow(unsafe_code)]
 
+mod avx2_f64;
 mod avx2_u16;
 mod avx2_u32;
 mod avx2_u64;
@@ -23,6 +24,7 @@ mod avx512_u32;
 mod avx512_u64;
 mod ifma_u64;
 
+pub(crate) use avx2_f64::{Avx2F64, FpKernels};
 pub(crate) use avx2_u16::Avx2U16;
 pub(crate) use avx2_u32::Avx2U32;
 pub(crate) use avx2_u64::Avx2U64;
