@@ -344,6 +344,7 @@ mod tests {
                 let reference = Plan::<u64>::with_isa(n, q, Isa::Scalar).unwrap();
                 let plan = Plan::<u64>::with_isa(n, q, Isa::Avx2).unwrap();
                 let fp = plan.kernels.as_ref().unwrap();
+                assert!(format!("{fp:?}").starts_with("FpKernels"), "{fp:?}");
                 let int = build(int_tok, &plan.m, &plan.fwd, &plan.inv);
                 let at = format!("n={n} q={q}");
                 let inputs = |bound: u64, rng: &mut ChaCha20Rng| -> Vec<Vec<u64>> {

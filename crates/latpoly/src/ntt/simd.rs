@@ -95,7 +95,10 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// The lane word of the value `x` (an integer below `2^VALUE_BITS`): how vectors, the
     /// arrays the drivers work on and the twiddle tables hold values. Default: `x` itself. The
     /// floating-point backend holds the `f64` bits of `x` (`x86/avx2_f64.rs`); its entry points
-    /// convert the caller's integers before and after a transform.
+    /// convert the caller's integers before and after a transform. Only [`forward`] and
+    /// [`inverse`] (without `src` / `times`) honour the encoding: the range checks, the checked
+    /// first layers and their undo, the pointwise products, `product`, `add_mod` and `sub_mod`
+    /// work on the caller's integers and assume the identity (they `debug_assert!` it).
     #[inline(always)]
     fn enc(x: Self::W) -> Self::W {
         x
@@ -113,7 +116,8 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn load(self, s: &[Self::W]) -> Self::V;
     /// Stores `LANES` values at the start of `s` (`s.len() >= LANES`).
     fn store(self, s: &mut [Self::W], v: Self::V);
-    /// Wrapping addition.
+    /// Wrapping addition (on the `f64` backend, exact addition of integers below `2^53`; the
+    /// same holds for the other arithmetic methods, whose "unsigned" means non-negative there).
     fn add(self, a: Self::V, b: Self::V) -> Self::V;
     /// Wrapping subtraction.
     fn sub(self, a: Self::V, b: Self::V) -> Self::V;
@@ -252,7 +256,8 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     }
 }
 
-/// Per-backend twiddle tables (Shoup quotients in the backend's `SHOUP_BITS`).
+/// Per-backend twiddle tables (Shoup quotients in the backend's `SHOUP_BITS`), every entry in
+/// the backend's lane encoding ([`Simd::enc`], [`Simd::enc_shoup`]).
 #[derive(Clone, Debug)]
 pub(crate) struct SimdTables<W: Word> {
     pub fwd: Vec<W>,
@@ -297,7 +302,8 @@ pub(crate) struct SimdTables<W: Word> {
 /// ranges of [`forward`] and [`inverse`]. Measured on the AVX-512 64-bit backend (Zen 5,
 /// n = 8192, 4 x 60-bit primes, minimum of 12 alternating runs): forward 48.1 -> 46.0 µs,
 /// inverse 49.8 -> 47.8 µs. The IFMA backend enables it too (`x86/ifma_u64.rs`: neutral on
-/// Zen 4, a few percent on Intel).
+/// Zen 4, a few percent on Intel), and so do the AVX2 64-bit backend (`x86/avx2_u64.rs`, as the
+/// AVX-512 one) and the AVX2 `f64` one (`x86/avx2_f64.rs`: `SLOTH` / `HALF` for `q <= 2^49`).
 pub(crate) mod lazy {
     /// Every layer brings `u` to `[0, 2q)`, products in `[0, 2q)`: values below `4q`.
     pub(crate) const STD: u8 = 0;
@@ -420,7 +426,7 @@ impl<W: Word> SimdTables<W> {
         let niw = m.mul(ni, inv[1]);
         let half = m.reduce_u64(1u64 << (S::MONT_BITS / 2));
         let r = m.mul(half, half); // 2^MONT_BITS mod q
-                                   // (`MONT_BITS = 0`: no Montgomery factor, `qinv` unused.)
+                                   // `q^-1 mod 2^MONT_BITS` (`MONT_BITS = 0`: no Montgomery factor, `qinv` unused).
         let qinv = W::from_u64(
             crate::arith::modulus::inv_mod_2_64(q)
                 & u64::MAX.checked_shr(64 - S::MONT_BITS).unwrap_or(0),
@@ -1560,6 +1566,10 @@ pub(crate) fn forward_checked<S: Simd, const STRICT: bool>(
     q: S::W,
     a: &mut [S::W],
 ) -> bool {
+    debug_assert!(
+        S::enc(S::W::ONE) == S::W::ONE,
+        "integer-domain driver on an encoded backend"
+    );
     if !S::FUSED_CHECK && !all_below(s, a, q) {
         return false;
     }
@@ -1968,6 +1978,10 @@ pub(crate) fn product<S: Simd>(
     out: &mut [S::W],
     scratch: &mut [S::W],
 ) {
+    debug_assert!(
+        S::enc(S::W::ONE) == S::W::ONE,
+        "integer-domain driver on an encoded backend"
+    );
     forward::<S, true>(s, tb, q, Some(a), out);
     forward::<S, true>(s, tb, q, Some(b), scratch);
     inverse::<S, true>(s, tb, q, Some(scratch), out);
@@ -1998,6 +2012,10 @@ pub(crate) fn pointwise<S: Simd>(
     b: &[S::W],
     out: &mut [S::W],
 ) {
+    debug_assert!(
+        S::enc(S::W::ONE) == S::W::ONE,
+        "integer-domain driver on an encoded backend"
+    );
     let c = MulConsts::new(s, tb, q);
     if c.narrow {
         pointwise_rows::<S, true, false>(s, &c, a, b, out);
@@ -2016,6 +2034,10 @@ pub(crate) fn pointwise_acc<S: Simd>(
     b: &[S::W],
     acc: &mut [S::W],
 ) {
+    debug_assert!(
+        S::enc(S::W::ONE) == S::W::ONE,
+        "integer-domain driver on an encoded backend"
+    );
     let c = MulConsts::new(s, tb, q);
     if c.narrow {
         pointwise_rows::<S, true, true>(s, &c, a, b, acc);
@@ -2087,6 +2109,10 @@ pub(crate) fn pointwise_assign<S: Simd>(
     a: &mut [S::W],
     b: &[S::W],
 ) {
+    debug_assert!(
+        S::enc(S::W::ONE) == S::W::ONE,
+        "integer-domain driver on an encoded backend"
+    );
     let c = MulConsts::new(s, tb, q);
     if c.narrow {
         assign_rows::<S, true>(s, &c, a, b);
@@ -2122,6 +2148,10 @@ fn assign_rows<S: Simd, const NARROW: bool>(s: S, c: &MulConsts<S::V>, a: &mut [
 /// `out = a + b mod q` for `a, b < q` (lengths multiple of `LANES`).
 #[inline(always)]
 pub(crate) fn add_mod<S: Simd>(s: S, q: S::W, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
+    debug_assert!(
+        S::enc(S::W::ONE) == S::W::ONE,
+        "integer-domain driver on an encoded backend"
+    );
     let l = S::LANES;
     let qv = s.splat(q);
     for ((o, x), y) in out
@@ -2136,6 +2166,10 @@ pub(crate) fn add_mod<S: Simd>(s: S, q: S::W, a: &[S::W], b: &[S::W], out: &mut 
 /// `out = a - b mod q` for `a, b < q` (lengths multiple of `LANES`).
 #[inline(always)]
 pub(crate) fn sub_mod<S: Simd>(s: S, q: S::W, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
+    debug_assert!(
+        S::enc(S::W::ONE) == S::W::ONE,
+        "integer-domain driver on an encoded backend"
+    );
     let l = S::LANES;
     let qv = s.splat(q);
     for ((o, x), y) in out
@@ -2164,6 +2198,10 @@ pub(crate) fn parity_decode<S: Simd>(s: S, half: S::W, w: &[S::W], out: &mut [u8
 /// reduction's chain of shuffles and maxima was about 2% of a 32-bit forward at n = 512).
 #[inline(always)]
 pub(crate) fn all_below<S: Simd>(s: S, a: &[S::W], bound: S::W) -> bool {
+    debug_assert!(
+        S::enc(S::W::ONE) == S::W::ONE,
+        "integer-domain driver on an encoded backend"
+    );
     let l = S::LANES;
     // Two accumulators: independent chains of `max`.
     let (mut acc, mut acc2) = (s.splat(S::W::ZERO), s.splat(S::W::ZERO));

@@ -95,7 +95,7 @@ impl RnsContext {
     ///   butterfly product), e.g. 5 primes of 49 bits for `bits = 240`;
     /// * with AVX2 and FMA but no AVX-512 (or `LATPOLY_ISA=avx2`): primes below `2^50` too, whose
     ///   transforms run in `f64` lanes (six floating-point operations per butterfly product
-    ///   against about twenty for the emulated 64-bit one);
+    ///   against about twenty-two for the emulated 64-bit one);
     /// * otherwise: primes below `2^62` (the 64-bit lane limit), e.g. 4 primes of 61 bits.
     ///
     /// It uses the fewest primes of that size class, all of (nearly) equal size `b`, so that

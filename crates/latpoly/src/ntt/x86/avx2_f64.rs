@@ -1,8 +1,10 @@
 //! AVX2 + FMA backend for `q < 2^50`: the transforms in double precision, 4 x f64 lanes.
 //!
 //! Without AVX-512, a 64 x 64-bit product costs three or four `vpmuludq` and the shifts and
-//! additions that combine them ([`super::avx2_u64`]: about 27 vector operations a butterfly).
-//! For `q < 2^50` every value the transforms hold (below `4q`, or `8q` under `lazy::SLOTH`)
+//! additions that combine them ([`super::avx2_u64`]: about 27 vector operations a butterfly,
+//! nine of them `vpmuludq`).
+//! For `q < 2^50` every value the transforms hold (below `4q`, or `8q` under `lazy::SLOTH` and
+//! `lazy::HALF`, which need `q <= 2^49`)
 //! is an integer below `2^52`, exact in an `f64`, and the twiddle product is a handful of
 //! FMA-unit operations. With `wq = fl(w / q)` (correctly rounded, `w < q`):
 //!
@@ -20,8 +22,8 @@
 //! `r = x w - k q` is within `q` of `q`. `h - k q` and `t` are exact because both are integers
 //! of magnitude below `2^53` that an FMA computes from exact products.
 //!
-//! That is six operations (four on the FMA pipes) against nine `vpmuludq` and about fifteen
-//! integer operations. Additions and subtractions of integers below `2^53` are exact, and a
+//! That is six operations (four on the FMA pipes) against about twenty-two integer operations
+//! for the integer backend's product (nine of them `vpmuludq`). Additions and subtractions of integers below `2^53` are exact, and a
 //! conditional subtraction is a subtraction and a blend on the sign.
 //!
 //! The arrays hold the `f64` bits of the values during a transform ([`Simd::enc`]); the entry

@@ -245,15 +245,17 @@ impl Simd for Avx2U64 {
             let (lo, x) = barrett_input(a, b, c.k);
             let qhat = mulhi64(x, c.mu);
             let r = _mm256_sub_epi64(lo, mullo64(qhat, c.q));
-            // r < 3q < 2^63 (q < 2^62).
+            // r < 3q, and r < 2^63: with a b = X 2^(k-1) + rho and mu = 2^(k+63) / q - phi,
+            // r < q + rho + q X phi / 2^64 < 2^62 + 2^61 + 2^61 (q < 2^62), so the signed
+            // compares of csub63 are the unsigned ones.
             let r = csub63(r, _mm256_add_epi64(c.q, c.q));
             csub63(r, c.q)
         }
     }
     /// [`Simd::mul_mod`] with the quotient `floor(X mu / 2^64)` estimated from three of its
     /// four partial products ([`mulhi64_approx`], at most 2 below): `a b - qhat q` lies in
-    /// `[0, 5q)`, below `2^63` for `q < 2^61`, and three conditional subtractions (`4q`, `2q`,
-    /// `q`) finish.
+    /// `[0, 5q)` and below `3q + 2^(k-1) + q^3 / 2^(k+63) <= 15 · 2^59 < 2^63` for `q < 2^61`,
+    /// so the signed compares of three conditional subtractions (`4q`, `2q`, `q`) finish.
     #[inline(always)]
     fn mul_mod_narrow(self, a: __m256i, b: __m256i, c: &MulConsts<__m256i>) -> __m256i {
         // SAFETY: token proves AVX2.

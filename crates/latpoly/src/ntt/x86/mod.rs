@@ -3,6 +3,7 @@
 //! | token | lanes | needs | Shoup quotient | Montgomery radix |
 //! |---|---|---|---|---|
 //! | [`Avx2U64`] | 4 x u64 | AVX2 | 2^64 (emulated 64x64 products) | 2^64 |
+//! | [`Avx2F64`] | 4 x f64, q < 2^50 (transforms only) | AVX2 + FMA | `fl(w / q)` | none |
 //! | [`Avx512U64`] | 8 x u64 | AVX-512F + DQ | 2^64 (emulated high product) | 2^64 |
 //! | [`IfmaU64`] | 8 x u64, q < 2^50 | AVX-512F + IFMA | 2^52 (`vpmadd52*`) | 2^52 |
 //! | [`Avx2U32`] | 8 x u32 | AVX2 | 2^32 | 2^32 |
@@ -521,8 +522,17 @@ mod tests {
             ran += 1;
         }
         if let Some(s) = Avx2U64::try_new() {
-            // its products take inputs below 4q only
-            assert_eq!(schedules(s, 8192, 49), (lazy::STD, lazy::STD));
+            // The same headroom rules as the AVX-512 backend (products in [0, 4q) for any input).
+            assert_eq!(schedules(s, 8192, 60), (lazy::SLOTH, lazy::HALF));
+            assert_eq!(schedules(s, 8192, 49), (lazy::SLOTH, lazy::HALF));
+            assert_eq!(schedules(s, 8192, 61), (lazy::WIDE, lazy::WIDE));
+            assert_eq!(schedules(s, 8192, 62), (lazy::STD, lazy::STD));
+            ran += 1;
+        }
+        if let Some(s) = Avx2F64::try_new() {
+            // Values below 2^52: 8q fits for q <= 2^49 only.
+            assert_eq!(schedules(s, 8192, 49), (lazy::SLOTH, lazy::HALF));
+            assert_eq!(schedules(s, 8192, 50), (lazy::STD, lazy::STD));
             ran += 1;
         }
         println!("backends checked: {ran}");
