@@ -217,6 +217,12 @@ fn erase<T: 'static>(x: Option<Arc<dyn Kernels<T>>>) -> Box<dyn Any> {
 
 /// Builds the kernels of backend `isa` (which must be in [`available`]) for lane type `W`;
 /// `None` for the scalar backend.
+///
+/// Generic only in name: it downcasts to the lane type and calls one of the non-generic
+/// builders below, so the SIMD drivers are compiled once, in this crate. (A generic body that
+/// named `build::<S>` would be monomorphised again in every crate that calls `Plan::<W>::new`:
+/// each doctest and integration test then recompiled all nine backends.)
+#[allow(clippy::ptr_arg)] // `&Vec<W>`: a sized type, so it can be downcast through `dyn Any`
 pub(crate) fn build_kernels<W: Word>(
     isa: Isa,
     m: &W::Modulus,
@@ -226,67 +232,95 @@ pub(crate) fn build_kernels<W: Word>(
     if isa == Isa::Scalar {
         return None;
     }
+    let (m_any, f_any, i_any) = (m as &dyn Any, fwd as &dyn Any, inv as &dyn Any);
+    let boxed: Box<dyn Any> = match W::BITS {
+        64 => build_u64(
+            isa,
+            m_any.downcast_ref()?,
+            f_any.downcast_ref::<Vec<_>>()?,
+            i_any.downcast_ref::<Vec<_>>()?,
+        ),
+        32 => build_u32(
+            isa,
+            m_any.downcast_ref()?,
+            f_any.downcast_ref::<Vec<_>>()?,
+            i_any.downcast_ref::<Vec<_>>()?,
+        ),
+        _ => build_u16(
+            isa,
+            m_any.downcast_ref()?,
+            f_any.downcast_ref::<Vec<_>>()?,
+            i_any.downcast_ref::<Vec<_>>()?,
+        ),
+    };
+    boxed
+        .downcast::<Option<Arc<dyn Kernels<W>>>>()
+        .ok()
+        .and_then(|b| *b)
+}
+
+/// The 64-bit backends (`Box<Option<Arc<dyn Kernels<u64>>>>`).
+#[inline(never)]
+fn build_u64(isa: Isa, m: &crate::arith::Modulus64, f: &[u64], i: &[u64]) -> Box<dyn Any> {
     #[cfg(target_arch = "x86_64")]
     {
         use super::x86::*;
-        let m_any = m as &dyn Any;
-        let (f_any, i_any) = (fwd as &dyn Any, inv as &dyn Any);
-        let boxed: Box<dyn Any> = match W::BITS {
-            64 => {
-                let (m, f, i) = (
-                    m_any.downcast_ref::<crate::arith::Modulus64>()?,
-                    f_any.downcast_ref::<Vec<u64>>()?,
-                    i_any.downcast_ref::<Vec<u64>>()?,
-                );
-                erase(match isa {
-                    Isa::Avx512Ifma => IfmaU64::try_new().map(|s| build(s, m, f, i)),
-                    Isa::Avx512 => Avx512U64::try_new().map(|s| build(s, m, f, i)),
-                    // q < 2^50 without AVX-512: the transforms in f64 lanes (x86/avx2_f64.rs).
-                    Isa::Avx2 => match (Avx2U64::try_new(), Avx2F64::try_new()) {
-                        (Some(int), Some(fp)) if Avx2F64::supports(m.value()) => {
-                            let k: Arc<dyn Kernels<u64>> =
-                                Arc::new(FpKernels::new(fp, int, m, f, i));
-                            Some(k)
-                        }
-                        (int, _) => int.map(|s| build(s, m, f, i)),
-                    },
-                    Isa::Scalar => None,
-                })
-            }
-            32 => {
-                let (m, f, i) = (
-                    m_any.downcast_ref::<crate::arith::Modulus32>()?,
-                    f_any.downcast_ref::<Vec<u32>>()?,
-                    i_any.downcast_ref::<Vec<u32>>()?,
-                );
-                erase(match isa {
-                    Isa::Avx512 => Avx512U32::try_new().map(|s| build(s, m, f, i)),
-                    Isa::Avx2 => Avx2U32::try_new().map(|s| build(s, m, f, i)),
-                    _ => None,
-                })
-            }
-            _ => {
-                let (m, f, i) = (
-                    m_any.downcast_ref::<crate::arith::Modulus16>()?,
-                    f_any.downcast_ref::<Vec<u16>>()?,
-                    i_any.downcast_ref::<Vec<u16>>()?,
-                );
-                erase(match isa {
-                    Isa::Avx512 => Avx512U16::try_new().map(|s| build(s, m, f, i)),
-                    Isa::Avx2 => Avx2U16::try_new().map(|s| build(s, m, f, i)),
-                    _ => None,
-                })
-            }
-        };
-        return boxed
-            .downcast::<Option<Arc<dyn Kernels<W>>>>()
-            .ok()
-            .and_then(|b| *b);
+        erase(match isa {
+            Isa::Avx512Ifma => IfmaU64::try_new().map(|s| build(s, m, f, i)),
+            Isa::Avx512 => Avx512U64::try_new().map(|s| build(s, m, f, i)),
+            // q < 2^50 without AVX-512: the transforms in f64 lanes (x86/avx2_f64.rs).
+            Isa::Avx2 => match (Avx2U64::try_new(), Avx2F64::try_new()) {
+                (Some(int), Some(fp)) if Avx2F64::supports(m.value()) => {
+                    let k: Arc<dyn Kernels<u64>> = Arc::new(FpKernels::new(fp, int, m, f, i));
+                    Some(k)
+                }
+                (int, _) => int.map(|s| build(s, m, f, i)),
+            },
+            Isa::Scalar => None,
+        })
     }
-    #[allow(unreachable_code)]
+    #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (m, fwd, inv);
-        None
+        let _ = (isa, m, f, i);
+        erase::<u64>(None)
+    }
+}
+
+/// The 32-bit backends (`Box<Option<Arc<dyn Kernels<u32>>>>`).
+#[inline(never)]
+fn build_u32(isa: Isa, m: &crate::arith::Modulus32, f: &[u32], i: &[u32]) -> Box<dyn Any> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::x86::*;
+        erase(match isa {
+            Isa::Avx512 => Avx512U32::try_new().map(|s| build(s, m, f, i)),
+            Isa::Avx2 => Avx2U32::try_new().map(|s| build(s, m, f, i)),
+            _ => None,
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (isa, m, f, i);
+        erase::<u32>(None)
+    }
+}
+
+/// The 16-bit backends (`Box<Option<Arc<dyn Kernels<u16>>>>`).
+#[inline(never)]
+fn build_u16(isa: Isa, m: &crate::arith::Modulus16, f: &[u16], i: &[u16]) -> Box<dyn Any> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::x86::*;
+        erase(match isa {
+            Isa::Avx512 => Avx512U16::try_new().map(|s| build(s, m, f, i)),
+            Isa::Avx2 => Avx2U16::try_new().map(|s| build(s, m, f, i)),
+            _ => None,
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (isa, m, f, i);
+        erase::<u16>(None)
     }
 }
 
