@@ -1,7 +1,8 @@
 //! Constant-time check of the KEMs (NTRU, NTRU+KEM, sntrup761, ntrulpr761) under Valgrind (ctgrind /
 //! TIMECOP method), like `tests/ct_sampling.rs`.
 //!
-//! Builds `examples/ct_kem.rs` in release mode (with debug info, in the private target
+//! Builds `examples/ct_kem.rs` in release mode (Cargo's default release settings, see
+//! `common/ctgrind.rs`; line tables for the reports; in the private target
 //! directory `ct_sampling` uses under `CARGO_TARGET_TMPDIR`) and runs it under
 //! `valgrind --error-exitcode=1 --track-origins=yes` with `LATPOLY_ISA=avx2` and `scalar`. The
 //! binary marks the secret key (decapsulation) or the randomness (encapsulation, key generation) as undefined;

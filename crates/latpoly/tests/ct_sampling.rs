@@ -1,6 +1,7 @@
 //! Constant-time check of `latpoly::sampling` under Valgrind (ctgrind / TIMECOP method).
 //!
-//! Builds `examples/ct_sampling.rs` in release mode (with debug info, in a private target
+//! Builds `examples/ct_sampling.rs` in release mode (Cargo's default release settings, see
+//! `common/ctgrind.rs`; line tables for the reports; in a private target
 //! directory under `CARGO_TARGET_TMPDIR`) and runs it under
 //! `valgrind --error-exitcode=1 --track-origins=yes` with `LATPOLY_ISA=avx2` (Valgrind does not
 //! implement AVX-512). The binary marks the sampler seed as undefined; any conditional jump or
