@@ -29,7 +29,7 @@ pub fn valgrind_available() -> bool {
 }
 
 /// Builds `examples/<name>.rs` once per process and returns the binary: in a private target
-/// directory, in release mode with Cargo's default release settings (16 codegen units, no LTO:
+/// directory, in release mode with Cargo's default release settings (16 codegen units, no cross-crate LTO:
 /// what the `--release` build of a crate that depends on latpoly uses, and twice as fast to
 /// build on two cores as this workspace's single-unit LTO profile) and line tables for readable
 /// reports.
