@@ -36,8 +36,9 @@ done
 echo "== Miri: the scalar paths (tests/miri_scalar.rs) ($((SECONDS / 60)) min so far)"
 ./scripts/miri.sh
 # The C examples and the Python package are built here only to be tested: Cargo's default
-# release settings (16 codegen units, no cross-crate LTO) build them about twice as fast on two cores as the
-# workspace's release profile (one unit, thin LTO), which `demo.sh` and `maturin build` keep.
+# release settings (16 codegen units, no cross-crate LTO) build them about twice as fast on two
+# cores as the workspace's release profile (one unit, thin LTO), which `demo.sh` and
+# `maturin build` keep.
 export CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_LTO=false
 echo "== C ABI: C and C++ examples (plain and AddressSanitizer) ($((SECONDS / 60)) min so far)"
 ./scripts/c_examples.sh
