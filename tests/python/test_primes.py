@@ -282,3 +282,62 @@ def test_ntt_primes_huge_count_does_not_crash(ref):
 def test_is_prime_rejects(x):
     with pytest.raises(ValueError):
         latpoly.is_prime(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# fast_ntt_primes: q = 1 mod 2^32, verified by flint; the plans built on them, by flint products
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", [37, 38, 39, 40, 41])
+def test_fast_ntt_primes_small_sizes_are_all_of_them(bits):
+    # Every prime k * 2^32 + 1 of exactly `bits` bits, brute force with flint, largest first.
+    want = [(k << 32) + 1 for k in range((1 << (bits - 32)) - 1, (1 << (bits - 33)) - 1, -1)
+            if fprime((k << 32) + 1)]
+    assert latpoly.fast_ntt_primes(bits, 1024, len(want)) == want
+    with pytest.raises(ValueError):
+        latpoly.fast_ntt_primes(bits, 1024, len(want) + 1)
+
+
+@pytest.mark.parametrize("bits", [49, 50, 60, 61, 62])
+def test_fast_ntt_primes_are_the_largest(bits):
+    ps = latpoly.fast_ntt_primes(bits, 8192, 3)
+    assert ps == sorted(ps, reverse=True) and len(set(ps)) == 3
+    for q in ps:
+        assert q.bit_length() == bits and q % (1 << 32) == 1 and fprime(q)
+    assert latpoly.fast_ntt_primes(bits, 2, 3) == ps == latpoly.fast_ntt_primes(bits, 1 << 31, 3)
+    # No prime k * 2^32 + 1 between the first one and 2^bits, nor between the three.
+    for c in range(ps[0] + (1 << 32), 1 << bits, 1 << 32):
+        assert not fprime(c)
+    for hi, lo in zip(ps, ps[1:]):
+        assert not any(fprime(c) for c in range(lo + (1 << 32), hi, 1 << 32))
+
+
+@pytest.mark.parametrize("isa_cap", [None, "scalar"])
+@pytest.mark.parametrize("n,bits", [(8, 62), (64, 60), (1024, 60), (4096, 61), (256, 38)])
+def test_fast_primes_multiply_matches_flint(ref, monkeypatch, isa_cap, n, bits):
+    if isa_cap is None:
+        monkeypatch.delenv("LATPOLY_ISA", raising=False)
+    else:
+        monkeypatch.setenv("LATPOLY_ISA", isa_cap)
+    import numpy as np
+
+    rng = random.Random(n * 1000 + bits)
+    for q in latpoly.fast_ntt_primes(bits, n, 2):
+        plan = latpoly.NttPlan(n, q)
+        top = np.full(n, q - 1, dtype=np.uint64)
+        a = np.array([rng.randrange(q) for _ in range(n)], dtype=np.uint64)
+        b = np.array([rng.randrange(q) for _ in range(n)], dtype=np.uint64)
+        for x, y in [(a, b), (top, top), (a, top)]:
+            assert [int(v) for v in plan.multiply(x, y)] == ref.flint_mul(x, y, q)
+
+
+@pytest.mark.parametrize(
+    "bits,n,count",
+    [(36, 8, 1), (33, 8, 1), (2, 8, 1), (63, 8, 1), (64, 8, 1), (62, 3, 1), (62, 0, 1),
+     (62, 1 << 32, 1), (62, -8, 1), (62, 8, -1), (37, 8, 2), (62.0, 8, 1), ("60", 8, 1),
+     (None, 8, 1)],
+)
+def test_fast_ntt_primes_rejects(bits, n, count):
+    with pytest.raises(ValueError):
+        latpoly.fast_ntt_primes(bits, n, count)

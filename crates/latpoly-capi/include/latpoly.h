@@ -91,6 +91,17 @@ const char *latpoly_version(void);
 // `out` must be valid for `count` writes.
 enum latpoly_status latpoly_ntt_primes(uint32_t bits, uintptr_t n, uintptr_t count, uint64_t *out);
 
+// Writes `count` primes of exactly `bits` bits (37..62) with `q = 1 mod 2^32`, largest first,
+// to `out`: NTT primes for every power-of-two `n <= 2^31` that the AVX2 backend multiplies
+// faster (`latpoly::primes::fast_ntt_primes`).
+//
+// # Safety
+// `out` must be valid for `count` writes.
+enum latpoly_status latpoly_fast_ntt_primes(uint32_t bits,
+                                            uintptr_t n,
+                                            uintptr_t count,
+                                            uint64_t *out);
+
 // Creates an NTT plan for `Z_q[x]/(x^n + 1)` (64-bit lanes, `q < 2^62` prime, `q = 1 mod 2n`).
 //
 // # Safety

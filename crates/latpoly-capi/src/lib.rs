@@ -220,6 +220,28 @@ pub unsafe extern "C" fn latpoly_ntt_primes(
     })
 }
 
+/// Writes `count` primes of exactly `bits` bits (37..62) with `q = 1 mod 2^32`, largest first,
+/// to `out`: NTT primes for every power-of-two `n <= 2^31` that the AVX2 backend multiplies
+/// faster (`latpoly::primes::fast_ntt_primes`).
+///
+/// # Safety
+/// `out` must be valid for `count` writes.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_fast_ntt_primes(
+    bits: u32,
+    n: usize,
+    count: usize,
+    out: *mut u64,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let out = unsafe { slice_mut(out, count)? };
+        let ps = lift(latpoly::primes::fast_ntt_primes(bits, n, count))?;
+        out.copy_from_slice(&ps);
+        Ok(())
+    })
+}
+
 /// Creates an NTT plan for `Z_q[x]/(x^n + 1)` (64-bit lanes, `q < 2^62` prime, `q = 1 mod 2n`).
 ///
 /// # Safety
@@ -1731,6 +1753,27 @@ mod tests {
     /// Exact integers through the C ABI at the edges: `Q - 1` and `-(Q - 1) / 2` (the
     /// centred extremes), `width` exactly the modulus bytes and wider (sign extension), values
     /// above `Q` and negative ones reduced on the way in.
+    #[test]
+    fn fast_ntt_primes_and_their_errors() {
+        let mut out = [0u64; 3];
+        // SAFETY: `out` holds 3 words.
+        let st = unsafe { latpoly_fast_ntt_primes(60, 8192, 3, out.as_mut_ptr()) };
+        assert_eq!(st, latpoly_status::Ok);
+        assert_eq!(
+            out.to_vec(),
+            latpoly::primes::fast_ntt_primes(60, 8192, 3).unwrap()
+        );
+        assert!(out.iter().all(|&q| q & 0xffff_ffff == 1));
+        for (bits, n) in [(36u32, 8192usize), (63, 8192), (60, 12)] {
+            // SAFETY: `out` holds 3 words.
+            let st = unsafe { latpoly_fast_ntt_primes(bits, n, 3, out.as_mut_ptr()) };
+            assert_eq!(st, latpoly_status::InvalidParameter, "bits={bits} n={n}");
+        }
+        // SAFETY: NULL with a nonzero count is refused before any write.
+        let st = unsafe { latpoly_fast_ntt_primes(60, 8192, 3, core::ptr::null_mut()) };
+        assert_eq!(st, latpoly_status::NullPointer);
+    }
+
     #[test]
     fn integers_at_the_edges() {
         use num_bigint::{BigInt, BigUint};

@@ -308,6 +308,13 @@ fn ntt_primes(py: Python<'_>, bits: u32, n: usize, count: usize) -> PyResult<Vec
         .map_err(value_error)
 }
 
+/// `count` distinct primes of exactly `bits` bits (37..62) with q = 1 mod 2^32, largest first.
+#[pyfunction]
+fn fast_ntt_primes(py: Python<'_>, bits: u32, n: usize, count: usize) -> PyResult<Vec<u64>> {
+    py.detach(|| latpoly::primes::fast_ntt_primes(bits, n, count))
+        .map_err(value_error)
+}
+
 /// Deterministic primality test for 64-bit integers.
 #[pyfunction]
 fn is_prime(q: u64) -> bool {
@@ -349,6 +356,7 @@ fn _latpoly(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<he::BfvKeySet>()?;
     m.add_class::<he::BfvCt>()?;
     m.add_function(wrap_pyfunction!(ntt_primes, m)?)?;
+    m.add_function(wrap_pyfunction!(fast_ntt_primes, m)?)?;
     m.add_function(wrap_pyfunction!(is_prime, m)?)?;
     m.add_function(wrap_pyfunction!(primitive_2n_root, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

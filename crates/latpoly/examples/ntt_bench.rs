@@ -5,7 +5,8 @@
 //! (defaults 8192, 60, 1, every backend; `isa` is a backend name such as `avx512`: that one
 //! only, for `perf record`). `bits <= 14` uses 16-bit lanes with q = 12289, `bits <= 30`
 //! 32-bit lanes, above that 64-bit lanes; `limbs` transforms run per call, one per prime, as
-//! in an RNS polynomial.
+//! in an RNS polynomial. `bits` written `f60` takes `primes::fast_ntt_primes` (`q ≡ 1 mod
+//! 2^32`) instead of `primes::ntt_primes`.
 
 use latpoly::Plan;
 use std::hint::black_box;
@@ -64,13 +65,24 @@ fn main() {
             .map(|s| s.parse().expect("a number"))
             .unwrap_or(d)
     };
-    let (n, bits, limbs) = (arg(1, 8192) as usize, arg(2, 60) as u32, arg(3, 1) as usize);
+    let bits_arg = std::env::args().nth(2).unwrap_or_else(|| "60".into());
+    let fast = bits_arg.starts_with('f');
+    let bits: u32 = bits_arg
+        .trim_start_matches('f')
+        .parse()
+        .expect("a number or f<number>");
+    let (n, limbs) = (arg(1, 8192) as usize, arg(3, 1) as usize);
     let primes = if bits <= 14 {
         vec![12289; limbs]
+    } else if fast {
+        latpoly::primes::fast_ntt_primes(bits, n, limbs).expect("fast NTT primes")
     } else {
         latpoly::primes::ntt_primes(bits, n, limbs).expect("NTT primes")
     };
-    println!("# n = {n}, {limbs} x {bits}-bit prime(s); µs per call (all limbs), median of 15");
+    println!(
+        "# n = {n}, {limbs} x {bits}-bit prime(s){}; µs per call (all limbs), median of 15",
+        if fast { " = 1 mod 2^32" } else { "" }
+    );
     println!("{:<11} {:>10} {:>10}", "backend", "forward", "inverse");
     match bits {
         0..=14 => run::<u16>(n, &primes),

@@ -142,6 +142,55 @@ pub fn ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
     Ok(out)
 }
 
+/// `count` distinct primes of exactly `bits` bits with `q ≡ 1 (mod 2^32)`, largest first: NTT
+/// primes for every power-of-two `n <= 2^31` that the 64-bit AVX2 backend multiplies faster.
+///
+/// With `q = k · 2^32 + 1` the reduction's product `qhat · q mod 2^64` needs one 32 x 32-bit
+/// partial product instead of three, so a Shoup twiddle product takes seven `vpmuludq` instead
+/// of nine (about 15% faster transforms and Barrett pointwise products on AVX2; the scalar,
+/// AVX-512 and IFMA backends run them at their usual speed). The smallest such prime is
+/// `18 · 2^32 + 1` (37 bits; there are three of 38 bits); at 60 bits about one candidate `k`
+/// in 21 gives a prime, so any practical `count` is available.
+///
+/// `bits` ranges over `37..=62` and `n` must be a power of two no larger than `2^31`.
+///
+/// ```
+/// let ps = latpoly::primes::fast_ntt_primes(60, 8192, 4).unwrap();
+/// assert_eq!(ps.len(), 4);
+/// assert!(ps.iter().all(|&q| q % (1 << 32) == 1 && q >> 59 == 1));
+/// assert_eq!(latpoly::primes::fast_ntt_primes(37, 8192, 1).unwrap(), vec![(18u64 << 32) + 1]);
+/// assert!(latpoly::primes::fast_ntt_primes(36, 8192, 1).is_err());
+/// ```
+pub fn fast_ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
+    if !(37..=62).contains(&bits) {
+        return Err(Error::InvalidArgument(format!(
+            "bits={bits} must lie in 37..=62 (the primes k 2^32 + 1 start at 18 2^32 + 1; \
+             64-bit lanes hold q < 2^62)"
+        )));
+    }
+    check_pow2(n, 1)?;
+    if n > 1 << 31 {
+        return Err(Error::InvalidDegree {
+            n,
+            reason: "must be at most 2^31 (q ≡ 1 mod 2^32 has 2n-th roots of unity up to there)",
+        });
+    }
+    ntt_primes(bits, 1 << 31, count).map_err(|e| match e {
+        Error::NotEnoughPrimes {
+            bits,
+            requested,
+            found,
+            ..
+        } => Error::NotEnoughPrimes {
+            bits,
+            n,
+            requested,
+            found,
+        },
+        e => e,
+    })
+}
+
 /// NFLlib's Algorithm 1: primes `c = β/2^s0 - i·2·n_max + 1` (`i = 1, 2, ...`) for word size `s`
 /// and margin `s0`, stopping when `c` leaves the range of Eq. (1) or after `limit` primes.
 ///
@@ -298,6 +347,48 @@ mod tests {
         assert!(!is_prime(561));
         assert!(is_prime(0xffff_ffff_ffff_ffc5));
         assert!(!is_prime(u64::MAX));
+    }
+
+    #[test]
+    fn fast_ntt_primes_properties() {
+        assert_eq!(fast_ntt_primes(37, 16, 1).unwrap(), vec![(18u64 << 32) + 1]);
+        for bits in [38u32, 40, 49, 50, 60, 61, 62] {
+            let ps = fast_ntt_primes(bits, 1 << 13, 3).unwrap();
+            assert_eq!(ps.len(), 3);
+            assert!(ps.windows(2).all(|w| w[0] > w[1]));
+            for &p in &ps {
+                assert!(is_prime(p));
+                assert_eq!(p & 0xffff_ffff, 1);
+                assert_eq!(64 - p.leading_zeros(), bits);
+            }
+            // The largest such prime: no candidate above it is prime.
+            let mut c = ps[0] + (1 << 32);
+            while c < 1 << bits {
+                assert!(!is_prime(c), "{c}");
+                c += 1 << 32;
+            }
+        }
+        // The same primes for every n up to 2^31.
+        assert_eq!(
+            fast_ntt_primes(60, 2, 2).unwrap(),
+            fast_ntt_primes(60, 1 << 31, 2).unwrap()
+        );
+        assert!(fast_ntt_primes(36, 16, 1).is_err());
+        assert!(fast_ntt_primes(63, 16, 1).is_err());
+        assert!(fast_ntt_primes(60, 3, 1).is_err());
+        #[cfg(target_pointer_width = "64")]
+        assert!(matches!(
+            fast_ntt_primes(60, 1 << 32, 1),
+            Err(Error::InvalidDegree { .. })
+        ));
+        assert!(matches!(
+            fast_ntt_primes(38, 1024, 1000),
+            Err(Error::NotEnoughPrimes {
+                n: 1024,
+                requested: 1000,
+                ..
+            })
+        ));
     }
 
     #[test]

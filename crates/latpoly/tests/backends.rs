@@ -3,7 +3,7 @@
 //! backends ran and which this CPU lacks.
 
 use latpoly::arith::Word;
-use latpoly::primes::ntt_primes;
+use latpoly::primes::{fast_ntt_primes, ntt_primes};
 use latpoly::{Isa, Plan};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -194,6 +194,19 @@ fn every_backend_matches_scalar() {
             }
         }
     }
+    // Primes q ≡ 1 (mod 2^32), which the 64-bit AVX2 backend multiplies by with one partial
+    // product (its own kernels): the largest of each schedule bound and at both ends of the
+    // IFMA and f64 ranges, and the smallest such prime (18 · 2^32 + 1).
+    for log_n in 1..=13 {
+        let n = 1usize << log_n;
+        for bits in [62u32, 61, 60, 59, 51, 50, 49, 38] {
+            for q in fast_ntt_primes(bits, n, 2).unwrap() {
+                differential::<u64>(n, q, &mut rng);
+                cases += 1;
+            }
+        }
+        differential::<u64>(n, (18 << 32) + 1, &mut rng);
+    }
     // The exact edges of the IFMA range: the largest primes below 2^50 and just above it.
     for n in [16usize, 1024, 4096] {
         let below = ntt_primes(50, n, 1).unwrap()[0];
@@ -254,6 +267,11 @@ fn large_transforms_match_scalar() {
             let q = ntt_primes(bits, n, 1).unwrap()[0];
             let ran = differential::<u64>(n, q, &mut rng);
             println!("n={n} {bits}-bit: {ran:?}");
+        }
+        for bits in [60, 61, 62] {
+            let q = fast_ntt_primes(bits, n, 1).unwrap()[0];
+            let ran = differential::<u64>(n, q, &mut rng);
+            println!("n={n} {bits}-bit, q = 1 mod 2^32: {ran:?}");
         }
     }
 }
@@ -439,6 +457,24 @@ proptest::proptest! {
         ..proptest::prelude::ProptestConfig::default()
     })]
 
+    /// Random primes `q = k · 2^32 + 1` (the 64-bit AVX2 backend's own kernels) anywhere
+    /// from 38 to 62 bits: every backend against the scalar reference.
+    #[test]
+    fn random_low_word_one_primes_match_scalar(
+        log_n in 1u32..=12,
+        bits in 38u32..=62,
+        frac in 0.0f64..1.0,
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        let (lo, hi) = (1u64 << (bits - 33), 1u64 << (bits - 32));
+        let mut k = lo + ((hi - lo) as f64 * frac) as u64;
+        while !latpoly::primes::is_prime((k << 32) + 1) {
+            k = if k + 1 >= hi { lo } else { k + 1 };
+        }
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        differential::<u64>(1 << log_n, (k << 32) + 1, &mut rng);
+    }
+
     /// Random NTT primes anywhere in the 64-bit lanes' range (not only the largest of a bit
     /// length, as the grid above): every backend against the scalar reference. The reduction
     /// schedule of a plan depends on `q` (`ntt::simd::lazy`), so primes on both sides of 2^60
@@ -469,8 +505,9 @@ proptest::proptest! {
 /// The `u64` pointwise products of every backend against 128-bit arithmetic at the bounds of the
 /// narrow Barrett product (AVX-512 `mul_mod_narrow`, `q < 2^61`: a quotient estimate up to 4
 /// below, three corrections) and of the exact one above it: the smallest and largest primes of
-/// 60, 61 and 62 bits, 2^14 random pairs each plus the extreme operands (0, 1, q - 1, q - 2,
-/// (q - 1) / 2, and powers of two below q), plus multiply-accumulate into q - 1.
+/// 60, 61 and 62 bits, and of those `≡ 1 (mod 2^32)`, 2^14 random pairs each plus the
+/// extreme operands (0, 1, q - 1, q - 2, (q - 1) / 2, and powers of two below q), plus
+/// multiply-accumulate into q - 1.
 #[test]
 fn pointwise_u64_products_at_the_barrett_bounds() {
     let mut rng = ChaCha20Rng::seed_from_u64(61);
@@ -482,7 +519,13 @@ fn pointwise_u64_products_at_the_barrett_bounds() {
             .find(|&q| latpoly::primes::is_prime(q))
             .unwrap();
         let high = ntt_primes(k, n, 1).unwrap()[0];
-        for q in [low, high] {
+        // The same bounds for primes q ≡ 1 (mod 2^32) (the AVX2 backend's own products).
+        let low_q1 = ((1u64 << (k - 33))..)
+            .map(|j| (j << 32) + 1)
+            .find(|&q| latpoly::primes::is_prime(q))
+            .unwrap();
+        let high_q1 = fast_ntt_primes(k, n, 1).unwrap()[0];
+        for q in [low, high, low_q1, high_q1] {
             let special = [
                 0,
                 1,

@@ -274,6 +274,10 @@ fn build_u64(isa: Isa, m: &crate::arith::Modulus64, f: &[u64], i: &[u64]) -> Box
                     let k: Arc<dyn Kernels<u64>> = Arc::new(FpKernels::new(fp, int, m, f, i));
                     Some(k)
                 }
+                // q ≡ 1 (mod 2^32): one partial product per product by q (x86/avx2_u64.rs).
+                (Some(int), _) if m.value() & 0xffff_ffff == 1 => {
+                    Some(build(int.low_word_one(), m, f, i))
+                }
                 (int, _) => int.map(|s| build(s, m, f, i)),
             },
             Isa::Scalar => None,
@@ -449,6 +453,30 @@ mod tests {
                     assert_eq!(x, want, "inverse_strict from [0, 2q) {at}");
                 }
             }
+        }
+    }
+
+    /// AVX2 plans of a modulus `q ≡ 1 (mod 2^32)` run the backend's own kernels for it, and
+    /// only those moduli do (`x86/avx2_u64.rs`; their results are checked against the scalar
+    /// reference in `tests/backends.rs`).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_low_word_one_kernels_are_chosen_by_q() {
+        if super::super::x86::Avx2U64::try_new().is_none() {
+            eprintln!("skipped: the CPU lacks AVX2");
+            return;
+        }
+        let n = 1024;
+        let kind = |q: u64| {
+            let p = Plan::<u64>::with_isa(n, q, Isa::Avx2).unwrap();
+            format!("{:?}", p.kernels.unwrap())
+        };
+        for bits in [51u32, 60, 62] {
+            let fast = crate::primes::fast_ntt_primes(bits, n, 1).unwrap()[0];
+            assert!(kind(fast).contains("q = 1 mod 2^32"), "{}", kind(fast));
+            let plain = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
+            assert_ne!(plain & 0xffff_ffff, 1);
+            assert!(!kind(plain).contains("q = 1 mod 2^32"), "{}", kind(plain));
         }
     }
 

@@ -121,7 +121,9 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn add(self, a: Self::V, b: Self::V) -> Self::V;
     /// Wrapping subtraction.
     fn sub(self, a: Self::V, b: Self::V) -> Self::V;
-    /// `a >= m ? a - m : a` (unsigned, any lane values).
+    /// `a >= m ? a - m : a` (unsigned) for `a < 2m`: the drivers call it only to bring a
+    /// value below `2m` under `m`, and with `m <= 2^(BITS - 1)` (`BITS` the lane width);
+    /// backends may assume both (the 64-bit AVX2 one selects on the sign bit of `a - m`).
     fn csub(self, a: Self::V, m: Self::V) -> Self::V;
     /// Lane-wise unsigned maximum.
     fn max(self, a: Self::V, b: Self::V) -> Self::V;

@@ -5,6 +5,12 @@
 //! the AVX-512 backend, the Shoup quotient of the twiddle products takes three of the four
 //! partial products (an estimate at most 2 below the exact one, so products land in `[0, 4q)`,
 //! which the lazy schedules of `simd::lazy` absorb) and the pointwise products are Barrett's.
+//!
+//! Moduli `q ≡ 1 (mod 2^32)` ([`crate::primes::fast_ntt_primes`]) get their own instance of
+//! the drivers ([`Avx2U64::low_word_one`]): with `q = k · 2^32 + 1` the product `qhat · q mod
+//! 2^64` is `qhat + ((qhat · k) mod 2^32) · 2^32`, one `vpmuludq` instead of three, so a
+//! twiddle product takes seven `vpmuludq` instead of nine and about 20 vector operations
+//! instead of 25.
 
 use super::{convert_entry, entry_points};
 use crate::isa::Isa;
@@ -12,13 +18,29 @@ use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, MulConsts, Simd, SimdTables};
 use core::arch::x86_64::*;
 
-/// Proof that the CPU runs AVX2.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2U64(());
+/// Proof that the CPU runs AVX2. `Q1`: the token of plans whose modulus is `≡ 1 (mod 2^32)`,
+/// whose products by `q` take one partial product instead of three (module documentation).
+#[derive(Clone, Copy)]
+pub(crate) struct Avx2U64<const Q1: bool = false>(());
 
 impl Avx2U64 {
     pub(crate) fn try_new() -> Option<Self> {
         is_x86_feature_detected!("avx2").then_some(Self(()))
+    }
+    /// The token for a modulus `q ≡ 1 (mod 2^32)` (the caller checks `q`: the products of
+    /// the returned token are wrong for any other modulus).
+    pub(crate) fn low_word_one(self) -> Avx2U64<true> {
+        Avx2U64(())
+    }
+}
+
+impl<const Q1: bool> core::fmt::Debug for Avx2U64<Q1> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(if Q1 {
+            "Avx2U64<q = 1 mod 2^32>"
+        } else {
+            "Avx2U64"
+        })
     }
 }
 
@@ -108,24 +130,37 @@ unsafe fn mullo64(a: __m256i, b: __m256i) -> __m256i {
     }
 }
 
-/// `a >= m ? a - m : a` for unsigned 64-bit lanes. Caller holds an AVX2 token.
+/// `qhat · q mod 2^64`; with `Q1` (`q ≡ 1 mod 2^32`, `q = k · 2^32 + 1`) as
+/// `qhat + ((qhat · k) mod 2^32) · 2^32`, one partial product. Caller holds an AVX2 token.
+#[inline(always)]
+unsafe fn mullo_q<const Q1: bool>(qhat: __m256i, q: __m256i) -> __m256i {
+    // SAFETY: caller guarantees AVX2.
+    unsafe {
+        if Q1 {
+            let qk = mul_epu32(qhat, _mm256_srli_epi64::<32>(q));
+            _mm256_add_epi64(qhat, _mm256_slli_epi64::<32>(qk))
+        } else {
+            mullo64(qhat, q)
+        }
+    }
+}
+
+/// `a >= m ? a - m : a` for unsigned 64-bit lanes with `a < 2m` and `m <= 2^63`, or with
+/// `a, m < 2^63` (what every caller passes: the drivers' contract of [`Simd::csub`], and the
+/// products below), in two operations: `d = a - m` is then in `(-2^63, 2^63)`, so its sign
+/// bit says whether `a < m`, and `vblendvpd` selects on the sign bit. (The unsigned compare
+/// through flipped sign bits, for any `a`, takes four.) Caller holds an AVX2 token.
 #[inline(always)]
 unsafe fn csub64(a: __m256i, m: __m256i) -> __m256i {
     // SAFETY: caller guarantees AVX2.
     unsafe {
-        let sign = _mm256_set1_epi64x(i64::MIN);
-        // m > a (unsigned)  <=>  (m ^ sign) > (a ^ sign) (signed)
-        let lt = _mm256_cmpgt_epi64(_mm256_xor_si256(m, sign), _mm256_xor_si256(a, sign));
-        _mm256_sub_epi64(a, _mm256_andnot_si256(lt, m))
+        let d = _mm256_sub_epi64(a, m);
+        _mm256_castpd_si256(_mm256_blendv_pd(
+            _mm256_castsi256_pd(d),
+            _mm256_castsi256_pd(a),
+            _mm256_castsi256_pd(d),
+        ))
     }
-}
-
-/// [`csub64`] for `a, m < 2^63`, where the signed compare is the unsigned one. Caller holds an
-/// AVX2 token.
-#[inline(always)]
-unsafe fn csub63(a: __m256i, m: __m256i) -> __m256i {
-    // SAFETY: caller guarantees AVX2.
-    unsafe { _mm256_sub_epi64(a, _mm256_andnot_si256(_mm256_cmpgt_epi64(m, a), m)) }
 }
 
 /// The Barrett products' shared start: `(a b mod 2^64, floor(a b / 2^(k-1)))` for `q` of `k`
@@ -143,7 +178,7 @@ unsafe fn barrett_input(a: __m256i, b: __m256i, k: u32) -> (__m256i, __m256i) {
     }
 }
 
-impl Simd for Avx2U64 {
+impl<const Q1: bool> Simd for Avx2U64<Q1> {
     type W = u64;
     type V = __m256i;
     const LANES: usize = 4;
@@ -224,7 +259,19 @@ impl Simd for Avx2U64 {
             // (x w - Q q) + e q lies in [0, 4q) for any x < 2^64 (below 2^64 as q < 2^62):
             // exact in wrapping arithmetic.
             let qhat = mulhi64_approx(x, wp);
-            _mm256_sub_epi64(mullo64(x, w), mullo64(qhat, q))
+            if Q1 {
+                // x w - qhat q = (ll - qhat) + (lh + hl - qhat k) 2^32 (mod 2^64), with
+                // ll, lh, hl the low-by-low and cross partial products of x w and
+                // q = k 2^32 + 1.
+                let ll = mul_epu32(x, w);
+                let lh = mul_epu32(x, _mm256_srli_epi64::<32>(w));
+                let hl = mul_epu32(_mm256_srli_epi64::<32>(x), w);
+                let qk = mul_epu32(qhat, _mm256_srli_epi64::<32>(q));
+                let mid = _mm256_sub_epi64(_mm256_add_epi64(lh, hl), qk);
+                _mm256_add_epi64(_mm256_sub_epi64(ll, qhat), _mm256_slli_epi64::<32>(mid))
+            } else {
+                _mm256_sub_epi64(mullo64(x, w), mullo64(qhat, q))
+            }
         }
     }
     /// The broadcast-twiddle layers take the lazier product too (the default would fall back
@@ -244,29 +291,30 @@ impl Simd for Avx2U64 {
         unsafe {
             let (lo, x) = barrett_input(a, b, c.k);
             let qhat = mulhi64(x, c.mu);
-            let r = _mm256_sub_epi64(lo, mullo64(qhat, c.q));
+            let r = _mm256_sub_epi64(lo, mullo_q::<Q1>(qhat, c.q));
             // r < 3q, and r < 2^63: with a b = X 2^(k-1) + rho and mu = 2^(k+63) / q - phi,
-            // r < q + rho + q X phi / 2^64 < 2^62 + 2^61 + 2^61 (q < 2^62), so the signed
-            // compares of csub63 are the unsigned ones.
-            let r = csub63(r, _mm256_add_epi64(c.q, c.q));
-            csub63(r, c.q)
+            // r < q + rho + q X phi / 2^64 < 2^62 + 2^61 + 2^61 (q < 2^62), within the
+            // bounds of csub64.
+            let r = csub64(r, _mm256_add_epi64(c.q, c.q));
+            csub64(r, c.q)
         }
     }
     /// [`Simd::mul_mod`] with the quotient `floor(X mu / 2^64)` estimated from three of its
     /// four partial products ([`mulhi64_approx`], at most 2 below): `a b - qhat q` lies in
     /// `[0, 5q)` and below `3q + 2^(k-1) + q^3 / 2^(k+63) <= 15 · 2^59 < 2^63` for `q < 2^61`,
-    /// so the signed compares of three conditional subtractions (`4q`, `2q`, `q`) finish.
+    /// so three conditional subtractions (`4q`, `2q`, `q`; within the bounds of [`csub64`])
+    /// finish.
     #[inline(always)]
     fn mul_mod_narrow(self, a: __m256i, b: __m256i, c: &MulConsts<__m256i>) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {
             let (lo, x) = barrett_input(a, b, c.k);
             let qhat = mulhi64_approx(x, c.mu);
-            let r = _mm256_sub_epi64(lo, mullo64(qhat, c.q));
+            let r = _mm256_sub_epi64(lo, mullo_q::<Q1>(qhat, c.q));
             let two_q = _mm256_add_epi64(c.q, c.q);
-            let r = csub63(r, _mm256_add_epi64(two_q, two_q));
-            let r = csub63(r, two_q);
-            csub63(r, c.q)
+            let r = csub64(r, _mm256_add_epi64(two_q, two_q));
+            let r = csub64(r, two_q);
+            csub64(r, c.q)
         }
     }
     #[inline(always)]
@@ -303,5 +351,6 @@ impl Simd for Avx2U64 {
     }
 }
 
-entry_points!(Avx2U64, u64, Isa::Avx2, "avx2");
+entry_points!(Avx2U64<false>, u64, Isa::Avx2, "avx2");
+entry_points!(Avx2U64<true>, u64, Isa::Avx2, "avx2");
 convert_entry!(Avx2U64, "avx2");

@@ -2,7 +2,7 @@
 //!
 //! | token | lanes | needs | Shoup quotient | Montgomery radix |
 //! |---|---|---|---|---|
-//! | [`Avx2U64`] | 4 x u64 | AVX2 | 2^64 (emulated 64x64 products) | 2^64 |
+//! | [`Avx2U64`] | 4 x u64 (`Avx2U64<true>`: `q ≡ 1 mod 2^32`) | AVX2 | 2^64 (emulated 64x64 products) | 2^64 |
 //! | [`Avx2F64`] | 4 x f64, q < 2^50 (transforms only) | AVX2 + FMA | `fl(w / q)` | none |
 //! | [`Avx512U64`] | 8 x u64 | AVX-512F + DQ | 2^64 (emulated high product) | 2^64 |
 //! | [`IfmaU64`] | 8 x u64, q < 2^50 | AVX-512F + IFMA | 2^52 (`vpmadd52*`) | 2^52 |
