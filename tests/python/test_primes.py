@@ -332,6 +332,25 @@ def test_fast_primes_multiply_matches_flint(ref, monkeypatch, isa_cap, n, bits):
             assert [int(v) for v in plan.multiply(x, y)] == ref.flint_mul(x, y, q)
 
 
+@pytest.mark.parametrize("n,bits", [(8, 62), (64, 51), (1024, 60), (4096, 61)])
+def test_fast_primes_on_the_avx2_kernels_match_flint(ref, n, bits):
+    # The AVX2 integer backend's own kernels for q = 1 mod 2^32 (q >= 2^50), forced.
+    import numpy as np
+
+    rng = random.Random(n * 7 + bits)
+    for q in latpoly.fast_ntt_primes(bits, n, 2):
+        try:
+            plan = latpoly.NttPlan(n, q, isa="avx2")
+        except ValueError:
+            pytest.skip("the CPU or the build has no AVX2 backend")
+        assert plan.isa == "avx2"
+        top = np.full(n, q - 1, dtype=np.uint64)
+        a = np.array([rng.randrange(q) for _ in range(n)], dtype=np.uint64)
+        b = np.array([rng.randrange(q) for _ in range(n)], dtype=np.uint64)
+        for x, y in [(a, b), (top, top), (a, top)]:
+            assert [int(v) for v in plan.multiply(x, y)] == ref.flint_mul(x, y, q)
+
+
 @pytest.mark.parametrize(
     "bits,n,count",
     [(36, 8, 1), (33, 8, 1), (2, 8, 1), (63, 8, 1), (64, 8, 1), (62, 3, 1), (62, 0, 1),

@@ -93,7 +93,7 @@ enum latpoly_status latpoly_ntt_primes(uint32_t bits, uintptr_t n, uintptr_t cou
 
 // Writes `count` primes of exactly `bits` bits (37..62) with `q = 1 mod 2^32`, largest first,
 // to `out`: NTT primes for every power-of-two `n <= 2^31` that the AVX2 backend multiplies
-// faster (`latpoly::primes::fast_ntt_primes`).
+// faster when `q >= 2^50` (`latpoly::primes::fast_ntt_primes`).
 //
 // # Safety
 // `out` must be valid for `count` writes.

@@ -222,7 +222,7 @@ pub unsafe extern "C" fn latpoly_ntt_primes(
 
 /// Writes `count` primes of exactly `bits` bits (37..62) with `q = 1 mod 2^32`, largest first,
 /// to `out`: NTT primes for every power-of-two `n <= 2^31` that the AVX2 backend multiplies
-/// faster (`latpoly::primes::fast_ntt_primes`).
+/// faster when `q >= 2^50` (`latpoly::primes::fast_ntt_primes`).
 ///
 /// # Safety
 /// `out` must be valid for `count` writes.
@@ -1750,9 +1750,6 @@ mod tests {
         }
     }
 
-    /// Exact integers through the C ABI at the edges: `Q - 1` and `-(Q - 1) / 2` (the
-    /// centred extremes), `width` exactly the modulus bytes and wider (sign extension), values
-    /// above `Q` and negative ones reduced on the way in.
     #[test]
     fn fast_ntt_primes_and_their_errors() {
         let mut out = [0u64; 3];
@@ -1764,9 +1761,18 @@ mod tests {
             latpoly::primes::fast_ntt_primes(60, 8192, 3).unwrap()
         );
         assert!(out.iter().all(|&q| q & 0xffff_ffff == 1));
-        for (bits, n) in [(36u32, 8192usize), (63, 8192), (60, 12)] {
+        // Out of range, n not a power of two, too large for q = 1 mod 2^32, and more primes
+        // than exist (one of 37 bits).
+        let big_n = usize::try_from(1u64 << 32).unwrap_or(usize::MAX);
+        for (bits, n, count) in [
+            (36u32, 8192usize, 1usize),
+            (63, 8192, 1),
+            (60, 12, 1),
+            (60, big_n, 1),
+            (37, 8192, 2),
+        ] {
             // SAFETY: `out` holds 3 words.
-            let st = unsafe { latpoly_fast_ntt_primes(bits, n, 3, out.as_mut_ptr()) };
+            let st = unsafe { latpoly_fast_ntt_primes(bits, n, count, out.as_mut_ptr()) };
             assert_eq!(st, latpoly_status::InvalidParameter, "bits={bits} n={n}");
         }
         // SAFETY: NULL with a nonzero count is refused before any write.
@@ -1774,6 +1780,9 @@ mod tests {
         assert_eq!(st, latpoly_status::NullPointer);
     }
 
+    /// Exact integers through the C ABI at the edges: `Q - 1` and `-(Q - 1) / 2` (the
+    /// centred extremes), `width` exactly the modulus bytes and wider (sign extension), values
+    /// above `Q` and negative ones reduced on the way in.
     #[test]
     fn integers_at_the_edges() {
         use num_bigint::{BigInt, BigUint};

@@ -1531,8 +1531,9 @@ fn plot_svg(quick: bool) -> Result<String, String> {
             l.push((n, r[0]));
             t.push((n, r[1]));
         }
-        series.push((format!("latpoly {bits}-bit"), l));
-        series.push((format!("tfhe-ntt {bits}-bit"), t));
+        let form = if bits == 60 { " (q = 1 mod 2^32)" } else { "" };
+        series.push((format!("latpoly {bits}-bit{form}"), l));
+        series.push((format!("tfhe-ntt {bits}-bit{form}"), t));
     }
     let (w, h, m) = (720.0, 440.0, 60.0);
     let xs = |n: usize| m + (n.trailing_zeros() as f64 - 8.0) / 7.0 * (w - 2.0 * m);

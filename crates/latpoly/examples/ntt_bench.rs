@@ -66,11 +66,12 @@ fn main() {
             .unwrap_or(d)
     };
     let bits_arg = std::env::args().nth(2).unwrap_or_else(|| "60".into());
-    let fast = bits_arg.starts_with('f');
     let bits: u32 = bits_arg
         .trim_start_matches('f')
         .parse()
         .expect("a number or f<number>");
+    // Primes q = 1 mod 2^32 exist from 37 bits (64-bit lanes only).
+    let fast = bits_arg.starts_with('f') && bits > 30;
     let (n, limbs) = (arg(1, 8192) as usize, arg(3, 1) as usize);
     let primes = if bits <= 14 {
         vec![12289; limbs]

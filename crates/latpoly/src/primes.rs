@@ -147,8 +147,10 @@ pub fn ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
 ///
 /// With `q = k · 2^32 + 1` the reduction's product `qhat · q mod 2^64` needs one 32 x 32-bit
 /// partial product instead of three, so a Shoup twiddle product takes seven `vpmuludq` instead
-/// of nine (about 15% faster transforms and Barrett pointwise products on AVX2; the scalar,
-/// AVX-512 and IFMA backends run them at their usual speed). The smallest such prime is
+/// of nine: about 15% faster transforms and Barrett pointwise products on the AVX2 integer
+/// backend, which runs plans with `q >= 2^50` (below that, AVX2 CPUs with FMA transform in
+/// `f64` lanes, where the form of `q` does not matter). The scalar, AVX-512 and IFMA backends
+/// run such primes at their usual speed. The smallest such prime is
 /// `18 · 2^32 + 1` (37 bits; there are three of 38 bits); at 60 bits about one candidate `k`
 /// in 21 gives a prime, so any practical `count` is available.
 ///
@@ -175,20 +177,8 @@ pub fn fast_ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
             reason: "must be at most 2^31 (q ≡ 1 mod 2^32 has 2n-th roots of unity up to there)",
         });
     }
-    ntt_primes(bits, 1 << 31, count).map_err(|e| match e {
-        Error::NotEnoughPrimes {
-            bits,
-            requested,
-            found,
-            ..
-        } => Error::NotEnoughPrimes {
-            bits,
-            n,
-            requested,
-            found,
-        },
-        e => e,
-    })
+    // Not enough primes: the error names n = 2^31 (the primes are those 1 mod 2^32).
+    ntt_primes(bits, 1 << 31, count)
 }
 
 /// NFLlib's Algorithm 1: primes `c = β/2^s0 - i·2·n_max + 1` (`i = 1, 2, ...`) for word size `s`
@@ -384,7 +374,7 @@ mod tests {
         assert!(matches!(
             fast_ntt_primes(38, 1024, 1000),
             Err(Error::NotEnoughPrimes {
-                n: 1024,
+                n: 0x8000_0000,
                 requested: 1000,
                 ..
             })

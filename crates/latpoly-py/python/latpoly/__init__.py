@@ -154,9 +154,9 @@ def ntt_primes(bits: int, n: int, count: int) -> List[int]:
 def fast_ntt_primes(bits: int, n: int, count: int) -> List[int]:
     """Return `count` distinct primes of exactly `bits` bits with q = 1 (mod 2^32), largest first.
 
-    NTT primes for every power-of-two `n <= 2^31` that the 64-bit AVX2 backend multiplies
-    faster: with q = k * 2^32 + 1 its products by q take one 32-bit partial product instead of
-    three (about 15% faster transforms). `bits` lies in 37..62.
+    NTT primes for every power-of-two `n <= 2^31` that the 64-bit AVX2 integer backend (q >=
+    2^50) multiplies faster: with q = k * 2^32 + 1 its products by q take one 32-bit partial
+    product instead of three (about 15% faster transforms). `bits` lies in 37..62.
 
     >>> q = fast_ntt_primes(60, 8192, 1)[0]
     >>> q.bit_length(), q % 2**32

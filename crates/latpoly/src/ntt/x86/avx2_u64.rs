@@ -147,7 +147,7 @@ unsafe fn mullo_q<const Q1: bool>(qhat: __m256i, q: __m256i) -> __m256i {
 
 /// `a >= m ? a - m : a` for unsigned 64-bit lanes with `a < 2m` and `m <= 2^63`, or with
 /// `a, m < 2^63` (what every caller passes: the drivers' contract of [`Simd::csub`], and the
-/// products below), in two operations: `d = a - m` is then in `(-2^63, 2^63)`, so its sign
+/// products below), in two operations: `d = a - m` is then in `[-2^63, 2^63)`, so its sign
 /// bit says whether `a < m`, and `vblendvpd` selects on the sign bit. (The unsigned compare
 /// through flipped sign bits, for any `a`, takes four.) Caller holds an AVX2 token.
 #[inline(always)]
@@ -248,7 +248,7 @@ impl<const Q1: bool> Simd for Avx2U64<Q1> {
     #[inline(always)]
     fn mul_shoup_lazy(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
         let r = self.mul_shoup_lazier(x, w, wp, q);
-        // SAFETY: token proves AVX2. r < 4q < 2^64: the unsigned compare.
+        // SAFETY: token proves AVX2. r < 4q and 2q < 2^63: within the bounds of csub64.
         unsafe { csub64(r, _mm256_add_epi64(q, q)) }
     }
     #[inline(always)]
@@ -354,3 +354,92 @@ impl<const Q1: bool> Simd for Avx2U64<Q1> {
 entry_points!(Avx2U64<false>, u64, Isa::Avx2, "avx2");
 entry_points!(Avx2U64<true>, u64, Isa::Avx2, "avx2");
 convert_entry!(Avx2U64, "avx2");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::primes::{fast_ntt_primes, is_prime, ntt_primes};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    fn lanes<const Q1: bool>(s: Avx2U64<Q1>, v: __m256i) -> [u64; 4] {
+        let mut o = [0u64; 4];
+        s.store(&mut o, v);
+        o
+    }
+
+    /// The lazier and lazy twiddle products of both instances against 128-bit arithmetic for
+    /// operands anywhere below `2^64` (the slothful schedules feed such values), and the
+    /// conditional subtraction at the edges of its contract (`a < 2m`, `m <= 2^63`), at the
+    /// largest primes of 50 to 62 bits of either form and the smallest `q ≡ 1 (mod 2^32)`.
+    #[test]
+    fn products_and_csub_against_u128() {
+        let Some(s) = Avx2U64::try_new() else {
+            eprintln!("skipped: the CPU lacks AVX2");
+            return;
+        };
+        let t = s.low_word_one();
+        let mut rng = ChaCha20Rng::seed_from_u64(32);
+        for bits in [50u32, 59, 60, 61, 62] {
+            let smallest = ((1u64 << (bits - 33))..)
+                .map(|k| (k << 32) + 1)
+                .find(|&q| is_prime(q))
+                .unwrap();
+            let plain = ntt_primes(bits, 8, 1).unwrap()[0];
+            let fast = fast_ntt_primes(bits, 8, 1).unwrap()[0];
+            for q in [plain, fast, smallest] {
+                let q1 = q & 0xffff_ffff == 1;
+                let qv = s.splat(q);
+                for i in 0..3000 {
+                    let w = if i == 0 { q - 1 } else { rng.gen_range(0..q) };
+                    let (wv, wpv) = (s.splat(w), s.splat(<Avx2U64 as Simd>::enc_shoup(w, q)));
+                    let xs = [
+                        rng.gen(),
+                        u64::MAX - rng.gen_range(0..4),
+                        rng.gen_range(0..4 * q),
+                        i,
+                    ];
+                    let want = xs.map(|x| ((x as u128 * w as u128) % q as u128) as u64);
+                    let x = s.load(&xs);
+                    let mut got = vec![lanes(s, s.mul_shoup_lazier(x, wv, wpv, qv))];
+                    let lazy = lanes(s, s.mul_shoup_lazy(x, wv, wpv, qv));
+                    if q1 {
+                        got.push(lanes(t, t.mul_shoup_lazier(x, wv, wpv, qv)));
+                        let lazy1 = lanes(t, t.mul_shoup_lazy(x, wv, wpv, qv));
+                        assert_eq!(lazy1, lazy, "q={q} w={w} x={xs:?}");
+                    }
+                    for r in got {
+                        for j in 0..4 {
+                            assert!(
+                                r[j] < 4 * q && r[j] % q == want[j],
+                                "q={q} w={w} x={}",
+                                xs[j]
+                            );
+                        }
+                    }
+                    for j in 0..4 {
+                        assert!(
+                            lazy[j] < 2 * q && lazy[j] % q == want[j],
+                            "q={q} x={}",
+                            xs[j]
+                        );
+                    }
+                }
+                // csub64 with m = q, 2q, 4q, 8q (while m <= 2^63), a at the edges and random.
+                let ms = [1u64, 2, 4, 8].map(|f| q.saturating_mul(f));
+                for m in ms.into_iter().filter(|&m| m <= 1 << 63) {
+                    let mut a: Vec<u64> = vec![0, 1, m - 1, m, m + 1, 2 * m - 1, 2 * m - 2, m / 2];
+                    a.extend((0..4000).map(|_| rng.gen_range(0..2 * m)));
+                    for c in a.chunks_exact(4) {
+                        let got = lanes(s, s.csub(s.load(c), s.splat(m)));
+                        let got1 = lanes(t, t.csub(t.load(c), t.splat(m)));
+                        for j in 0..4 {
+                            let want = if c[j] >= m { c[j] - m } else { c[j] };
+                            assert_eq!((got[j], got1[j]), (want, want), "a={} m={m}", c[j]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
