@@ -2222,15 +2222,20 @@ pub(crate) fn all_below<S: Simd>(s: S, a: &[S::W], bound: S::W) -> bool {
 mod fused_check_tests {
     use super::*;
     use crate::isa::Isa;
-    use crate::ntt::x86::{Avx512U32, Avx512U64, IfmaU64};
+    use crate::ntt::x86::{Avx2U64, Avx512U32, Avx512U64, IfmaU64};
     use crate::ntt::Plan;
 
     /// [`fwd_first_checked`] itself, under schedule `M`: on a valid input it runs exactly the
     /// layers [`fwd_step`] runs and returns the same next distance; with a value `>= q`
     /// anywhere it returns `None` and leaves the input as it was.
     fn first_pass<S: Simd, const M: u8>(s: S, n: usize, bits: u32) {
+        first_pass_q::<S, M>(s, n, crate::primes::ntt_primes(bits, n, 1).unwrap()[0]);
+    }
+
+    /// [`first_pass`] for the modulus `q`.
+    fn first_pass_q<S: Simd, const M: u8>(s: S, n: usize, q: u64) {
         assert!(S::FUSED_CHECK);
-        let q = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
+        let bits = 64 - q.leading_zeros();
         let plan = Plan::<S::W>::with_isa(n, q, Isa::Scalar).unwrap();
         let tb = SimdTables::new(s, &plan.m, &plan.fwd, &plan.inv);
         let c = &Consts::new::<S, M>(s, S::W::from_u64(q));
@@ -2297,6 +2302,21 @@ mod fused_check_tests {
         if let Some(s) = Avx512U32::try_new() {
             for n in [8192, 16384] {
                 first_pass::<_, { lazy::STD }>(s, n, 30);
+            }
+            ran += 1;
+        }
+        if let Some(s) = Avx2U64::try_new() {
+            // radix-2 passes, every schedule, both instances (the second runs only moduli
+            // q = 1 mod 2^32)
+            let fast = |bits, n| crate::primes::fast_ntt_primes(bits, n, 1).unwrap()[0];
+            for n in [4096, 8192] {
+                first_pass::<_, { lazy::STD }>(s, n, 62);
+                first_pass::<_, { lazy::WIDE }>(s, n, 61);
+                first_pass::<_, { lazy::SLOTH }>(s, n, 60);
+                let t = s.low_word_one();
+                first_pass_q::<_, { lazy::STD }>(t, n, fast(62, n));
+                first_pass_q::<_, { lazy::WIDE }>(t, n, fast(61, n));
+                first_pass_q::<_, { lazy::SLOTH }>(t, n, fast(60, n));
             }
             ran += 1;
         }
