@@ -200,6 +200,24 @@ pub extern "C" fn latpoly_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const c_char
 }
 
+/// The prime finders' body: the `count` primes `find` returns, written to `out` (checked for
+/// NULL first).
+///
+/// # Safety
+/// `out` must be valid for `count` writes.
+unsafe fn write_primes(
+    out: *mut u64,
+    count: usize,
+    find: impl FnOnce() -> latpoly::Result<Vec<u64>>,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let out = unsafe { slice_mut(out, count)? };
+        out.copy_from_slice(&lift(find())?);
+        Ok(())
+    })
+}
+
 /// Writes `count` primes of exactly `bits` bits with `q = 1 mod 2n`, largest first, to `out`.
 ///
 /// # Safety
@@ -211,13 +229,8 @@ pub unsafe extern "C" fn latpoly_ntt_primes(
     count: usize,
     out: *mut u64,
 ) -> latpoly_status {
-    guard(|| {
-        // SAFETY: contract of this function.
-        let out = unsafe { slice_mut(out, count)? };
-        let ps = lift(latpoly::primes::ntt_primes(bits, n, count))?;
-        out.copy_from_slice(&ps);
-        Ok(())
-    })
+    // SAFETY: contract of this function.
+    unsafe { write_primes(out, count, || latpoly::primes::ntt_primes(bits, n, count)) }
 }
 
 /// Writes `count` primes of exactly `bits` bits (37..62) with `q = 1 mod 2^32`, largest first,
@@ -233,13 +246,12 @@ pub unsafe extern "C" fn latpoly_fast_ntt_primes(
     count: usize,
     out: *mut u64,
 ) -> latpoly_status {
-    guard(|| {
-        // SAFETY: contract of this function.
-        let out = unsafe { slice_mut(out, count)? };
-        let ps = lift(latpoly::primes::fast_ntt_primes(bits, n, count))?;
-        out.copy_from_slice(&ps);
-        Ok(())
-    })
+    // SAFETY: contract of this function.
+    unsafe {
+        write_primes(out, count, || {
+            latpoly::primes::fast_ntt_primes(bits, n, count)
+        })
+    }
 }
 
 /// Creates an NTT plan for `Z_q[x]/(x^n + 1)` (64-bit lanes, `q < 2^62` prime, `q = 1 mod 2n`).
