@@ -295,8 +295,8 @@ fn forced_backend_errors_when_unavailable() {
 }
 
 /// The vectorised range checks (a vertical maximum compared lane by lane with the bound, or on
-/// the AVX-512 backends the forward's first layer comparing each set of vectors it loads and
-/// undoing its butterflies at a bad one) must see an out-of-range value in every lane of every
+/// the backends with a fused check (AVX-512, AVX2 u32 and u64) the forward's first layer
+/// comparing each set of vectors it loads and undoing its butterflies at a bad one) must see an out-of-range value in every lane of every
 /// vector; the error must name the value, and the failed call leave the input as it was.
 fn range_check_every_position<W: Word>(n: usize, q: u64) {
     for isa in Plan::<W>::available_isas(n, q) {
@@ -347,7 +347,8 @@ fn range_checks_see_every_position() {
     }
 }
 
-/// Transforms larger than one register block: the AVX-512 backends check the range in their
+/// Transforms larger than one register block: the AVX-512 and the AVX2 u32 / u64 backends
+/// check the range in their
 /// first layer (a pass over memory, radix-2 or radix-4 depending on `n` and the lane width, or
 /// the first layer of a pair of register blocks) and, when they meet a value `>= q`, undo the
 /// butterflies they had run. Random inputs, bad

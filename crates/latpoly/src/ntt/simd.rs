@@ -201,6 +201,33 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// `log2(LANES) n` words each: more memory, and more traffic when many plans take turns, as
     /// the limbs of an RNS polynomial do).
     const BCAST_TWIDDLES: bool = false;
+    /// Whether the in-register layers also hand their per-lane twiddle products the odd 32-bit
+    /// words of the twiddles and quotients already moved to the even positions
+    /// ([`Simd::load_odd`], [`LaneTw`]): a load at an offset of 4 bytes instead of a shift per
+    /// product, for backends whose products multiply 32-bit halves with `vpmuludq`. Needs the
+    /// per-lane tables (not [`Simd::BCAST_TWIDDLES`]; checked when the tables are built).
+    const ODD_TWIDDLES: bool = false;
+    /// The `LANES` values of `s` read 4 bytes further on: for each 64-bit lane of the vector
+    /// `load(s)`, its high 32-bit word in the low half (what a 32-bit right shift of the
+    /// 64-bit lane would put there; the high halves hold the next words and are not to be
+    /// read). `s` has at least `LANES + 1` values. Used with [`Simd::ODD_TWIDDLES`] only;
+    /// default: `load(s)`.
+    #[inline(always)]
+    fn load_odd(self, s: &[Self::W]) -> Self::V {
+        self.load(s)
+    }
+    /// [`Simd::mul_shoup_lazy`] with the per-lane twiddle `tw` (default: ignores its odd
+    /// words).
+    #[inline(always)]
+    fn mul_shoup_lazy_lanes(self, x: Self::V, tw: &LaneTw<Self::V>, q: Self::V) -> Self::V {
+        self.mul_shoup_lazy(x, tw.w, tw.wp, q)
+    }
+    /// [`Simd::mul_shoup_lazier`] with the per-lane twiddle `tw` (default: ignores its odd
+    /// words).
+    #[inline(always)]
+    fn mul_shoup_lazier_lanes(self, x: Self::V, tw: &LaneTw<Self::V>, q: Self::V) -> Self::V {
+        self.mul_shoup_lazier(x, tw.w, tw.wp, q)
+    }
     /// The first `g` values of `s` repeated across the vector (lane `l` gets `s[l % g]`; `g` a
     /// power of two `<= LANES`, `s.len() >= g`). Default: through memory.
     #[inline(always)]
@@ -269,8 +296,9 @@ pub(crate) struct SimdTables<W: Word> {
     /// Per-lane twiddles of the in-register layers (distances `t < LANES`), one record of
     /// `2 · log2(LANES) · LANES` values per pair of vectors: for each layer in the order the
     /// forward transform uses them (largest `t` first), `LANES` twiddles then `LANES` quotients,
-    /// in the backend's deinterleaved lane order. Empty for backends that read these twiddles
-    /// from `fwd` / `inv` with broadcast loads ([`Simd::BCAST_TWIDDLES`]).
+    /// in the backend's deinterleaved lane order; then one zero of padding for
+    /// [`Simd::load_odd`]. Empty for backends that read these twiddles from `fwd` / `inv` with
+    /// broadcast loads ([`Simd::BCAST_TWIDDLES`]).
     pub small_fwd: Vec<W>,
     /// As `small_fwd` for the inverse, layers in the order it uses them (`t = 1` first).
     pub small_inv: Vec<W>,
@@ -292,6 +320,17 @@ pub(crate) struct SimdTables<W: Word> {
     /// Reduction schedule of the inverse transform ([`lazy::STD`], [`lazy::WIDE`] or
     /// [`lazy::HALF`]).
     pub lazy_inv: u8,
+}
+
+/// A per-lane twiddle of the in-register layers: values `w` and Shoup quotients `wp`, and on
+/// backends with [`Simd::ODD_TWIDDLES`] both again read by [`Simd::load_odd`] (`w_odd`,
+/// `wp_odd`; otherwise copies of `w` and `wp`).
+#[derive(Clone, Copy)]
+pub(crate) struct LaneTw<V> {
+    pub w: V,
+    pub wp: V,
+    pub w_odd: V,
+    pub wp_odd: V,
 }
 
 /// Reduction schedules of the forward and inverse drivers: Scott's "slothful" reduction, which
@@ -405,9 +444,13 @@ impl<W: Word> SimdTables<W> {
             inv[3] = m.mul(inv[3], ni);
         }
         let inv = &inv[..];
+        assert!(
+            !(S::BCAST_TWIDDLES && S::ODD_TWIDDLES),
+            "ODD_TWIDDLES reads the per-lane tables"
+        );
         let expanded_pairs = if S::BCAST_TWIDDLES { 0 } else { n / (2 * l) };
-        small_fwd.reserve(expanded_pairs * 2 * l * small);
-        small_inv.reserve(expanded_pairs * 2 * l * small);
+        small_fwd.reserve(expanded_pairs * 2 * l * small + 1);
+        small_inv.reserve(expanded_pairs * 2 * l * small + 1);
         for pair in 0..expanded_pairs {
             for (table, out, order) in [
                 (fwd, &mut small_fwd, (0..small).rev().collect::<Vec<_>>()),
@@ -424,6 +467,12 @@ impl<W: Word> SimdTables<W> {
                     out.extend(tw.iter().map(|&w| sh(w)));
                 }
             }
+        }
+        if expanded_pairs > 0 {
+            // One value of padding: `Simd::load_odd` of the last quotient vector reads 4 bytes
+            // past it.
+            small_fwd.push(W::ZERO);
+            small_inv.push(W::ZERO);
         }
         let niw = m.mul(ni, inv[1]);
         let half = m.reduce_u64(1u64 << (S::MONT_BITS / 2));
@@ -566,6 +615,16 @@ fn bf_mul<S: Simd, const SPLAT: bool, const M: u8>(
     }
 }
 
+/// [`bf_mul`] with a per-lane twiddle ([`LaneTw`]: the in-register layers).
+#[inline(always)]
+fn bf_mul_lanes<S: Simd, const M: u8>(s: S, y: S::V, tw: &LaneTw<S::V>, q: S::V) -> S::V {
+    if M == lazy::STD {
+        s.mul_shoup_lazy_lanes(y, tw, q)
+    } else {
+        s.mul_shoup_lazier_lanes(y, tw, q)
+    }
+}
+
 /// Cooley-Tukey butterfly `(u + v, u - v + V q)` with `v = w y`; `RED`: `u` is `x` brought
 /// below `cq` by one conditional subtraction, otherwise `x` itself.
 #[inline(always)]
@@ -577,8 +636,14 @@ fn ct_butterfly<S: Simd, const SPLAT: bool, const M: u8, const RED: bool>(
     wp: S::V,
     c: &Consts<S::V>,
 ) -> (S::V, S::V) {
-    let u = if RED { s.csub(x, c.cq) } else { x };
     let v = bf_mul::<S, SPLAT, M>(s, y, w, wp, c.q);
+    ct_finish::<S, RED>(s, x, v, c)
+}
+
+/// The sums of [`ct_butterfly`] from `x` and the product `v`.
+#[inline(always)]
+fn ct_finish<S: Simd, const RED: bool>(s: S, x: S::V, v: S::V, c: &Consts<S::V>) -> (S::V, S::V) {
+    let u = if RED { s.csub(x, c.cq) } else { x };
     (s.add(u, v), s.add(s.sub(u, v), c.vq))
 }
 
@@ -595,13 +660,19 @@ fn gs_butterfly<S: Simd, const SPLAT: bool, const M: u8, const RED: bool>(
     wp: S::V,
     c: &Consts<S::V>,
 ) -> (S::V, S::V) {
+    let (u, d) = gs_start::<S, RED>(s, x, y, c);
+    (u, bf_mul::<S, SPLAT, M>(s, d, w, wp, c.q))
+}
+
+/// The sum and the difference (before its product) of [`gs_butterfly`].
+#[inline(always)]
+fn gs_start<S: Simd, const RED: bool>(s: S, x: S::V, y: S::V, c: &Consts<S::V>) -> (S::V, S::V) {
     let u = if RED {
         s.csub(s.add(x, y), c.cq)
     } else {
         s.add(x, y)
     };
-    let d = s.add(s.sub(x, y), c.vq);
-    (u, bf_mul::<S, SPLAT, M>(s, d, w, wp, c.q))
+    (u, s.add(s.sub(x, y), c.vq))
 }
 
 /// One forward (Cooley-Tukey) layer of distance `t >= LANES` on `blk`; `base` is the table
@@ -966,7 +1037,8 @@ fn small_span<S: Simd, const INV: bool, const K: usize>(
         // Per pair a record of `2 LANES` entries per layer (values, then quotients).
         let rec = 2 * log_l * l;
         let table = if INV { &tb.small_inv } else { &tb.small_fwd };
-        let r = &table[p0 * rec + 2 * l * k..][..(K - 1) * rec + 2 * l];
+        // One value more than the span's vectors: `load_odd` of its last quotient vector.
+        let r = &table[p0 * rec + 2 * l * k..][..(K - 1) * rec + 2 * l + 1];
         (r, r)
     }
 }
@@ -979,10 +1051,10 @@ fn small_twiddles<S: Simd, const INV: bool>(
     span: (&[S::W], &[S::W]),
     j: usize,
     k: usize,
-) -> (S::V, S::V) {
+) -> LaneTw<S::V> {
     let l = S::LANES;
     let log_l = l.trailing_zeros() as usize;
-    if S::BCAST_TWIDDLES {
+    let (w, wp) = if S::BCAST_TWIDDLES {
         let log_t = if INV { k } else { log_l - 1 - k };
         let g = 1 << (log_l - log_t);
         (
@@ -991,7 +1063,21 @@ fn small_twiddles<S: Simd, const INV: bool>(
         )
     } else {
         let r = &span.0[j * 2 * log_l * l..];
+        if S::ODD_TWIDDLES {
+            return LaneTw {
+                w: s.load(r),
+                wp: s.load(&r[l..]),
+                w_odd: s.load_odd(r),
+                wp_odd: s.load_odd(&r[l..]),
+            };
+        }
         (s.load(r), s.load(&r[l..]))
+    };
+    LaneTw {
+        w,
+        wp,
+        w_odd: w,
+        wp_odd: wp,
     }
 }
 
@@ -1119,13 +1205,17 @@ fn small_regs<
                 let span = small_span::<S, INV, K>(tb, p0, $k);
                 unroll!(j in [0, 1, 2, 3, 4, 5, 6, 7] {
                     if j < K {
-                        let (w, wp) = small_twiddles::<S, INV>(s, span, j, $k);
+                        let tw = small_twiddles::<S, INV>(s, span, j, $k);
                         (x[j], y[j]) = if INV {
-                            gs_butterfly::<S, false, M, true>(s, x[j], y[j], w, wp, c)
-                        } else if red {
-                            ct_butterfly::<S, false, M, true>(s, x[j], y[j], w, wp, c)
+                            let (u, d) = gs_start::<S, true>(s, x[j], y[j], c);
+                            (u, bf_mul_lanes::<S, M>(s, d, &tw, c.q))
                         } else {
-                            ct_butterfly::<S, false, M, false>(s, x[j], y[j], w, wp, c)
+                            let v = bf_mul_lanes::<S, M>(s, y[j], &tw, c.q);
+                            if red {
+                                ct_finish::<S, true>(s, x[j], v, c)
+                            } else {
+                                ct_finish::<S, false>(s, x[j], v, c)
+                            }
                         };
                     }
                 });
@@ -2222,7 +2312,7 @@ pub(crate) fn all_below<S: Simd>(s: S, a: &[S::W], bound: S::W) -> bool {
 mod fused_check_tests {
     use super::*;
     use crate::isa::Isa;
-    use crate::ntt::x86::{Avx2U64, Avx512U32, Avx512U64, IfmaU64};
+    use crate::ntt::x86::{Avx2U32, Avx2U64, Avx512U32, Avx512U64, IfmaU64};
     use crate::ntt::Plan;
 
     /// [`fwd_first_checked`] itself, under schedule `M`: on a valid input it runs exactly the
@@ -2302,6 +2392,13 @@ mod fused_check_tests {
         if let Some(s) = Avx512U32::try_new() {
             for n in [8192, 16384] {
                 first_pass::<_, { lazy::STD }>(s, n, 30);
+            }
+            ran += 1;
+        }
+        if let Some(s) = Avx2U32::try_new() {
+            for n in [8192, 16384] {
+                first_pass::<_, { lazy::STD }>(s, n, 30);
+                first_pass::<_, { lazy::STD }>(s, n, 20);
             }
             ran += 1;
         }

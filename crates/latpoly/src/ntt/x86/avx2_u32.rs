@@ -3,7 +3,7 @@
 use super::entry_points;
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
-use crate::ntt::simd::{self, Simd, SimdTables};
+use crate::ntt::simd::{self, LaneTw, Simd, SimdTables};
 use core::arch::x86_64::*;
 
 /// Proof that the CPU runs AVX2.
@@ -101,6 +101,24 @@ impl Simd for Avx2U32 {
             _mm256_sub_epi32(_mm256_mullo_epi32(x, w), _mm256_mullo_epi32(qhat, q))
         }
     }
+    /// The in-register layers read the quotients' odd words from memory (one `vpsrlq` less
+    /// per product).
+    const ODD_TWIDDLES: bool = true;
+    #[inline(always)]
+    fn load_odd(self, s: &[u32]) -> __m256i {
+        self.load(&s[1..])
+    }
+    #[inline(always)]
+    fn mul_shoup_lazy_lanes(self, x: __m256i, tw: &LaneTw<__m256i>, q: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2. `tw.wp_odd` holds the odd lanes' quotients in the even
+        // positions (`load_odd`).
+        unsafe {
+            let qhat = mulhi32_split(x, tw.wp, tw.wp_odd);
+            _mm256_sub_epi32(_mm256_mullo_epi32(x, tw.w), _mm256_mullo_epi32(qhat, q))
+        }
+    }
+    /// The range check of [`simd::forward_checked`] runs inside the first layer.
+    const FUSED_CHECK: bool = true;
     #[inline(always)]
     fn mont_mul(self, a: __m256i, b: __m256i, q: __m256i, qinv: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
@@ -151,3 +169,55 @@ impl Simd for Avx2U32 {
 }
 
 entry_points!(Avx2U32, u32, Isa::Avx2, "avx2");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// The per-lane product of the in-register layers ([`Simd::ODD_TWIDDLES`]: the odd lanes'
+    /// quotients read by `load_odd` from a table of twiddles then quotients, as `small_fwd`
+    /// holds them) against 64-bit arithmetic for any `x < 2^32`, at the largest 30-bit NTT
+    /// prime and a small one.
+    #[test]
+    fn lane_twiddle_product_against_u64() {
+        let Some(s) = Avx2U32::try_new() else {
+            eprintln!("skipped: the CPU lacks AVX2");
+            return;
+        };
+        let mut rng = ChaCha20Rng::seed_from_u64(34);
+        for q in [
+            crate::primes::ntt_primes(30, 16, 1).unwrap()[0],
+            crate::primes::ntt_primes(17, 16, 1).unwrap()[0],
+        ] {
+            let qv = s.splat(q as u32);
+            for i in 0..3000u32 {
+                let mut ws: [u32; 8] = core::array::from_fn(|_| rng.gen_range(0..q as u32));
+                (ws[0], ws[7]) = (q as u32 - 1, i % q as u32);
+                let mut table = ws.to_vec();
+                table.extend(ws.map(|w| <Avx2U32 as Simd>::enc_shoup(w as u64, q) as u32));
+                table.push(rng.gen());
+                let mut xs: [u32; 8] = core::array::from_fn(|_| rng.gen());
+                (xs[0], xs[1], xs[2]) = (u32::MAX, 0, i);
+                let tw = LaneTw {
+                    w: s.load(&table),
+                    wp: s.load(&table[8..]),
+                    w_odd: s.load_odd(&table),
+                    wp_odd: s.load_odd(&table[8..]),
+                };
+                let mut got = [0u32; 8];
+                s.store(&mut got, s.mul_shoup_lazy_lanes(s.load(&xs), &tw, qv));
+                for j in 0..8 {
+                    let want = (xs[j] as u64 * ws[j] as u64 % q) as u32;
+                    assert!(
+                        (got[j] as u64) < 2 * q && got[j] % q as u32 == want,
+                        "q={q} x={} w={}",
+                        xs[j],
+                        ws[j]
+                    );
+                }
+            }
+        }
+    }
+}

@@ -15,7 +15,7 @@
 use super::{convert_entry, entry_points};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
-use crate::ntt::simd::{self, MulConsts, Simd, SimdTables};
+use crate::ntt::simd::{self, LaneTw, MulConsts, Simd, SimdTables};
 use core::arch::x86_64::*;
 
 /// Proof that the CPU runs AVX2. `Q1`: the token of plans whose modulus is `≡ 1 (mod 2^32)`,
@@ -101,13 +101,13 @@ unsafe fn mulhi64(a: __m256i, b: __m256i) -> __m256i {
 
 /// `floor(x · wp / 2^64) - e` with `e` in `{0, 1, 2}`, from three of the four 32 x 32 partial
 /// products: the low-by-low product and the carries of the two cross products are dropped,
-/// each worth less than one unit. Caller holds an AVX2 token.
+/// each worth less than one unit. `wp_hi`: the high words of `wp` in the low halves (its
+/// shift, or [`Simd::load_odd`]). Caller holds an AVX2 token.
 #[inline(always)]
-unsafe fn mulhi64_approx(x: __m256i, wp: __m256i) -> __m256i {
+unsafe fn mulhi64_approx(x: __m256i, wp: __m256i, wp_hi: __m256i) -> __m256i {
     // SAFETY: caller guarantees AVX2.
     unsafe {
         let x_hi = _mm256_srli_epi64::<32>(x);
-        let wp_hi = _mm256_srli_epi64::<32>(wp);
         let hh = mul_epu32(x_hi, wp_hi);
         let hl = mul_epu32(x_hi, wp);
         let lh = mul_epu32(x, wp_hi);
@@ -122,9 +122,17 @@ unsafe fn mulhi64_approx(x: __m256i, wp: __m256i) -> __m256i {
 #[inline(always)]
 unsafe fn mullo64(a: __m256i, b: __m256i) -> __m256i {
     // SAFETY: caller guarantees AVX2.
+    unsafe { mullo64_split(a, b, _mm256_srli_epi64::<32>(b)) }
+}
+
+/// [`mullo64`] with the high words of `b` supplied in the low halves of `b_hi`. Caller holds
+/// an AVX2 token.
+#[inline(always)]
+unsafe fn mullo64_split(a: __m256i, b: __m256i, b_hi: __m256i) -> __m256i {
+    // SAFETY: caller guarantees AVX2.
     unsafe {
         let ll = mul_epu32(a, b);
-        let lh = mul_epu32(a, _mm256_srli_epi64::<32>(b));
+        let lh = mul_epu32(a, b_hi);
         let hl = mul_epu32(_mm256_srli_epi64::<32>(a), b);
         _mm256_add_epi64(ll, _mm256_slli_epi64::<32>(_mm256_add_epi64(lh, hl)))
     }
@@ -141,6 +149,39 @@ unsafe fn mullo_q<const Q1: bool>(qhat: __m256i, q: __m256i) -> __m256i {
             _mm256_add_epi64(qhat, _mm256_slli_epi64::<32>(qk))
         } else {
             mullo64(qhat, q)
+        }
+    }
+}
+
+/// `x · w mod q` in `[0, 4q)` for any `x < 2^64` (the lazier Shoup product), with `w_hi`,
+/// `wp_hi` the high words of `w` and of its quotient `wp` in their low halves. Caller holds an
+/// AVX2 token.
+#[inline(always)]
+unsafe fn shoup_lazier<const Q1: bool>(
+    x: __m256i,
+    w: __m256i,
+    w_hi: __m256i,
+    wp: __m256i,
+    wp_hi: __m256i,
+    q: __m256i,
+) -> __m256i {
+    // SAFETY: caller guarantees AVX2.
+    unsafe {
+        // qhat = Q - e with Q the exact Shoup quotient and e <= 2, so x w - qhat q =
+        // (x w - Q q) + e q lies in [0, 4q) for any x < 2^64 (below 2^64 as q < 2^62):
+        // exact in wrapping arithmetic.
+        let qhat = mulhi64_approx(x, wp, wp_hi);
+        if Q1 {
+            // x w - qhat q = (ll - qhat) + (lh + hl - qhat k) 2^32 (mod 2^64), with ll, lh,
+            // hl the low-by-low and cross partial products of x w and q = k 2^32 + 1.
+            let ll = mul_epu32(x, w);
+            let lh = mul_epu32(x, w_hi);
+            let hl = mul_epu32(_mm256_srli_epi64::<32>(x), w);
+            let qk = mul_epu32(qhat, _mm256_srli_epi64::<32>(q));
+            let mid = _mm256_sub_epi64(_mm256_add_epi64(lh, hl), qk);
+            _mm256_add_epi64(_mm256_sub_epi64(ll, qhat), _mm256_slli_epi64::<32>(mid))
+        } else {
+            _mm256_sub_epi64(mullo64_split(x, w, w_hi), mullo64(qhat, q))
         }
     }
 }
@@ -258,24 +299,36 @@ impl<const Q1: bool> Simd for Avx2U64<Q1> {
     fn mul_shoup_lazier(self, x: __m256i, w: __m256i, wp: __m256i, q: __m256i) -> __m256i {
         // SAFETY: token proves AVX2.
         unsafe {
-            // qhat = Q - e with Q the exact Shoup quotient and e <= 2, so x w - qhat q =
-            // (x w - Q q) + e q lies in [0, 4q) for any x < 2^64 (below 2^64 as q < 2^62):
-            // exact in wrapping arithmetic.
-            let qhat = mulhi64_approx(x, wp);
-            if Q1 {
-                // x w - qhat q = (ll - qhat) + (lh + hl - qhat k) 2^32 (mod 2^64), with
-                // ll, lh, hl the low-by-low and cross partial products of x w and
-                // q = k 2^32 + 1.
-                let ll = mul_epu32(x, w);
-                let lh = mul_epu32(x, _mm256_srli_epi64::<32>(w));
-                let hl = mul_epu32(_mm256_srli_epi64::<32>(x), w);
-                let qk = mul_epu32(qhat, _mm256_srli_epi64::<32>(q));
-                let mid = _mm256_sub_epi64(_mm256_add_epi64(lh, hl), qk);
-                _mm256_add_epi64(_mm256_sub_epi64(ll, qhat), _mm256_slli_epi64::<32>(mid))
-            } else {
-                _mm256_sub_epi64(mullo64(x, w), mullo64(qhat, q))
-            }
+            shoup_lazier::<Q1>(
+                x,
+                w,
+                _mm256_srli_epi64::<32>(w),
+                wp,
+                _mm256_srli_epi64::<32>(wp),
+                q,
+            )
         }
+    }
+    /// The in-register layers read the high words of their twiddles and quotients from
+    /// memory (two `vpsrlq` less per product).
+    const ODD_TWIDDLES: bool = true;
+    #[inline(always)]
+    fn load_odd(self, s: &[u64]) -> __m256i {
+        let s = &s[..5];
+        // SAFETY: token proves AVX2; the 32 bytes from byte 4 of `s` lie within its 40.
+        unsafe { _mm256_loadu_si256(s.as_ptr().cast::<u32>().add(1).cast()) }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazy_lanes(self, x: __m256i, tw: &LaneTw<__m256i>, q: __m256i) -> __m256i {
+        let r = self.mul_shoup_lazier_lanes(x, tw, q);
+        // SAFETY: token proves AVX2. r < 4q and 2q < 2^63: within the bounds of csub64.
+        unsafe { csub64(r, _mm256_add_epi64(q, q)) }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazier_lanes(self, x: __m256i, tw: &LaneTw<__m256i>, q: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2. `tw.w_odd`, `tw.wp_odd` hold the high words of `tw.w`,
+        // `tw.wp` in their low halves (`load_odd`).
+        unsafe { shoup_lazier::<Q1>(x, tw.w, tw.w_odd, tw.wp, tw.wp_odd, q) }
     }
     /// The broadcast-twiddle layers take the lazier product too (the default would fall back
     /// to [`Simd::mul_shoup_lazy`] and spend a conditional subtraction per butterfly that the
@@ -312,7 +365,7 @@ impl<const Q1: bool> Simd for Avx2U64<Q1> {
         // SAFETY: token proves AVX2.
         unsafe {
             let (lo, x) = barrett_input(a, b, c.k);
-            let qhat = mulhi64_approx(x, c.mu);
+            let qhat = mulhi64_approx(x, c.mu, _mm256_srli_epi64::<32>(c.mu));
             let r = _mm256_sub_epi64(lo, mullo_q::<Q1>(qhat, c.q));
             let two_q = _mm256_add_epi64(c.q, c.q);
             let r = csub64(r, _mm256_add_epi64(two_q, two_q));
@@ -440,6 +493,56 @@ mod tests {
                             let want = if c[j] >= m { c[j] - m } else { c[j] };
                             assert_eq!((got[j], got1[j]), (want, want), "a={} m={m}", c[j]);
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The per-lane products of the in-register layers ([`Simd::ODD_TWIDDLES`]: the high words
+    /// read by `load_odd` from a table of twiddles then quotients, as `small_fwd` holds them)
+    /// against 128-bit arithmetic, both instances, operands anywhere below `2^64`.
+    #[test]
+    fn lane_twiddle_products_against_u128() {
+        let Some(s) = Avx2U64::try_new() else {
+            eprintln!("skipped: the CPU lacks AVX2");
+            return;
+        };
+        let t = s.low_word_one();
+        let mut rng = ChaCha20Rng::seed_from_u64(33);
+        for q in [
+            ntt_primes(62, 8, 1).unwrap()[0],
+            fast_ntt_primes(62, 8, 1).unwrap()[0],
+            fast_ntt_primes(60, 8, 1).unwrap()[0],
+            ntt_primes(50, 8, 1).unwrap()[0],
+        ] {
+            let qv = s.splat(q);
+            for i in 0..3000u64 {
+                // Twiddles (the first and last of the range included), quotients, padding.
+                let ws: [u64; 4] = [q - 1, i % q, rng.gen_range(0..q), rng.gen_range(0..q)];
+                let mut table = ws.to_vec();
+                table.extend(ws.map(|w| <Avx2U64 as Simd>::enc_shoup(w, q)));
+                table.push(rng.gen());
+                let xs: [u64; 4] = [rng.gen(), u64::MAX - i % 4, rng.gen_range(0..4 * q), i];
+                let want: [u64; 4] =
+                    core::array::from_fn(|j| ((xs[j] as u128 * ws[j] as u128) % q as u128) as u64);
+                let tw = LaneTw {
+                    w: s.load(&table),
+                    wp: s.load(&table[4..]),
+                    w_odd: s.load_odd(&table),
+                    wp_odd: s.load_odd(&table[4..]),
+                };
+                let x = s.load(&xs);
+                let mut lazier = vec![lanes(s, s.mul_shoup_lazier_lanes(x, &tw, qv))];
+                let mut lazy = vec![lanes(s, s.mul_shoup_lazy_lanes(x, &tw, qv))];
+                if q & 0xffff_ffff == 1 {
+                    lazier.push(lanes(t, t.mul_shoup_lazier_lanes(x, &tw, qv)));
+                    lazy.push(lanes(t, t.mul_shoup_lazy_lanes(x, &tw, qv)));
+                }
+                for (r, r2) in lazier.iter().zip(&lazy) {
+                    for j in 0..4 {
+                        assert!(r[j] < 4 * q && r[j] % q == want[j], "q={q} x={}", xs[j]);
+                        assert!(r2[j] < 2 * q && r2[j] % q == want[j], "q={q} x={}", xs[j]);
                     }
                 }
             }
