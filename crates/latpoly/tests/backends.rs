@@ -348,11 +348,9 @@ fn range_checks_see_every_position() {
 }
 
 /// Transforms larger than one register block: the AVX-512 and the AVX2 u32 / u64 backends
-/// check the range in their
-/// first layer (a pass over memory, radix-2 or radix-4 depending on `n` and the lane width, or
-/// the first layer of a pair of register blocks) and, when they meet a value `>= q`, undo the
-/// butterflies they had run. Random inputs, bad
-/// values (`q` itself or the lane maximum) at the edges of vectors, quarters and halves and at
+/// check the range in their first layer (a pass over memory, radix-2 or radix-4 depending on
+/// `n` and the lane width, or the first layer of a pair of register blocks) and, when they
+/// meet a value `>= q`, undo the butterflies they had run. Random inputs, bad values (`q` itself or the lane maximum) at the edges of vectors, quarters and halves and at
 /// random places: the error names the first bad index, the input comes back bit for bit, and
 /// the plan still transforms a valid input like the scalar one afterwards.
 fn range_check_restores<W: Word>(n: usize, q: u64, seed: u64) {
