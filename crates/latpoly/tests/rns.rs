@@ -259,8 +259,9 @@ proptest! {
 }
 
 /// `with_modulus_bits`: `Q` has at least the requested size, the fewest primes of the size
-/// class the backend of a small-prime plan handles best (below `2^50` where that backend is
-/// IFMA or the f64 transforms of AVX2 + FMA, below `2^62` otherwise), each `1 mod 2n`.
+/// class the backend of a small-prime plan handles best (30 bits where that backend is AVX2
+/// and `n >= 16`, whose 32-bit lanes then run the transforms; below `2^50` where it is IFMA or
+/// the f64 transforms of AVX2 + FMA; below `2^62` otherwise), each `1 mod 2n`.
 #[test]
 fn with_modulus_bits_picks_the_backends_prime_size() {
     for n in [8usize, 1024, 8192] {
@@ -271,12 +272,21 @@ fn with_modulus_bits_picks_the_backends_prime_size() {
         let fma = std::is_x86_feature_detected!("fma");
         #[cfg(not(target_arch = "x86_64"))]
         let fma = false;
+        let narrow = isa == latpoly::Isa::Avx2 && n >= 16;
         let small = isa == latpoly::Isa::Avx512Ifma || (isa == latpoly::Isa::Avx2 && fma);
         let max_bits = if small { 50 } else { 62 };
         for bits in [30u32, 49, 61, 62, 100, 240, 1000] {
             let ctx = RnsContext::with_modulus_bits(n, bits).unwrap();
             assert!(ctx.modulus_bits() >= u64::from(bits), "n={n} bits={bits}");
             let q = ctx.moduli();
+            if narrow {
+                // The largest 30-bit primes: as many as 30-bit pieces of `bits`.
+                assert_eq!(q.len(), bits.div_ceil(30) as usize, "n={n} bits={bits}");
+                assert!(q.iter().all(|&p| p >> 29 == 1 && p % (2 * n as u64) == 1));
+                let plan = latpoly::NttPlan::new(n, q[0]).unwrap();
+                assert_eq!(plan.isa(), latpoly::Isa::Avx2);
+                continue;
+            }
             assert_eq!(
                 q.len(),
                 bits.div_ceil(max_bits - 1) as usize,

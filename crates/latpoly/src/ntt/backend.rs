@@ -211,6 +211,23 @@ pub(crate) fn f64_transforms(isa: Isa) -> bool {
     }
 }
 
+/// Whether `u64` plans of size `n` on backend `isa` with a modulus below `2^30` run their
+/// transforms in 32-bit lanes (`x86/avx2_narrow.rs`: AVX2), which makes 30-bit primes the
+/// faster choice there ([`crate::rns::RnsContext::with_modulus_bits`]).
+pub(crate) fn narrow_transforms(isa: Isa, n: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        isa == Isa::Avx2
+            && super::x86::Avx2U32::try_new().is_some()
+            && super::x86::NarrowKernels::supports(3, n)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (isa, n);
+        false
+    }
+}
+
 fn erase<T: 'static>(x: Option<Arc<dyn Kernels<T>>>) -> Box<dyn Any> {
     Box::new(x)
 }
@@ -268,8 +285,12 @@ fn build_u64(isa: Isa, m: &crate::arith::Modulus64, f: &[u64], i: &[u64]) -> Box
         erase(match isa {
             Isa::Avx512Ifma => IfmaU64::try_new().map(|s| build(s, m, f, i)),
             Isa::Avx512 => Avx512U64::try_new().map(|s| build(s, m, f, i)),
-            // q < 2^50 without AVX-512: the transforms in f64 lanes (x86/avx2_f64.rs).
+            // q < 2^30: the transforms in u32 lanes (x86/avx2_narrow.rs); q < 2^50 without
+            // AVX-512: in f64 lanes (x86/avx2_f64.rs).
             Isa::Avx2 => match (Avx2U64::try_new(), Avx2F64::try_new()) {
+                (Some(int), _) if NarrowKernels::supports(m.value(), f.len()) => Avx2U32::try_new()
+                    .and_then(|s| NarrowKernels::new(s, int, m, f, i))
+                    .map(|k| Arc::new(k) as Arc<dyn Kernels<u64>>),
                 (Some(int), Some(fp)) if Avx2F64::supports(m.value()) => {
                     let k: Arc<dyn Kernels<u64>> = Arc::new(FpKernels::new(fp, int, m, f, i));
                     Some(k)
@@ -370,8 +391,8 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_f64_transforms_match_scalar_and_integer() {
-        use super::super::x86::{Avx2F64, Avx2U64};
-        let (Some(int_tok), Some(_)) = (Avx2U64::try_new(), Avx2F64::try_new()) else {
+        use super::super::x86::{Avx2F64, Avx2U64, FpKernels};
+        let (Some(int_tok), Some(fp_tok)) = (Avx2U64::try_new(), Avx2F64::try_new()) else {
             eprintln!("skipped: the CPU lacks AVX2 or FMA");
             return;
         };
@@ -379,80 +400,141 @@ mod tests {
         for n in [8usize, 16, 64, 256, 1024, 4096, 16384] {
             for bits in [50u32, 49, 30, 17] {
                 let q = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
-                let reference = Plan::<u64>::with_isa(n, q, Isa::Scalar).unwrap();
                 let plan = Plan::<u64>::with_isa(n, q, Isa::Avx2).unwrap();
-                let fp = plan.kernels.as_ref().unwrap();
-                assert!(format!("{fp:?}").starts_with("FpKernels"), "{fp:?}");
+                // Built directly: plans of q < 2^30 and n >= 16 take the 32-bit lanes.
+                let fp = FpKernels::new(fp_tok, int_tok, &plan.m, &plan.fwd, &plan.inv);
                 let int = build(int_tok, &plan.m, &plan.fwd, &plan.inv);
-                let at = format!("n={n} q={q}");
-                let inputs = |bound: u64, rng: &mut ChaCha20Rng| -> Vec<Vec<u64>> {
-                    let mut v: Vec<Vec<u64>> = (0..3)
-                        .map(|_| (0..n).map(|_| rng.gen_range(0..bound)).collect())
-                        .collect();
-                    v.push(vec![0; n]);
-                    v.push(vec![bound - 1; n]);
-                    v.push(
-                        (0..n)
-                            .map(|i| [bound - 1, q - 1, bound / 2, 0][i % 4])
-                            .collect(),
-                    );
-                    v
-                };
-                for a in inputs(q, &mut rng) {
-                    let mut want = a.clone();
-                    reference.forward(&mut want).unwrap();
-                    let (mut x, mut y) = (a.clone(), a.clone());
-                    assert!(fp.forward_checked(&mut x), "{at}");
-                    int.forward_strict(&mut y);
-                    assert_eq!(x, want, "forward_checked {at}");
-                    assert_eq!(y, want, "integer forward {at}");
-                    let mut x = a.clone();
-                    fp.forward_strict(&mut x);
-                    assert_eq!(x, want, "forward_strict {at}");
-                    let mut w = want.clone();
-                    reference.inverse(&mut w).unwrap();
-                    assert_eq!(w, a, "reference round trip {at}");
-                    let mut x = want.clone();
-                    fp.inverse_strict(&mut x);
-                    assert_eq!(x, a, "inverse_strict {at}");
-                    // A value >= q anywhere: refused, input untouched.
-                    let mut bad = a.clone();
-                    let pos = rng.gen_range(0..n);
-                    bad[pos] = rng.gen_range(q..=u64::MAX);
-                    let before = bad.clone();
-                    assert!(!fp.forward_checked(&mut bad), "{at} pos={pos}");
-                    assert_eq!(bad, before, "refused input changed {at}");
-                    // Product against the reference.
-                    let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
-                    let (mut out, mut scratch) = (vec![0; n], vec![0; n]);
-                    fp.product(&a, &b, &mut out, &mut scratch);
-                    assert_eq!(out, reference.multiply(&a, &b).unwrap(), "product {at}");
-                }
-                for a in inputs(4 * q, &mut rng) {
-                    let mut want = a.iter().map(|&x| x % q).collect::<Vec<_>>();
-                    reference.forward(&mut want).unwrap();
-                    let mut x = a.clone();
-                    fp.forward_lazy(&mut x);
-                    assert!(x.iter().all(|&v| v < 4 * q), "forward_lazy range {at}");
-                    let r: Vec<u64> = x.iter().map(|&v| v % q).collect();
-                    assert_eq!(r, want, "forward_lazy {at}");
-                    let mut x = a.clone();
-                    fp.forward_strict(&mut x);
-                    assert_eq!(x, want, "forward_strict from [0, 4q) {at}");
-                }
-                for a in inputs(2 * q, &mut rng) {
-                    let mut want = a.iter().map(|&x| x % q).collect::<Vec<_>>();
-                    reference.inverse(&mut want).unwrap();
-                    let mut x = a.clone();
-                    fp.inverse_lazy(&mut x);
-                    assert!(x.iter().all(|&v| v < 2 * q), "inverse_lazy range {at}");
-                    let r: Vec<u64> = x.iter().map(|&v| v % q).collect();
-                    assert_eq!(r, want, "inverse_lazy {at}");
-                    let mut x = a.clone();
-                    fp.inverse_strict(&mut x);
-                    assert_eq!(x, want, "inverse_strict from [0, 2q) {at}");
+                check_u64_kernels(&fp, &*int, n, q, &mut rng);
+                if bits >= 49 || n < 16 {
+                    let k = plan.kernels.as_ref().unwrap();
+                    assert!(format!("{k:?}").starts_with("FpKernels"), "{k:?}");
                 }
             }
+        }
+    }
+
+    /// AVX2 plans with `u64` lanes, `q < 2^30` and `n >= 16` run their transforms and products
+    /// in 32-bit lanes (`x86/avx2_narrow.rs`): everything against the scalar reference and the
+    /// 64-bit integer kernels as for the `f64` ones, at primes of 30, 29, 20 and 17 bits; and
+    /// the checked forward refuses values of `2^32` and more (lost by narrowing, so caught while
+    /// it narrows) as well as those in `[q, 2^32)`, anywhere, leaving the input as it was.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_narrow_transforms_match_scalar_and_integer() {
+        use super::super::x86::Avx2U64;
+        let Some(int_tok) = Avx2U64::try_new() else {
+            eprintln!("skipped: the CPU lacks AVX2");
+            return;
+        };
+        let mut rng = ChaCha20Rng::seed_from_u64(51);
+        for n in [16usize, 32, 64, 128, 512, 2048, 8192, 16384] {
+            for bits in [30u32, 29, 20, 17] {
+                let q = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
+                let plan = Plan::<u64>::with_isa(n, q, Isa::Avx2).unwrap();
+                let k = plan.kernels.as_ref().unwrap();
+                assert!(format!("{k:?}").starts_with("NarrowKernels"), "{k:?}");
+                let int = build(int_tok, &plan.m, &plan.fwd, &plan.inv);
+                check_u64_kernels(&**k, &*int, n, q, &mut rng);
+                let good: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
+                let mut positions = vec![0, 1, 7, 8, n / 2, n - 9, n - 8, n - 1];
+                positions.extend((0..6).map(|_| rng.gen_range(0..n)));
+                for (j, &pos) in positions.iter().enumerate() {
+                    let mut bad = good.clone();
+                    bad[pos] = match j % 4 {
+                        0 => 1 << 32,
+                        1 => u64::MAX,
+                        2 => q,
+                        _ => rng.gen_range(q..1 << 33),
+                    };
+                    let before = bad.clone();
+                    assert!(!k.forward_checked(&mut bad), "n={n} q={q} pos={pos}");
+                    assert_eq!(bad, before, "refused input changed: n={n} q={q} pos={pos}");
+                    assert!(plan.forward(&mut bad).is_err());
+                    assert_eq!(bad, before, "Plan::forward changed the input");
+                }
+            }
+        }
+    }
+
+    /// The transforms and the product of `k` (a `u64` plan's kernels for `(n, q)`) against the
+    /// scalar reference and against the 64-bit integer kernels `int`: strict, lazy and checked
+    /// forwards, strict and lazy inverses, from random inputs and the tops of their ranges.
+    #[cfg(target_arch = "x86_64")]
+    fn check_u64_kernels(
+        k: &dyn Kernels<u64>,
+        int: &dyn Kernels<u64>,
+        n: usize,
+        q: u64,
+        rng: &mut ChaCha20Rng,
+    ) {
+        let reference = Plan::<u64>::with_isa(n, q, Isa::Scalar).unwrap();
+        let at = &format!("n={n} q={q}");
+        let inputs = |bound: u64, rng: &mut ChaCha20Rng| -> Vec<Vec<u64>> {
+            let mut v: Vec<Vec<u64>> = (0..3)
+                .map(|_| (0..n).map(|_| rng.gen_range(0..bound)).collect())
+                .collect();
+            v.push(vec![0; n]);
+            v.push(vec![bound - 1; n]);
+            v.push(
+                (0..n)
+                    .map(|i| [bound - 1, q - 1, bound / 2, 0][i % 4])
+                    .collect(),
+            );
+            v
+        };
+        for a in inputs(q, rng) {
+            let mut want = a.clone();
+            reference.forward(&mut want).unwrap();
+            let (mut x, mut y) = (a.clone(), a.clone());
+            assert!(k.forward_checked(&mut x), "{at}");
+            int.forward_strict(&mut y);
+            assert_eq!(x, want, "forward_checked {at}");
+            assert_eq!(y, want, "integer forward {at}");
+            let mut x = a.clone();
+            k.forward_strict(&mut x);
+            assert_eq!(x, want, "forward_strict {at}");
+            let mut w = want.clone();
+            reference.inverse(&mut w).unwrap();
+            assert_eq!(w, a, "reference round trip {at}");
+            let mut x = want.clone();
+            k.inverse_strict(&mut x);
+            assert_eq!(x, a, "inverse_strict {at}");
+            // A value >= q anywhere: refused, input untouched.
+            let mut bad = a.clone();
+            let pos = rng.gen_range(0..n);
+            bad[pos] = rng.gen_range(q..=u64::MAX);
+            let before = bad.clone();
+            assert!(!k.forward_checked(&mut bad), "{at} pos={pos}");
+            assert_eq!(bad, before, "refused input changed {at}");
+            // Product against the reference.
+            let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
+            let (mut out, mut scratch) = (vec![0; n], vec![0; n]);
+            k.product(&a, &b, &mut out, &mut scratch);
+            assert_eq!(out, reference.multiply(&a, &b).unwrap(), "product {at}");
+        }
+        for a in inputs(4 * q, rng) {
+            let mut want = a.iter().map(|&x| x % q).collect::<Vec<_>>();
+            reference.forward(&mut want).unwrap();
+            let mut x = a.clone();
+            k.forward_lazy(&mut x);
+            assert!(x.iter().all(|&v| v < 4 * q), "forward_lazy range {at}");
+            let r: Vec<u64> = x.iter().map(|&v| v % q).collect();
+            assert_eq!(r, want, "forward_lazy {at}");
+            let mut x = a.clone();
+            k.forward_strict(&mut x);
+            assert_eq!(x, want, "forward_strict from [0, 4q) {at}");
+        }
+        for a in inputs(2 * q, rng) {
+            let mut want = a.iter().map(|&x| x % q).collect::<Vec<_>>();
+            reference.inverse(&mut want).unwrap();
+            let mut x = a.clone();
+            k.inverse_lazy(&mut x);
+            assert!(x.iter().all(|&v| v < 2 * q), "inverse_lazy range {at}");
+            let r: Vec<u64> = x.iter().map(|&v| v % q).collect();
+            assert_eq!(r, want, "inverse_lazy {at}");
+            let mut x = a.clone();
+            k.inverse_strict(&mut x);
+            assert_eq!(x, want, "inverse_strict from [0, 2q) {at}");
         }
     }
 

@@ -4,6 +4,7 @@
 //! |---|---|---|---|---|
 //! | [`Avx2U64`] | 4 x u64 (`Avx2U64<true>`: `q ≡ 1 mod 2^32`) | AVX2 | 2^64 (emulated 64x64 products) | 2^64 |
 //! | [`Avx2F64`] | 4 x f64, q < 2^50 (transforms only) | AVX2 + FMA | `fl(w / q)` | none |
+//! | [`NarrowKernels`] | `u64` plans with q < 2^30 on [`Avx2U32`] (transforms, products) | AVX2 | 2^32 | 2^32 |
 //! | [`Avx512U64`] | 8 x u64 | AVX-512F + DQ | 2^64 (emulated high product) | 2^64 |
 //! | [`IfmaU64`] | 8 x u64, q < 2^50 | AVX-512F + IFMA | 2^52 (`vpmadd52*`) | 2^52 |
 //! | [`Avx2U32`] | 8 x u32 | AVX2 | 2^32 | 2^32 |
@@ -17,6 +18,7 @@
 #![allow(unsafe_code)]
 
 mod avx2_f64;
+mod avx2_narrow;
 mod avx2_u16;
 mod avx2_u32;
 mod avx2_u64;
@@ -26,6 +28,7 @@ mod avx512_u64;
 mod ifma_u64;
 
 pub(crate) use avx2_f64::{Avx2F64, FpKernels};
+pub(crate) use avx2_narrow::NarrowKernels;
 pub(crate) use avx2_u16::Avx2U16;
 pub(crate) use avx2_u32::Avx2U32;
 pub(crate) use avx2_u64::Avx2U64;
