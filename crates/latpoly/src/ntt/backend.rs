@@ -27,6 +27,20 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn inverse_strict(&self, a: &mut [W]);
     /// Whether every value is below `bound` (the range checks).
     fn all_below(&self, a: &[W], bound: W) -> bool;
+    /// [`Kernels::inverse_strict`] (`strict`) or [`Kernels::inverse_lazy`] of an unchecked
+    /// input: `false`, with `a` unchanged, when a value is at least `bound` (`2q`). Default:
+    /// [`Kernels::all_below`], then the transform.
+    fn inverse_checked(&self, a: &mut [W], bound: W, strict: bool) -> bool {
+        if !self.all_below(a, bound) {
+            return false;
+        }
+        if strict {
+            self.inverse_strict(a);
+        } else {
+            self.inverse_lazy(a);
+        }
+        true
+    }
     /// `out = a + b mod q`, inputs `< q`.
     fn add(&self, a: &[W], b: &[W], out: &mut [W]);
     /// Parities of the centred values of `w < q`, packed LSB first (`w.len() / 8` bytes).
@@ -416,8 +430,9 @@ mod tests {
     /// AVX2 plans with `u64` lanes, `q < 2^30` and `n >= 16` run their transforms and products
     /// in 32-bit lanes (`x86/avx2_narrow.rs`): everything against the scalar reference and the
     /// 64-bit integer kernels as for the `f64` ones, at primes of 30, 29, 20 and 17 bits; and
-    /// the checked forward refuses values of `2^32` and more (lost by narrowing, so caught while
-    /// it narrows) as well as those in `[q, 2^32)`, anywhere, leaving the input as it was.
+    /// the checked forward and inverse refuse values of `2^32` and more (lost by narrowing, so
+    /// caught while they narrow) as well as those in `[q, 2^32)` (`[2q, 2^32)`), anywhere,
+    /// leaving the input as it was.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_narrow_transforms_match_scalar_and_integer() {
@@ -451,7 +466,37 @@ mod tests {
                     assert_eq!(bad, before, "refused input changed: n={n} q={q} pos={pos}");
                     assert!(plan.forward(&mut bad).is_err());
                     assert_eq!(bad, before, "Plan::forward changed the input");
+                    // The inverse's check (below 2q) while it narrows: 2q itself refused too.
+                    let mut bad = good.clone();
+                    bad[pos] = match j % 4 {
+                        0 => 1 << 32,
+                        1 => u64::MAX,
+                        2 => 2 * q,
+                        _ => rng.gen_range(2 * q..1 << 33),
+                    };
+                    let before = bad.clone();
+                    for strict in [true, false] {
+                        assert!(!k.inverse_checked(&mut bad, 2 * q, strict), "n={n} q={q}");
+                        assert_eq!(bad, before, "refused inverse input changed: n={n} q={q}");
+                    }
+                    assert!(
+                        plan.inverse(&mut bad).is_err() && plan.inverse_lazy(&mut bad).is_err()
+                    );
+                    assert_eq!(bad, before, "Plan::inverse changed the input");
                 }
+                // Accepted: inputs up to 2q - 1, strict and lazy, as the reference.
+                let a: Vec<u64> = (0..n)
+                    .map(|i| [2 * q - 1, rng.gen_range(0..2 * q)][i % 2])
+                    .collect();
+                let mut want = a.clone();
+                let reference = Plan::<u64>::with_isa(n, q, Isa::Scalar).unwrap();
+                reference.inverse(&mut want).unwrap();
+                let mut x = a.clone();
+                assert!(k.inverse_checked(&mut x, 2 * q, true));
+                assert_eq!(x, want, "inverse_checked n={n} q={q}");
+                let mut x = a.clone();
+                assert!(k.inverse_checked(&mut x, 2 * q, false));
+                assert!(x.iter().zip(&want).all(|(&v, &w)| v < 2 * q && v % q == w));
             }
         }
     }

@@ -457,8 +457,34 @@ impl<W: Word> Plan<W> {
     /// ```
     pub fn inverse(&self, a: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
-        self.check_range(a, self.bound(2))?;
-        self.inverse_unchecked(a);
+        self.inverse_checked(a, true)
+    }
+
+    /// The range check (`[0, 2q)`) and the inverse transform, strict or lazy: in one call on
+    /// SIMD kernels (which may fold the check into a pass they make anyway), leaving `a`
+    /// unchanged on an error.
+    fn inverse_checked(&self, a: &mut [W], strict: bool) -> Result<()> {
+        match &self.kernels {
+            Some(k) => {
+                if !k.inverse_checked(a, self.bound(2), strict) {
+                    check_below(a, self.bound(2))?;
+                    // Not reached: the kernels refuse only inputs with a value >= 2q.
+                    if strict {
+                        self.inverse_unchecked(a);
+                    } else {
+                        self.inverse_lazy_unchecked(a);
+                    }
+                }
+            }
+            None => {
+                check_below(a, self.bound(2))?;
+                if strict {
+                    self.inverse_unchecked(a);
+                } else {
+                    self.inverse_lazy_unchecked(a);
+                }
+            }
+        }
         Ok(())
     }
 
@@ -475,9 +501,7 @@ impl<W: Word> Plan<W> {
     /// ```
     pub fn inverse_lazy(&self, a: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
-        self.check_range(a, self.bound(2))?;
-        self.inverse_lazy_unchecked(a);
-        Ok(())
+        self.inverse_checked(a, false)
     }
 
     /// Lazy forward NTT without checks. Contract: `a.len() == n`, values in `[0, 4q)`

@@ -8,8 +8,9 @@
 //! values at a time in increasing order: each step reads its 64 bytes before it writes 32 bytes
 //! that lie at or below them, so nothing unread is overwritten. Widening runs in decreasing
 //! order for the same reason. Every value the transforms accept is below `2^32` (`[0, 4q)` with
-//! `4q < 2^32`), so the round trip is exact; the checked forward tests the high words while it
-//! narrows and widens back what it had narrowed when it meets a nonzero one.
+//! `4q < 2^32`), so the round trip is exact. The checked forward and inverse check their input
+//! while they narrow it (high words zero, a vertical maximum of the low ones below the bound)
+//! and widen back what they had narrowed when it fails.
 //!
 //! Measured (AMD Zen 3, `examples/ntt_bench 8192 30 8 avx2`, forty-fourth session): 8 x 8192
 //! transforms of 30-bit primes in about 93 µs forward and 97 inverse on `Plan<u32>`, against
@@ -82,23 +83,35 @@ impl NarrowKernels {
 
 /// `dst[i] = src[i] as u32` for `i < n` (`n` a multiple of 8), eight at a time in increasing
 /// order; `dst` may be `src`'s own buffer (module documentation). Returns the number of values
-/// narrowed: `n`, or with `CHECK` the start of the first set of eight with a value of `2^32` or
-/// more, where it stopped before writing that set.
+/// narrowed, `n`, or with `CHECK` the start of the first set of eight with a value of `2^32` or
+/// more, where it stopped before writing that set; and with `CHECK` whether every value it
+/// narrowed is below `bound`.
 ///
 /// # Safety
 /// AVX2; `src` readable for `n` `u64`, `dst` writable for `n` `u32`, either disjoint or
 /// `dst == src as *mut u32`.
 #[target_feature(enable = "avx2")]
-unsafe fn narrow_to<const CHECK: bool>(src: *const u64, dst: *mut u32, n: usize) -> usize {
+unsafe fn narrow_to<const CHECK: bool>(
+    src: *const u64,
+    dst: *mut u32,
+    n: usize,
+    bound: u32,
+) -> (usize, bool) {
     // SAFETY: the caller's contract; reads of step `i` (bytes `64 i ..`) come before its
     // write (bytes `32 i ..` of `dst`), and in place that write lies within bytes already read.
     unsafe {
         let high = _mm256_set1_epi64x(0xffff_ffff_0000_0000u64 as i64);
+        let mut max = _mm256_setzero_si256();
+        let below = |max: __m256i| {
+            // A lane is at least `bound` where the maximum with `bound` is itself.
+            let b = _mm256_set1_epi32(bound as i32);
+            _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(max, b), max)) == 0
+        };
         for i in (0..n).step_by(8) {
             let x = _mm256_loadu_si256(src.add(i).cast());
             let y = _mm256_loadu_si256(src.add(i + 4).cast());
             if CHECK && _mm256_testz_si256(_mm256_or_si256(x, y), high) == 0 {
-                return i;
+                return (i, below(max));
             }
             // Low words: [x0 x1 y0 y1 | x2 x3 y2 y3], then the 64-bit pairs reordered.
             let lo = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(
@@ -106,9 +119,12 @@ unsafe fn narrow_to<const CHECK: bool>(src: *const u64, dst: *mut u32, n: usize)
                 _mm256_castsi256_ps(y),
             ));
             let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(lo);
+            if CHECK {
+                max = _mm256_max_epu32(max, v);
+            }
             _mm256_storeu_si256(dst.add(i).cast(), v);
         }
-        n
+        (n, !CHECK || below(max))
     }
 }
 
@@ -119,7 +135,7 @@ unsafe fn narrow_to<const CHECK: bool>(src: *const u64, dst: *mut u32, n: usize)
 #[inline]
 unsafe fn narrow(src: *const u64, dst: *mut u32, n: usize) {
     // SAFETY: the caller's contract.
-    unsafe { narrow_to::<false>(src, dst, n) };
+    unsafe { narrow_to::<false>(src, dst, n, 0) };
 }
 
 /// `dst[i] = src[i] as u64` for `i < n` (`n` a multiple of 8), eight at a time in decreasing
@@ -157,15 +173,38 @@ impl Kernels<u64> for NarrowKernels {
         let n = a.len();
         let ptr = a.as_mut_ptr();
         // SAFETY: the token proves AVX2; in place (module documentation).
-        let done = unsafe { narrow_to::<true>(ptr, ptr.cast::<u32>(), n) };
-        let ok = done == n && {
+        // The check while narrowing (no pass of its own): high words zero, low ones below q.
+        let (done, below) = unsafe { narrow_to::<true>(ptr, ptr.cast::<u32>(), n, self.q as u32) };
+        let ok = done == n && below;
+        if ok {
             // SAFETY: as in `narrowed`: `2n` initialised `u32` words, `a` unused meanwhile.
             let x = unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u32>(), n) };
-            // The 32-bit forward checks `< q` and leaves `x` unchanged when it refuses.
-            self.s.forward_checked(&self.tb, self.q as u32, x)
-        };
+            self.s.forward::<true>(&self.tb, self.q as u32, x);
+        }
         // Widen back what was narrowed: the result, or the unchanged input (exactly: every
         // narrowed value was below 2^32).
+        // SAFETY: the token proves AVX2; in place, decreasing order.
+        unsafe { widen(ptr.cast::<u32>(), ptr, done) };
+        ok
+    }
+    fn inverse_checked(&self, a: &mut [u64], bound: u64, strict: bool) -> bool {
+        let n = a.len();
+        let ptr = a.as_mut_ptr();
+        // The check while narrowing (no pass of its own): high words zero, low ones below
+        // `bound` (2q < 2^31).
+        // SAFETY: the token proves AVX2; in place (module documentation).
+        let (done, below) = unsafe { narrow_to::<true>(ptr, ptr.cast::<u32>(), n, bound as u32) };
+        let ok = done == n && below;
+        if ok {
+            // SAFETY: as in `narrowed`: `2n` initialised `u32` words, `a` unused meanwhile.
+            let x = unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u32>(), n) };
+            if strict {
+                self.s.inverse::<true>(&self.tb, self.q as u32, x);
+            } else {
+                self.s.inverse::<false>(&self.tb, self.q as u32, x);
+            }
+        }
+        // Widen back the result, or exactly what was narrowed of the refused input.
         // SAFETY: the token proves AVX2; in place, decreasing order.
         unsafe { widen(ptr.cast::<u32>(), ptr, done) };
         ok
