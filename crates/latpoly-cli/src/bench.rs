@@ -1242,8 +1242,9 @@ fn run_once(opts: &BenchOpts) -> Result<Vec<Row>, String> {
         w1_pointwise(&mut rows, &w1_primes, rounds);
     }
     if want("W1-eq") || want("W1") {
-        // Same ~240-bit modulus from 5 primes below 2^50 (IFMA-friendly): latpoly's default
-        // choice for "a 240-bit modulus at n = 8192". Compared with tfhe-ntt on W1.
+        // The same ~240-bit modulus from the primes `with_modulus_bits` picks for this CPU
+        // (5 x 49 bits with IFMA, 8 x 30 bits on AVX2 without AVX-512): latpoly's choice for
+        // "a 240-bit modulus at n = 8192". Compared with tfhe-ntt on W1.
         let ctx = RnsContext::with_modulus_bits(8192, 240).map_err(|e| e.to_string())?;
         let eq = ctx.moduli().to_vec();
         let before = rows.len();

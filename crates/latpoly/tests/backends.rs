@@ -294,10 +294,12 @@ fn forced_backend_errors_when_unavailable() {
     assert_eq!(Isa::parse("neon"), None);
 }
 
-/// The vectorised range checks (a vertical maximum compared lane by lane with the bound, or on
+/// The vectorised range checks (a vertical maximum compared lane by lane with the bound; on
 /// the backends with a fused check (AVX-512, AVX2 u32 and u64) the forward's first layer
-/// comparing each set of vectors it loads and undoing its butterflies at a bad one) must see an out-of-range value in every lane of every
-/// vector; the error must name the value, and the failed call leave the input as it was.
+/// comparing each set of vectors it loads and undoing its butterflies at a bad one; on AVX2
+/// `u64` plans with `q < 2^30` the narrowing to 32-bit lanes) must see an out-of-range value in
+/// every lane of every vector; the error must name the value, and the failed call leave the
+/// input as it was.
 fn range_check_every_position<W: Word>(n: usize, q: u64) {
     for isa in Plan::<W>::available_isas(n, q) {
         let plan = Plan::<W>::with_isa(n, q, isa).unwrap();
@@ -344,15 +346,19 @@ fn range_checks_see_every_position() {
         range_check_every_position::<u32>(n, ntt_primes(30, n, 1).unwrap()[0]);
         range_check_every_position::<u64>(n, ntt_primes(62, n, 1).unwrap()[0]);
         range_check_every_position::<u64>(n, ntt_primes(50, n, 1).unwrap()[0]);
+        // AVX2: transforms in 32-bit lanes (n >= 16).
+        range_check_every_position::<u64>(n, ntt_primes(30, n, 1).unwrap()[0]);
     }
 }
 
 /// Transforms larger than one register block: the AVX-512 and the AVX2 u32 / u64 backends
 /// check the range in their first layer (a pass over memory, radix-2 or radix-4 depending on
 /// `n` and the lane width, or the first layer of a pair of register blocks) and, when they
-/// meet a value `>= q`, undo the butterflies they had run. Random inputs, bad values (`q` itself or the lane maximum) at the edges of vectors, quarters and halves and at
-/// random places: the error names the first bad index, the input comes back bit for bit, and
-/// the plan still transforms a valid input like the scalar one afterwards.
+/// meet a value `>= q`, undo the butterflies they had run; AVX2 `u64` plans with `q < 2^30`
+/// check while they narrow to 32-bit lanes and widen back. Random inputs, bad values (`q`
+/// itself or the lane maximum) at the edges of vectors, quarters and halves and at random
+/// places: the error names the first bad index, the input comes back bit for bit, and the
+/// plan still transforms a valid input like the scalar one afterwards.
 fn range_check_restores<W: Word>(n: usize, q: u64, seed: u64) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     let scalar = Plan::<W>::with_isa(n, q, Isa::Scalar).unwrap();
@@ -416,7 +422,7 @@ fn range_checks_of_first_layers_restore_the_input() {
         .into_iter()
         .chain([(2048, 11), (4096, 1), (8192, 2), (16384, 3)])
     {
-        for bits in [62, 61, 50, 48] {
+        for bits in [62, 61, 50, 48, 30] {
             range_check_restores::<u64>(n, ntt_primes(bits, n, 1).unwrap()[0], seed);
         }
     }

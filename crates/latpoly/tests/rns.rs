@@ -282,6 +282,7 @@ fn with_modulus_bits_picks_the_backends_prime_size() {
             if narrow {
                 // The largest 30-bit primes: as many as 30-bit pieces of `bits`.
                 assert_eq!(q.len(), bits.div_ceil(30) as usize, "n={n} bits={bits}");
+                assert_eq!(q, &ntt_primes(30, n, q.len()).unwrap()[..]);
                 assert!(q.iter().all(|&p| p >> 29 == 1 && p % (2 * n as u64) == 1));
                 let plan = latpoly::NttPlan::new(n, q[0]).unwrap();
                 assert_eq!(plan.isa(), latpoly::Isa::Avx2);

@@ -399,8 +399,9 @@ impl<W: Word> Plan<W> {
     pub fn forward(&self, a: &mut [W]) -> Result<()> {
         self.check_len(a.len())?;
         match &self.kernels {
-            // The SIMD kernels check the range themselves (on AVX-512, in the transform's first
-            // layer) and leave `a` unchanged when they refuse it.
+            // The SIMD kernels check the range themselves (on most backends inside the
+            // transform's first layer, or while narrowing to 32-bit lanes) and leave `a`
+            // unchanged when they refuse it.
             Some(k) => {
                 if !k.forward_checked(a) {
                     check_below(a, self.q())?;

@@ -96,9 +96,12 @@ impl RnsContext {
     /// * with AVX2 but no AVX-512 (or `LATPOLY_ISA=avx2`) and `n >= 16`: primes of 30 bits,
     ///   whose transforms run in 32-bit lanes (eight a vector, and eight operations per butterfly
     ///   product against about twenty for the emulated 64-bit one), e.g. 8 primes for
-    ///   `bits = 240`: about 0.65 of the time of 5 x 49-bit transforms in `f64` lanes on AMD
+    ///   `bits = 240`: about 0.75 of the time of 5 x 49-bit transforms in `f64` lanes on AMD
     ///   Zen 3. More primes mean more work outside the transforms (pointwise products, CRT and
     ///   basis conversions grow with their number);
+    /// * with AVX2 and FMA otherwise (`n = 8`, or too few 30-bit primes `1 mod 2n` for `bits`):
+    ///   primes below `2^50`, whose transforms run in `f64` lanes (six floating-point operations
+    ///   per butterfly product);
     /// * otherwise: primes below `2^62` (the 64-bit lane limit), e.g. 4 primes of 61 bits.
     ///
     /// It uses the fewest primes of that size class: for 30 bits the largest ones, as many as
@@ -122,15 +125,26 @@ impl RnsContext {
             .find(|&i| crate::isa::Isa::env_cap().is_none_or(|c| c >= i))
             .unwrap_or(crate::isa::Isa::Scalar);
         if crate::ntt::backend::narrow_transforms(best, n) {
-            // The largest 30-bit primes, one more while Q is short of `bits` bits (each is
-            // above 2^29.99 for any n this finds enough of, so at most one step).
-            let mut k = bits.div_ceil(30) as usize;
-            while let Ok(moduli) = ntt_primes(30, n, k) {
-                let ctx = Self::new(n, &moduli)?;
-                if ctx.modulus_bits() >= u64::from(bits) {
-                    return Ok(ctx);
+            // The largest 30-bit primes, as many as Q needs: at least ceil(bits / 30), a few
+            // more for large `bits` and `n` (the primes 1 mod 2n then reach further below 2^30).
+            let k = bits.div_ceil(30) as usize;
+            if let Ok(all) = ntt_primes(30, n, k) {
+                let mut q = BigUint::from(1u32);
+                let mut moduli = Vec::new();
+                let more = (k + 1..).map(|c| ntt_primes(30, n, c).ok().map(|v| v[c - 1]));
+                let mut extra = all.into_iter().map(Some).chain(more);
+                while q.bits() < u64::from(bits) {
+                    match extra.next().flatten() {
+                        Some(p) => {
+                            q *= p;
+                            moduli.push(p);
+                        }
+                        None => break,
+                    }
                 }
-                k += 1;
+                if q.bits() >= u64::from(bits) {
+                    return Self::new(n, &moduli);
+                }
             }
             // Not enough 30-bit primes for this n: the next size class.
         }

@@ -4,7 +4,6 @@
 //! |---|---|---|---|---|
 //! | [`Avx2U64`] | 4 x u64 (`Avx2U64<true>`: `q ≡ 1 mod 2^32`) | AVX2 | 2^64 (emulated 64x64 products) | 2^64 |
 //! | [`Avx2F64`] | 4 x f64, q < 2^50 (transforms only) | AVX2 + FMA | `fl(w / q)` | none |
-//! | [`NarrowKernels`] | `u64` plans with q < 2^30 on [`Avx2U32`] (transforms, products) | AVX2 | 2^32 | 2^32 |
 //! | [`Avx512U64`] | 8 x u64 | AVX-512F + DQ | 2^64 (emulated high product) | 2^64 |
 //! | [`IfmaU64`] | 8 x u64, q < 2^50 | AVX-512F + IFMA | 2^52 (`vpmadd52*`) | 2^52 |
 //! | [`Avx2U32`] | 8 x u32 | AVX2 | 2^32 | 2^32 |
@@ -14,6 +13,11 @@
 //!
 //! A token can only be built by `try_new`, which checks the CPU at run time; holding one is the
 //! proof every `unsafe` intrinsic call in its module relies on.
+//!
+//! Two kernel sets combine tokens for `u64` plans on AVX2: [`FpKernels`] (`avx2_f64.rs`, the
+//! transforms of `q < 2^50` in `f64` lanes) and [`NarrowKernels`] (`avx2_narrow.rs`, those of
+//! `q < 2^30` and `n >= 16` in the 32-bit lanes of [`Avx2U32`], the array narrowed in place),
+//! with everything else on [`Avx2U64`].
 
 #![allow(unsafe_code)]
 
