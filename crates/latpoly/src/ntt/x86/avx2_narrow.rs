@@ -71,7 +71,7 @@ impl NarrowKernels {
     fn narrowed(&self, a: &mut [u64], f: impl FnOnce(&mut [u32])) {
         let n = a.len();
         // The raw-pointer loops below step by eight values (a panic, not a read past the end).
-        assert!(n % 8 == 0);
+        assert!(n.is_multiple_of(8));
         let p = a.as_mut_ptr();
         // SAFETY: the token proves AVX2; in place, as the module documentation explains.
         unsafe { narrow(p, p.cast::<u32>(), n) };
@@ -173,7 +173,7 @@ impl Kernels<u64> for NarrowKernels {
     }
     fn forward_checked(&self, a: &mut [u64]) -> bool {
         let n = a.len();
-        assert!(n % 8 == 0);
+        assert!(n.is_multiple_of(8));
         let ptr = a.as_mut_ptr();
         // SAFETY: the token proves AVX2; in place (module documentation).
         // The check while narrowing (no pass of its own): high words zero, low ones below q.
@@ -192,7 +192,7 @@ impl Kernels<u64> for NarrowKernels {
     }
     fn inverse_checked(&self, a: &mut [u64], bound: u64, strict: bool) -> bool {
         let n = a.len();
-        assert!(n % 8 == 0);
+        assert!(n.is_multiple_of(8));
         let ptr = a.as_mut_ptr();
         // The check while narrowing (no pass of its own): high words zero, low ones below
         // `bound` (2q < 2^31).
@@ -245,7 +245,7 @@ impl Kernels<u64> for NarrowKernels {
         // `out`'s buffer, the 32-bit product into the first half of `scratch`'s (the second
         // half its scratch), widened into `out`. Inputs below q < 2^32: exact.
         let n = a.len();
-        assert!(n % 8 == 0 && b.len() == n && out.len() == n && scratch.len() == n);
+        assert!(n.is_multiple_of(8) && b.len() == n && out.len() == n && scratch.len() == n);
         let (o, s) = (out.as_mut_ptr(), scratch.as_mut_ptr());
         // SAFETY: the token proves AVX2; `a`, `b` (n values each) are disjoint from `out`
         // (the plan's contract), whose buffer holds 2n u32 words.
