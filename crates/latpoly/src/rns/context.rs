@@ -125,26 +125,15 @@ impl RnsContext {
             .find(|&i| crate::isa::Isa::env_cap().is_none_or(|c| c >= i))
             .unwrap_or(crate::isa::Isa::Scalar);
         if crate::ntt::backend::narrow_transforms(best, n) {
-            // The largest 30-bit primes, as many as Q needs: at least ceil(bits / 30), a few
-            // more for large `bits` and `n` (the primes 1 mod 2n then reach further below 2^30).
-            let k = bits.div_ceil(30) as usize;
-            if let Ok(all) = ntt_primes(30, n, k) {
-                let mut q = BigUint::from(1u32);
-                let mut moduli = Vec::new();
-                let more = (k + 1..).map(|c| ntt_primes(30, n, c).ok().map(|v| v[c - 1]));
-                let mut extra = all.into_iter().map(Some).chain(more);
-                while q.bits() < u64::from(bits) {
-                    match extra.next().flatten() {
-                        Some(p) => {
-                            q *= p;
-                            moduli.push(p);
-                        }
-                        None => break,
-                    }
-                }
+            // The largest 30-bit primes, as many as Q needs: ceil(bits / 30), or a few more
+            // for large `bits` and `n` (the primes 1 mod 2n then reach further below 2^30).
+            let mut k = bits.div_ceil(30) as usize;
+            while let Ok(moduli) = ntt_primes(30, n, k) {
+                let q: BigUint = moduli.iter().map(|&p| BigUint::from(p)).product();
                 if q.bits() >= u64::from(bits) {
                     return Self::new(n, &moduli);
                 }
+                k += 1;
             }
             // Not enough 30-bit primes for this n: the next size class.
         }

@@ -67,19 +67,34 @@ impl NarrowKernels {
     }
 
     /// Runs `f` on the first `a.len()` `u32` words of `a`'s buffer after narrowing `a` into
-    /// them (every value below `2^32`: the callers' contracts), then widens the result back.
-    fn narrowed(&self, a: &mut [u64], f: impl FnOnce(&mut [u32])) {
+    /// them, then widens the result back. Without `bound` every value must be below `2^32`
+    /// (the callers' contracts). With `bound` the values are checked while they are narrowed
+    /// (high words zero, low ones below `bound`): on a failure `f` does not run, what was
+    /// narrowed is widened back exactly (every narrowed value was below `2^32`) and the result
+    /// is `false`.
+    fn narrowed(&self, a: &mut [u64], bound: Option<u32>, f: impl FnOnce(&mut [u32])) -> bool {
         let n = a.len();
         // The raw-pointer loops below step by eight values (a panic, not a read past the end).
         assert!(n.is_multiple_of(8));
         let p = a.as_mut_ptr();
         // SAFETY: the token proves AVX2; in place, as the module documentation explains.
-        unsafe { narrow(p, p.cast::<u32>(), n) };
-        // SAFETY: the buffer holds `2n` initialised `u32` words (its `n` `u64` ones), aligned
-        // for `u32`; `a` is not used while this view lives.
-        f(unsafe { core::slice::from_raw_parts_mut(p.cast::<u32>(), n) });
+        let (done, ok) = unsafe {
+            match bound {
+                Some(b) => {
+                    let (done, below) = narrow_to::<true>(p, p.cast::<u32>(), n, b);
+                    (done, done == n && below)
+                }
+                None => narrow_to::<false>(p, p.cast::<u32>(), n, 0),
+            }
+        };
+        if ok {
+            // SAFETY: the buffer holds `2n` initialised `u32` words (its `n` `u64` ones),
+            // aligned for `u32`; `a` is not used while this view lives.
+            f(unsafe { core::slice::from_raw_parts_mut(p.cast::<u32>(), n) });
+        }
         // SAFETY: the token proves AVX2; in place, decreasing order.
-        unsafe { widen(p.cast::<u32>(), p, n) };
+        unsafe { widen(p.cast::<u32>(), p, done) };
+        ok
     }
 }
 
@@ -166,58 +181,40 @@ impl Kernels<u64> for NarrowKernels {
         Isa::Avx2
     }
     fn forward_lazy(&self, a: &mut [u64]) {
-        self.narrowed(a, |x| self.s.forward::<false>(&self.tb, self.q as u32, x));
+        self.narrowed(a, None, |x| {
+            self.s.forward::<false>(&self.tb, self.q as u32, x)
+        });
     }
     fn forward_strict(&self, a: &mut [u64]) {
-        self.narrowed(a, |x| self.s.forward::<true>(&self.tb, self.q as u32, x));
+        self.narrowed(a, None, |x| {
+            self.s.forward::<true>(&self.tb, self.q as u32, x)
+        });
     }
     fn forward_checked(&self, a: &mut [u64]) -> bool {
-        let n = a.len();
-        assert!(n.is_multiple_of(8));
-        let ptr = a.as_mut_ptr();
-        // SAFETY: the token proves AVX2; in place (module documentation).
-        // The check while narrowing (no pass of its own): high words zero, low ones below q.
-        let (done, below) = unsafe { narrow_to::<true>(ptr, ptr.cast::<u32>(), n, self.q as u32) };
-        let ok = done == n && below;
-        if ok {
-            // SAFETY: as in `narrowed`: `2n` initialised `u32` words, `a` unused meanwhile.
-            let x = unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u32>(), n) };
-            self.s.forward::<true>(&self.tb, self.q as u32, x);
-        }
-        // Widen back what was narrowed: the result, or the unchanged input (exactly: every
-        // narrowed value was below 2^32).
-        // SAFETY: the token proves AVX2; in place, decreasing order.
-        unsafe { widen(ptr.cast::<u32>(), ptr, done) };
-        ok
+        // The check while narrowing: no pass of its own.
+        let q = self.q as u32;
+        self.narrowed(a, Some(q), |x| self.s.forward::<true>(&self.tb, q, x))
     }
     fn inverse_checked(&self, a: &mut [u64], bound: u64, strict: bool) -> bool {
-        let n = a.len();
-        assert!(n.is_multiple_of(8));
-        let ptr = a.as_mut_ptr();
-        // The check while narrowing (no pass of its own): high words zero, low ones below
-        // `bound` (2q < 2^31).
-        // SAFETY: the token proves AVX2; in place (module documentation).
-        let (done, below) = unsafe { narrow_to::<true>(ptr, ptr.cast::<u32>(), n, bound as u32) };
-        let ok = done == n && below;
-        if ok {
-            // SAFETY: as in `narrowed`: `2n` initialised `u32` words, `a` unused meanwhile.
-            let x = unsafe { core::slice::from_raw_parts_mut(ptr.cast::<u32>(), n) };
+        debug_assert!(bound < 1 << 32);
+        let q = self.q as u32;
+        self.narrowed(a, Some(bound as u32), |x| {
             if strict {
-                self.s.inverse::<true>(&self.tb, self.q as u32, x);
+                self.s.inverse::<true>(&self.tb, q, x)
             } else {
-                self.s.inverse::<false>(&self.tb, self.q as u32, x);
+                self.s.inverse::<false>(&self.tb, q, x)
             }
-        }
-        // Widen back the result, or exactly what was narrowed of the refused input.
-        // SAFETY: the token proves AVX2; in place, decreasing order.
-        unsafe { widen(ptr.cast::<u32>(), ptr, done) };
-        ok
+        })
     }
     fn inverse_lazy(&self, a: &mut [u64]) {
-        self.narrowed(a, |x| self.s.inverse::<false>(&self.tb, self.q as u32, x));
+        self.narrowed(a, None, |x| {
+            self.s.inverse::<false>(&self.tb, self.q as u32, x)
+        });
     }
     fn inverse_strict(&self, a: &mut [u64]) {
-        self.narrowed(a, |x| self.s.inverse::<true>(&self.tb, self.q as u32, x));
+        self.narrowed(a, None, |x| {
+            self.s.inverse::<true>(&self.tb, self.q as u32, x)
+        });
     }
     fn all_below(&self, a: &[u64], bound: u64) -> bool {
         Entry::all_below(self.int, a, bound)
