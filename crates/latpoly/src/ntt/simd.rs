@@ -597,21 +597,15 @@ fn reduces<const M: u8>(layer: u32) -> bool {
     M != lazy::SLOTH || layer % 2 == 1
 }
 
-/// The twiddle product of the butterflies under schedule `M`; `SPLAT`: `w`, `wp` are broadcasts
-/// ([`Simd::mul_shoup_lazy_splat`]).
+/// The twiddle product of the butterflies under schedule `M`, with broadcast `w`, `wp`
+/// ([`Simd::mul_shoup_lazy_splat`]; the in-register layers' per-lane twiddles take
+/// [`bf_mul_lanes`]).
 #[inline(always)]
-fn bf_mul<S: Simd, const SPLAT: bool, const M: u8>(
-    s: S,
-    y: S::V,
-    w: S::V,
-    wp: S::V,
-    q: S::V,
-) -> S::V {
-    match (M == lazy::STD, SPLAT) {
-        (true, true) => s.mul_shoup_lazy_splat(y, w, wp, q),
-        (true, false) => s.mul_shoup_lazy(y, w, wp, q),
-        (false, true) => s.mul_shoup_lazier_splat(y, w, wp, q),
-        (false, false) => s.mul_shoup_lazier(y, w, wp, q),
+fn bf_mul<S: Simd, const M: u8>(s: S, y: S::V, w: S::V, wp: S::V, q: S::V) -> S::V {
+    if M == lazy::STD {
+        s.mul_shoup_lazy_splat(y, w, wp, q)
+    } else {
+        s.mul_shoup_lazier_splat(y, w, wp, q)
     }
 }
 
@@ -628,7 +622,7 @@ fn bf_mul_lanes<S: Simd, const M: u8>(s: S, y: S::V, tw: &LaneTw<S::V>, q: S::V)
 /// Cooley-Tukey butterfly `(u + v, u - v + V q)` with `v = w y`; `RED`: `u` is `x` brought
 /// below `cq` by one conditional subtraction, otherwise `x` itself.
 #[inline(always)]
-fn ct_butterfly<S: Simd, const SPLAT: bool, const M: u8, const RED: bool>(
+fn ct_butterfly<S: Simd, const M: u8, const RED: bool>(
     s: S,
     x: S::V,
     y: S::V,
@@ -636,7 +630,7 @@ fn ct_butterfly<S: Simd, const SPLAT: bool, const M: u8, const RED: bool>(
     wp: S::V,
     c: &Consts<S::V>,
 ) -> (S::V, S::V) {
-    let v = bf_mul::<S, SPLAT, M>(s, y, w, wp, c.q);
+    let v = bf_mul::<S, M>(s, y, w, wp, c.q);
     ct_finish::<S, RED>(s, x, v, c)
 }
 
@@ -647,12 +641,12 @@ fn ct_finish<S: Simd, const RED: bool>(s: S, x: S::V, v: S::V, c: &Consts<S::V>)
     (s.add(u, v), s.add(s.sub(u, v), c.vq))
 }
 
-/// Gentleman-Sande butterfly `(x + y` brought below `cq`, `w (x - y + V q))`; `SPLAT` as for
-/// [`ct_butterfly`]. Inputs below `V q` (`M` is [`lazy::STD`] or [`lazy::WIDE`], where
+/// Gentleman-Sande butterfly `(x + y` brought below `cq`, `w (x - y + V q))` with broadcast
+/// `w`, `wp`. Inputs below `V q` (`M` is [`lazy::STD`] or [`lazy::WIDE`], where
 /// `cq = V q`), outputs too. `RED`: the conditional subtraction of `u`; without it `u` is
 /// `x + y` ([`lazy::HALF`], for inputs whose sum needs none).
 #[inline(always)]
-fn gs_butterfly<S: Simd, const SPLAT: bool, const M: u8, const RED: bool>(
+fn gs_butterfly<S: Simd, const M: u8, const RED: bool>(
     s: S,
     x: S::V,
     y: S::V,
@@ -661,7 +655,7 @@ fn gs_butterfly<S: Simd, const SPLAT: bool, const M: u8, const RED: bool>(
     c: &Consts<S::V>,
 ) -> (S::V, S::V) {
     let (u, d) = gs_start::<S, RED>(s, x, y, c);
-    (u, bf_mul::<S, SPLAT, M>(s, d, w, wp, c.q))
+    (u, bf_mul::<S, M>(s, d, w, wp, c.q))
 }
 
 /// The sum and the difference (before its product) of [`gs_butterfly`].
@@ -699,13 +693,13 @@ fn fwd_radix2<S: Simd, const M: u8, const RED: bool, const FROM: bool>(
         if FROM {
             let (slo, shi) = src[2 * t * i..2 * t * (i + 1)].split_at(t);
             for ((x, y), (sx, sy)) in pairs.zip(slo.chunks_exact(l).zip(shi.chunks_exact(l))) {
-                let (u, v) = ct_butterfly::<S, true, M, RED>(s, s.load(sx), s.load(sy), w, wp, c);
+                let (u, v) = ct_butterfly::<S, M, RED>(s, s.load(sx), s.load(sy), w, wp, c);
                 s.store(x, u);
                 s.store(y, v);
             }
         } else {
             for (x, y) in pairs {
-                let (u, v) = ct_butterfly::<S, true, M, RED>(s, s.load(x), s.load(y), w, wp, c);
+                let (u, v) = ct_butterfly::<S, M, RED>(s, s.load(x), s.load(y), w, wp, c);
                 s.store(x, u);
                 s.store(y, v);
             }
@@ -793,10 +787,10 @@ fn radix4_store<S: Simd, const M: u8, const R1: bool, const R2: bool>(
     out: Quad<'_, S::W>,
 ) {
     let (w1, w1p) = tw[0];
-    let (x0, x2) = ct_butterfly::<S, true, M, R1>(s, x[0], x[2], w1, w1p, c);
-    let (x1, x3) = ct_butterfly::<S, true, M, R1>(s, x[1], x[3], w1, w1p, c);
-    let (x0, x1) = ct_butterfly::<S, true, M, R2>(s, x0, x1, tw[1].0, tw[1].1, c);
-    let (x2, x3) = ct_butterfly::<S, true, M, R2>(s, x2, x3, tw[2].0, tw[2].1, c);
+    let (x0, x2) = ct_butterfly::<S, M, R1>(s, x[0], x[2], w1, w1p, c);
+    let (x1, x3) = ct_butterfly::<S, M, R1>(s, x[1], x[3], w1, w1p, c);
+    let (x0, x1) = ct_butterfly::<S, M, R2>(s, x0, x1, tw[1].0, tw[1].1, c);
+    let (x2, x3) = ct_butterfly::<S, M, R2>(s, x2, x3, tw[2].0, tw[2].1, c);
     let ((c0, c1), (c2, c3)) = out;
     s.store(c0, x0);
     s.store(c1, x1);
@@ -927,7 +921,7 @@ fn first_radix2_checked<S: Simd, const M: u8, const RED: bool>(
         if s.any_ge(s.max(vx, vy), bound) {
             return Some(j * l);
         }
-        let (u, v) = ct_butterfly::<S, true, M, RED>(s, vx, vy, w, wp, c);
+        let (u, v) = ct_butterfly::<S, M, RED>(s, vx, vy, w, wp, c);
         s.store(x, u);
         s.store(y, v);
     }
@@ -1525,13 +1519,13 @@ fn regs_core<
                     // layers, distance 1), as [`inv_reducing`] counts for memory layers.
                     let inv_red = M != lazy::HALF || j < tv / 2;
                     (v[i0], v[i1]) = if INV && inv_red {
-                        gs_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
+                        gs_butterfly::<S, M, true>(s, v[i0], v[i1], w, wp, c)
                     } else if INV {
-                        gs_butterfly::<S, true, M, false>(s, v[i0], v[i1], w, wp, c)
+                        gs_butterfly::<S, M, false>(s, v[i0], v[i1], w, wp, c)
                     } else if red {
-                        ct_butterfly::<S, true, M, true>(s, v[i0], v[i1], w, wp, c)
+                        ct_butterfly::<S, M, true>(s, v[i0], v[i1], w, wp, c)
                     } else {
-                        ct_butterfly::<S, true, M, false>(s, v[i0], v[i1], w, wp, c)
+                        ct_butterfly::<S, M, false>(s, v[i0], v[i1], w, wp, c)
                     };
                 }
             });
@@ -1601,9 +1595,9 @@ fn fwd_fused_pair<S: Simd, const STRICT: bool, const M: u8, const V: usize>(
                 bad = i;
             } else {
                 let (u, y) = if red {
-                    ct_butterfly::<S, true, M, true>(s, x, y, w, wp, c)
+                    ct_butterfly::<S, M, true>(s, x, y, w, wp, c)
                 } else {
-                    ct_butterfly::<S, true, M, false>(s, x, y, w, wp, c)
+                    ct_butterfly::<S, M, false>(s, x, y, w, wp, c)
                 };
                 v[i] = u;
                 s.store(&mut hi[i * l..], y);
@@ -1837,12 +1831,12 @@ fn inv_radix2<S: Simd, const M: u8>(
         let (lo_r, lo_n) = lo.split_at_mut(red);
         let (hi_r, hi_n) = hi.split_at_mut(red);
         for (x, y) in lo_r.chunks_exact_mut(l).zip(hi_r.chunks_exact_mut(l)) {
-            let (u, v) = gs_butterfly::<S, true, M, true>(s, s.load(x), s.load(y), w, wp, c);
+            let (u, v) = gs_butterfly::<S, M, true>(s, s.load(x), s.load(y), w, wp, c);
             s.store(x, u);
             s.store(y, v);
         }
         for (x, y) in lo_n.chunks_exact_mut(l).zip(hi_n.chunks_exact_mut(l)) {
-            let (u, v) = gs_butterfly::<S, true, M, false>(s, s.load(x), s.load(y), w, wp, c);
+            let (u, v) = gs_butterfly::<S, M, false>(s, s.load(x), s.load(y), w, wp, c);
             s.store(x, u);
             s.store(y, v);
         }
@@ -1910,10 +1904,10 @@ fn inv_radix4_quads<S: Simd, const M: u8, const R1: bool, const R2V: bool>(
         .zip(b2.chunks_exact_mut(l))
         .zip(b3.chunks_exact_mut(l))
     {
-        let (x0, x1) = gs_butterfly::<S, true, M, R1>(s, s.load(c0), s.load(c1), wa, wap, c);
-        let (x2, x3) = gs_butterfly::<S, true, M, R1>(s, s.load(c2), s.load(c3), wb, wbp, c);
-        let (x0, x2) = gs_butterfly::<S, true, M, true>(s, x0, x2, wc, wcp, c);
-        let (x1, x3) = gs_butterfly::<S, true, M, R2V>(s, x1, x3, wc, wcp, c);
+        let (x0, x1) = gs_butterfly::<S, M, R1>(s, s.load(c0), s.load(c1), wa, wap, c);
+        let (x2, x3) = gs_butterfly::<S, M, R1>(s, s.load(c2), s.load(c3), wb, wbp, c);
+        let (x0, x2) = gs_butterfly::<S, M, true>(s, x0, x2, wc, wcp, c);
+        let (x1, x3) = gs_butterfly::<S, M, R2V>(s, x1, x3, wc, wcp, c);
         s.store(c0, x0);
         s.store(c1, x1);
         s.store(c2, x2);
