@@ -6,7 +6,8 @@
 //! only, for `perf record`). `bits <= 14` uses 16-bit lanes with q = 12289, `bits <= 30`
 //! 32-bit lanes, above that 64-bit lanes; `limbs` transforms run per call, one per prime, as
 //! in an RNS polynomial. `bits` written `f60` takes `primes::fast_ntt_primes` (`q ≡ 1 mod
-//! 2^32`) instead of `primes::ntt_primes`.
+//! 2^32`) instead of `primes::ntt_primes`; written `w30` (any size up to 30) it runs those
+//! primes in `u64` plans (which AVX2 runs in 32-bit lanes, `ntt/x86/avx2_narrow.rs`).
 
 use latpoly::Plan;
 use std::hint::black_box;
@@ -67,11 +68,12 @@ fn main() {
     };
     let bits_arg = std::env::args().nth(2).unwrap_or_else(|| "60".into());
     let bits: u32 = bits_arg
-        .trim_start_matches('f')
+        .trim_start_matches(['f', 'w'])
         .parse()
-        .expect("a number or f<number>");
+        .expect("a number, f<number> or w<number>");
     // Primes q = 1 mod 2^32 exist from 37 bits (64-bit lanes only).
     let fast = bits_arg.starts_with('f') && bits > 30;
+    let wide = bits_arg.starts_with('w');
     let (n, limbs) = (arg(1, 8192) as usize, arg(3, 1) as usize);
     let primes = if bits <= 14 {
         vec![12289; limbs]
@@ -82,10 +84,17 @@ fn main() {
     };
     println!(
         "# n = {n}, {limbs} x {bits}-bit prime(s){}; µs per call (all limbs), median of 15",
-        if fast { " = 1 mod 2^32" } else { "" }
+        if fast {
+            " = 1 mod 2^32"
+        } else if wide {
+            ", u64 plans"
+        } else {
+            ""
+        }
     );
     println!("{:<11} {:>10} {:>10}", "backend", "forward", "inverse");
     match bits {
+        _ if wide => run::<u64>(n, &primes),
         0..=14 => run::<u16>(n, &primes),
         15..=30 => run::<u32>(n, &primes),
         _ => run::<u64>(n, &primes),

@@ -432,7 +432,7 @@ mod tests {
     /// 64-bit integer kernels as for the `f64` ones, at primes of 30, 29, 20 and 17 bits; and
     /// the checked forward and inverse refuse values of `2^32` and more (lost by narrowing, so
     /// caught while they narrow) as well as those in `[q, 2^32)` (`[2q, 2^32)`), anywhere,
-    /// leaving the input as it was.
+    /// leaving the input as it was; and the per-thread scratch they run in is zero afterwards.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_narrow_transforms_match_scalar_and_integer() {
@@ -483,6 +483,10 @@ mod tests {
                         plan.inverse(&mut bad).is_err() && plan.inverse_lazy(&mut bad).is_err()
                     );
                     assert_eq!(bad, before, "Plan::inverse changed the input");
+                    assert!(
+                        super::super::x86::narrow_scratch_is_zero(),
+                        "refused: n={n}"
+                    );
                 }
                 // Accepted: inputs up to 2q - 1, strict and lazy, as the reference.
                 let a: Vec<u64> = (0..n)
@@ -497,6 +501,8 @@ mod tests {
                 let mut x = a.clone();
                 assert!(k.inverse_checked(&mut x, 2 * q, false));
                 assert!(x.iter().zip(&want).all(|(&v, &w)| v < 2 * q && v % q == w));
+                // The transforms run in a per-thread scratch, which they leave zero.
+                assert!(super::super::x86::narrow_scratch_is_zero(), "n={n} q={q}");
             }
         }
     }

@@ -529,6 +529,88 @@ impl<W: Word> SimdTables<W> {
 /// over the whole array, then all inner layers block by block while the block sits in L1.
 const BLOCK_BYTES: usize = 16 * 1024;
 
+/// Words outside a transform's own array that its outermost memory pass reads (the forward's
+/// first, or each block of the inverse before its first layers) or writes (the forward's
+/// blocks after their last layers, the inverse's last layer), so a transform whose caller's
+/// words are of another width ([`crate::ntt::x86::avx2_narrow`]: `u64` words, `u32` lanes)
+/// converts them on the way in and out instead of in passes of their own.
+pub(crate) trait Outer<S: Simd> {
+    /// The outside word.
+    type E: Copy;
+    /// Whether every value [`Outer::load`] returns is below `q` (the forward's first layer
+    /// then skips its conditional subtraction).
+    const BELOW_Q: bool;
+    /// `LANES` outside words (`x.len() == LANES`) as a vector.
+    fn load(&self, s: S, x: &[Self::E]) -> S::V;
+    /// A vector into `LANES` outside words.
+    fn store(&self, s: S, x: &mut [Self::E], v: S::V);
+    /// Whether every word loaded so far was acceptable (for implementors that check what they
+    /// load; the drivers stop before they write any outside word when it is not).
+    fn ok(&self) -> bool {
+        true
+    }
+}
+
+/// The transform's own words, for an input of values below `q` read out of place ([`Io::From`]).
+pub(crate) struct Own;
+
+impl<S: Simd> Outer<S> for Own {
+    type E = S::W;
+    const BELOW_Q: bool = true;
+    #[inline(always)]
+    fn load(&self, s: S, x: &[S::W]) -> S::V {
+        s.load(x)
+    }
+    #[inline(always)]
+    fn store(&self, s: S, x: &mut [S::W], v: S::V) {
+        s.store(x, v)
+    }
+}
+
+/// Where a transform's input comes from and its output goes (words of type `E`, read and
+/// written through an [`Outer`]).
+pub(crate) enum Io<'a, E> {
+    /// In place in the transform's own array.
+    InPlace,
+    /// The input from these words, the output in the transform's array.
+    From(&'a [E]),
+    /// The input from these words and the output into them; the transform's array is scratch,
+    /// all zero on return.
+    Through(&'a mut [E]),
+}
+
+/// `a = src`, `LANES` words at a time through `x`.
+#[inline(always)]
+fn copy_in<S: Simd, X: Outer<S>>(s: S, x: &X, src: &[X::E], a: &mut [S::W]) {
+    for (d, v) in a.chunks_exact_mut(S::LANES).zip(src.chunks_exact(S::LANES)) {
+        s.store(d, x.load(s, v));
+    }
+}
+
+/// `dst = a`, `LANES` words at a time through `x`, then `a = 0` ([`Io::Through`] leaves its
+/// scratch zero).
+#[inline(always)]
+fn drain<S: Simd, X: Outer<S>>(s: S, x: &X, a: &mut [S::W], dst: &mut [X::E]) {
+    let zero = s.splat(S::W::ZERO);
+    for (v, d) in a
+        .chunks_exact_mut(S::LANES)
+        .zip(dst.chunks_exact_mut(S::LANES))
+    {
+        x.store(s, d, s.load(v));
+        s.store(v, zero);
+    }
+}
+
+/// The early return of a transform whose [`Outer`] refused its input: with [`Io::Through`],
+/// `a` (scratch) is zeroed. Cold: it runs only for a rejected input.
+#[cold]
+fn refuse<W: Word, E>(io: &Io<'_, E>, a: &mut [W]) -> bool {
+    if let Io::Through(_) = io {
+        a.fill(W::ZERO);
+    }
+    false
+}
+
 /// `x` (a power of two) in a form the optimiser knows is a power of two, so divisions by it
 /// (e.g. inside `chunks_exact`) compile to shifts.
 #[inline(always)]
@@ -671,15 +753,16 @@ fn gs_start<S: Simd, const RED: bool>(s: S, x: S::V, y: S::V, c: &Consts<S::V>) 
 
 /// One forward (Cooley-Tukey) layer of distance `t >= LANES` on `blk`; `base` is the table
 /// index of `blk`'s first group; `RED` as for [`ct_butterfly`]. `FROM`: the layer reads its
-/// inputs from `src` (same length and positions as `blk`) instead of `blk`, which it only
-/// writes (an out-of-place first layer).
+/// inputs from `src` (same length and positions as `blk`), through `x` ([`Outer`]), instead
+/// of `blk`, which it only writes (an out-of-place first layer).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn fwd_radix2<S: Simd, const M: u8, const RED: bool, const FROM: bool>(
+fn fwd_radix2<S: Simd, const M: u8, const RED: bool, const FROM: bool, X: Outer<S>>(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
-    src: &[S::W],
+    x: &X,
+    src: &[X::E],
     blk: &mut [S::W],
     t: usize,
     base: usize,
@@ -692,10 +775,10 @@ fn fwd_radix2<S: Simd, const M: u8, const RED: bool, const FROM: bool>(
         let pairs = lo.chunks_exact_mut(l).zip(hi.chunks_exact_mut(l));
         if FROM {
             let (slo, shi) = src[2 * t * i..2 * t * (i + 1)].split_at(t);
-            for ((x, y), (sx, sy)) in pairs.zip(slo.chunks_exact(l).zip(shi.chunks_exact(l))) {
-                let (u, v) = ct_butterfly::<S, M, RED>(s, s.load(sx), s.load(sy), w, wp, c);
-                s.store(x, u);
-                s.store(y, v);
+            for ((dx, dy), (sx, sy)) in pairs.zip(slo.chunks_exact(l).zip(shi.chunks_exact(l))) {
+                let (u, v) = ct_butterfly::<S, M, RED>(s, x.load(s, sx), x.load(s, sy), w, wp, c);
+                s.store(dx, u);
+                s.store(dy, v);
             }
         } else {
             for (x, y) in pairs {
@@ -712,11 +795,19 @@ fn fwd_radix2<S: Simd, const M: u8, const RED: bool, const FROM: bool>(
 /// each layer reduces ([`ct_butterfly`]); `FROM` as for [`fwd_radix2`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn fwd_radix4<S: Simd, const M: u8, const R1: bool, const R2: bool, const FROM: bool>(
+fn fwd_radix4<
+    S: Simd,
+    const M: u8,
+    const R1: bool,
+    const R2: bool,
+    const FROM: bool,
+    X: Outer<S>,
+>(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
-    src: &[S::W],
+    x: &X,
+    src: &[X::E],
     blk: &mut [S::W],
     t: usize,
     base1: usize,
@@ -747,8 +838,13 @@ fn fwd_radix4<S: Simd, const M: u8, const R1: bool, const R2: bool, const FROM: 
                 .zip(s1.chunks_exact(l))
                 .zip(s2.chunks_exact(l).zip(s3.chunks_exact(l)));
             for (out, (d01, d23)) in quads.zip(squads) {
-                let x = [s.load(d01.0), s.load(d01.1), s.load(d23.0), s.load(d23.1)];
-                radix4_store::<S, M, R1, R2>(s, c, x, &tw, out);
+                let v = [
+                    x.load(s, d01.0),
+                    x.load(s, d01.1),
+                    x.load(s, d23.0),
+                    x.load(s, d23.1),
+                ];
+                radix4_store::<S, M, R1, R2>(s, c, v, &tw, out);
             }
         } else {
             for out in quads {
@@ -814,20 +910,21 @@ fn fwd_big_layers<S: Simd, const M: u8>(
 ) {
     let mut t = t_hi;
     while t >= t_lo {
-        t = fwd_step::<S, M, false>(s, tb, c, &[], blk, n, off, t, t_lo);
+        t = fwd_step::<S, M, false, Own>(s, tb, c, &Own, &[], blk, n, off, t, t_lo);
     }
 }
 
 /// One pass of [`fwd_big_layers`]: the layer of distance `t` (and, on [`Simd::RADIX4`]
 /// backends, the next one when its distance is at least `t_lo`). Returns the distance of the
-/// next layer. `FROM` as for [`fwd_radix2`].
+/// next layer. `FROM` as for [`fwd_radix2`], reading `src` through `x`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn fwd_step<S: Simd, const M: u8, const FROM: bool>(
+fn fwd_step<S: Simd, const M: u8, const FROM: bool, X: Outer<S>>(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
-    src: &[S::W],
+    x: &X,
+    src: &[X::E],
     blk: &mut [S::W],
     n: usize,
     off: usize,
@@ -838,26 +935,28 @@ fn fwd_step<S: Simd, const M: u8, const FROM: bool>(
     // Index of the layer of distance `t`: 0 for `n/2`.
     let layer = groups.trailing_zeros();
     let b1 = groups + (off >> (2 * t).trailing_zeros());
-    // With `FROM` (layer 0 of a transform out of place, whose inputs are below `q`), layer 0
-    // skips the conditional subtraction of `x`: it would change nothing.
+    // With `FROM` and inputs below `q` (layer 0 of a transform out of place), layer 0 skips
+    // the conditional subtraction of `x`: it would change nothing.
+    let below = FROM && X::BELOW_Q;
+    debug_assert!(!FROM || layer == 0);
     if S::RADIX4 && t / 2 >= t_lo {
         let b2 = 2 * groups + (off >> t.trailing_zeros());
-        if FROM {
-            debug_assert!(layer == 0 && reduces::<M>(1));
-            fwd_radix4::<S, M, false, true, FROM>(s, tb, c, src, blk, t, b1, b2);
+        if below {
+            debug_assert!(reduces::<M>(1));
+            fwd_radix4::<S, M, false, true, FROM, X>(s, tb, c, x, src, blk, t, b1, b2);
         } else if M != lazy::SLOTH {
-            fwd_radix4::<S, M, true, true, FROM>(s, tb, c, src, blk, t, b1, b2);
+            fwd_radix4::<S, M, true, true, FROM, X>(s, tb, c, x, src, blk, t, b1, b2);
         } else if reduces::<M>(layer) {
-            fwd_radix4::<S, M, true, false, FROM>(s, tb, c, src, blk, t, b1, b2);
+            fwd_radix4::<S, M, true, false, FROM, X>(s, tb, c, x, src, blk, t, b1, b2);
         } else {
-            fwd_radix4::<S, M, false, true, FROM>(s, tb, c, src, blk, t, b1, b2);
+            fwd_radix4::<S, M, false, true, FROM, X>(s, tb, c, x, src, blk, t, b1, b2);
         }
         t / 4
     } else {
-        if reduces::<M>(layer) && !FROM {
-            fwd_radix2::<S, M, true, FROM>(s, tb, c, src, blk, t, b1);
+        if reduces::<M>(layer) && !below {
+            fwd_radix2::<S, M, true, FROM, X>(s, tb, c, x, src, blk, t, b1);
         } else {
-            fwd_radix2::<S, M, false, FROM>(s, tb, c, src, blk, t, b1);
+            fwd_radix2::<S, M, false, FROM, X>(s, tb, c, x, src, blk, t, b1);
         }
         t / 2
     }
@@ -1634,7 +1733,23 @@ pub(crate) fn forward<S: Simd, const STRICT: bool>(
     src: Option<&[S::W]>,
     a: &mut [S::W],
 ) {
-    forward_sched::<S, STRICT>(s, tb, q, src, a, false);
+    let io = src.map_or(Io::InPlace, Io::From);
+    forward_sched::<S, STRICT, Own>(s, tb, q, &Own, io, a, false);
+}
+
+/// [`forward`] of the words `io` names, read (and with [`Io::Through`] written) through `x`;
+/// `a` holds the transform (with [`Io::Through`]: scratch of length `n`). Returns
+/// [`Outer::ok`]: when it is `false`, no word of `io` has been written.
+#[inline(always)]
+pub(crate) fn forward_io<S: Simd, const STRICT: bool, X: Outer<S>>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    q: S::W,
+    x: &X,
+    io: Io<'_, X::E>,
+    a: &mut [S::W],
+) -> bool {
+    forward_sched::<S, STRICT, X>(s, tb, q, x, io, a, false)
 }
 
 /// [`forward`] of an input that has not been range-checked: runs the transform and returns
@@ -1660,26 +1775,27 @@ pub(crate) fn forward_checked<S: Simd, const STRICT: bool>(
         return false;
     }
     // One instance of the transform for both cases (`check` is a run-time flag).
-    forward_sched::<S, STRICT>(s, tb, q, None, a, S::FUSED_CHECK)
+    forward_sched::<S, STRICT, Own>(s, tb, q, &Own, Io::InPlace, a, S::FUSED_CHECK)
 }
 
 /// [`forward`] dispatched on the plan's reduction schedule; `check` as for [`forward_m`].
 #[inline(always)]
-fn forward_sched<S: Simd, const STRICT: bool>(
+fn forward_sched<S: Simd, const STRICT: bool, X: Outer<S>>(
     s: S,
     tb: &SimdTables<S::W>,
     q: S::W,
-    src: Option<&[S::W]>,
+    x: &X,
+    io: Io<'_, X::E>,
     a: &mut [S::W],
     check: bool,
 ) -> bool {
     if !S::SLOTHFUL {
-        return forward_m::<S, STRICT, { lazy::STD }>(s, tb, q, src, a, check);
+        return forward_m::<S, STRICT, { lazy::STD }, X>(s, tb, q, x, io, a, check);
     }
     match tb.lazy_fwd {
-        lazy::SLOTH => forward_m::<S, STRICT, { lazy::SLOTH }>(s, tb, q, src, a, check),
-        lazy::WIDE => forward_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, src, a, check),
-        _ => forward_m::<S, STRICT, { lazy::STD }>(s, tb, q, src, a, check),
+        lazy::SLOTH => forward_m::<S, STRICT, { lazy::SLOTH }, X>(s, tb, q, x, io, a, check),
+        lazy::WIDE => forward_m::<S, STRICT, { lazy::WIDE }, X>(s, tb, q, x, io, a, check),
+        _ => forward_m::<S, STRICT, { lazy::STD }, X>(s, tb, q, x, io, a, check),
     }
 }
 
@@ -1689,16 +1805,18 @@ fn block_len<S: Simd>(n: usize) -> usize {
     p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * S::LANES, n))
 }
 
-/// [`forward`] under reduction schedule `M`. `check` (only without `src`): the input is
+/// [`forward`] under reduction schedule `M`. `check` (only in place): the input is
 /// checked against `q`, by the first layer as it loads it ([`fwd_first_checked`],
 /// [`fwd_fused_pair`]) or, for a transform of one register block, beforehand; the return
 /// value is `false` when a value is at least `q`, with `a` as it was, `true` otherwise.
+/// With `io` not in place, the return value is [`Outer::ok`] after the input is read.
 #[inline(always)]
-fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
+fn forward_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     s: S,
     tb: &SimdTables<S::W>,
     q: S::W,
-    src: Option<&[S::W]>,
+    x: &X,
+    mut io: Io<'_, X::E>,
     a: &mut [S::W],
     check: bool,
 ) -> bool {
@@ -1710,7 +1828,14 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     let bvec = if blocks { S::REG_V } else { REG_BLOCK };
     let rb = bvec * l;
     let block = block_len::<S>(n);
-    debug_assert!(!check || src.is_none());
+    debug_assert!(!check || matches!(io, Io::InPlace));
+    // The input when it is not `a`'s.
+    let src = match &io {
+        Io::InPlace => None,
+        Io::From(src) => Some(&**src),
+        Io::Through(io) => Some(&**io),
+    };
+    debug_assert!(src.is_none_or(|src| src.len() == n));
     if n == rb || n == REG_BLOCK * l {
         // One register block (8 vectors on a backend with blocks of 16 run in registers all
         // the same): its first layer is inside the unrolled block, so the check runs before.
@@ -1718,10 +1843,16 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
             return false;
         }
         if let Some(src) = src {
-            a.copy_from_slice(src);
+            copy_in(s, x, src, a);
+            if !x.ok() {
+                return refuse(&io, a);
+            }
         }
         let v = if n == rb { bvec } else { REG_BLOCK };
         regs_block_v::<S, false, STRICT, true, M>(s, tb, c, a, v, v, 0);
+        if let Io::Through(out) = io {
+            drain(s, x, a, out);
+        }
         return true;
     }
     // How each block ends ([`fwd_fused_pair`], register blocks or [`small_layers`]), and the
@@ -1742,10 +1873,9 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
     let mut t = n / 2;
     match src {
         Some(src) if block < n => {
-            debug_assert_eq!(src.len(), n);
-            t = fwd_step::<S, M, true>(s, tb, c, src, a, n, 0, t, block);
+            t = fwd_step::<S, M, true, X>(s, tb, c, x, src, a, n, 0, t, block);
         }
-        Some(src) => a.copy_from_slice(src),
+        Some(src) => copy_in(s, x, src, a),
         None if check && !pair_check => {
             // Its layers stop above `block` when the outer layers span blocks, else above
             // the block's own `t_lo` (radix-4 pairs as `fwd_big_layers` would run them).
@@ -1756,6 +1886,9 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
             }
         }
         None => {}
+    }
+    if !x.ok() {
+        return refuse(&io, a);
     }
     fwd_big_layers::<S, M>(s, tb, c, a, n, 0, t, block);
     // Each block's memory layers start at `block / 2` unless the first pass already ran
@@ -1792,6 +1925,10 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8>(
             small_layers::<S, false, STRICT, M, true>(s, tb, c, blk, off);
         } else {
             small_layers::<S, false, STRICT, M, false>(s, tb, c, blk, off);
+        }
+        if let Io::Through(out) = &mut io {
+            // The block's output while it is in L1.
+            drain(s, x, blk, &mut out[off..off + block]);
         }
     }
     true
@@ -1960,12 +2097,29 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     times: Option<&[S::W]>,
     a: &mut [S::W],
 ) {
+    inverse_io::<S, STRICT, Own>(s, tb, q, times, &Own, Io::InPlace, a);
+}
+
+/// [`inverse`] of the words `io` names, read (and with [`Io::Through`] written) through `x`
+/// (each block read just before its first layers); `a` holds the transform (with
+/// [`Io::Through`]: scratch of length `n`). Returns [`Outer::ok`] after the input is read:
+/// when it is `false`, no word of `io` has been written.
+#[inline(always)]
+pub(crate) fn inverse_io<S: Simd, const STRICT: bool, X: Outer<S>>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    q: S::W,
+    times: Option<&[S::W]>,
+    x: &X,
+    io: Io<'_, X::E>,
+    a: &mut [S::W],
+) -> bool {
     if S::SLOTHFUL && tb.lazy_inv == lazy::HALF {
-        inverse_m::<S, STRICT, { lazy::HALF }>(s, tb, q, times, a)
+        inverse_m::<S, STRICT, { lazy::HALF }, X>(s, tb, q, times, x, io, a)
     } else if S::SLOTHFUL && tb.lazy_inv == lazy::WIDE {
-        inverse_m::<S, STRICT, { lazy::WIDE }>(s, tb, q, times, a)
+        inverse_m::<S, STRICT, { lazy::WIDE }, X>(s, tb, q, times, x, io, a)
     } else {
-        inverse_m::<S, STRICT, { lazy::STD }>(s, tb, q, times, a)
+        inverse_m::<S, STRICT, { lazy::STD }, X>(s, tb, q, times, x, io, a)
     }
 }
 
@@ -1973,13 +2127,15 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
 /// `V q` between layers; [`lazy::HALF`]: below `2V q`; the last layer's products bring them to
 /// `[0, 2q)`).
 #[inline(always)]
-fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
+fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     s: S,
     tb: &SimdTables<S::W>,
     q: S::W,
     times: Option<&[S::W]>,
+    x: &X,
+    io: Io<'_, X::E>,
     a: &mut [S::W],
-) {
+) -> bool {
     let n = a.len();
     let l = S::LANES;
     debug_assert!(n >= 2 * l);
@@ -1992,22 +2148,38 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     let rb = bvec * l;
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     debug_assert!(M != lazy::HALF || n > rb);
-    if n == rb {
+    let src = match &io {
+        Io::InPlace => None,
+        Io::From(src) => Some(&**src),
+        Io::Through(io) => Some(&**io),
+    };
+    debug_assert!(src.is_none_or(|src| src.len() == n));
+    if n == rb || n == REG_BLOCK * l {
+        // One register block (8 vectors on a backend with blocks of 16: never under HALF,
+        // n <= rb).
+        if let Some(src) = src {
+            copy_in(s, x, src, a);
+            if !x.ok() {
+                return refuse(&io, a);
+            }
+        }
         if let Some(b) = times {
             pointwise_assign(s, tb, q, a, b);
         }
-        return regs_block_v::<S, true, STRICT, true, M>(s, tb, c, a, bvec, bvec, 0);
-    }
-    if n == REG_BLOCK * l {
-        // 8 vectors on a backend with blocks of 16 (never under HALF: n <= rb).
-        if let Some(b) = times {
-            pointwise_assign(s, tb, q, a, b);
+        let v = if n == rb { bvec } else { REG_BLOCK };
+        regs_block_v::<S, true, STRICT, true, M>(s, tb, c, a, v, v, 0);
+        if let Io::Through(out) = io {
+            drain(s, x, a, out);
         }
-        return regs_block_v::<S, true, STRICT, true, M>(s, tb, c, a, REG_BLOCK, REG_BLOCK, 0);
+        return true;
     }
     let last = n / 2;
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
+        if let Some(src) = src {
+            // The block's input, read into L1 for its first layers.
+            copy_in(s, x, &src[off..off + block], blk);
+        }
         if let Some(t) = times {
             // The pointwise product block by block, while the block is in L1 for the layers.
             pointwise_assign(s, tb, q, blk, &t[off..off + block]);
@@ -2025,6 +2197,9 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
             inv_big_layers::<S, M>(s, tb, c, blk, n, off, l, (block / 2 + 1).min(last));
         }
     }
+    if !x.ok() {
+        return refuse(&io, a);
+    }
     if block < n {
         // Distances block, 2 block, ... below the last layer.
         let t0 = block.min(last);
@@ -2039,6 +2214,32 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
     let split = if tb.fold_inv { last / 2 } else { last };
     let (lo0, lo1) = lo.split_at_mut(split);
     let (hi0, hi1) = hi.split_at_mut(split);
+    if let Io::Through(out) = io {
+        // The output straight into the outside words, the scratch zeroed behind it.
+        let zero = s.splat(S::W::ZERO);
+        let (olo, ohi) = out.split_at_mut(last);
+        let (olo0, olo1) = olo.split_at_mut(split);
+        let (ohi0, ohi1) = ohi.split_at_mut(split);
+        let sides = (lo0.chunks_exact_mut(l).zip(hi0.chunks_exact_mut(l)))
+            .zip(olo0.chunks_exact_mut(l).zip(ohi0.chunks_exact_mut(l)));
+        for ((vx, vy), (dx, dy)) in sides {
+            let (u, v) = inv_last_bf::<S, STRICT, false, M>(s, c, &k, s.load(vx), s.load(vy));
+            x.store(s, dx, u);
+            x.store(s, dy, v);
+            s.store(vx, zero);
+            s.store(vy, zero);
+        }
+        let sides = (lo1.chunks_exact_mut(l).zip(hi1.chunks_exact_mut(l)))
+            .zip(olo1.chunks_exact_mut(l).zip(ohi1.chunks_exact_mut(l)));
+        for ((vx, vy), (dx, dy)) in sides {
+            let (u, v) = inv_last_bf::<S, STRICT, true, M>(s, c, &k, s.load(vx), s.load(vy));
+            x.store(s, dx, u);
+            x.store(s, dy, v);
+            s.store(vx, zero);
+            s.store(vy, zero);
+        }
+        return true;
+    }
     for (x, y) in lo0.chunks_exact_mut(l).zip(hi0.chunks_exact_mut(l)) {
         let (u, v) = inv_last_bf::<S, STRICT, false, M>(s, c, &k, s.load(x), s.load(y));
         s.store(x, u);
@@ -2049,6 +2250,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8>(
         s.store(x, u);
         s.store(y, v);
     }
+    true
 }
 
 /// Negacyclic product `out = a · b mod (x^n + 1, q)` for `a, b < q`, output in `[0, q)`: both
@@ -2329,7 +2531,7 @@ mod fused_check_tests {
             .map(|i| S::W::from_u64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % q))
             .collect();
         let mut want = good.clone();
-        let t = fwd_step::<S, M, false>(s, &tb, c, &[], &mut want, n, 0, n / 2, block);
+        let t = fwd_step::<S, M, false, Own>(s, &tb, c, &Own, &[], &mut want, n, 0, n / 2, block);
         let mut got = good.clone();
         let qw = S::W::from_u64(q);
         assert_eq!(

@@ -1,16 +1,19 @@
 //! AVX2 plans with `u64` lanes and `q < 2^30`: their transforms and negacyclic products run on
 //! the 32-bit backend ([`Avx2U32`]: eight lanes a vector against four, and a Shoup product of
-//! eight operations against about twenty for the emulated 64-bit one), the caller's array
-//! narrowed to `u32` in place before and widened after. Everything else (pointwise products,
-//! additions, range checks) runs on the 64-bit integer backend ([`Avx2U64`]).
+//! eight operations against about twenty for the emulated 64-bit one). Everything else
+//! (pointwise products, additions, range checks) runs on the 64-bit integer backend
+//! ([`Avx2U64`]).
 //!
-//! Narrowing writes the `u32` value of element `i` at byte `4 i` of the same buffer, eight
-//! values at a time in increasing order: each step reads its 64 bytes before it writes 32 bytes
-//! that lie at or below them, so nothing unread is overwritten. Widening runs in decreasing
-//! order for the same reason. Every value the transforms accept is below `2^32` (`[0, 4q)` with
-//! `4q < 2^32`), so the round trip is exact. The checked forward and inverse check their input
-//! while they narrow it (high words zero, a vertical maximum of the low ones below the bound)
-//! and widen back what they had narrowed when it fails.
+//! A transform runs in a per-thread `u32` scratch array and converts the caller's words on the
+//! way in and out, inside the passes it makes anyway ([`simd::Outer`], [`Wide`]): the forward
+//! narrows the caller's `u64` words as its first pass loads them and widens each cache block of
+//! its output into them after the block's last layers; the inverse narrows each block of the
+//! caller's words just before the block's first layers and widens its last layer's outputs as
+//! it stores them. The checked transforms check what they load (high words zero, low words below
+//! the bound): the verdict is known before the first word of the caller's array is written, so
+//! a refused input is left as it was. Every value the transforms accept is below `2^32`
+//! (`[0, 4q)` with `4q < 2^32`), so the round trip is exact. The scratch words are zeroed as
+//! the last pass reads them, so no transform data stays behind in it.
 //!
 //! Measured (AMD Zen 3, `examples/ntt_bench 8192 30 8 avx2`, forty-fourth session): 8 x 8192
 //! transforms of 30-bit primes in about 93 µs forward and 97 inverse on `Plan<u32>`, against
@@ -20,8 +23,9 @@ use super::{Avx2U32, Avx2U64};
 use crate::arith::{Modulus, Modulus32, Modulus64};
 use crate::isa::Isa;
 use crate::ntt::backend::{Entry, Kernels};
-use crate::ntt::simd::SimdTables;
+use crate::ntt::simd::{self, Io, Outer, SimdTables};
 use core::arch::x86_64::*;
+use core::cell::{Cell, RefCell};
 
 /// The kernels of a `u64` plan with `q < 2^30` on AVX2 (module documentation).
 #[derive(Debug)]
@@ -33,6 +37,146 @@ pub(crate) struct NarrowKernels {
     tb: SimdTables<u32>,
     /// The 64-bit backend's tables, for the pointwise products.
     tb_int: SimdTables<u64>,
+}
+
+/// Sixteen `u32` words on a cache line of their own: the scratch arrays start on one.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u32; 16]);
+
+thread_local! {
+    /// This thread's scratch of the transforms: all zero whenever no transform holds it.
+    static SCRATCH: RefCell<Vec<Line>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on `n` (a multiple of 16) zero `u32` words of this thread's scratch, or of a fresh
+/// buffer when the scratch is taken (a transform inside another, which none of the kernels
+/// does). `f` leaves them zero.
+fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u32]) -> R) -> R {
+    debug_assert!(n.is_multiple_of(16));
+    let lines = n / 16;
+    let words = |v: &mut [Line]| {
+        // SAFETY: `Line` is 16 `u32` without padding (`repr(C)`, 64 bytes), so `v` is
+        // `16 v.len()` initialised `u32` words; `v` is not used while the view lives.
+        unsafe { core::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u32>(), 16 * v.len()) }
+    };
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut v) => {
+            if v.len() < lines {
+                v.resize(lines, Line([0; 16]));
+            }
+            f(words(&mut v[..lines]))
+        }
+        Err(_) => f(words(&mut vec![Line([0; 16]); lines])),
+    })
+}
+
+/// Whether this thread's scratch is all zero (as every transform leaves it).
+#[cfg(test)]
+pub(crate) fn scratch_is_zero() -> bool {
+    SCRATCH.with(|cell| cell.borrow().iter().all(|l| l.0 == [0; 16]))
+}
+
+/// The caller's `u64` words of a transform that runs in `u32` lanes ([`simd::Outer`]): loads
+/// narrow them, stores widen. With `CHECK`, loads also keep the lane-wise maximum of the words
+/// they read (as `u32` halves), and [`Outer::ok`] says whether every high half was zero and
+/// every low half below the bound.
+struct Wide<const CHECK: bool> {
+    /// The maximum so far, over the `u32` halves of the words loaded.
+    max: Cell<__m256i>,
+    /// `bound - 1` in the low halves, `0` in the high ones.
+    limit: __m256i,
+}
+
+impl<const CHECK: bool> Wide<CHECK> {
+    /// `bound >= 1`: the loaded words must be below it (with `CHECK`).
+    #[inline(always)]
+    fn new(_s: Avx2U32, bound: u32) -> Self {
+        debug_assert!(bound >= 1);
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            Self {
+                max: Cell::new(_mm256_setzero_si256()),
+                limit: _mm256_set1_epi64x(i64::from(bound - 1)),
+            }
+        }
+    }
+}
+
+impl<const CHECK: bool> Outer<Avx2U32> for Wide<CHECK> {
+    type E = u64;
+    /// The unchecked transforms take inputs up to `4q`, the checked ones reject what is not
+    /// below their bound: neither's first layer may skip its reduction.
+    const BELOW_Q: bool = false;
+    #[inline(always)]
+    fn load(&self, _s: Avx2U32, x: &[u64]) -> __m256i {
+        let x = &x[..8];
+        // SAFETY: the token proves AVX2; `x` has 8 readable `u64`.
+        unsafe {
+            let a = _mm256_loadu_si256(x.as_ptr().cast());
+            let b = _mm256_loadu_si256(x.as_ptr().add(4).cast());
+            if CHECK {
+                self.max
+                    .set(_mm256_max_epu32(self.max.get(), _mm256_max_epu32(a, b)));
+            }
+            // Low words: [a0 a1 b0 b1 | a2 a3 b2 b3], then the 64-bit pairs reordered.
+            let lo = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(
+                _mm256_castsi256_ps(a),
+                _mm256_castsi256_ps(b),
+            ));
+            _mm256_permute4x64_epi64::<0b11_01_10_00>(lo)
+        }
+    }
+    #[inline(always)]
+    fn store(&self, _s: Avx2U32, x: &mut [u64], v: __m256i) {
+        let x = &mut x[..8];
+        // SAFETY: the token proves AVX2; `x` has 8 writable `u64`.
+        unsafe {
+            let lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(v));
+            let hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(v));
+            _mm256_storeu_si256(x.as_mut_ptr().cast(), lo);
+            _mm256_storeu_si256(x.as_mut_ptr().add(4).cast(), hi);
+        }
+    }
+    #[inline(always)]
+    fn ok(&self) -> bool {
+        // SAFETY: the token that built `self` proves AVX2. A half exceeds its limit where the
+        // maximum with the limit differs from the limit.
+        !CHECK
+            || unsafe {
+                let m = _mm256_max_epu32(self.max.get(), self.limit);
+                _mm256_movemask_epi8(_mm256_cmpeq_epi32(m, self.limit)) == -1
+            }
+    }
+}
+
+/// The forward transform of `a` in `u32` lanes through `scratch` (module documentation): with
+/// `CHECK` every word must be below `q`, else the result is `false` and `a` is as it was.
+#[target_feature(enable = "avx2")]
+fn forward_wide<const STRICT: bool, const CHECK: bool>(
+    s: Avx2U32,
+    tb: &SimdTables<u32>,
+    q: u32,
+    a: &mut [u64],
+    scratch: &mut [u32],
+) -> bool {
+    let x = Wide::<CHECK>::new(s, q);
+    simd::forward_io::<Avx2U32, STRICT, Wide<CHECK>>(s, tb, q, &x, Io::Through(a), scratch)
+}
+
+/// The inverse transform of `a` in `u32` lanes through `scratch`: with `CHECK` every word must
+/// be below `bound`, else the result is `false` and `a` is as it was.
+#[target_feature(enable = "avx2")]
+fn inverse_wide<const STRICT: bool, const CHECK: bool>(
+    s: Avx2U32,
+    tb: &SimdTables<u32>,
+    q: u32,
+    bound: u32,
+    a: &mut [u64],
+    scratch: &mut [u32],
+) -> bool {
+    let x = Wide::<CHECK>::new(s, bound);
+    simd::inverse_io::<Avx2U32, STRICT, Wide<CHECK>>(s, tb, q, None, &x, Io::Through(a), scratch)
 }
 
 impl NarrowKernels {
@@ -66,93 +210,47 @@ impl NarrowKernels {
         })
     }
 
-    /// Runs `f` on the first `a.len()` `u32` words of `a`'s buffer after narrowing `a` into
-    /// them, then widens the result back. Without `bound` every value must be below `2^32`
-    /// (the callers' contracts). With `bound` the values are checked while they are narrowed
-    /// (high words zero, low ones below `bound`): on a failure `f` does not run, what was
-    /// narrowed is widened back exactly (every narrowed value was below `2^32`) and the result
-    /// is `false`.
-    fn narrowed(&self, a: &mut [u64], bound: Option<u32>, f: impl FnOnce(&mut [u32])) -> bool {
-        let n = a.len();
-        // The raw-pointer loops below step by eight values (a panic, not a read past the end).
-        assert!(n.is_multiple_of(8));
-        let p = a.as_mut_ptr();
-        // SAFETY: the token proves AVX2; in place, as the module documentation explains.
-        let (done, ok) = unsafe {
-            match bound {
-                Some(b) => {
-                    let (done, below) = narrow_to::<true>(p, p.cast::<u32>(), n, b);
-                    (done, done == n && below)
-                }
-                None => narrow_to::<false>(p, p.cast::<u32>(), n, 0),
-            }
-        };
-        if ok {
-            // SAFETY: the buffer holds `2n` initialised `u32` words (its `n` `u64` ones),
-            // aligned for `u32`; `a` is not used while this view lives.
-            f(unsafe { core::slice::from_raw_parts_mut(p.cast::<u32>(), n) });
-        }
-        // SAFETY: the token proves AVX2; in place, decreasing order.
-        unsafe { widen(p.cast::<u32>(), p, done) };
-        ok
+    /// The forward transform of `a` ([`forward_wide`]).
+    fn forward<const STRICT: bool, const CHECK: bool>(&self, a: &mut [u64]) -> bool {
+        let q = self.q as u32;
+        with_scratch(a.len(), |t| {
+            // SAFETY: the token proves AVX2.
+            unsafe { forward_wide::<STRICT, CHECK>(self.s, &self.tb, q, a, t) }
+        })
+    }
+
+    /// The inverse transform of `a` ([`inverse_wide`]).
+    fn inverse<const STRICT: bool, const CHECK: bool>(&self, a: &mut [u64], bound: u32) -> bool {
+        let q = self.q as u32;
+        with_scratch(a.len(), |t| {
+            // SAFETY: the token proves AVX2.
+            unsafe { inverse_wide::<STRICT, CHECK>(self.s, &self.tb, q, bound, a, t) }
+        })
     }
 }
 
 /// `dst[i] = src[i] as u32` for `i < n` (`n` a multiple of 8), eight at a time in increasing
-/// order; `dst` may be `src`'s own buffer (module documentation). Returns the number of values
-/// narrowed, `n`, or with `CHECK` the start of the first set of eight with a value of `2^32` or
-/// more, where it stopped before writing that set; and with `CHECK` whether every value it
-/// narrowed is below `bound`.
+/// order; `dst` may be `src`'s own buffer.
 ///
 /// # Safety
 /// AVX2; `src` readable for `n` `u64`, `dst` writable for `n` `u32`, either disjoint or
 /// `dst == src as *mut u32`.
 #[target_feature(enable = "avx2")]
-unsafe fn narrow_to<const CHECK: bool>(
-    src: *const u64,
-    dst: *mut u32,
-    n: usize,
-    bound: u32,
-) -> (usize, bool) {
+unsafe fn narrow(src: *const u64, dst: *mut u32, n: usize) {
     // SAFETY: the caller's contract; reads of step `i` (bytes `64 i ..`) come before its
     // write (bytes `32 i ..` of `dst`), and in place that write lies within bytes already read.
     unsafe {
-        let high = _mm256_set1_epi64x(0xffff_ffff_0000_0000u64 as i64);
-        let mut max = _mm256_setzero_si256();
-        let below = |max: __m256i| {
-            // A lane is at least `bound` where the maximum with `bound` is itself.
-            let b = _mm256_set1_epi32(bound as i32);
-            _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(max, b), max)) == 0
-        };
         for i in (0..n).step_by(8) {
             let x = _mm256_loadu_si256(src.add(i).cast());
             let y = _mm256_loadu_si256(src.add(i + 4).cast());
-            if CHECK && _mm256_testz_si256(_mm256_or_si256(x, y), high) == 0 {
-                return (i, below(max));
-            }
-            // Low words: [x0 x1 y0 y1 | x2 x3 y2 y3], then the 64-bit pairs reordered.
             let lo = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(
                 _mm256_castsi256_ps(x),
                 _mm256_castsi256_ps(y),
             ));
             let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(lo);
-            if CHECK {
-                max = _mm256_max_epu32(max, v);
-            }
             _mm256_storeu_si256(dst.add(i).cast(), v);
         }
-        (n, !CHECK || below(max))
     }
-}
-
-/// [`narrow_to`] without the check.
-///
-/// # Safety
-/// As [`narrow_to`].
-#[inline]
-unsafe fn narrow(src: *const u64, dst: *mut u32, n: usize) {
-    // SAFETY: the caller's contract.
-    unsafe { narrow_to::<false>(src, dst, n, 0) };
 }
 
 /// `dst[i] = src[i] as u64` for `i < n` (`n` a multiple of 8), eight at a time in decreasing
@@ -181,40 +279,29 @@ impl Kernels<u64> for NarrowKernels {
         Isa::Avx2
     }
     fn forward_lazy(&self, a: &mut [u64]) {
-        self.narrowed(a, None, |x| {
-            self.s.forward::<false>(&self.tb, self.q as u32, x)
-        });
+        self.forward::<false, false>(a);
     }
     fn forward_strict(&self, a: &mut [u64]) {
-        self.narrowed(a, None, |x| {
-            self.s.forward::<true>(&self.tb, self.q as u32, x)
-        });
+        self.forward::<true, false>(a);
     }
     fn forward_checked(&self, a: &mut [u64]) -> bool {
-        // The check while narrowing: no pass of its own.
-        let q = self.q as u32;
-        self.narrowed(a, Some(q), |x| self.s.forward::<true>(&self.tb, q, x))
+        // The check as the first pass loads the words: no pass of its own.
+        self.forward::<true, true>(a)
     }
     fn inverse_checked(&self, a: &mut [u64], bound: u64, strict: bool) -> bool {
-        debug_assert!(bound < 1 << 32);
-        let q = self.q as u32;
-        self.narrowed(a, Some(bound as u32), |x| {
-            if strict {
-                self.s.inverse::<true>(&self.tb, q, x)
-            } else {
-                self.s.inverse::<false>(&self.tb, q, x)
-            }
-        })
+        debug_assert!((1..1 << 32).contains(&bound));
+        let b = bound as u32;
+        if strict {
+            self.inverse::<true, true>(a, b)
+        } else {
+            self.inverse::<false, true>(a, b)
+        }
     }
     fn inverse_lazy(&self, a: &mut [u64]) {
-        self.narrowed(a, None, |x| {
-            self.s.inverse::<false>(&self.tb, self.q as u32, x)
-        });
+        self.inverse::<false, false>(a, 1);
     }
     fn inverse_strict(&self, a: &mut [u64]) {
-        self.narrowed(a, None, |x| {
-            self.s.inverse::<true>(&self.tb, self.q as u32, x)
-        });
+        self.inverse::<true, false>(a, 1);
     }
     fn all_below(&self, a: &[u64], bound: u64) -> bool {
         Entry::all_below(self.int, a, bound)

@@ -32,6 +32,8 @@ mod avx512_u64;
 mod ifma_u64;
 
 pub(crate) use avx2_f64::{Avx2F64, FpKernels};
+#[cfg(test)]
+pub(crate) use avx2_narrow::scratch_is_zero as narrow_scratch_is_zero;
 pub(crate) use avx2_narrow::NarrowKernels;
 pub(crate) use avx2_u16::Avx2U16;
 pub(crate) use avx2_u32::Avx2U32;
