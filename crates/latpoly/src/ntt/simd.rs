@@ -1186,22 +1186,34 @@ const SMALL_K: usize = 4;
 /// forward in-register layer (distance `LANES/2`) reduces under [`lazy::SLOTH`] (the layers
 /// alternate from there).
 #[inline(always)]
-fn small_layers<S: Simd, const INV: bool, const STRICT: bool, const M: u8, const R0: bool>(
+#[allow(clippy::too_many_arguments)]
+fn small_layers<
+    S: Simd,
+    const INV: bool,
+    const STRICT: bool,
+    const M: u8,
+    const R0: bool,
+    X: Outer<S>,
+>(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
     blk: &mut [S::W],
     off: usize,
+    x: &X,
+    src: Option<&[X::E]>,
+    dst: Option<&mut [X::E]>,
 ) {
     if S::SMALL_K == 8 {
-        small_layers_k::<S, INV, STRICT, M, R0, 8>(s, tb, c, blk, off);
+        small_layers_k::<S, INV, STRICT, M, R0, 8, X>(s, tb, c, blk, off, x, src, dst);
     } else {
-        small_layers_k::<S, INV, STRICT, M, R0, SMALL_K>(s, tb, c, blk, off);
+        small_layers_k::<S, INV, STRICT, M, R0, SMALL_K, X>(s, tb, c, blk, off, x, src, dst);
     }
 }
 
 /// [`small_layers`] with `K` pairs side by side (a tail of fewer than `K` pairs one by one).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn small_layers_k<
     S: Simd,
     const INV: bool,
@@ -1209,28 +1221,51 @@ fn small_layers_k<
     const M: u8,
     const R0: bool,
     const K: usize,
+    X: Outer<S>,
 >(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
     blk: &mut [S::W],
     off: usize,
+    x: &X,
+    src: Option<&[X::E]>,
+    mut dst: Option<&mut [X::E]>,
 ) {
     let l = S::LANES;
     let p0 = off / (2 * l);
     let split = blk.len() / (2 * l * K) * (2 * l * K);
     let (body, tail) = blk.split_at_mut(split);
+    // The outside words of group `g` of `len` values from value `at`.
+    let src_at = |at: usize, len: usize| src.map(|v| &v[at..at + len]);
     for (g, group) in body.chunks_exact_mut(2 * l * K).enumerate() {
-        small_group::<S, INV, STRICT, M, R0, K>(s, tb, c, group, p0 + g * K);
+        let (at, len) = (g * 2 * l * K, 2 * l * K);
+        let d = dst.as_deref_mut().map(|v| &mut v[at..at + len]);
+        small_group::<S, INV, STRICT, M, R0, K, X>(
+            s,
+            tb,
+            c,
+            group,
+            p0 + g * K,
+            x,
+            src_at(at, len),
+            d,
+        );
     }
     for (i, pair) in tail.chunks_exact_mut(2 * l).enumerate() {
-        small_group::<S, INV, STRICT, M, R0, 1>(s, tb, c, pair, p0 + split / (2 * l) + i);
+        let (at, len) = (split + i * 2 * l, 2 * l);
+        let d = dst.as_deref_mut().map(|v| &mut v[at..at + len]);
+        let p = p0 + split / (2 * l) + i;
+        small_group::<S, INV, STRICT, M, R0, 1, X>(s, tb, c, pair, p, x, src_at(at, len), d);
     }
 }
 
 /// [`small_layers`] on `K` consecutive pairs of vectors (`grp`: `2 LANES K` values, the first
-/// pair being pair `p0` of the transform).
+/// pair being pair `p0` of the transform). With `src` the inputs come from those outside words
+/// instead of `grp` (the inverse's first layers); with `dst` the outputs go there and `grp` is
+/// zeroed (the forward's last layers; [`Io::Through`]).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn small_group<
     S: Simd,
     const INV: bool,
@@ -1238,25 +1273,48 @@ fn small_group<
     const M: u8,
     const R0: bool,
     const K: usize,
+    X: Outer<S>,
 >(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
     grp: &mut [S::W],
     p0: usize,
+    x: &X,
+    src: Option<&[X::E]>,
+    dst: Option<&mut [X::E]>,
 ) {
     let l = S::LANES;
     let mut a = [c.q; K];
     let mut b = [c.q; K];
     for j in 0..K {
-        let p = &grp[2 * l * j..];
-        (a[j], b[j]) = (s.load(p), s.load(&p[l..]));
+        (a[j], b[j]) = match src {
+            Some(v) => (x.load(s, &v[2 * l * j..]), x.load(s, &v[2 * l * j + l..])),
+            None => {
+                let p = &grp[2 * l * j..];
+                (s.load(p), s.load(&p[l..]))
+            }
+        };
     }
     small_regs::<S, INV, STRICT, M, R0, K>(s, tb, c, &mut a, &mut b, p0);
-    for j in 0..K {
-        let p = &mut grp[2 * l * j..];
-        s.store(p, a[j]);
-        s.store(&mut p[l..], b[j]);
+    match dst {
+        Some(d) => {
+            let zero = s.splat(S::W::ZERO);
+            for j in 0..K {
+                x.store(s, &mut d[2 * l * j..], a[j]);
+                x.store(s, &mut d[2 * l * j + l..], b[j]);
+                let p = &mut grp[2 * l * j..];
+                s.store(p, zero);
+                s.store(&mut p[l..], zero);
+            }
+        }
+        None => {
+            for j in 0..K {
+                let p = &mut grp[2 * l * j..];
+                s.store(p, a[j]);
+                s.store(&mut p[l..], b[j]);
+            }
+        }
     }
 }
 
@@ -1900,6 +1958,12 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     // vectors at a time (or by the pair groups of [`small_layers`]).
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
+        // The block's outside words when its output goes there: written by its last layers
+        // when they run in [`small_layers`], else by [`drain`] after them.
+        let mut dst = match &mut io {
+            Io::Through(out) => Some(&mut out[off..off + block]),
+            _ => None,
+        };
         fwd_big_layers::<S, M>(s, tb, c, blk, n, off, t_blk, t_lo);
         if pairs {
             // The memory layer of distance `rb` would run alone: it runs with the blocks
@@ -1922,13 +1986,13 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
                 regs_block_v::<S, false, STRICT, false, M>(s, tb, c, sub, bvec, n / l, bv);
             }
         } else if M != lazy::SLOTH || r0 {
-            small_layers::<S, false, STRICT, M, true>(s, tb, c, blk, off);
+            small_layers::<S, false, STRICT, M, true, X>(s, tb, c, blk, off, x, None, dst.take());
         } else {
-            small_layers::<S, false, STRICT, M, false>(s, tb, c, blk, off);
+            small_layers::<S, false, STRICT, M, false, X>(s, tb, c, blk, off, x, None, dst.take());
         }
-        if let Io::Through(out) = &mut io {
+        if let Some(out) = dst {
             // The block's output while it is in L1.
-            drain(s, x, blk, &mut out[off..off + block]);
+            drain(s, x, blk, out);
         }
     }
     true
@@ -2176,9 +2240,13 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     let last = n / 2;
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
-        if let Some(src) = src {
-            // The block's input, read into L1 for its first layers.
-            copy_in(s, x, &src[off..off + block], blk);
+        // The block's outside input: read by its first layers when they run in
+        // [`small_layers`] (and no pointwise product comes first), else copied in beforehand.
+        let mut src_blk = src.map(|v| &v[off..off + block]);
+        if times.is_some() || (blocks && block >= rb) {
+            if let Some(v) = src_blk.take() {
+                copy_in(s, x, v, blk);
+            }
         }
         if let Some(t) = times {
             // The pointwise product block by block, while the block is in L1 for the layers.
@@ -2193,7 +2261,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
             }
             inv_big_layers::<S, M>(s, tb, c, blk, n, off, rb, (block / 2 + 1).min(last));
         } else {
-            small_layers::<S, true, false, M, true>(s, tb, c_inner, blk, off);
+            small_layers::<S, true, false, M, true, X>(s, tb, c_inner, blk, off, x, src_blk, None);
             inv_big_layers::<S, M>(s, tb, c, blk, n, off, l, (block / 2 + 1).min(last));
         }
     }

@@ -5,19 +5,23 @@
 //! ([`Avx2U64`]).
 //!
 //! A transform runs in a per-thread `u32` scratch array and converts the caller's words on the
-//! way in and out, inside the passes it makes anyway ([`simd::Outer`], [`Wide`]): the forward
-//! narrows the caller's `u64` words as its first pass loads them and widens each cache block of
-//! its output into them after the block's last layers; the inverse narrows each block of the
-//! caller's words just before the block's first layers and widens its last layer's outputs as
-//! it stores them. The checked transforms check what they load (high words zero, low words below
-//! the bound): the verdict is known before the first word of the caller's array is written, so
-//! a refused input is left as it was. Every value the transforms accept is below `2^32`
-//! (`[0, 4q)` with `4q < 2^32`), so the round trip is exact. The scratch words are zeroed as
-//! the last pass reads them, so no transform data stays behind in it.
+//! way in and out inside the passes it makes anyway ([`simd::Outer`], [`Wide`], [`Io`]): the
+//! forward narrows the caller's `u64` words as its first pass loads them, and its in-register
+//! last layers widen their outputs into the caller's words as they store them; the inverse's
+//! in-register first layers narrow the caller's words as they load them, and its last layer
+//! widens its outputs as it stores them. The checked transforms check what they load (high
+//! words zero, low words below the bound): the verdict is known before the first word of the
+//! caller's array is written, so a refused input is left as it was. Every value the transforms
+//! accept is below `2^32` (`[0, 4q)` with `4q < 2^32`), so the round trip is exact. The last
+//! pass over the scratch zeroes it behind itself (a refusal zeroes it whole), so no transform
+//! data stays behind in it; it grows to the largest `n` the thread has transformed.
 //!
 //! Measured (AMD Zen 3, `examples/ntt_bench 8192 30 8 avx2`, forty-fourth session): 8 x 8192
 //! transforms of 30-bit primes in about 93 µs forward and 97 inverse on `Plan<u32>`, against
-//! about 150 / 137 µs for 5 x 8192 49-bit ones in `f64` lanes (the same 240-bit modulus).
+//! about 150 / 137 µs for 5 x 8192 49-bit ones in `f64` lanes (the same 240-bit modulus). The
+//! conversions in passes of their own (forty-fourth session) cost about 21 µs of the `u64`
+//! plans' 114; fused (forty-fifth session, `ntt_bench 8192 w30 8` against `8192 30 8`,
+//! alternating, a noisier host) the `u64` plans take 5-12% more than the `u32` ones.
 
 use super::{Avx2U32, Avx2U64};
 use crate::arith::{Modulus, Modulus32, Modulus64};

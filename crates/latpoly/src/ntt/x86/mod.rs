@@ -16,7 +16,7 @@
 //!
 //! Two kernel sets combine tokens for `u64` plans on AVX2: [`FpKernels`] (`avx2_f64.rs`, the
 //! transforms of `q < 2^50` in `f64` lanes) and [`NarrowKernels`] (`avx2_narrow.rs`, those of
-//! `q < 2^30` and `n >= 16` in the 32-bit lanes of [`Avx2U32`], the array narrowed in place),
+//! `q < 2^30` and `n >= 16` in the 32-bit lanes of [`Avx2U32`], on a per-thread `u32` scratch),
 //! with everything else on [`Avx2U64`].
 
 #![allow(unsafe_code)]
