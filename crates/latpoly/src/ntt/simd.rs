@@ -1203,11 +1203,12 @@ fn small_layers<
     x: &X,
     src: Option<&[X::E]>,
     dst: Option<&mut [X::E]>,
+    lone: Option<usize>,
 ) {
     if S::SMALL_K == 8 {
-        small_layers_k::<S, INV, STRICT, M, R0, 8, X>(s, tb, c, blk, off, x, src, dst);
+        small_layers_k::<S, INV, STRICT, M, R0, 8, X>(s, tb, c, blk, off, x, src, dst, lone);
     } else {
-        small_layers_k::<S, INV, STRICT, M, R0, SMALL_K, X>(s, tb, c, blk, off, x, src, dst);
+        small_layers_k::<S, INV, STRICT, M, R0, SMALL_K, X>(s, tb, c, blk, off, x, src, dst, lone);
     }
 }
 
@@ -1231,6 +1232,7 @@ fn small_layers_k<
     x: &X,
     src: Option<&[X::E]>,
     mut dst: Option<&mut [X::E]>,
+    lone: Option<usize>,
 ) {
     let l = S::LANES;
     let p0 = off / (2 * l);
@@ -1250,20 +1252,24 @@ fn small_layers_k<
             x,
             src_at(at, len),
             d,
+            lone,
         );
     }
     for (i, pair) in tail.chunks_exact_mut(2 * l).enumerate() {
         let (at, len) = (split + i * 2 * l, 2 * l);
         let d = dst.as_deref_mut().map(|v| &mut v[at..at + len]);
         let p = p0 + split / (2 * l) + i;
-        small_group::<S, INV, STRICT, M, R0, 1, X>(s, tb, c, pair, p, x, src_at(at, len), d);
+        small_group::<S, INV, STRICT, M, R0, 1, X>(s, tb, c, pair, p, x, src_at(at, len), d, lone);
     }
 }
 
 /// [`small_layers`] on `K` consecutive pairs of vectors (`grp`: `2 LANES K` values, the first
 /// pair being pair `p0` of the transform). With `src` the inputs come from those outside words
 /// instead of `grp` (the inverse's first layers); with `dst` the outputs go there and `grp` is
-/// zeroed (the forward's last layers; [`Io::Through`]).
+/// zeroed (the forward's last layers; [`Io::Through`]). With `lone` (the index of the first
+/// twiddle of the layer of distance `LANES`, `n / (2 LANES)`), that layer runs here too, on
+/// each pair's two vectors before the in-register layers (inverse: after them), instead of
+/// alone in a memory pass (under [`lazy::STD`], where every layer reduces).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn small_group<
@@ -1283,6 +1289,7 @@ fn small_group<
     x: &X,
     src: Option<&[X::E]>,
     dst: Option<&mut [X::E]>,
+    lone: Option<usize>,
 ) {
     let l = S::LANES;
     let mut a = [c.q; K];
@@ -1296,7 +1303,21 @@ fn small_group<
             }
         };
     }
+    debug_assert!(lone.is_none() || M == lazy::STD);
+    if let (false, Some(base)) = (INV, lone) {
+        for j in 0..K {
+            let (w, wp) = fwd_twiddle(s, tb, base + p0 + j);
+            (a[j], b[j]) = ct_butterfly::<S, M, true>(s, a[j], b[j], w, wp, c);
+        }
+    }
     small_regs::<S, INV, STRICT, M, R0, K>(s, tb, c, &mut a, &mut b, p0);
+    if let (true, Some(base)) = (INV, lone) {
+        for j in 0..K {
+            let i = base + p0 + j;
+            let (w, wp) = (s.splat(tb.inv[i]), s.splat(tb.inv_shoup[i]));
+            (a[j], b[j]) = gs_butterfly::<S, M, true>(s, a[j], b[j], w, wp, c);
+        }
+    }
     match dst {
         Some(d) => {
             let zero = s.splat(S::W::ZERO);
@@ -1954,6 +1975,19 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     let t_blk = t.min(block / 2);
     // Whether the first in-register layer (distance LANES/2, index log2(n / LANES)) reduces.
     let r0 = reduces::<M>((n / l).trailing_zeros());
+    // An odd number of memory layers in each block (distances `t_blk` down to `LANES`) would
+    // end with the layer of distance `LANES` alone in a radix-2 pass: under the standard
+    // schedule it runs with the in-register layers instead ([`small_group`]).
+    let lone = S::RADIX4
+        && !S::SLOTHFUL
+        && t_lo == l
+        && t_blk >= l
+        && (t_blk / l).trailing_zeros() % 2 == 0;
+    let (t_mem, lone) = if lone {
+        (2 * l, Some(n / (2 * l)))
+    } else {
+        (t_lo, None)
+    };
     // Inner layers, block by block: in memory down to `t_lo`, then in registers, `bvec`
     // vectors at a time (or by the pair groups of [`small_layers`]).
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
@@ -1964,7 +1998,7 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
             Io::Through(out) => Some(&mut out[off..off + block]),
             _ => None,
         };
-        fwd_big_layers::<S, M>(s, tb, c, blk, n, off, t_blk, t_lo);
+        fwd_big_layers::<S, M>(s, tb, c, blk, n, off, t_blk, t_mem);
         if pairs {
             // The memory layer of distance `rb` would run alone: it runs with the blocks
             // instead, each pair of blocks loaded once.
@@ -1986,9 +2020,11 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
                 regs_block_v::<S, false, STRICT, false, M>(s, tb, c, sub, bvec, n / l, bv);
             }
         } else if M != lazy::SLOTH || r0 {
-            small_layers::<S, false, STRICT, M, true, X>(s, tb, c, blk, off, x, None, dst.take());
+            let d = dst.take();
+            small_layers::<S, false, STRICT, M, true, X>(s, tb, c, blk, off, x, None, d, lone);
         } else {
-            small_layers::<S, false, STRICT, M, false, X>(s, tb, c, blk, off, x, None, dst.take());
+            let d = dst.take();
+            small_layers::<S, false, STRICT, M, false, X>(s, tb, c, blk, off, x, None, d, lone);
         }
         if let Some(out) = dst {
             // The block's output while it is in L1.
@@ -2238,6 +2274,17 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
         return true;
     }
     let last = n / 2;
+    // The memory layers of each block after its in-register ones: distances `LANES` up to
+    // `t_max`. An odd number of them (on a radix-4 backend under the standard schedule) would
+    // start with the layer of distance `LANES` alone in a radix-2 pass: it runs with the
+    // in-register layers instead ([`small_group`]).
+    let t_max = if block < n { block / 2 } else { n / 4 };
+    let lone = S::RADIX4 && !S::SLOTHFUL && t_max >= l && (t_max / l).trailing_zeros() % 2 == 0;
+    let (t_mem, lone) = if lone {
+        (2 * l, Some(n / (2 * l)))
+    } else {
+        (l, None)
+    };
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
         // The block's outside input: read by its first layers when they run in
@@ -2261,8 +2308,11 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
             }
             inv_big_layers::<S, M>(s, tb, c, blk, n, off, rb, (block / 2 + 1).min(last));
         } else {
-            small_layers::<S, true, false, M, true, X>(s, tb, c_inner, blk, off, x, src_blk, None);
-            inv_big_layers::<S, M>(s, tb, c, blk, n, off, l, (block / 2 + 1).min(last));
+            let c_in = c_inner;
+            small_layers::<S, true, false, M, true, X>(
+                s, tb, c_in, blk, off, x, src_blk, None, lone,
+            );
+            inv_big_layers::<S, M>(s, tb, c, blk, n, off, t_mem, (block / 2 + 1).min(last));
         }
     }
     if !x.ok() {
