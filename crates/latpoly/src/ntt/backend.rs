@@ -432,7 +432,8 @@ mod tests {
     /// 64-bit integer kernels as for the `f64` ones, at primes of 30, 29, 20 and 17 bits; and
     /// the checked forward and inverse refuse values of `2^32` and more (lost by narrowing, so
     /// caught while they narrow) as well as those in `[q, 2^32)` (`[2q, 2^32)`), anywhere,
-    /// leaving the input as it was; and the per-thread scratch they run in is zero afterwards.
+    /// leaving the input as it was; and the per-thread scratch they run in is zero after every
+    /// transform, accepted or refused.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn avx2_narrow_transforms_match_scalar_and_integer() {
@@ -442,7 +443,10 @@ mod tests {
             return;
         };
         let mut rng = ChaCha20Rng::seed_from_u64(51);
-        for n in [16usize, 32, 64, 128, 512, 2048, 8192, 16384] {
+        let zero = super::super::x86::narrow_scratch_is_zero;
+        for n in [
+            16usize, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+        ] {
             for bits in [30u32, 29, 20, 17] {
                 let q = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
                 let plan = Plan::<u64>::with_isa(n, q, Isa::Avx2).unwrap();
@@ -451,6 +455,19 @@ mod tests {
                 let int = build(int_tok, &plan.m, &plan.fwd, &plan.inv);
                 check_u64_kernels(&**k, &*int, n, q, &mut rng);
                 let good: Vec<u64> = (0..n).map(|_| rng.gen_range(0..q)).collect();
+                // Every transform leaves the per-thread scratch it runs in zero.
+                for op in 0..6 {
+                    let mut v = good.clone();
+                    match op {
+                        0 => k.forward_lazy(&mut v),
+                        1 => k.forward_strict(&mut v),
+                        2 => assert!(k.forward_checked(&mut v)),
+                        3 => k.inverse_lazy(&mut v),
+                        4 => k.inverse_strict(&mut v),
+                        _ => assert!(k.inverse_checked(&mut v, 2 * q, false)),
+                    }
+                    assert!(zero(), "scratch not zero after op {op}: n={n} q={q}");
+                }
                 let mut positions = vec![0, 1, 7, 8, n / 2, n - 9, n - 8, n - 1];
                 positions.extend((0..6).map(|_| rng.gen_range(0..n)));
                 for (j, &pos) in positions.iter().enumerate() {
@@ -464,6 +481,7 @@ mod tests {
                     let before = bad.clone();
                     assert!(!k.forward_checked(&mut bad), "n={n} q={q} pos={pos}");
                     assert_eq!(bad, before, "refused input changed: n={n} q={q} pos={pos}");
+                    assert!(zero(), "scratch not zero after a refused forward: n={n}");
                     assert!(plan.forward(&mut bad).is_err());
                     assert_eq!(bad, before, "Plan::forward changed the input");
                     // The inverse's check (below 2q) while it narrows: 2q itself refused too.
@@ -478,15 +496,13 @@ mod tests {
                     for strict in [true, false] {
                         assert!(!k.inverse_checked(&mut bad, 2 * q, strict), "n={n} q={q}");
                         assert_eq!(bad, before, "refused inverse input changed: n={n} q={q}");
+                        assert!(zero(), "scratch not zero after a refused inverse: n={n}");
                     }
                     assert!(
                         plan.inverse(&mut bad).is_err() && plan.inverse_lazy(&mut bad).is_err()
                     );
                     assert_eq!(bad, before, "Plan::inverse changed the input");
-                    assert!(
-                        super::super::x86::narrow_scratch_is_zero(),
-                        "refused: n={n}"
-                    );
+                    assert!(zero(), "refused: n={n}");
                 }
                 // Accepted: inputs up to 2q - 1, strict and lazy, as the reference.
                 let a: Vec<u64> = (0..n)
@@ -502,7 +518,7 @@ mod tests {
                 assert!(k.inverse_checked(&mut x, 2 * q, false));
                 assert!(x.iter().zip(&want).all(|(&v, &w)| v < 2 * q && v % q == w));
                 // The transforms run in a per-thread scratch, which they leave zero.
-                assert!(super::super::x86::narrow_scratch_is_zero(), "n={n} q={q}");
+                assert!(zero(), "n={n} q={q}");
             }
         }
     }

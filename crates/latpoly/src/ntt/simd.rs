@@ -8,7 +8,9 @@
 //! Algorithms (same arithmetic contract as `scalar.rs`, which is the specification):
 //! * layers whose butterfly distance `t` is at least the lane count run over broadcast twiddles,
 //!   two layers per memory pass (radix-4) on backends where that pays ([`Simd::RADIX4`]), one
-//!   layer per pass otherwise;
+//!   layer per pass otherwise; where a cache block would be left with one such layer alone
+//!   under the standard schedule (AVX2 u32), the layer of distance `LANES` runs in registers
+//!   with the in-register layers instead ([`small_group`]'s `lone`);
 //! * the last `log2(LANES)` forward layers (first inverse layers) run in registers on pairs of
 //!   vectors: a backend-specific `deinterleave` gathers the `X` and `Y` halves of every butterfly,
 //!   with per-lane twiddles. The 64-bit AVX-512 backends lay the lanes out so that these are
@@ -529,11 +531,15 @@ impl<W: Word> SimdTables<W> {
 /// over the whole array, then all inner layers block by block while the block sits in L1.
 const BLOCK_BYTES: usize = 16 * 1024;
 
-/// Words outside a transform's own array that its outermost memory pass reads (the forward's
-/// first, or each block of the inverse before its first layers) or writes (the forward's
-/// blocks after their last layers, the inverse's last layer), so a transform whose caller's
-/// words are of another width ([`crate::ntt::x86::avx2_narrow`]: `u64` words, `u32` lanes)
-/// converts them on the way in and out instead of in passes of their own.
+/// Words outside a transform's own array that it reads as its input and writes as its output
+/// ([`Io`]), so a transform whose caller's words are of another width
+/// ([`crate::ntt::x86::avx2_narrow`]: `u64` words, `u32` lanes) converts them inside passes it
+/// makes anyway instead of in passes of their own. Reads: the forward's first memory pass when
+/// the array spans several cache blocks (else a copy before the first layer); each inverse
+/// block's in-register first layers ([`small_group`]; a copy before them on backends whose
+/// blocks start in register blocks, or with a pointwise product first). Writes: each forward
+/// block's in-register last layers (else a copy after them, [`drain`]); the inverse's last
+/// layer.
 pub(crate) trait Outer<S: Simd> {
     /// The outside word.
     type E: Copy;
@@ -577,6 +583,18 @@ pub(crate) enum Io<'a, E> {
     /// The input from these words and the output into them; the transform's array is scratch,
     /// all zero on return.
     Through(&'a mut [E]),
+}
+
+impl<E> Io<'_, E> {
+    /// The input when it is not the transform's own array.
+    #[inline(always)]
+    fn input(&self) -> Option<&[E]> {
+        match self {
+            Io::InPlace => None,
+            Io::From(src) => Some(src),
+            Io::Through(io) => Some(io),
+        }
+    }
 }
 
 /// `a = src`, `LANES` words at a time through `x`.
@@ -1908,12 +1926,7 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     let rb = bvec * l;
     let block = block_len::<S>(n);
     debug_assert!(!check || matches!(io, Io::InPlace));
-    // The input when it is not `a`'s.
-    let src = match &io {
-        Io::InPlace => None,
-        Io::From(src) => Some(&**src),
-        Io::Through(io) => Some(&**io),
-    };
+    let src = io.input();
     debug_assert!(src.is_none_or(|src| src.len() == n));
     if n == rb || n == REG_BLOCK * l {
         // One register block (8 vectors on a backend with blocks of 16 run in registers all
@@ -2201,7 +2214,7 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
 }
 
 /// [`inverse`] of the words `io` names, read (and with [`Io::Through`] written) through `x`
-/// (each block read just before its first layers); `a` holds the transform (with
+/// (each block's words by its first layers, [`Outer`]); `a` holds the transform (with
 /// [`Io::Through`]: scratch of length `n`). Returns [`Outer::ok`] after the input is read:
 /// when it is `false`, no word of `io` has been written.
 #[inline(always)]
@@ -2248,11 +2261,7 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     let rb = bvec * l;
     let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
     debug_assert!(M != lazy::HALF || n > rb);
-    let src = match &io {
-        Io::InPlace => None,
-        Io::From(src) => Some(&**src),
-        Io::Through(io) => Some(&**io),
-    };
+    let src = io.input();
     debug_assert!(src.is_none_or(|src| src.len() == n));
     if n == rb || n == REG_BLOCK * l {
         // One register block (8 vectors on a backend with blocks of 16: never under HALF,
@@ -2275,9 +2284,10 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     }
     let last = n / 2;
     // The memory layers of each block after its in-register ones: distances `LANES` up to
-    // `t_max`. An odd number of them (on a radix-4 backend under the standard schedule) would
-    // start with the layer of distance `LANES` alone in a radix-2 pass: it runs with the
-    // in-register layers instead ([`small_group`]).
+    // `t_max`, paired from the bottom. An odd number of them (on a radix-4 backend under the
+    // standard schedule) would leave the top one alone in a radix-2 pass: the layer of
+    // distance `LANES` runs with the in-register layers instead ([`small_group`]) and the rest
+    // pair up.
     let t_max = if block < n { block / 2 } else { n / 4 };
     let lone = S::RADIX4 && !S::SLOTHFUL && t_max >= l && (t_max / l).trailing_zeros() % 2 == 0;
     let (t_mem, lone) = if lone {

@@ -6,10 +6,11 @@
 //!
 //! A transform runs in a per-thread `u32` scratch array and converts the caller's words on the
 //! way in and out inside the passes it makes anyway ([`simd::Outer`], [`Wide`], [`Io`]): the
-//! forward narrows the caller's `u64` words as its first pass loads them, and its in-register
+//! forward narrows the caller's `u64` words as its first pass loads them (for `n` above one
+//! cache block, 4096; smaller arrays are narrowed into the scratch first), and its in-register
 //! last layers widen their outputs into the caller's words as they store them; the inverse's
 //! in-register first layers narrow the caller's words as they load them, and its last layer
-//! widens its outputs as it stores them. The checked transforms check what they load (high
+//! widens its outputs as it stores them (`n = 64`, one register block: a copy in and out). The checked transforms check what they load (high
 //! words zero, low words below the bound): the verdict is known before the first word of the
 //! caller's array is written, so a refused input is left as it was. Every value the transforms
 //! accept is below `2^32` (`[0, 4q)` with `4q < 2^32`), so the round trip is exact. The last
@@ -57,13 +58,15 @@ thread_local! {
 /// buffer when the scratch is taken (a transform inside another, which none of the kernels
 /// does). `f` leaves them zero.
 fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u32]) -> R) -> R {
-    debug_assert!(n.is_multiple_of(16));
+    assert!(n.is_multiple_of(16));
     let lines = n / 16;
-    let words = |v: &mut [Line]| {
-        // SAFETY: `Line` is 16 `u32` without padding (`repr(C)`, 64 bytes), so `v` is
-        // `16 v.len()` initialised `u32` words; `v` is not used while the view lives.
+    /// The words of `v`, borrowed for as long as `v` is.
+    fn words(v: &mut [Line]) -> &mut [u32] {
+        // SAFETY: `Line` is 16 `u32` without padding (`repr(C)`, 64 bytes, aligned beyond
+        // `u32`), so `v` is `16 v.len()` initialised, aligned `u32` words; the view borrows `v`
+        // mutably for its whole life.
         unsafe { core::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u32>(), 16 * v.len()) }
-    };
+    }
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut v) => {
             if v.len() < lines {
