@@ -43,7 +43,8 @@ struct Tables {
     f4: Vec<ZTab>,
     i4: Vec<ZTab>,
     i8: Vec<ZTab>,
-    /// d = 3: in-block layers (D = 8, 4, 2, 1 forward; 1, 2, 4, 8 inverse), per block.
+    /// d = 3: in-block layers (D = 8, 4, 2, 1 forward; 1, 2, 4, 8 inverse), per pair of blocks,
+    /// in the lane orders of [`FWD3_STATES`] and [`INV3_STATES`].
     f3: Vec<[ZTab; 4]>,
     i3: Vec<[ZTab; 4]>,
     /// Base-ring zetas in the transposed lane order, per group of 16 components.
@@ -84,18 +85,25 @@ fn build_tables(p: NtruPlusParams) -> Tables {
                 .push(ztab(|l| scalar::base_zeta(z, 16 * g + soa4_component(l))));
         }
     } else {
-        for b in 0..n / 48 {
+        for g in 0..n / 96 {
             let mut f = [([0i16; 16], [0i16; 16]); 4];
             let mut i = f;
             for (li, dd) in [8usize, 4, 2, 1].into_iter().enumerate() {
                 let step = 3 * dd;
                 let layer = n / (2 * step); // nodes in this layer = its first table index
-                let node = |m: usize| 48 * b / (2 * step) + m / (2 * dd);
-                f[li] = ztab(|m| z[layer + node(m)]);
-                i[3 - li] = ztab(|m| z[2 * layer - 1 - node(m)]);
+                // node of the butterfly whose lower component lane `l` of `X` holds (block
+                // 2g in the low 128-bit half, 2g + 1 in the high one)
+                let node = |l: usize, states: &[[u8; 4]; 4], k: usize| {
+                    let b = 2 * g + l / 8;
+                    48 * b / (2 * step) + row_component(states[k], l % 8) / (2 * dd)
+                };
+                f[li] = ztab(|l| z[layer + node(l, &FWD3_STATES, li)]);
+                i[3 - li] = ztab(|l| z[2 * layer - 1 - node(l, &INV3_STATES, 3 - li)]);
             }
             t.f3.push(f);
             t.i3.push(i);
+        }
+        for b in 0..n / 48 {
             t.base.push(ztab(|m| scalar::base_zeta(z, 16 * b + m)));
         }
     }
@@ -120,8 +128,6 @@ fn tables(p: NtruPlusParams) -> &'static Tables {
 /// 128-bit lane) and back.
 const SOA4_IN: [i8; 32] = bytes16([0, 4, 1, 5, 2, 6, 3, 7]);
 const SOA4_OUT: [i8; 32] = bytes16([0, 2, 4, 6, 1, 3, 5, 7]);
-/// Swap of neighbouring 16-bit lanes.
-const SWAP1: [i8; 32] = bytes16([1, 0, 3, 2, 5, 4, 7, 6]);
 
 /// A `vpshufb` control taking 16-bit lane `src[p]` to lane `p` in both 128-bit halves.
 const fn bytes16(src: [usize; 8]) -> [i8; 32] {
@@ -163,6 +169,65 @@ const fn soa3_out(r: usize) -> [i8; 32] {
 
 const SOA3_IN: [[i8; 32]; 3] = [soa3_in(0), soa3_in(1), soa3_in(2)];
 const SOA3_OUT: [[i8; 32]; 3] = [soa3_out(0), soa3_out(1), soa3_out(2)];
+
+/// `src` with its 16-bit lanes at bit-reversed positions (of three bits) in each 128-bit lane:
+/// position `p` takes what position `bitrev3(p)` took.
+const fn lanes_bitrev3(c: [i8; 32]) -> [i8; 32] {
+    let mut out = [0i8; 32];
+    let mut i = 0;
+    while i < 32 {
+        let (h, p, byte) = (i / 16, (i % 16) / 2, i % 2);
+        let r = ((p & 1) << 2) | (p & 2) | (p >> 2);
+        out[i] = c[16 * h + 2 * r + byte];
+        i += 1;
+    }
+    out
+}
+/// A control selecting, for position `p`, the lane `bitrev3(c[p])` instead of `c[p]` (every
+/// byte pair of `c` names one 16-bit lane of the same 128-bit lane).
+const fn select_bitrev3(c: [i8; 32]) -> [i8; 32] {
+    let mut out = [0i8; 32];
+    let mut i = 0;
+    while i < 32 {
+        let w = (c[i] as usize) / 2;
+        let r = ((w & 1) << 2) | (w & 2) | (w >> 2);
+        out[i] = (2 * r + (c[i] as usize) % 2) as i8;
+        i += 1;
+    }
+    out
+}
+/// [`SOA3_IN`] with the components of each 128-bit half at bit-reversed lanes (component
+/// `8h + m` in lane `bitrev3(m)` of half `h`): the inverse transform's rows ([`INV3_STATES`]).
+const SOA3_IN_REV: [[i8; 32]; 3] = [
+    lanes_bitrev3(SOA3_IN[0]),
+    lanes_bitrev3(SOA3_IN[1]),
+    lanes_bitrev3(SOA3_IN[2]),
+];
+/// [`SOA3_OUT`] for rows in the lane order of [`SOA3_IN_REV`].
+const SOA3_OUT_REV: [[i8; 32]; 3] = [
+    select_bitrev3(SOA3_OUT[0]),
+    select_bitrev3(SOA3_OUT[1]),
+    select_bitrev3(SOA3_OUT[2]),
+];
+
+/// The in-block layers of 864 on a pair of blocks' rows `(X, Y)` (block `A` and block `B` of a
+/// pair, one row each): a slot of the pair is (`v`: `X` or `Y`; `h`: 128-bit half; `p2 p1 p0`:
+/// lane in the half), and a state names the component bit (`c3` = 8 ... `c0` = 1) held by
+/// `v`, `p2`, `p1`, `p0`, the block being `h`. The layer of distance `D` needs `D`'s bit on `v`:
+/// then its butterflies are lane-wise between `X` and `Y`. [`Avx2::r16`] (`vpunpck{l,h}wd`)
+/// moves `(v; p2, p1, p0)` to `(p2; p1, p0, v)`, so from the rows (`v` = block, `h` = `c3`,
+/// `p` = the lane order [`SOA3_IN`] or [`SOA3_IN_REV`] gives) one `vperm2i128` pair (`v` and
+/// `h` exchanged) and one [`Avx2::r16`] per layer walk the forward through
+/// `c3, c2, c1, c0` and the inverse through `c0, c1, c2, c3`; one more of each returns to rows.
+/// Forward states for D = 8, 4, 2, 1 (entries `(v, p2, p1, p0)`, component bit numbers).
+const FWD3_STATES: [[u8; 4]; 4] = [[3, 2, 1, 0], [2, 1, 0, 3], [1, 0, 3, 2], [0, 3, 2, 1]];
+/// Inverse states for D = 1, 2, 4, 8.
+const INV3_STATES: [[u8; 4]; 4] = [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]];
+
+/// The component (of its block) in lane `p` of a half of `X` (`v` = 0) in state `st`.
+const fn row_component(st: [u8; 4], p: usize) -> usize {
+    ((p >> 2) & 1) << st[1] | ((p >> 1) & 1) << st[2] | (p & 1) << st[3]
+}
 
 /// `CBD1` ([`encode::cbd1_into`], same output) with the blocks of 16 and 8 words in vector
 /// registers: row `k` of a block is bit `k` of every word (`(x >> k) & 1` minus the same for the
@@ -303,7 +368,6 @@ impl Avx2 {
     }
 
     vop2! {
-        sign => _mm256_sign_epi16,
         sub32 => _mm256_sub_epi32,
         and => _mm256_and_si256,
         or => _mm256_or_si256,
@@ -350,11 +414,6 @@ impl Avx2 {
     fn blend32<const I: i32>(self, a: V, b: V) -> V {
         // SAFETY: the token proves AVX2.
         unsafe { _mm256_blend_epi32::<I>(a, b) }
-    }
-    #[inline(always)]
-    fn shuffle32<const I: i32>(self, a: V) -> V {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_shuffle_epi32::<I>(a) }
     }
     #[inline(always)]
     fn shufps<const I: i32>(self, a: V, b: V) -> V {
@@ -417,6 +476,11 @@ impl Avx2 {
     /// A 48-coefficient block (16 components of degree 3) to 3 rows in natural column order.
     #[inline(always)]
     fn soa3(self, v: [V; 3]) -> [V; 3] {
+        self.soa3_with(v, &SOA3_IN)
+    }
+    /// [`Self::soa3`] with the final in-lane order of `ctl` ([`SOA3_IN`] or [`SOA3_IN_REV`]).
+    #[inline(always)]
+    fn soa3_with(self, v: [V; 3], ctl: &[[i8; 32]; 3]) -> [V; 3] {
         let a = self.blend32::<0xF0>(v[0], v[1]);
         let b = self.perm2x128::<0x21>(v[0], v[2]);
         let c = self.blend32::<0xF0>(v[1], v[2]);
@@ -424,16 +488,21 @@ impl Avx2 {
         let t1 = self.blend16::<0x49>(self.blend16::<0x24>(a, b), c);
         let t2 = self.blend16::<0x92>(self.blend16::<0x49>(a, b), c);
         [
-            self.shuf8(t0, self.ctrl(&SOA3_IN[0])),
-            self.shuf8(t1, self.ctrl(&SOA3_IN[1])),
-            self.shuf8(t2, self.ctrl(&SOA3_IN[2])),
+            self.shuf8(t0, self.ctrl(&ctl[0])),
+            self.shuf8(t1, self.ctrl(&ctl[1])),
+            self.shuf8(t2, self.ctrl(&ctl[2])),
         ]
     }
     #[inline(always)]
     fn aos3(self, r: [V; 3]) -> [V; 3] {
-        let t0 = self.shuf8(r[0], self.ctrl(&SOA3_OUT[0]));
-        let t1 = self.shuf8(r[1], self.ctrl(&SOA3_OUT[1]));
-        let t2 = self.shuf8(r[2], self.ctrl(&SOA3_OUT[2]));
+        self.aos3_with(r, &SOA3_OUT)
+    }
+    /// [`Self::aos3`] for rows in the in-lane order that `ctl` undoes.
+    #[inline(always)]
+    fn aos3_with(self, r: [V; 3], ctl: &[[i8; 32]; 3]) -> [V; 3] {
+        let t0 = self.shuf8(r[0], self.ctrl(&ctl[0]));
+        let t1 = self.shuf8(r[1], self.ctrl(&ctl[1]));
+        let t2 = self.shuf8(r[2], self.ctrl(&ctl[2]));
         let a = self.blend16::<0x24>(self.blend16::<0x92>(t0, t1), t2);
         let b = self.blend16::<0x49>(self.blend16::<0x24>(t0, t1), t2);
         let c = self.blend16::<0x92>(self.blend16::<0x49>(t0, t1), t2);
@@ -469,59 +538,16 @@ impl Avx2 {
         }
     }
 
-    /// `(partner, upper-lane select)` helpers for butterflies between lanes `l` and `l ^ D`.
+    /// `([a.lo, b.lo], [a.hi, b.hi])` (128-bit halves): exchanges the vector and the half.
     #[inline(always)]
-    fn swap<const D: usize>(self, x: V) -> V {
-        match D {
-            8 => self.perm2x128::<0x01>(x, x),
-            4 => self.shuffle32::<0x4E>(x),
-            2 => self.shuffle32::<0xB1>(x),
-            _ => self.shuf8(x, self.ctrl(&SWAP1)),
-        }
+    fn swap_halves(self, a: V, b: V) -> (V, V) {
+        (self.perm2x128::<0x20>(a, b), self.perm2x128::<0x31>(a, b))
     }
-    /// Lanes with bit `D` clear from `a`, set from `b`.
+    /// `(vpunpcklwd, vpunpckhwd)`: slot `(v; p2, p1, p0)` of a pair goes to `(p2; p1, p0, v)`
+    /// (see [`FWD3_STATES`]).
     #[inline(always)]
-    fn upper<const D: usize>(self, a: V, b: V) -> V {
-        match D {
-            8 => self.blend32::<0xF0>(a, b),
-            4 => self.blend16::<0xF0>(a, b),
-            2 => self.blend16::<0xCC>(a, b),
-            _ => self.blend16::<0xAA>(a, b),
-        }
-    }
-    /// `+1` in lanes with bit `D` clear, `-1` where set.
-    #[inline(always)]
-    fn signs<const D: usize>(self) -> V {
-        self.upper::<D>(self.splat(1), self.splat(-1))
-    }
-    /// Forward radix-2 butterflies (reference: `t = fqmul(z, hi)`, `hi = lo - t`, `lo = lo + t`)
-    /// between lanes `l` and `l + D` of one row; with `RED` the reference's Barrett step on both
-    /// outputs, without it the outputs grow by less than `q`.
-    #[inline(always)]
-    fn fwd_lanes<const D: usize, const RED: bool>(self, x: V, z: (V, V)) -> V {
-        let s = self.swap::<D>(x);
-        let lo = self.upper::<D>(x, s);
-        let hi = self.upper::<D>(s, x);
-        let t = self.fqmulc(hi, z);
-        let r = self.add(lo, self.sign(t, self.signs::<D>()));
-        if RED {
-            self.barrett(r)
-        } else {
-            r
-        }
-    }
-    /// Inverse radix-2 butterflies (reference: `hi = fqmul(z, hi - lo)`, `lo = lo + hi`, with
-    /// the reference's Barrett step on the sum when `RED`) between lanes `l` and `l + D` of
-    /// one row.
-    #[inline(always)]
-    fn inv_lanes<const D: usize, const RED: bool>(self, x: V, z: (V, V)) -> V {
-        let s = self.swap::<D>(x);
-        let lo = self.upper::<D>(x, s);
-        let hi = self.upper::<D>(s, x);
-        let sum = self.add(lo, hi);
-        let sum = if RED { self.barrett(sum) } else { sum };
-        let dif = self.fqmulc(self.sub(hi, lo), z);
-        self.upper::<D>(sum, dif)
+    fn r16(self, a: V, b: V) -> (V, V) {
+        (self.lo16(a, b), self.hi16(a, b))
     }
 
     // ---- NTT ----
@@ -571,33 +597,39 @@ impl Avx2 {
         if s.d == 3 {
             // rows: stride 8 adds < q, a Barrett step before stride 4, strides 4 and 2 add
             // < 2q, stride 1 ends with the reference's Barrett step
-            for (bi, b) in (0..n).step_by(48).enumerate() {
-                let f = &t.f3[bi];
-                let mut r = self.load3(&a[b..]);
-                // layer by layer over the three rows: three independent chains side by side
-                // (row after row, the scheduler fills with one row's dependent chain: 20%
-                // slower; two blocks side by side spill registers)
-                let (z8, z4, z2, z1) = (
-                    self.zt(&f[0]),
-                    self.zt(&f[1]),
-                    self.zt(&f[2]),
-                    self.zt(&f[3]),
-                );
-                // plain loops, no closures: everything inlines into this `#[target_feature]`
-                // function
-                for x in r.iter_mut() {
-                    *x = self.fwd_lanes::<8, false>(*x, z8);
+            // Two blocks at a time, each row of one paired with the same row of the other
+            // ([`FWD3_STATES`]): every layer is full-width butterflies between the two vectors of
+            // a pair, one `vpunpck{l,h}wd` pair before it; the three pairs layer by layer (three
+            // independent chains side by side).
+            for (g, b) in (0..n).step_by(96).enumerate() {
+                let f = &t.f3[g];
+                let (ra, rb) = (self.load3(&a[b..]), self.load3(&a[b + 48..]));
+                let mut x = [ra[0]; 3];
+                let mut y = x;
+                for k in 0..3 {
+                    (x[k], y[k]) = self.swap_halves(ra[k], rb[k]);
+                    (x[k], y[k]) = self.fwd_bf_lazy(x[k], y[k], self.zt(&f[0]));
                 }
-                for x in r.iter_mut() {
-                    *x = self.fwd_lanes::<4, false>(self.barrett(*x), z4);
+                for k in 0..3 {
+                    let (p, q) = self.r16(x[k], y[k]);
+                    (x[k], y[k]) =
+                        self.fwd_bf_lazy(self.barrett(p), self.barrett(q), self.zt(&f[1]));
                 }
-                for x in r.iter_mut() {
-                    *x = self.fwd_lanes::<2, false>(*x, z2);
+                for k in 0..3 {
+                    let (p, q) = self.r16(x[k], y[k]);
+                    (x[k], y[k]) = self.fwd_bf_lazy(p, q, self.zt(&f[2]));
                 }
-                for x in r.iter_mut() {
-                    *x = self.fwd_lanes::<1, true>(*x, z1);
+                for k in 0..3 {
+                    let (p, q) = self.r16(x[k], y[k]);
+                    (x[k], y[k]) = self.fwd_bf(p, q, self.zt(&f[3]));
                 }
-                self.store3(&mut a[b..], self.aos3(r));
+                let (mut ra, mut rb) = (x, y);
+                for k in 0..3 {
+                    let (p, q) = self.r16(x[k], y[k]);
+                    (ra[k], rb[k]) = self.swap_halves(p, q);
+                }
+                self.store3(&mut a[b..], self.aos3(ra));
+                self.store3(&mut a[b + 48..], self.aos3(rb));
             }
             return;
         }
@@ -612,17 +644,34 @@ impl Avx2 {
         // strides 16, 8 and 4 on vector pairs: stride 16 adds < q (< 9q), the Barrett step on
         // the stride-8 inputs x brings them to (q+1)/2, strides 8 and 4 add < 2q, and the final
         // Barrett step gives the reference's output range
-        for (pi, o) in (0..n).step_by(32).enumerate() {
-            let (va, vb) = (self.load(&a[o..]), self.load(&a[o + 16..]));
-            let (va, vb) = self.fwd_bf_lazy(va, vb, self.zc(z[k + pi]));
-            let x = self.perm2x128::<0x20>(va, vb);
-            let y = self.perm2x128::<0x31>(va, vb);
-            let (x, y) = self.fwd_bf_lazy(self.barrett(x), y, self.zt(&t.f8[pi]));
-            let (x, y) = (self.lo64(x, y), self.hi64(x, y));
-            let (x, y) = self.fwd_bf(x, y, self.zt(&t.f4[pi]));
-            let (lo, hi) = (self.lo64(x, y), self.hi64(x, y));
-            self.store(&mut a[o..], self.perm2x128::<0x20>(lo, hi));
-            self.store(&mut a[o + 16..], self.perm2x128::<0x31>(lo, hi));
+        // Two pairs at a time, layer by layer: each pair is one long dependent chain (three
+        // products, two Barrett steps, shuffles), and two chains side by side keep the pipes
+        // busy where one pair after the other filled the scheduler with a single chain.
+        const PAIRS: usize = 2;
+        debug_assert_eq!((n / 32) % PAIRS, 0);
+        for g in (0..n / 32).step_by(PAIRS) {
+            let zero = self.zero();
+            let (mut x, mut y) = ([zero; PAIRS], [zero; PAIRS]);
+            for j in 0..PAIRS {
+                let o = 32 * (g + j);
+                let (va, vb) = (self.load(&a[o..]), self.load(&a[o + 16..]));
+                let (va, vb) = self.fwd_bf_lazy(va, vb, self.zc(z[k + g + j]));
+                x[j] = self.perm2x128::<0x20>(va, vb);
+                y[j] = self.perm2x128::<0x31>(va, vb);
+            }
+            for j in 0..PAIRS {
+                let (p, r) = self.fwd_bf_lazy(self.barrett(x[j]), y[j], self.zt(&t.f8[g + j]));
+                (x[j], y[j]) = (self.lo64(p, r), self.hi64(p, r));
+            }
+            for j in 0..PAIRS {
+                let (p, r) = self.fwd_bf(x[j], y[j], self.zt(&t.f4[g + j]));
+                (x[j], y[j]) = (self.lo64(p, r), self.hi64(p, r));
+            }
+            for j in 0..PAIRS {
+                let o = 32 * (g + j);
+                self.store(&mut a[o..], self.perm2x128::<0x20>(x[j], y[j]));
+                self.store(&mut a[o + 16..], self.perm2x128::<0x31>(x[j], y[j]));
+            }
         }
     }
 
@@ -639,54 +688,78 @@ impl Avx2 {
         // below 4q, the next layer's sums are Barrett-reduced (the reference's bounds from
         // there on, except the 864 stride-24 sums: below 2q, which the radix-3 layers take)
         if s.d == 3 {
-            for (bi, b) in (0..n).step_by(48).enumerate() {
-                let f = &t.i3[bi];
-                let mut r = self.soa3(self.load3(&a[b..]));
-                // layer by layer over the three rows (see the forward transform)
-                let (z1, z2, z4, z8) = (
-                    self.zt(&f[0]),
-                    self.zt(&f[1]),
-                    self.zt(&f[2]),
-                    self.zt(&f[3]),
-                );
-                for x in r.iter_mut() {
-                    *x = self.inv_lanes::<1, false>(*x, z1);
+            // pairs of blocks as in the forward transform, walking [`INV3_STATES`] from rows in
+            // the bit-reversed lane order of [`SOA3_IN_REV`] (which the rows keep through the
+            // radix-3 layers and the split, lane-wise: the closing `aos3_with` undoes it)
+            for (g, b) in (0..n).step_by(96).enumerate() {
+                let f = &t.i3[g];
+                let ra = self.soa3_with(self.load3(&a[b..]), &SOA3_IN_REV);
+                let rb = self.soa3_with(self.load3(&a[b + 48..]), &SOA3_IN_REV);
+                let mut x = [ra[0]; 3];
+                let mut y = x;
+                for k in 0..3 {
+                    let (p, q) = self.swap_halves(ra[k], rb[k]);
+                    let (p, q) = self.r16(p, q);
+                    (x[k], y[k]) = self.inv_bf_lazy(p, q, self.zt(&f[0]));
                 }
-                for x in r.iter_mut() {
-                    *x = self.inv_lanes::<2, false>(*x, z2);
+                for k in 0..3 {
+                    let (p, q) = self.r16(x[k], y[k]);
+                    (x[k], y[k]) = self.inv_bf_lazy(p, q, self.zt(&f[1]));
                 }
-                for x in r.iter_mut() {
-                    *x = self.inv_lanes::<4, true>(*x, z4);
+                for k in 0..3 {
+                    let (p, q) = self.r16(x[k], y[k]);
+                    (x[k], y[k]) = self.inv_bf(p, q, self.zt(&f[2]));
                 }
-                for x in r.iter_mut() {
-                    *x = self.inv_lanes::<8, false>(*x, z8);
+                for k in 0..3 {
+                    let (p, q) = self.r16(x[k], y[k]);
+                    (x[k], y[k]) = self.inv_bf_lazy(p, q, self.zt(&f[3]));
                 }
-                self.store3(&mut a[b..], r);
+                let (mut ra, mut rb) = (x, y);
+                for k in 0..3 {
+                    (ra[k], rb[k]) = self.swap_halves(x[k], y[k]);
+                }
+                self.store3(&mut a[b..], ra);
+                self.store3(&mut a[b + 48..], rb);
             }
         } else {
             // strides 4, 8 and 16 on vector pairs
             let first16 = 2 * (n / 32) - 1;
-            for (pi, o) in (0..n).step_by(32).enumerate() {
-                let (va, vb) = (self.load(&a[o..]), self.load(&a[o + 16..]));
-                // step 4: X = [a0-3 b0-3 | a8-11 b8-11], Y = [a4-7 b4-7 | a12-15 b12-15]
-                let (x, y) = (self.lo64(va, vb), self.hi64(va, vb));
-                let (sum, y) = self.inv_bf_lazy(x, y, self.zt(&t.i4[pi]));
-                // step 8: X = [a0-3 b0-3 a4-7 b4-7], Y = [a8-11 b8-11 a12-15 b12-15]
-                let (x, y) = (
-                    self.perm2x128::<0x20>(sum, y),
-                    self.perm2x128::<0x31>(sum, y),
-                );
-                let (sum, y) = self.inv_bf_lazy(x, y, self.zt(&t.i8[pi]));
-                let px = self.perm4x64::<0b11_01_10_00>(sum);
-                let py = self.perm4x64::<0b11_01_10_00>(y);
-                // step 16, between the two vectors of the pair (natural order again)
-                let (va, vb) = self.inv_bf(
-                    self.perm2x128::<0x20>(px, py),
-                    self.perm2x128::<0x31>(px, py),
-                    self.zc(z[first16 - pi]),
-                );
-                self.store(&mut a[o..], va);
-                self.store(&mut a[o + 16..], vb);
+            // two pairs at a time, layer by layer (see the forward transform)
+            const PAIRS: usize = 2;
+            debug_assert_eq!((n / 32) % PAIRS, 0);
+            for g in (0..n / 32).step_by(PAIRS) {
+                let zero = self.zero();
+                let (mut x, mut y) = ([zero; PAIRS], [zero; PAIRS]);
+                for j in 0..PAIRS {
+                    let o = 32 * (g + j);
+                    let (va, vb) = (self.load(&a[o..]), self.load(&a[o + 16..]));
+                    // step 4: X = [a0-3 b0-3 | a8-11 b8-11], Y = [a4-7 b4-7 | a12-15 b12-15]
+                    (x[j], y[j]) = (self.lo64(va, vb), self.hi64(va, vb));
+                }
+                for j in 0..PAIRS {
+                    let (sum, d) = self.inv_bf_lazy(x[j], y[j], self.zt(&t.i4[g + j]));
+                    // step 8: X = [a0-3 b0-3 a4-7 b4-7], Y = [a8-11 b8-11 a12-15 b12-15]
+                    (x[j], y[j]) = (
+                        self.perm2x128::<0x20>(sum, d),
+                        self.perm2x128::<0x31>(sum, d),
+                    );
+                }
+                for j in 0..PAIRS {
+                    let (sum, d) = self.inv_bf_lazy(x[j], y[j], self.zt(&t.i8[g + j]));
+                    let px = self.perm4x64::<0b11_01_10_00>(sum);
+                    let py = self.perm4x64::<0b11_01_10_00>(d);
+                    (x[j], y[j]) = (
+                        self.perm2x128::<0x20>(px, py),
+                        self.perm2x128::<0x31>(px, py),
+                    );
+                }
+                for j in 0..PAIRS {
+                    // step 16, between the two vectors of the pair (natural order again)
+                    let o = 32 * (g + j);
+                    let (va, vb) = self.inv_bf(x[j], y[j], self.zc(z[first16 - g - j]));
+                    self.store(&mut a[o..], va);
+                    self.store(&mut a[o + 16..], vb);
+                }
             }
             let mut step = 32;
             while step <= s.block() / 2 {
@@ -739,7 +812,7 @@ impl Avx2 {
         }
         if s.d == 3 {
             for b in (0..n).step_by(48) {
-                let v = self.aos3(self.load3(&a[b..]));
+                let v = self.aos3_with(self.load3(&a[b..]), &SOA3_OUT_REV);
                 self.store3(&mut a[b..], v);
             }
         }
