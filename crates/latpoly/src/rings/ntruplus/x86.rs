@@ -556,19 +556,29 @@ impl Avx2 {
     fn ntt_tf<const N: usize, const ZN: usize>(self, a: &mut [i16; N], z: &[i16; ZN], t: &Tables) {
         let s = &shape(N);
         let n = N;
-        if s.d == 3 {
-            for b in (0..n).step_by(48) {
-                let v = self.soa3(self.load3(&a[b..]));
-                self.store3(&mut a[b..], v);
-            }
-        }
         let h = n / 2;
         let z1 = self.zc(z[1]);
-        for i in (0..h).step_by(16) {
-            let (x, y) = (self.load(&a[i..]), self.load(&a[i + h..]));
-            let t1 = self.fqmulc(y, z1);
-            self.store(&mut a[i + h..], self.sub(self.add(x, y), t1));
-            self.store(&mut a[i..], self.add(x, t1));
+        if s.d == 3 {
+            // the trinomial split on rows: each block transposed as it is loaded (the split, a
+            // multiple of 48 apart, and the radix-3 layers are blind to the in-block order)
+            for b in (0..h).step_by(48) {
+                let x = self.soa3(self.load3(&a[b..]));
+                let y = self.soa3(self.load3(&a[b + h..]));
+                let (mut lo, mut hi) = (x, y);
+                for k in 0..3 {
+                    let t1 = self.fqmulc(y[k], z1);
+                    (lo[k], hi[k]) = (self.add(x[k], t1), self.sub(self.add(x[k], y[k]), t1));
+                }
+                self.store3(&mut a[b + h..], hi);
+                self.store3(&mut a[b..], lo);
+            }
+        } else {
+            for i in (0..h).step_by(16) {
+                let (x, y) = (self.load(&a[i..]), self.load(&a[i + h..]));
+                let t1 = self.fqmulc(y, z1);
+                self.store(&mut a[i + h..], self.sub(self.add(x, y), t1));
+                self.store(&mut a[i..], self.add(x, t1));
+            }
         }
         let om = self.zc(OMEGA_MONT);
         let mut k = 2;
@@ -803,17 +813,27 @@ impl Avx2 {
         let (csq, ca, cb) = tables::inv_consts_of(s.n);
         let (csq, ca, cb) = (self.zc(csq), self.zc(ca), self.zc(cb));
         let h = n / 2;
-        for i in (0..h).step_by(16) {
-            let (x, y) = (self.load(&a[i..]), self.load(&a[i + h..]));
-            let t1 = self.add(x, y);
-            let t2 = self.fqmulc(self.sub(x, y), csq);
-            self.store(&mut a[i + h..], self.fqmulc(t2, cb));
-            self.store(&mut a[i..], self.fqmulc(self.sub(t1, t2), ca));
-        }
         if s.d == 3 {
-            for b in (0..n).step_by(48) {
-                let v = self.aos3_with(self.load3(&a[b..]), &SOA3_OUT_REV);
-                self.store3(&mut a[b..], v);
+            // the split on rows, each block transposed back to coefficient order as it is
+            // stored (rows in the order of `SOA3_IN_REV`, see the in-block layers)
+            for b in (0..h).step_by(48) {
+                let (x, y) = (self.load3(&a[b..]), self.load3(&a[b + h..]));
+                let (mut lo, mut hi) = (x, y);
+                for k in 0..3 {
+                    let t1 = self.add(x[k], y[k]);
+                    let t2 = self.fqmulc(self.sub(x[k], y[k]), csq);
+                    (lo[k], hi[k]) = (self.fqmulc(self.sub(t1, t2), ca), self.fqmulc(t2, cb));
+                }
+                self.store3(&mut a[b + h..], self.aos3_with(hi, &SOA3_OUT_REV));
+                self.store3(&mut a[b..], self.aos3_with(lo, &SOA3_OUT_REV));
+            }
+        } else {
+            for i in (0..h).step_by(16) {
+                let (x, y) = (self.load(&a[i..]), self.load(&a[i + h..]));
+                let t1 = self.add(x, y);
+                let t2 = self.fqmulc(self.sub(x, y), csq);
+                self.store(&mut a[i + h..], self.fqmulc(t2, cb));
+                self.store(&mut a[i..], self.fqmulc(self.sub(t1, t2), ca));
             }
         }
     }
