@@ -5,10 +5,13 @@
 //!   `9q < 2^15`): outputs are the **same values mod q** in the reference's output ranges,
 //!   not always the same representatives. Kernels are compiled once per parameter set (the
 //!   length is a constant). Strides `>= 32` are vector-to-vector; the last three radix-2 layers
-//!   of the `d = 4` sets (strides 16, 8, 4) run on vector pairs in registers, one memory pass;
-//!   for 864 (`d = 3`, strides 24/12/6/3) every 48-coefficient block is transposed to 3 rows
-//!   of 16 components (the big strides are blind to a fixed in-block permutation) and the
-//!   in-block layers run inside each row.
+//!   of the `d = 4` sets (strides 16, 8, 4) run on vector pairs in registers, one memory pass,
+//!   two pairs side by side (each pair is one long dependent chain); for 864 (`d = 3`, strides
+//!   24/12/6/3) every 48-coefficient block is transposed to 3 rows of 16 components during the
+//!   trinomial split (the big strides are blind to a fixed in-block permutation), and the
+//!   in-block layers run on two blocks at a time, each row of one paired with the same row of
+//!   the other, so that every layer is full-width butterflies between the two vectors of a pair
+//!   after one `vpunpck{l,h}wd` pair ([`FWD3_STATES`], [`INV3_STATES`]).
 //! * `basemul` / `baseinv` transpose 16 components to `d` rows (one coefficient index per row)
 //!   and compute with one Montgomery reduction per output (`vpmaddwd` sums of 32-bit products)
 //!   or Barrett-reduced lazy sums: **same values mod q** as the scalar code, also in `(-q, q)`.
@@ -91,8 +94,8 @@ fn build_tables(p: NtruPlusParams) -> Tables {
             for (li, dd) in [8usize, 4, 2, 1].into_iter().enumerate() {
                 let step = 3 * dd;
                 let layer = n / (2 * step); // nodes in this layer = its first table index
-                // node of the butterfly whose lower component lane `l` of `X` holds (block
-                // 2g in the low 128-bit half, 2g + 1 in the high one)
+                                            // node of the butterfly whose lower component lane `l` of `X` holds (block
+                                            // 2g in the low 128-bit half, 2g + 1 in the high one)
                 let node = |l: usize, states: &[[u8; 4]; 4], k: usize| {
                     let b = 2 * g + l / 8;
                     48 * b / (2 * step) + row_component(states[k], l % 8) / (2 * dd)
@@ -1054,5 +1057,90 @@ impl Lanes16 for Avx2 {
     #[inline(always)]
     fn mred_pair(self, sl: V, sh: V) -> V {
         self.packs32(self.mred32(sl), self.mred32(sh))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lanes(v: V) -> [i16; 16] {
+        let mut out = [0i16; 16];
+        // SAFETY: `out` has 16 writable i16 (unaligned store); only called with AVX2 present.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), v) };
+        out
+    }
+
+    const fn bitrev3(p: usize) -> usize {
+        ((p & 1) << 2) | (p & 2) | (p >> 2)
+    }
+
+    /// The lane walks of 864's in-block layers: from the rows of two blocks (coefficient `j` of
+    /// block `A` tagged `j`, of block `B` tagged `100 + j`), after the `vperm2i128` pair and each
+    /// `vpunpck{l,h}wd` pair, lane `l` of `X` holds component `row_component(state, l % 8)` of
+    /// block `l / 8` and the same lane of `Y` its partner at distance `D` (the state's `v` bit),
+    /// which is what the twiddle tables assume; one more step of each returns the rows; the
+    /// bit-reversed transposes are the plain ones with lanes `p` and `bitrev3(p)` exchanged and
+    /// are undone by `aos3_with(.., &SOA3_OUT_REV)`.
+    #[test]
+    fn in_block_lane_states_pair_every_component_with_its_partner() {
+        let Some(s) = Avx2::try_new() else {
+            eprintln!("skipped: the CPU lacks AVX2");
+            return;
+        };
+        let blk: [[i16; 48]; 2] = [
+            core::array::from_fn(|j| j as i16),
+            core::array::from_fn(|j| 100 + j as i16),
+        ];
+        let rows = |ctl: &[[i8; 32]; 3]| [0, 1].map(|b| s.soa3_with(s.load3(&blk[b]), ctl));
+        for (ctl, rev) in [(&SOA3_IN, false), (&SOA3_IN_REV, true)] {
+            let r = rows(ctl);
+            for b in 0..2 {
+                for (k, row) in r[b].iter().enumerate() {
+                    let got = lanes(*row);
+                    for (l, &v) in got.iter().enumerate() {
+                        let m = 8 * (l / 8) + if rev { bitrev3(l % 8) } else { l % 8 };
+                        assert_eq!(v, blk[b][3 * m + k], "rows: rev {rev}, block {b}, row {k}");
+                    }
+                }
+                let out_ctl = if rev { &SOA3_OUT_REV } else { &SOA3_OUT };
+                let back = s.aos3_with(r[b], out_ctl).map(lanes);
+                assert_eq!(
+                    back.concat(),
+                    blk[b].to_vec(),
+                    "aos3 undoes soa3 (rev {rev})"
+                );
+            }
+            let (states, first_r16) = if rev {
+                (&INV3_STATES, true)
+            } else {
+                (&FWD3_STATES, false)
+            };
+            for k in 0..3 {
+                let (mut x, mut y) = s.swap_halves(r[0][k], r[1][k]);
+                if first_r16 {
+                    (x, y) = s.r16(x, y);
+                }
+                for (li, st) in states.iter().enumerate() {
+                    if li > 0 {
+                        (x, y) = s.r16(x, y);
+                    }
+                    let (gx, gy) = (lanes(x), lanes(y));
+                    for l in 0..16 {
+                        let b = l / 8;
+                        let c = row_component(*st, l % 8);
+                        let d = 1usize << st[0];
+                        assert_eq!(gx[l], blk[b][3 * c + k], "X: rev {rev} layer {li} lane {l}");
+                        assert_eq!(gy[l], blk[b][3 * (c + d) + k], "Y: rev {rev} layer {li}");
+                    }
+                }
+                if !rev {
+                    (x, y) = s.r16(x, y);
+                }
+                let (ra, rb) = s.swap_halves(x, y);
+                assert_eq!(lanes(ra), lanes(r[0][k]), "back to rows (rev {rev})");
+                assert_eq!(lanes(rb), lanes(r[1][k]), "back to rows (rev {rev})");
+            }
+        }
     }
 }
