@@ -533,7 +533,7 @@ const BLOCK_BYTES: usize = 16 * 1024;
 
 /// Words outside a transform's own array that it reads as its input and writes as its output
 /// ([`Io`]), so a transform whose caller's words are of another width
-/// ([`crate::ntt::x86::avx2_narrow`]: `u64` words, `u32` lanes) converts them inside passes it
+/// (`ntt/x86/avx2_narrow.rs`: `u64` words, `u32` lanes) converts them inside passes it
 /// makes anyway instead of in passes of their own. Reads: the forward's first memory pass when
 /// the array spans several cache blocks (else a copy before the first layer); each inverse
 /// block's in-register first layers ([`small_group`]; a copy before them on backends whose

@@ -7,8 +7,10 @@
 //!   length is a constant). Strides `>= 32` are vector-to-vector; the last three radix-2 layers
 //!   of the `d = 4` sets (strides 16, 8, 4) run on vector pairs in registers, one memory pass,
 //!   two pairs side by side (each pair is one long dependent chain); for 864 (`d = 3`, strides
-//!   24/12/6/3) every 48-coefficient block is transposed to 3 rows of 16 components during the
-//!   trinomial split (the big strides are blind to a fixed in-block permutation), and the
+//!   24/12/6/3) every 48-coefficient block is transposed to 3 rows of 16 components (forward:
+//!   during the trinomial split; inverse: in a bit-reversed lane order when the in-block layers
+//!   load it, back during the closing split; the big strides are blind to a fixed in-block
+//!   permutation), and the
 //!   in-block layers run on two blocks at a time, each row of one paired with the same row of
 //!   the other, so that every layer is full-width butterflies between the two vectors of a pair
 //!   after one `vpunpck{l,h}wd` pair ([`FWD3_STATES`], [`INV3_STATES`]).
@@ -93,9 +95,10 @@ fn build_tables(p: NtruPlusParams) -> Tables {
             let mut i = f;
             for (li, dd) in [8usize, 4, 2, 1].into_iter().enumerate() {
                 let step = 3 * dd;
-                let layer = n / (2 * step); // nodes in this layer = its first table index
-                                            // node of the butterfly whose lower component lane `l` of `X` holds (block
-                                            // 2g in the low 128-bit half, 2g + 1 in the high one)
+                // nodes in this layer = its first table index
+                let layer = n / (2 * step);
+                // node of the butterfly whose lower component lane `l` of `X` holds (block 2g in
+                // the low 128-bit half, 2g + 1 in the high one)
                 let node = |l: usize, states: &[[u8; 4]; 4], k: usize| {
                     let b = 2 * g + l / 8;
                     48 * b / (2 * step) + row_component(states[k], l % 8) / (2 * dd)
@@ -173,7 +176,7 @@ const fn soa3_out(r: usize) -> [i8; 32] {
 const SOA3_IN: [[i8; 32]; 3] = [soa3_in(0), soa3_in(1), soa3_in(2)];
 const SOA3_OUT: [[i8; 32]; 3] = [soa3_out(0), soa3_out(1), soa3_out(2)];
 
-/// `src` with its 16-bit lanes at bit-reversed positions (of three bits) in each 128-bit lane:
+/// `c` with its 16-bit lanes at bit-reversed positions (of three bits) in each 128-bit lane:
 /// position `p` takes what position `bitrev3(p)` took.
 const fn lanes_bitrev3(c: [i8; 32]) -> [i8; 32] {
     let mut out = [0i8; 32];
@@ -220,8 +223,11 @@ const SOA3_OUT_REV: [[i8; 32]; 3] = [
 /// then its butterflies are lane-wise between `X` and `Y`. [`Avx2::r16`] (`vpunpck{l,h}wd`)
 /// moves `(v; p2, p1, p0)` to `(p2; p1, p0, v)`, so from the rows (`v` = block, `h` = `c3`,
 /// `p` = the lane order [`SOA3_IN`] or [`SOA3_IN_REV`] gives) one `vperm2i128` pair (`v` and
-/// `h` exchanged) and one [`Avx2::r16`] per layer walk the forward through
-/// `c3, c2, c1, c0` and the inverse through `c0, c1, c2, c3`; one more of each returns to rows.
+/// `h` exchanged) and then one [`Avx2::r16`] before each later layer walk the forward through
+/// `c3, c2, c1, c0` (from [`SOA3_IN`] rows; after the last layer one more [`Avx2::r16`] and
+/// the `vperm2i128` pair return to rows); the inverse starts from [`SOA3_IN_REV`] rows, takes
+/// the `vperm2i128` pair and an [`Avx2::r16`] before its first layer too, walks
+/// `c0, c1, c2, c3`, and returns to (bit-reversed) rows with the `vperm2i128` pair alone.
 /// Forward states for D = 8, 4, 2, 1 (entries `(v, p2, p1, p0)`, component bit numbers).
 const FWD3_STATES: [[u8; 4]; 4] = [[3, 2, 1, 0], [2, 1, 0, 3], [1, 0, 3, 2], [0, 3, 2, 1]];
 /// Inverse states for D = 1, 2, 4, 8.
@@ -609,11 +615,11 @@ impl Avx2 {
         // values stay below 9q < 2^15 before the Barrett steps.
         if s.d == 3 {
             // rows: stride 8 adds < q, a Barrett step before stride 4, strides 4 and 2 add
-            // < 2q, stride 1 ends with the reference's Barrett step
+            // < 2q, stride 1 ends with the reference's Barrett step.
             // Two blocks at a time, each row of one paired with the same row of the other
             // ([`FWD3_STATES`]): every layer is full-width butterflies between the two vectors of
-            // a pair, one `vpunpck{l,h}wd` pair before it; the three pairs layer by layer (three
-            // independent chains side by side).
+            // a pair (after a `vperm2i128` pair for the first, a `vpunpck{l,h}wd` pair for the
+            // others); the three pairs layer by layer (three independent chains side by side).
             for (g, b) in (0..n).step_by(96).enumerate() {
                 let f = &t.f3[g];
                 let (ra, rb) = (self.load3(&a[b..]), self.load3(&a[b + 48..]));
@@ -1079,7 +1085,7 @@ mod tests {
     /// block `A` tagged `j`, of block `B` tagged `100 + j`), after the `vperm2i128` pair and each
     /// `vpunpck{l,h}wd` pair, lane `l` of `X` holds component `row_component(state, l % 8)` of
     /// block `l / 8` and the same lane of `Y` its partner at distance `D` (the state's `v` bit),
-    /// which is what the twiddle tables assume; one more step of each returns the rows; the
+    /// which is what the twiddle tables assume; the way back of each walk returns the rows; the
     /// bit-reversed transposes are the plain ones with lanes `p` and `bitrev3(p)` exchanged and
     /// are undone by `aos3_with(.., &SOA3_OUT_REV)`.
     #[test]
