@@ -176,6 +176,10 @@ const fn soa3_out(r: usize) -> [i8; 32] {
 const SOA3_IN: [[i8; 32]; 3] = [soa3_in(0), soa3_in(1), soa3_in(2)];
 const SOA3_OUT: [[i8; 32]; 3] = [soa3_out(0), soa3_out(1), soa3_out(2)];
 
+/// `p` (below 8) with its three bits reversed.
+const fn bitrev3(p: usize) -> usize {
+    ((p & 1) << 2) | (p & 2) | (p >> 2)
+}
 /// `c` with its 16-bit lanes at bit-reversed positions (of three bits) in each 128-bit lane:
 /// position `p` takes what position `bitrev3(p)` took.
 const fn lanes_bitrev3(c: [i8; 32]) -> [i8; 32] {
@@ -183,8 +187,7 @@ const fn lanes_bitrev3(c: [i8; 32]) -> [i8; 32] {
     let mut i = 0;
     while i < 32 {
         let (h, p, byte) = (i / 16, (i % 16) / 2, i % 2);
-        let r = ((p & 1) << 2) | (p & 2) | (p >> 2);
-        out[i] = c[16 * h + 2 * r + byte];
+        out[i] = c[16 * h + 2 * bitrev3(p) + byte];
         i += 1;
     }
     out
@@ -196,8 +199,7 @@ const fn select_bitrev3(c: [i8; 32]) -> [i8; 32] {
     let mut i = 0;
     while i < 32 {
         let w = (c[i] as usize) / 2;
-        let r = ((w & 1) << 2) | (w & 2) | (w >> 2);
-        out[i] = (2 * r + (c[i] as usize) % 2) as i8;
+        out[i] = (2 * bitrev3(w) + (c[i] as usize) % 2) as i8;
         i += 1;
     }
     out
@@ -675,8 +677,7 @@ impl Avx2 {
                 let o = 32 * (g + j);
                 let (va, vb) = (self.load(&a[o..]), self.load(&a[o + 16..]));
                 let (va, vb) = self.fwd_bf_lazy(va, vb, self.zc(z[k + g + j]));
-                x[j] = self.perm2x128::<0x20>(va, vb);
-                y[j] = self.perm2x128::<0x31>(va, vb);
+                (x[j], y[j]) = self.swap_halves(va, vb);
             }
             for j in 0..PAIRS {
                 let (p, r) = self.fwd_bf_lazy(self.barrett(x[j]), y[j], self.zt(&t.f8[g + j]));
@@ -688,8 +689,9 @@ impl Avx2 {
             }
             for j in 0..PAIRS {
                 let o = 32 * (g + j);
-                self.store(&mut a[o..], self.perm2x128::<0x20>(x[j], y[j]));
-                self.store(&mut a[o + 16..], self.perm2x128::<0x31>(x[j], y[j]));
+                let (lo, hi) = self.swap_halves(x[j], y[j]);
+                self.store(&mut a[o..], lo);
+                self.store(&mut a[o + 16..], hi);
             }
         }
     }
@@ -758,19 +760,13 @@ impl Avx2 {
                 for j in 0..PAIRS {
                     let (sum, d) = self.inv_bf_lazy(x[j], y[j], self.zt(&t.i4[g + j]));
                     // step 8: X = [a0-3 b0-3 a4-7 b4-7], Y = [a8-11 b8-11 a12-15 b12-15]
-                    (x[j], y[j]) = (
-                        self.perm2x128::<0x20>(sum, d),
-                        self.perm2x128::<0x31>(sum, d),
-                    );
+                    (x[j], y[j]) = self.swap_halves(sum, d);
                 }
                 for j in 0..PAIRS {
                     let (sum, d) = self.inv_bf_lazy(x[j], y[j], self.zt(&t.i8[g + j]));
                     let px = self.perm4x64::<0b11_01_10_00>(sum);
                     let py = self.perm4x64::<0b11_01_10_00>(d);
-                    (x[j], y[j]) = (
-                        self.perm2x128::<0x20>(px, py),
-                        self.perm2x128::<0x31>(px, py),
-                    );
+                    (x[j], y[j]) = self.swap_halves(px, py);
                 }
                 for j in 0..PAIRS {
                     // step 16, between the two vectors of the pair (natural order again)
@@ -1075,10 +1071,6 @@ mod tests {
         // SAFETY: `out` has 16 writable i16 (unaligned store); only called with AVX2 present.
         unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), v) };
         out
-    }
-
-    const fn bitrev3(p: usize) -> usize {
-        ((p & 1) << 2) | (p & 2) | (p >> 2)
     }
 
     /// The lane walks of 864's in-block layers: from the rows of two blocks (coefficient `j` of
