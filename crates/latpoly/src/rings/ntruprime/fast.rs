@@ -42,12 +42,12 @@
 //! A full product is 9 transforms of 1536 points (three primes, two forward, one inverse), about
 //! 2,200 vector butterflies of 6-8 vector operations; a product by a small polynomial needs two
 //! primes (6 transforms), one in `R/3` one prime. The code runs at roughly 3.3 vector operations
-//! per cycle, so the remaining gap to the AVX2 record for `R/q` (a transform directly over
-//! `Z_4591` with Good–Thomas, Rader-17 and Bruun layers, i.e. three transforms instead of nine)
-//! is structural: `4590 = 2 · 3^3 · 5 · 17` has a single factor 2, so `Z_4591` itself only
-//! admits mixed-radix (3, 5, 17) transforms with awkward in-register permutations. Where the
-//! CPU runs AVX-512 VNNI at full rate, the AVX-512 backend takes the `R/q` products to Toom-4
-//! over `vpdpwssd` convolutions instead (`toom_vnni.rs`); the `R/3` product stays here.
+//! per cycle. On AVX2 the `R/q` products take one transform over `Z_4591` itself instead
+//! (`direct.rs`: 135 points of 16-coefficient blocks, three transforms), which the 512-bit
+//! backend cannot use as is (a vector would hold two blocks, and the odd distances of the radix-3
+//! and radix-5 layers would need lane permutations). Where the CPU runs AVX-512 VNNI at full
+//! rate, the AVX-512 backend takes the `R/q` products to Toom-4 over `vpdpwssd` convolutions
+//! (`toom_vnni.rs`); the `R/3` product stays here.
 
 use super::{P, Q};
 
@@ -214,7 +214,7 @@ pub(crate) struct Mc {
 }
 
 impl Mc {
-    fn new(value: i64, p: i16) -> Self {
+    pub(crate) fn new(value: i64, p: i16) -> Self {
         let m = i64::from(p);
         let w = centre(value.rem_euclid(m) * 65536, m) as i16;
         Mc {
@@ -1146,7 +1146,8 @@ pub(crate) fn load_small<S: Lanes>(s: S, a: &[i8], buf: &mut Input) {
 }
 
 /// The buffers of one product: the padded inputs, the two transform buffers and the three
-/// folded residues (about 14 KB, 64-byte aligned). Every product writes each buffer before
+/// folded residues, and the two transforms of the direct product (about 23 KB, 64-byte
+/// aligned). Every product writes each buffer before
 /// reading it, so a [`Scratch`] is reused across calls (one per thread, see `x86.rs`) instead of
 /// being zeroed for every product (that zeroing was ~5% of an sntrup761 decapsulation). The KEMs
 /// zero it once at the end of each operation that used it (`ScratchWipe`), so no
@@ -1159,6 +1160,9 @@ pub(crate) struct Scratch {
     wa: Work,
     wb: Work,
     f: [[i16; 768]; 3],
+    /// The two transforms of the direct `R/q` product (`direct.rs`).
+    pub(crate) da: super::direct::Blocks,
+    pub(crate) db: super::direct::Blocks,
 }
 
 impl Scratch {
@@ -1172,6 +1176,8 @@ impl Scratch {
         for f in self.f.iter_mut() {
             wipe(f);
         }
+        wipe(self.da.0.as_flattened_mut());
+        wipe(self.db.0.as_flattened_mut());
     }
 
     /// Whether every buffer is zero (for tests).
@@ -1182,6 +1188,8 @@ impl Scratch {
             &self.ib.0[..],
             &self.wa.0[..],
             &self.wb.0[..],
+            self.da.0.as_flattened(),
+            self.db.0.as_flattened(),
         ]
         .into_iter()
         .chain(self.f.iter().map(|f| &f[..]))
@@ -1195,6 +1203,8 @@ impl Scratch {
             wa: Work::zeroed(),
             wb: Work::zeroed(),
             f: [[0; 768]; 3],
+            da: super::direct::Blocks::zeroed(),
+            db: super::direct::Blocks::zeroed(),
         })
     }
 }
@@ -1203,7 +1213,9 @@ impl Scratch {
 /// (exact for `|a|, |b| <= 2304`); `out` has 768 entries (the last 7 are garbage).
 #[inline(always)]
 pub(crate) fn mul_rq<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i16]) {
-    let Scratch { ia, ib, wa, wb, f } = sc;
+    let Scratch {
+        ia, ib, wa, wb, f, ..
+    } = sc;
     for (t, fk) in tb.primes.iter().zip(f.iter_mut()) {
         product_mod(s, t, ia, ib, wa, wb, fk);
     }
@@ -1213,7 +1225,9 @@ pub(crate) fn mul_rq<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i
 /// As [`mul_rq`] for a small `b` (two primes suffice).
 #[inline(always)]
 pub(crate) fn mul_rq_small<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i16]) {
-    let Scratch { ia, ib, wa, wb, f } = sc;
+    let Scratch {
+        ia, ib, wa, wb, f, ..
+    } = sc;
     for (t, fk) in tb.primes.iter().zip(f.iter_mut()).take(2) {
         product_mod(s, t, ia, ib, wa, wb, fk);
     }
@@ -1225,7 +1239,9 @@ pub(crate) fn mul_rq_small<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &
 #[inline(always)]
 pub(crate) fn mul_r3<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i16]) {
     let l = S::L;
-    let Scratch { ia, ib, wa, wb, f } = sc;
+    let Scratch {
+        ia, ib, wa, wb, f, ..
+    } = sc;
     let f = &mut f[0];
     let t = &tb.primes[0];
     product_mod(s, t, ia, ib, wa, wb, f);

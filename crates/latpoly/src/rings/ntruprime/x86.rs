@@ -11,6 +11,7 @@
 
 #![allow(unsafe_code)]
 
+use super::direct::{self, DirectTables};
 use super::fast::{self, Lanes, Scratch, Tables};
 use super::fast_recip;
 use super::toom_vnni::{PrimeVnni, Workspace};
@@ -506,6 +507,105 @@ macro_rules! entry_points {
     ($tok:ty, $feat:literal) => {
         impl $tok {
             #[target_feature(enable = $feat)]
+            fn tf_mul_r3(self, tb: &Tables, sc: &mut Scratch, a: &[i8], b: &[i8], out: &mut [i16]) {
+                self.w_mul_r3(self.splat(0), tb, sc, a, b, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn w_mul_r3(
+                self,
+                _width: <$tok as Lanes>::V,
+                tb: &Tables,
+                sc: &mut Scratch,
+                a: &[i8],
+                b: &[i8],
+                out: &mut [i16],
+            ) {
+                fast::load_small(self, a, &mut sc.ia);
+                fast::load_small(self, b, &mut sc.ib);
+                fast::mul_r3(self, tb, sc, out)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_rq_recip3(self, a: &[i8]) -> (Vec<i16>, bool) {
+                self.w_rq_recip3(self.splat(0), a)
+            }
+            #[target_feature(enable = $feat)]
+            fn w_rq_recip3(self, _width: <$tok as Lanes>::V, a: &[i8]) -> (Vec<i16>, bool) {
+                fast_recip::rq_recip3(self, a)
+            }
+        }
+    };
+}
+
+entry_points!(Avx2, "avx2");
+
+impl Avx2 {
+    /// `a · b` in `R/q` by the direct transform over `Z_4591` (`direct.rs`).
+    #[target_feature(enable = "avx2")]
+    fn tf_mul_rq_direct(
+        self,
+        tb: &Tables,
+        dt: &DirectTables,
+        sc: &mut Scratch,
+        a: &[i16],
+        b: &[i16],
+        out: &mut [i16],
+    ) {
+        self.w_mul_rq_direct(self.splat(0), tb, dt, sc, a, b, out)
+    }
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx2")]
+    fn w_mul_rq_direct(
+        self,
+        _width: __m256i,
+        tb: &Tables,
+        dt: &DirectTables,
+        sc: &mut Scratch,
+        a: &[i16],
+        b: &[i16],
+        out: &mut [i16],
+    ) {
+        fast::load_rq(self, tb, a, &mut sc.ia);
+        fast::load_rq(self, tb, b, &mut sc.ib);
+        direct::mul(self, dt, &sc.ia, &sc.ib, &mut sc.da, &mut sc.db, out)
+    }
+    #[target_feature(enable = "avx2")]
+    fn tf_mul_rq_small_direct(
+        self,
+        tb: &Tables,
+        dt: &DirectTables,
+        sc: &mut Scratch,
+        a: &[i16],
+        b: &[i8],
+        out: &mut [i16],
+    ) {
+        self.w_mul_rq_small_direct(self.splat(0), tb, dt, sc, a, b, out)
+    }
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx2")]
+    fn w_mul_rq_small_direct(
+        self,
+        _width: __m256i,
+        tb: &Tables,
+        dt: &DirectTables,
+        sc: &mut Scratch,
+        a: &[i16],
+        b: &[i8],
+        out: &mut [i16],
+    ) {
+        fast::load_rq(self, tb, a, &mut sc.ia);
+        fast::load_small(self, b, &mut sc.ib);
+        direct::mul(self, dt, &sc.ia, &sc.ib, &mut sc.da, &mut sc.db, out)
+    }
+}
+entry_points!(Avx512, "avx512f,avx512bw");
+
+/// The `R/q` products by the three-prime transforms (`fast.rs`), on the AVX-512 backend only:
+/// AVX2 runs the direct transform over `Z_4591` (`direct.rs`), 1.7x faster there for two
+/// general operands and 1.15x for a small one.
+macro_rules! transform_products {
+    ($tok:ty, $feat:literal) => {
+        impl $tok {
+            #[target_feature(enable = $feat)]
             fn tf_mul_rq(
                 self,
                 tb: &Tables,
@@ -555,38 +655,11 @@ macro_rules! entry_points {
                 fast::load_small(self, s, &mut sc.ib);
                 fast::mul_rq_small(self, tb, sc, out)
             }
-            #[target_feature(enable = $feat)]
-            fn tf_mul_r3(self, tb: &Tables, sc: &mut Scratch, a: &[i8], b: &[i8], out: &mut [i16]) {
-                self.w_mul_r3(self.splat(0), tb, sc, a, b, out)
-            }
-            #[target_feature(enable = $feat)]
-            fn w_mul_r3(
-                self,
-                _width: <$tok as Lanes>::V,
-                tb: &Tables,
-                sc: &mut Scratch,
-                a: &[i8],
-                b: &[i8],
-                out: &mut [i16],
-            ) {
-                fast::load_small(self, a, &mut sc.ia);
-                fast::load_small(self, b, &mut sc.ib);
-                fast::mul_r3(self, tb, sc, out)
-            }
-            #[target_feature(enable = $feat)]
-            fn tf_rq_recip3(self, a: &[i8]) -> (Vec<i16>, bool) {
-                self.w_rq_recip3(self.splat(0), a)
-            }
-            #[target_feature(enable = $feat)]
-            fn w_rq_recip3(self, _width: <$tok as Lanes>::V, a: &[i8]) -> (Vec<i16>, bool) {
-                fast_recip::rq_recip3(self, a)
-            }
         }
     };
 }
 
-entry_points!(Avx2, "avx2");
-entry_points!(Avx512, "avx512f,avx512bw");
+transform_products!(Avx512, "avx512f,avx512bw");
 
 /// A per-thread product buffer (allocated on first use, never zeroed by the products: each
 /// writes what it reads) and whether a product used it since its last wipe.
@@ -680,6 +753,11 @@ fn avx2_tables(s: Avx2) -> &'static Tables {
     T.get_or_init(|| Tables::new(s))
 }
 
+fn direct_tables() -> &'static DirectTables {
+    static T: OnceLock<DirectTables> = OnceLock::new();
+    T.get_or_init(DirectTables::new)
+}
+
 fn avx512_tables(s: Avx512) -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| Tables::new(s))
@@ -702,7 +780,9 @@ pub(crate) fn mul_rq(isa: Isa, a: &[i16], b: &[i16]) -> Vec<i16> {
         },
         // SAFETY: as above.
         (Isa::Avx2, _, Some(s), _) => unsafe {
-            with_scratch(|sc| s.tf_mul_rq(avx2_tables(s), sc, a, b, &mut out))
+            with_scratch(|sc| {
+                s.tf_mul_rq_direct(avx2_tables(s), direct_tables(), sc, a, b, &mut out)
+            })
         },
         _ => return scalar::mul_rq(a, b),
     }
@@ -735,7 +815,9 @@ pub(crate) fn mul_rq_small_into(isa: Isa, a: &[i16], s: &[i8], out: &mut [i16]) 
         },
         // SAFETY: as above.
         (Isa::Avx2, _, Some(t), _) => unsafe {
-            with_scratch(|sc| t.tf_mul_rq_small(avx2_tables(t), sc, a, s, out))
+            with_scratch(|sc| {
+                t.tf_mul_rq_small_direct(avx2_tables(t), direct_tables(), sc, a, s, out)
+            })
         },
         _ => out[..P].copy_from_slice(&scalar::mul_rq_small(a, s)),
     }
@@ -878,6 +960,50 @@ mod tests {
             assert_eq!(&out[..P], &scalar::mul_rq(&a, &b)[..], "case {case}");
             // SAFETY: as above.
             with_scratch(|sc| unsafe { s.tf_mul_rq_small(tb, sc, &a, &sm, &mut out) });
+            assert_eq!(&out[..P], &scalar::mul_rq_small(&a, &sm)[..], "case {case}");
+        }
+    }
+
+    /// The direct AVX2 products (`direct.rs`) against the reference, on random inputs of every
+    /// kind and the extremes (`i16` limits, `±(q-1)/2`, zero), general and small operands.
+    #[test]
+    fn avx2_direct_products_match_the_reference() {
+        use rand::{Rng, SeedableRng};
+        let Some(s) = Avx2::try_new() else {
+            eprintln!("skipped: this CPU lacks AVX2");
+            return;
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2160);
+        let (tb, dt) = (avx2_tables(s), direct_tables());
+        for case in 0..64 {
+            let fill = |v: i16| vec![v; P];
+            let a: Vec<i16> = match case {
+                0 => fill(i16::MIN),
+                1 => fill(i16::MAX),
+                2 => fill(2295),
+                3 => fill(-2295),
+                4 => fill(0),
+                _ => (0..P).map(|_| rng.gen()).collect(),
+            };
+            let b: Vec<i16> = match case {
+                0 | 2 => fill(i16::MIN),
+                1 | 3 => fill(-2295),
+                5 => (0..P).map(|_| rng.gen_range(-1..=1)).collect(),
+                _ if case % 2 == 0 => (0..P).map(|_| rng.gen_range(-2295..=2295)).collect(),
+                _ => (0..P).map(|_| rng.gen()).collect(),
+            };
+            let sm: Vec<i8> = match case {
+                0 => vec![-1; P],
+                1 => vec![1; P],
+                2 => vec![0; P],
+                _ => (0..P).map(|_| rng.gen_range(-1..=1)).collect(),
+            };
+            let mut out = vec![0i16; fast::PADDED];
+            // SAFETY: the token proves the features the entry point enables.
+            with_scratch(|sc| unsafe { s.tf_mul_rq_direct(tb, dt, sc, &a, &b, &mut out) });
+            assert_eq!(&out[..P], &scalar::mul_rq(&a, &b)[..], "case {case}");
+            // SAFETY: as above.
+            with_scratch(|sc| unsafe { s.tf_mul_rq_small_direct(tb, dt, sc, &a, &sm, &mut out) });
             assert_eq!(&out[..P], &scalar::mul_rq_small(&a, &sm)[..], "case {case}");
         }
     }
