@@ -538,65 +538,37 @@ macro_rules! entry_points {
 
 entry_points!(Avx2, "avx2");
 
+/// The second operand of a direct product (`direct.rs`).
+#[derive(Clone, Copy)]
+enum Operand<'a> {
+    /// Any `i16` (reduced modulo `q` on loading).
+    Rq(&'a [i16]),
+    /// Entries in `{-1, 0, 1}`.
+    Small(&'a [i8]),
+}
+
 impl Avx2 {
-    /// `a · b` in `R/q` by the direct transform over `Z_4591` (`direct.rs`).
+    /// `a · b` in `R/q` by the direct transform over `Z_4591` (`direct.rs`): 256-bit vectors
+    /// only, so no twin for the vector width (see `entry_points!`).
     #[target_feature(enable = "avx2")]
-    fn tf_mul_rq_direct(
+    fn tf_mul_direct(
         self,
         tb: &Tables,
         dt: &DirectTables,
         sc: &mut Scratch,
         a: &[i16],
-        b: &[i16],
-        out: &mut [i16],
-    ) {
-        self.w_mul_rq_direct(self.splat(0), tb, dt, sc, a, b, out)
-    }
-    #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx2")]
-    fn w_mul_rq_direct(
-        self,
-        _width: __m256i,
-        tb: &Tables,
-        dt: &DirectTables,
-        sc: &mut Scratch,
-        a: &[i16],
-        b: &[i16],
+        b: Operand<'_>,
         out: &mut [i16],
     ) {
         fast::load_rq(self, tb, a, &mut sc.ia);
-        fast::load_rq(self, tb, b, &mut sc.ib);
-        direct::mul(self, dt, &sc.ia, &sc.ib, &mut sc.da, &mut sc.db, out)
-    }
-    #[target_feature(enable = "avx2")]
-    fn tf_mul_rq_small_direct(
-        self,
-        tb: &Tables,
-        dt: &DirectTables,
-        sc: &mut Scratch,
-        a: &[i16],
-        b: &[i8],
-        out: &mut [i16],
-    ) {
-        self.w_mul_rq_small_direct(self.splat(0), tb, dt, sc, a, b, out)
-    }
-    #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx2")]
-    fn w_mul_rq_small_direct(
-        self,
-        _width: __m256i,
-        tb: &Tables,
-        dt: &DirectTables,
-        sc: &mut Scratch,
-        a: &[i16],
-        b: &[i8],
-        out: &mut [i16],
-    ) {
-        fast::load_rq(self, tb, a, &mut sc.ia);
-        fast::load_small(self, b, &mut sc.ib);
+        match b {
+            Operand::Rq(b) => fast::load_rq(self, tb, b, &mut sc.ib),
+            Operand::Small(b) => fast::load_small(self, b, &mut sc.ib),
+        }
         direct::mul(self, dt, &sc.ia, &sc.ib, &mut sc.da, &mut sc.db, out)
     }
 }
+
 entry_points!(Avx512, "avx512f,avx512bw");
 
 /// The `R/q` products by the three-prime transforms (`fast.rs`), on the AVX-512 backend only:
@@ -781,7 +753,14 @@ pub(crate) fn mul_rq(isa: Isa, a: &[i16], b: &[i16]) -> Vec<i16> {
         // SAFETY: as above.
         (Isa::Avx2, _, Some(s), _) => unsafe {
             with_scratch(|sc| {
-                s.tf_mul_rq_direct(avx2_tables(s), direct_tables(), sc, a, b, &mut out)
+                s.tf_mul_direct(
+                    avx2_tables(s),
+                    direct_tables(),
+                    sc,
+                    a,
+                    Operand::Rq(b),
+                    &mut out,
+                )
             })
         },
         _ => return scalar::mul_rq(a, b),
@@ -816,7 +795,14 @@ pub(crate) fn mul_rq_small_into(isa: Isa, a: &[i16], s: &[i8], out: &mut [i16]) 
         // SAFETY: as above.
         (Isa::Avx2, _, Some(t), _) => unsafe {
             with_scratch(|sc| {
-                t.tf_mul_rq_small_direct(avx2_tables(t), direct_tables(), sc, a, s, out)
+                t.tf_mul_direct(
+                    avx2_tables(t),
+                    direct_tables(),
+                    sc,
+                    a,
+                    Operand::Small(s),
+                    out,
+                )
             })
         },
         _ => out[..P].copy_from_slice(&scalar::mul_rq_small(a, s)),
@@ -1000,10 +986,14 @@ mod tests {
             };
             let mut out = vec![0i16; fast::PADDED];
             // SAFETY: the token proves the features the entry point enables.
-            with_scratch(|sc| unsafe { s.tf_mul_rq_direct(tb, dt, sc, &a, &b, &mut out) });
+            with_scratch(|sc| unsafe {
+                s.tf_mul_direct(tb, dt, sc, &a, Operand::Rq(&b), &mut out)
+            });
             assert_eq!(&out[..P], &scalar::mul_rq(&a, &b)[..], "case {case}");
             // SAFETY: as above.
-            with_scratch(|sc| unsafe { s.tf_mul_rq_small_direct(tb, dt, sc, &a, &sm, &mut out) });
+            with_scratch(|sc| unsafe {
+                s.tf_mul_direct(tb, dt, sc, &a, Operand::Small(&sm), &mut out)
+            });
             assert_eq!(&out[..P], &scalar::mul_rq_small(&a, &sm)[..], "case {case}");
         }
     }
