@@ -45,8 +45,8 @@
 
 #![allow(unsafe_code)]
 
-use super::fast::{barrett_bound, barrett_v, fq_bound, inv_2_16, pow_mod, Input};
-use super::fast::{Lanes, Mc};
+use super::fast::{self, barrett_bound, fq_bound, inv_2_16, pow_mod, Input};
+use super::fast::{Lanes, Mc, ModConsts, Modv};
 use super::x86::Avx2;
 use super::{P, Q};
 use core::arch::x86_64::*;
@@ -122,6 +122,8 @@ pub(crate) struct DirectTables {
     ab: [C16; 4],
     /// `2^16 / 135`.
     scale: C16,
+    /// The constants of `q` (Barrett reduction, centring).
+    qc: ModConsts,
     /// `q^-1 mod 2^16` in the low half of each 32-bit lane.
     qinv32: V16,
 }
@@ -194,6 +196,7 @@ impl DirectTables {
             leaf,
             ab,
             scale: C16::new(65536 * inv(M as i64)),
+            qc: ModConsts::new(Q as i16),
             qinv32: V16(qinv32),
         };
         check_bounds();
@@ -234,35 +237,7 @@ fn check_bounds() {
 /// `a · value mod q` (signed Montgomery by a broadcast constant).
 #[inline(always)]
 fn fqmul(s: Avx2, a: __m256i, c: &C16, q: __m256i) -> __m256i {
-    let w = s.load(&c.w.0);
-    let wp = s.load(&c.wp.0);
-    s.sub(s.mulhi(a, w), s.mulhi(s.mullo(a, wp), q))
-}
-
-/// Barrett-reduced constants: `q`, `round(2^27 / q)`, `16`.
-#[derive(Clone, Copy)]
-struct Red {
-    q: __m256i,
-    v: __m256i,
-    c16: __m256i,
-}
-
-impl Red {
-    #[inline(always)]
-    fn new(s: Avx2) -> Self {
-        Red {
-            q: s.splat(Q as i16),
-            v: s.splat(barrett_v(Q as i16)),
-            c16: s.splat(16),
-        }
-    }
-
-    /// `a - round(a / q) q`, within `(q + 1) / 2 + 8` of zero.
-    #[inline(always)]
-    fn barrett(&self, s: Avx2, a: __m256i) -> __m256i {
-        let t = s.mulhrs(s.mulhi(a, self.v), self.c16);
-        s.sub(a, s.mullo(t, self.q))
-    }
+    fast::fqmul(s, a, s.load(&c.w.0), s.load(&c.wp.0), q)
 }
 
 /// A forward radix-3 butterfly with the node twiddles `c = [c', c'^2]`.
@@ -281,12 +256,18 @@ fn fwd3(s: Avx2, t: &DirectTables, q: __m256i, v: [__m256i; 3], c: &[C16; 2]) ->
 /// An inverse radix-3 butterfly (size-3 DFT by `zeta_3^-1`, then `c = [c'^-1, c'^-2]`); the
 /// first output Barrett-reduced.
 #[inline(always)]
-fn inv3(s: Avx2, t: &DirectTables, r: &Red, v: [__m256i; 3], c: &[C16; 2]) -> [__m256i; 3] {
-    let d = fqmul(s, s.sub(v[1], v[2]), &t.z3i, r.q);
+fn inv3(
+    s: Avx2,
+    t: &DirectTables,
+    r: &Modv<__m256i>,
+    v: [__m256i; 3],
+    c: &[C16; 2],
+) -> [__m256i; 3] {
+    let d = fqmul(s, s.sub(v[1], v[2]), &t.z3i, r.p);
     [
-        r.barrett(s, s.add(v[0], s.add(v[1], v[2]))),
-        fqmul(s, s.add(s.sub(v[0], v[2]), d), &c[0], r.q),
-        fqmul(s, s.sub(s.sub(v[0], v[1]), d), &c[1], r.q),
+        fast::barrett(s, s.add(v[0], s.add(v[1], v[2])), r),
+        fqmul(s, s.add(s.sub(v[0], v[2]), d), &c[0], r.p),
+        fqmul(s, s.sub(s.sub(v[0], v[1]), d), &c[1], r.p),
     ]
 }
 
@@ -294,8 +275,8 @@ fn inv3(s: Avx2, t: &DirectTables, r: &Red, v: [__m256i; 3], c: &[C16; 2]) -> [_
 /// first radix-3 layer (distance 9), then the last two in registers, nine blocks at a time.
 #[inline(always)]
 fn forward(s: Avx2, t: &DirectTables, src: &Input, x: &mut Blocks) {
-    let r = Red::new(s);
-    let q = r.q;
+    let r = Modv::new(s, &t.qc);
+    let q = r.p;
     let x = &mut x.0;
     for j in 0..IN_BLOCKS - S5 {
         let x0 = s.load(&src.0[D * j..]);
@@ -334,7 +315,7 @@ fn forward(s: Avx2, t: &DirectTables, src: &Input, x: &mut Blocks) {
             let c = &t.nodes[2][3 * g + m].fwd;
             let y = fwd3(s, t, q, [v[3 * m], v[3 * m + 1], v[3 * m + 2]], c);
             for (i, y) in y.into_iter().enumerate() {
-                s.store(&mut b[3 * m + i], r.barrett(s, y));
+                s.store(&mut b[3 * m + i], fast::barrett(s, y, &r));
             }
         }
     }
@@ -421,8 +402,8 @@ fn base_products(s: Avx2, t: &DirectTables, xa: &mut Blocks, xb: &Blocks) {
 /// `x^761 - x - 1` into `out` (centred; entries from [`P`] on are unspecified).
 #[inline(always)]
 fn inverse_fold(s: Avx2, t: &DirectTables, x: &mut Blocks, out: &mut [i16]) {
-    let r = Red::new(s);
-    let q = r.q;
+    let r = Modv::new(s, &t.qc);
+    let q = r.p;
     let x = &mut x.0;
     for g in 0..M / 9 {
         let b = &mut x[9 * g..9 * g + 9];
@@ -470,8 +451,6 @@ fn inverse_fold(s: Avx2, t: &DirectTables, x: &mut Blocks, out: &mut [i16]) {
         }
     }
     // fold: c_k + c_(k+761) + c_(k+760) (the last term for k >= 1 only)
-    let half = s.splat((Q as i16 - 1) / 2);
-    let neg_half = s.splat(-(Q as i16 - 1) / 2);
     let mut keep = [-1i16; D];
     keep[0] = 0;
     let keep = s.load(&keep);
@@ -483,9 +462,7 @@ fn inverse_fold(s: Avx2, t: &DirectTables, x: &mut Blocks, out: &mut [i16]) {
             h0 = s.and(h0, keep);
         }
         let v = s.add(s.load(&x[k..]), s.add(s.load(&x[k + P..]), h0));
-        let v = r.barrett(s, v);
-        let v = s.lt_add(s.gt_sub(v, half, q), neg_half, q);
-        s.store(&mut out[k..], v);
+        s.store(&mut out[k..], fast::freeze(s, v, &r));
     }
 }
 

@@ -247,7 +247,7 @@ impl From<Mc> for McV {
 pub(crate) struct ModConsts([[i16; 32]; 6]);
 
 impl ModConsts {
-    fn new(p: i16) -> Self {
+    pub(crate) fn new(p: i16) -> Self {
         ModConsts([
             [p; 32],
             [inv_2_16(p); 32],
@@ -478,8 +478,8 @@ impl Tables {
 
 /// Per-modulus vector constants.
 #[derive(Clone, Copy)]
-struct Modv<V> {
-    p: V,
+pub(crate) struct Modv<V> {
+    pub(crate) p: V,
     pinv: V,
     v: V,
     half: V,
@@ -489,7 +489,7 @@ struct Modv<V> {
 
 impl<V: Copy> Modv<V> {
     #[inline(always)]
-    fn new<S: Lanes<V = V>>(s: S, c: &ModConsts) -> Self {
+    pub(crate) fn new<S: Lanes<V = V>>(s: S, c: &ModConsts) -> Self {
         Modv {
             p: s.load(&c.0[0]),
             pinv: s.load(&c.0[1]),
@@ -503,7 +503,7 @@ impl<V: Copy> Modv<V> {
 
 /// `a · w · 2^-16 mod p` (signed Montgomery, precomputed `wp = w · p^-1`).
 #[inline(always)]
-fn fqmul<S: Lanes>(s: S, a: S::V, w: S::V, wp: S::V, p: S::V) -> S::V {
+pub(crate) fn fqmul<S: Lanes>(s: S, a: S::V, w: S::V, wp: S::V, p: S::V) -> S::V {
     s.sub(s.mulhi(a, w), s.mulhi(s.mullo(a, wp), p))
 }
 
@@ -520,14 +520,14 @@ fn fqmul_var<S: Lanes>(s: S, a: S::V, b: S::V, m: &Modv<S::V>) -> S::V {
 /// by `2^4` (an opaque intrinsic: with a plain add and shift LLVM rewrites the sequence as a
 /// slower 32-bit multiplication).
 #[inline(always)]
-fn barrett<S: Lanes>(s: S, a: S::V, m: &Modv<S::V>) -> S::V {
+pub(crate) fn barrett<S: Lanes>(s: S, a: S::V, m: &Modv<S::V>) -> S::V {
     let t = s.mulhrs(s.mulhi(a, m.v), m.c16);
     s.sub(a, s.mullo(t, m.p))
 }
 
 /// The centred representative in `[-(p-1)/2, (p-1)/2]`.
 #[inline(always)]
-fn freeze<S: Lanes>(s: S, a: S::V, m: &Modv<S::V>) -> S::V {
+pub(crate) fn freeze<S: Lanes>(s: S, a: S::V, m: &Modv<S::V>) -> S::V {
     let r = barrett(s, a, m);
     let r = s.gt_sub(r, m.half, m.p);
     s.lt_add(r, m.neg_half, m.p)
