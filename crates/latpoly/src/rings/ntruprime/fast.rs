@@ -1151,7 +1151,9 @@ pub(crate) fn load_small<S: Lanes>(s: S, a: &[i8], buf: &mut Input) {
 /// reading it, so a [`Scratch`] is reused across calls (one per thread, see `x86.rs`) instead of
 /// being zeroed for every product (that zeroing was ~5% of an sntrup761 decapsulation). The KEMs
 /// zero it once at the end of each operation that used it (`ScratchWipe`), so no
-/// secret-derived values stay in it.
+/// secret-derived values stay in it: each product records the regions it writes
+/// ([`Scratch::wrote`]), and [`Scratch::wipe`] zeroes those (an `R/3` product writes 10.5 KB of
+/// the 23).
 pub(crate) struct Scratch {
     /// First operand (written by [`load_rq`] / [`load_small`]).
     pub(crate) ia: Input,
@@ -1163,21 +1165,54 @@ pub(crate) struct Scratch {
     /// The two transforms of the direct `R/q` product (`direct.rs`).
     pub(crate) da: super::direct::Blocks,
     pub(crate) db: super::direct::Blocks,
+    /// The [`region`]s written since the last wipe.
+    written: u8,
+}
+
+/// The regions of a [`Scratch`], as bits of [`Scratch::wrote`].
+pub(crate) mod region {
+    /// `ia` and `ib`.
+    pub(crate) const INPUTS: u8 = 1;
+    /// `wa` and `wb`.
+    pub(crate) const WORK: u8 = 2;
+    /// The residue of prime `k` is bit `FOLDED << k`.
+    pub(crate) const FOLDED: u8 = 4;
+    /// The residues of the first `primes` primes.
+    pub(crate) const fn folded(primes: u32) -> u8 {
+        ((1 << primes) - 1) * FOLDED
+    }
+    /// `da` and `db`.
+    pub(crate) const DIRECT: u8 = 32;
 }
 
 impl Scratch {
-    /// Zeroes every buffer (see `ScratchWipe` in `mod.rs`).
+    /// Records that the [`region`]s `r` are written (every product, in the call that writes
+    /// them: the entry point that loads the inputs calls the product that records them).
+    pub(crate) fn wrote(&mut self, r: u8) {
+        self.written |= r;
+    }
+
+    /// Zeroes every buffer written since the last wipe (see `ScratchWipe` in `mod.rs`).
     pub(crate) fn wipe(&mut self) {
         use crate::secret::wipe;
-        wipe(&mut self.ia.0);
-        wipe(&mut self.ib.0);
-        wipe(&mut self.wa.0);
-        wipe(&mut self.wb.0);
-        for f in self.f.iter_mut() {
-            wipe(f);
+        let w = core::mem::take(&mut self.written);
+        if w & region::INPUTS != 0 {
+            wipe(&mut self.ia.0);
+            wipe(&mut self.ib.0);
         }
-        wipe(self.da.0.as_flattened_mut());
-        wipe(self.db.0.as_flattened_mut());
+        if w & region::WORK != 0 {
+            wipe(&mut self.wa.0);
+            wipe(&mut self.wb.0);
+        }
+        for (k, f) in self.f.iter_mut().enumerate() {
+            if w & (region::FOLDED << k) != 0 {
+                wipe(f);
+            }
+        }
+        if w & region::DIRECT != 0 {
+            wipe(self.da.0.as_flattened_mut());
+            wipe(self.db.0.as_flattened_mut());
+        }
     }
 
     /// Whether every buffer is zero (for tests).
@@ -1205,6 +1240,7 @@ impl Scratch {
             f: [[0; 768]; 3],
             da: super::direct::Blocks::zeroed(),
             db: super::direct::Blocks::zeroed(),
+            written: 0,
         })
     }
 }
@@ -1213,6 +1249,7 @@ impl Scratch {
 /// (exact for `|a|, |b| <= 2304`); `out` has 768 entries (the last 7 are garbage).
 #[inline(always)]
 pub(crate) fn mul_rq<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i16]) {
+    sc.wrote(region::INPUTS | region::WORK | region::folded(3));
     let Scratch {
         ia, ib, wa, wb, f, ..
     } = sc;
@@ -1225,6 +1262,7 @@ pub(crate) fn mul_rq<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i
 /// As [`mul_rq`] for a small `b` (two primes suffice).
 #[inline(always)]
 pub(crate) fn mul_rq_small<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i16]) {
+    sc.wrote(region::INPUTS | region::WORK | region::folded(2));
     let Scratch {
         ia, ib, wa, wb, f, ..
     } = sc;
@@ -1238,6 +1276,7 @@ pub(crate) fn mul_rq_small<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &
 /// suffices), as `i16`; `out` has 768 entries.
 #[inline(always)]
 pub(crate) fn mul_r3<S: Lanes>(s: S, tb: &Tables, sc: &mut Scratch, out: &mut [i16]) {
+    sc.wrote(region::INPUTS | region::WORK | region::folded(1));
     let l = S::L;
     let Scratch {
         ia, ib, wa, wb, f, ..

@@ -408,8 +408,9 @@ impl Multiplier {
 /// `{-1, 0, 1}` and centred inputs in `[-Q12, Q12]`; the backend is the global one.
 /// Zeroes this thread's product scratch when dropped: the KEMs hold one for each operation, so
 /// that the buffers the products reuse across calls keep no secret-derived values afterwards
-/// (one wipe per KEM operation of each buffer a product used, the transforms' 23 KB scratch and
-/// the VNNI products' 14 KB workspace, instead of zeroed buffers per product).
+/// (one wipe per KEM operation of each buffer a product used, instead of zeroed buffers per
+/// product: of the transforms' 23 KB scratch the regions the products recorded writing, and
+/// the VNNI products' 14 KB workspace).
 pub(crate) struct ScratchWipe;
 
 /// Whether this thread's product scratch holds nothing (for tests).

@@ -560,6 +560,7 @@ impl Avx2 {
         b: Operand<'_>,
         out: &mut [i16],
     ) {
+        sc.wrote(fast::region::INPUTS | fast::region::DIRECT);
         fast::load_rq(self, tb, a, &mut sc.ia);
         match b {
             Operand::Rq(b) => fast::load_rq(self, tb, b, &mut sc.ib),
@@ -996,6 +997,66 @@ mod tests {
             });
             assert_eq!(&out[..P], &scalar::mul_rq_small(&a, &sm)[..], "case {case}");
         }
+    }
+
+    /// Each product records every region of the scratch it writes: after any one product and
+    /// a wipe, the whole scratch is zero again (the wipe zeroes only the recorded regions).
+    #[test]
+    fn wipe_zeroes_every_region_a_product_writes() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+        let a: Vec<i16> = (0..P).map(|_| rng.gen_range(-2295..=2295)).collect();
+        let b: Vec<i16> = (0..P).map(|_| rng.gen_range(-2295..=2295)).collect();
+        let (s1, s2): (Vec<i8>, Vec<i8>) = (0..P)
+            .map(|_| (rng.gen_range(-1..=1), rng.gen_range(-1..=1)))
+            .unzip();
+        let mut out = vec![0i16; fast::PADDED];
+        let mut check = |what: &str, f: &mut dyn FnMut(&mut Scratch, &mut [i16])| {
+            with_scratch(|sc| f(sc, &mut out));
+            assert!(
+                out.iter().any(|&x| x != 0),
+                "{what}: a product of nonzero inputs"
+            );
+            wipe_scratch();
+            assert!(
+                scratch_is_clear(),
+                "{what}: the wipe left values in the scratch"
+            );
+        };
+        let mut ran = 0;
+        if let Some(s) = Avx2::try_new() {
+            let (tb, dt) = (avx2_tables(s), direct_tables());
+            // SAFETY: the token proves the features the entry point enables.
+            check("avx2 R/q", &mut |sc, o| unsafe {
+                s.tf_mul_direct(tb, dt, sc, &a, Operand::Rq(&b), o)
+            });
+            // SAFETY: the token proves the features the entry point enables.
+            check("avx2 R/q x small", &mut |sc, o| unsafe {
+                s.tf_mul_direct(tb, dt, sc, &a, Operand::Small(&s1), o)
+            });
+            // SAFETY: the token proves the features the entry point enables.
+            check("avx2 R/3", &mut |sc, o| unsafe {
+                s.tf_mul_r3(tb, sc, &s1, &s2, o)
+            });
+            ran += 1;
+        }
+        if let Some(s) = Avx512::try_new() {
+            let tb = avx512_tables(s);
+            // SAFETY: the token proves the features the entry point enables.
+            check("avx512 R/q", &mut |sc, o| unsafe {
+                s.tf_mul_rq(tb, sc, &a, &b, o)
+            });
+            // SAFETY: the token proves the features the entry point enables.
+            check("avx512 R/q x small", &mut |sc, o| unsafe {
+                s.tf_mul_rq_small(tb, sc, &a, &s1, o)
+            });
+            // SAFETY: the token proves the features the entry point enables.
+            check("avx512 R/3", &mut |sc, o| unsafe {
+                s.tf_mul_r3(tb, sc, &s1, &s2, o)
+            });
+            ran += 1;
+        }
+        println!("scratch wipes checked on {ran} backends");
     }
 
     #[test]
