@@ -1186,8 +1186,8 @@ pub(crate) mod region {
 }
 
 impl Scratch {
-    /// Records that the [`region`]s `r` are written (every product, in the call that writes
-    /// them: the entry point that loads the inputs calls the product that records them).
+    /// Records that the [`region`]s `r` are about to be written (every product, and every
+    /// entry point before it loads the inputs).
     pub(crate) fn wrote(&mut self, r: u8) {
         self.written |= r;
     }

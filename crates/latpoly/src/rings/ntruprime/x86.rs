@@ -520,6 +520,7 @@ macro_rules! entry_points {
                 b: &[i8],
                 out: &mut [i16],
             ) {
+                sc.wrote(fast::region::INPUTS);
                 fast::load_small(self, a, &mut sc.ia);
                 fast::load_small(self, b, &mut sc.ib);
                 fast::mul_r3(self, tb, sc, out)
@@ -599,6 +600,7 @@ macro_rules! transform_products {
                 b: &[i16],
                 out: &mut [i16],
             ) {
+                sc.wrote(fast::region::INPUTS);
                 fast::load_rq(self, tb, a, &mut sc.ia);
                 fast::load_rq(self, tb, b, &mut sc.ib);
                 fast::mul_rq(self, tb, sc, out)
@@ -624,6 +626,7 @@ macro_rules! transform_products {
                 s: &[i8],
                 out: &mut [i16],
             ) {
+                sc.wrote(fast::region::INPUTS);
                 fast::load_rq(self, tb, a, &mut sc.ia);
                 fast::load_small(self, s, &mut sc.ib);
                 fast::mul_rq_small(self, tb, sc, out)
