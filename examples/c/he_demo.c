@@ -74,6 +74,11 @@ static int rns_part(latpoly_sampler *rng, latpoly_rns_context *ctx) {
     CHECK(latpoly_rns_poly_sub(d2, p, &d3));
     CHECK(latpoly_rns_poly_residues(d3, res, L * N, NULL));
     for (int i = 0; i < L * N; i++) FAIL_IF(res[i] != 0, "scalar_mul");
+    /* the same in place: three -= p three times, then three += three stays zero */
+    for (int k = 0; k < 3; k++) CHECK(latpoly_rns_poly_sub_assign(three, p));
+    CHECK(latpoly_rns_poly_add_assign(three, three));
+    CHECK(latpoly_rns_poly_residues(three, res, L * N, NULL));
+    for (int i = 0; i < L * N; i++) FAIL_IF(res[i] != 0, "sub_assign");
     /* sampled polynomials: a ternary one has coefficients in {-1, 0, 1} */
     latpoly_rns_poly *s = NULL;
     CHECK(latpoly_sampler_poly(rng, ctx, LATPOLY_DISTRIBUTION_TERNARY_FIXED, 64, &s));

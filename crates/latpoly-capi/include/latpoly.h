@@ -275,6 +275,20 @@ enum latpoly_status latpoly_rns_poly_sub(const latpoly_rns_poly *a,
                                          const latpoly_rns_poly *b,
                                          latpoly_rns_poly **out);
 
+// `a += b` in place (same context and representation); `a` may equal `b`. On an error `a`
+// is unchanged.
+//
+// # Safety
+// `a`, `b` NULL or live; `a` not used concurrently.
+enum latpoly_status latpoly_rns_poly_add_assign(latpoly_rns_poly *a, const latpoly_rns_poly *b);
+
+// `a -= b` in place (same context and representation); `a` may equal `b`. On an error `a`
+// is unchanged.
+//
+// # Safety
+// As [`latpoly_rns_poly_add_assign`].
+enum latpoly_status latpoly_rns_poly_sub_assign(latpoly_rns_poly *a, const latpoly_rns_poly *b);
+
 // `*out = c · a` for a signed 64-bit `c` (either representation; the result has `a`'s).
 //
 // # Safety

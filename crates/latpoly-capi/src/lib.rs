@@ -767,6 +767,53 @@ pub unsafe extern "C" fn latpoly_rns_poly_sub(
     binary(a, b, out, |x, y| x.sub(y))
 }
 
+/// `f(a, b)` in place on `a`; `a == b` is allowed (`b` is then read from a copy of `a`).
+fn binary_assign(
+    a: *mut latpoly_rns_poly,
+    b: *const latpoly_rns_poly,
+    f: impl FnOnce(&mut RnsPoly, &RnsPoly) -> latpoly::Result<()>,
+) -> latpoly_status {
+    guard(|| {
+        if core::ptr::eq(a.cast_const(), b) {
+            // SAFETY: the exported callers forward their contract (live or NULL, not used
+            // concurrently); the only reference made is this one.
+            let x = unsafe { handle_mut(a, TAG_POLY)? };
+            let y = x.poly.clone();
+            return lift(f(&mut x.poly, &y));
+        }
+        // SAFETY: as above; `a` and `b` are distinct handles, so the shared and the exclusive
+        // reference do not alias.
+        let (y, x) = unsafe { (handle(b, TAG_POLY)?, handle_mut(a, TAG_POLY)?) };
+        lift(f(&mut x.poly, &y.poly))
+    })
+}
+
+/// `a += b` in place (same context and representation); `a` may equal `b`. On an error `a`
+/// is unchanged.
+///
+/// # Safety
+/// `a`, `b` NULL or live; `a` not used concurrently.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_add_assign(
+    a: *mut latpoly_rns_poly,
+    b: *const latpoly_rns_poly,
+) -> latpoly_status {
+    binary_assign(a, b, |x, y| x.add_assign(y))
+}
+
+/// `a -= b` in place (same context and representation); `a` may equal `b`. On an error `a`
+/// is unchanged.
+///
+/// # Safety
+/// As [`latpoly_rns_poly_add_assign`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_sub_assign(
+    a: *mut latpoly_rns_poly,
+    b: *const latpoly_rns_poly,
+) -> latpoly_status {
+    binary_assign(a, b, |x, y| x.sub_assign(y))
+}
+
 /// `*out = c · a` for a signed 64-bit `c` (either representation; the result has `a`'s).
 ///
 /// # Safety
@@ -1759,6 +1806,95 @@ mod tests {
                 sizes,
                 "{name}"
             );
+        }
+    }
+
+    /// The in-place sums through the C ABI: against the out-of-place calls, with `a == b`,
+    /// and the errors (NULL, a polynomial of another context or representation, a context
+    /// handle in place of a polynomial) leave `a` unchanged.
+    #[test]
+    fn rns_poly_in_place_sums() {
+        let n = 16usize;
+        let moduli = latpoly::primes::ntt_primes(50, n, 2).unwrap();
+        let other_moduli = latpoly::primes::ntt_primes(40, n, 2).unwrap();
+        let (mut ctx, mut other) = (core::ptr::null_mut(), core::ptr::null_mut());
+        // SAFETY: valid pointers and lengths.
+        unsafe {
+            assert_eq!(
+                latpoly_rns_context_new(n, moduli.as_ptr(), 2, &mut ctx),
+                latpoly_status::Ok
+            );
+            assert_eq!(
+                latpoly_rns_context_new(n, other_moduli.as_ptr(), 2, &mut other),
+                latpoly_status::Ok
+            );
+        }
+        let make = |c: *mut latpoly_rns_context, v: &[i64]| {
+            let mut p: *mut latpoly_rns_poly = core::ptr::null_mut();
+            // SAFETY: live context, `v` holds `n` values.
+            let st = unsafe { latpoly_rns_poly_from_i64(c, v.as_ptr(), v.len(), &mut p) };
+            assert_eq!(st, latpoly_status::Ok);
+            p
+        };
+        let residues = |p: *const latpoly_rns_poly| {
+            let mut r = vec![0u64; 2 * n];
+            // SAFETY: live polynomial, 2n words.
+            let st = unsafe {
+                latpoly_rns_poly_residues(p, r.as_mut_ptr(), r.len(), core::ptr::null_mut())
+            };
+            assert_eq!(st, latpoly_status::Ok);
+            r
+        };
+        let av: Vec<i64> = (0..n as i64).map(|i| i * 1000 - 7).collect();
+        let bv: Vec<i64> = (0..n as i64).map(|i| -i * i * 31 + 5).collect();
+        let (a, b) = (make(ctx, &av), make(ctx, &bv));
+        let (mut sum, mut diff) = (core::ptr::null_mut(), core::ptr::null_mut());
+        // SAFETY: live handles, valid out-pointers; `a` is not used concurrently.
+        unsafe {
+            assert_eq!(latpoly_rns_poly_add(a, b, &mut sum), latpoly_status::Ok);
+            assert_eq!(latpoly_rns_poly_sub(a, b, &mut diff), latpoly_status::Ok);
+            assert_eq!(latpoly_rns_poly_add_assign(a, b), latpoly_status::Ok);
+            assert_eq!(residues(a), residues(sum));
+            assert_eq!(latpoly_rns_poly_sub_assign(a, b), latpoly_status::Ok);
+            assert_eq!(latpoly_rns_poly_sub_assign(a, b), latpoly_status::Ok);
+            assert_eq!(residues(a), residues(diff));
+            // a == b: doubling, then zero.
+            let twice: Vec<i64> = av.iter().zip(&bv).map(|(x, y)| 2 * (x - y)).collect();
+            let want = make(ctx, &twice);
+            assert_eq!(latpoly_rns_poly_add_assign(a, a), latpoly_status::Ok);
+            assert_eq!(residues(a), residues(want));
+            let before = residues(a);
+            let c = make(other, &av);
+            assert_eq!(
+                latpoly_rns_poly_add_assign(a, c),
+                latpoly_status::HandleMismatch
+            );
+            let d = make(ctx, &av);
+            assert_eq!(latpoly_rns_poly_transform(d, 1), latpoly_status::Ok);
+            assert_eq!(
+                latpoly_rns_poly_sub_assign(a, d),
+                latpoly_status::Representation
+            );
+            assert_eq!(
+                latpoly_rns_poly_sub_assign(a, core::ptr::null()),
+                latpoly_status::NullPointer
+            );
+            assert_eq!(
+                latpoly_rns_poly_add_assign(core::ptr::null_mut(), b),
+                latpoly_status::NullPointer
+            );
+            assert_eq!(
+                latpoly_rns_poly_add_assign(a, ctx.cast_const().cast()),
+                latpoly_status::HandleMismatch
+            );
+            assert_eq!(residues(a), before);
+            assert_eq!(latpoly_rns_poly_sub_assign(a, a), latpoly_status::Ok);
+            assert!(residues(a).iter().all(|&r| r == 0));
+            for p in [a, b, sum, diff, want, c, d] {
+                latpoly_rns_poly_free(p);
+            }
+            latpoly_rns_context_free(ctx);
+            latpoly_rns_context_free(other);
         }
     }
 

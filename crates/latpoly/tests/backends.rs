@@ -118,6 +118,33 @@ fn differential<W: Word>(n: usize, q: u64, rng: &mut ChaCha20Rng) -> Vec<Isa> {
             .map(|&x| W::from_u64(x))
             .collect();
         let m: Vec<W> = ins[1].iter().map(|&x| W::from_u64(x)).collect();
+        // Additions and subtractions, out of place and in place, against integer arithmetic
+        // (the scalar reference plan too), with the edges q - 1 + q - 1 and 0 - (q - 1).
+        let zero = vec![W::ZERO; n];
+        for (u, v) in [(&a, &b), (&m, &m), (&a, &m), (&zero, &m), (&m, &zero)] {
+            let want = |f: fn(u64, u64, u64) -> u64| -> Vec<W> {
+                u.iter()
+                    .zip(v)
+                    .map(|(&x, &y)| W::from_u64(f(x.to_u64(), y.to_u64(), q)))
+                    .collect()
+            };
+            let sum = want(|x, y, q| ((x as u128 + y as u128) % q as u128) as u64);
+            let diff = want(|x, y, q| ((x as u128 + q as u128 - y as u128) % q as u128) as u64);
+            for p in [&reference, &plan] {
+                let isa = p.isa();
+                let mut o = vec![W::ZERO; n];
+                p.add(u, v, &mut o).unwrap();
+                assert_eq!(first_diff(&sum, &o), None, "add {isa} n={n} q={q}");
+                p.sub(u, v, &mut o).unwrap();
+                assert_eq!(first_diff(&diff, &o), None, "sub {isa} n={n} q={q}");
+                let mut o = u.clone();
+                p.add_assign(&mut o, v).unwrap();
+                assert_eq!(first_diff(&sum, &o), None, "add_assign {isa} n={n} q={q}");
+                let mut o = u.clone();
+                p.sub_assign(&mut o, v).unwrap();
+                assert_eq!(first_diff(&diff, &o), None, "sub_assign {isa} n={n} q={q}");
+            }
+        }
         for (u, v) in [(&a, &b), (&m, &m), (&a, &m)] {
             let (mut o1, mut o2) = (vec![W::ZERO; n], vec![W::ZERO; n]);
             reference.pointwise(u, v, &mut o1).unwrap();

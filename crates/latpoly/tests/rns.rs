@@ -129,6 +129,13 @@ fn poly_multiply_matches_bigint_schoolbook() {
                 .map(|(x, y)| reduce(&(x - y), &q))
                 .collect();
             assert_eq!(pa.sub(&pb).unwrap().to_biguints(), diff);
+            // In place, then back: a + b - b = a.
+            let mut acc = pa.clone();
+            acc.add_assign(&pb).unwrap();
+            assert_eq!(acc.to_biguints(), sum);
+            acc.sub_assign(&pb).unwrap();
+            acc.sub_assign(&pb).unwrap();
+            assert_eq!(acc.to_biguints(), diff);
             let neg: Vec<BigUint> = a.iter().map(|x| reduce(&-x, &q)).collect();
             assert_eq!(pa.neg().to_biguints(), neg);
             let s = BigInt::from(rng.gen_biguint(q.bits() + 3)) * -1;
@@ -239,6 +246,19 @@ fn bad_input_is_an_error() {
     ));
     let mut acc = RnsPoly::zero(&ctx, Representation::Coefficient);
     assert!(acc.mul_acc(&an, &an).is_err());
+    // The in-place additions refuse the same operands and leave `self` unchanged.
+    let mut d = a.clone();
+    assert_eq!(d.add_assign(&b).unwrap_err(), Error::ContextMismatch);
+    assert_eq!(d.sub_assign(&b).unwrap_err(), Error::ContextMismatch);
+    assert!(matches!(
+        d.add_assign(&an),
+        Err(Error::RepresentationMismatch { .. })
+    ));
+    assert!(matches!(
+        d.sub_assign(&an),
+        Err(Error::RepresentationMismatch { .. })
+    ));
+    assert_eq!(d.residues(), a.residues());
 }
 
 proptest! {

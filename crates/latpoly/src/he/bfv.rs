@@ -1109,14 +1109,27 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn add(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<BfvCiphertext> {
+        self.zip_cts(a, b, RnsPoly::add, RnsPoly::clone)
+    }
+
+    /// `both(a_i, b_i)` for the polynomials both ciphertexts have; `a_i`, or `lone_b(b_i)`, for
+    /// those only the longer one has.
+    fn zip_cts(
+        &self,
+        a: &BfvCiphertext,
+        b: &BfvCiphertext,
+        both: impl Fn(&RnsPoly, &RnsPoly) -> Result<RnsPoly>,
+        lone_b: impl Fn(&RnsPoly) -> RnsPoly,
+    ) -> Result<BfvCiphertext> {
         self.check_ct(a)?;
         self.check_ct(b)?;
         let len = a.c.len().max(b.c.len());
         let mut c = Vec::with_capacity(len);
         for i in 0..len {
             c.push(match (a.c.get(i), b.c.get(i)) {
-                (Some(x), Some(y)) => x.add(y)?,
-                (Some(x), None) | (None, Some(x)) => x.clone(),
+                (Some(x), Some(y)) => both(x, y)?,
+                (Some(x), None) => x.clone(),
+                (None, Some(y)) => lone_b(y),
                 (None, None) => unreachable_zero(&self.q),
             });
         }
@@ -1138,10 +1151,7 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn sub(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<BfvCiphertext> {
-        let neg = BfvCiphertext {
-            c: b.c.iter().map(|p| p.neg()).collect(),
-        };
-        self.add(a, &neg)
+        self.zip_cts(a, b, RnsPoly::sub, RnsPoly::neg)
     }
 
     /// Adds a plaintext.
@@ -1166,7 +1176,7 @@ impl Bfv {
         self.check_ct(a)?;
         self.check_plain(m)?;
         let mut c = a.c.clone();
-        c[0] = c[0].add(&self.scaled_plain(m))?;
+        c[0].add_assign(&self.scaled_plain(m))?;
         Ok(BfvCiphertext { c })
     }
 

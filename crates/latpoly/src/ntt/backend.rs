@@ -47,6 +47,10 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn parity_decode(&self, w: &[W], out: &mut [u8]);
     /// `out = a - b mod q`, inputs `< q`.
     fn sub(&self, a: &[W], b: &[W], out: &mut [W]);
+    /// `a = a + b mod q` in place, inputs `< q`.
+    fn add_assign(&self, a: &mut [W], b: &[W]);
+    /// `a = a - b mod q` in place, inputs `< q`.
+    fn sub_assign(&self, a: &mut [W], b: &[W]);
     /// Inputs `< q`, output `< q`.
     fn pointwise(&self, a: &[W], b: &[W], out: &mut [W]);
     /// Inputs `< q`, output `< q`.
@@ -67,6 +71,8 @@ pub(crate) trait Entry: Simd + Debug {
     fn add(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
     fn parity_decode(self, half: Self::W, w: &[Self::W], out: &mut [u8]);
     fn sub(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
+    fn add_assign(self, q: Self::W, a: &mut [Self::W], b: &[Self::W]);
+    fn sub_assign(self, q: Self::W, a: &mut [Self::W], b: &[Self::W]);
     fn pointwise(
         self,
         tb: &SimdTables<Self::W>,
@@ -140,6 +146,12 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
     }
     fn sub(&self, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
         Entry::sub(self.s, self.q, a, b, out)
+    }
+    fn add_assign(&self, a: &mut [S::W], b: &[S::W]) {
+        Entry::add_assign(self.s, self.q, a, b)
+    }
+    fn sub_assign(&self, a: &mut [S::W], b: &[S::W]) {
+        Entry::sub_assign(self.s, self.q, a, b)
     }
     fn pointwise(&self, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
         self.s.pointwise(&self.tb, self.q, a, b, out)

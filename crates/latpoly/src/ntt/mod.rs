@@ -730,6 +730,47 @@ impl<W: Word> Plan<W> {
         Ok(())
     }
 
+    /// `a = a + b mod q` in place; inputs and output in `[0, q)`. On an error (a length other
+    /// than `n`, a value not below `q`) `a` is left unchanged.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(4, 17)?;
+    /// let mut a = [1, 16, 9, 0];
+    /// plan.add_assign(&mut a, &[2, 1, 9, 0])?;
+    /// assert_eq!(a, [3, 0, 1, 0]);
+    /// assert!(plan.add_assign(&mut a, &[17, 0, 0, 0]).is_err()); // not below q
+    /// assert_eq!(a, [3, 0, 1, 0]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn add_assign(&self, a: &mut [W], b: &[W]) -> Result<()> {
+        self.check_len(a.len())?;
+        self.check_len(b.len())?;
+        self.check_range(a, self.q())?;
+        self.check_range(b, self.q())?;
+        self.add_assign_unchecked(a, b);
+        Ok(())
+    }
+
+    /// `a = a - b mod q` in place; inputs and output in `[0, q)`. On an error `a` is left
+    /// unchanged.
+    ///
+    /// ```
+    /// let plan = latpoly::NttPlan::new(4, 17)?;
+    /// let mut a = [1, 16, 9, 0];
+    /// plan.sub_assign(&mut a, &[2, 1, 9, 5])?;
+    /// assert_eq!(a, [16, 15, 0, 12]);
+    /// assert!(plan.sub_assign(&mut a, &[1, 2]).is_err()); // wrong length
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn sub_assign(&self, a: &mut [W], b: &[W]) -> Result<()> {
+        self.check_len(a.len())?;
+        self.check_len(b.len())?;
+        self.check_range(a, self.q())?;
+        self.check_range(b, self.q())?;
+        self.sub_assign_unchecked(a, b);
+        Ok(())
+    }
+
     /// Packs the parities of the centred values of `w` (`< q`), LSB first, into `out`
     /// (`w.len() / 8` bytes): the decoding of the LPR scheme.
     pub(crate) fn parity_decode_unchecked(&self, w: &[W], out: &mut [u8]) {
@@ -750,6 +791,20 @@ impl<W: Word> Plan<W> {
         match &self.kernels {
             Some(k) => k.sub(a, b, out),
             None => scalar::sub_mod(&self.m, a, b, out),
+        }
+    }
+
+    pub(crate) fn add_assign_unchecked(&self, a: &mut [W], b: &[W]) {
+        match &self.kernels {
+            Some(k) => k.add_assign(a, b),
+            None => scalar::add_mod_assign(&self.m, a, b),
+        }
+    }
+
+    pub(crate) fn sub_assign_unchecked(&self, a: &mut [W], b: &[W]) {
+        match &self.kernels {
+            Some(k) => k.sub_assign(a, b),
+            None => scalar::sub_mod_assign(&self.m, a, b),
         }
     }
 

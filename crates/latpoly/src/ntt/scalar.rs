@@ -150,6 +150,20 @@ pub(crate) fn sub_mod<W: Word>(m: &W::Modulus, a: &[W], b: &[W], out: &mut [W]) 
     }
 }
 
+/// `a = a + b mod q` in place, inputs in `[0, q)`.
+pub(crate) fn add_mod_assign<W: Word>(m: &W::Modulus, a: &mut [W], b: &[W]) {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x = m.add(*x, y);
+    }
+}
+
+/// `a = a - b mod q` in place, inputs in `[0, q)`.
+pub(crate) fn sub_mod_assign<W: Word>(m: &W::Modulus, a: &mut [W], b: &[W]) {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x = m.sub(*x, y);
+    }
+}
+
 /// Parities of the centred values of `w < q`, packed LSB first (eight per byte, one
 /// multiplication per byte), branch-free.
 pub(crate) fn parity_decode<W: Word>(q: W, w: &[W], out: &mut [u8]) {

@@ -2564,36 +2564,77 @@ fn assign_rows<S: Simd, const NARROW: bool>(s: S, c: &MulConsts<S::V>, a: &mut [
 /// `out = a + b mod q` for `a, b < q` (lengths multiple of `LANES`).
 #[inline(always)]
 pub(crate) fn add_mod<S: Simd>(s: S, q: S::W, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
-    debug_assert!(
-        S::enc(S::W::ONE) == S::W::ONE,
-        "integer-domain driver on an encoded backend"
-    );
-    let l = S::LANES;
     let qv = s.splat(q);
-    for ((o, x), y) in out
-        .chunks_exact_mut(l)
-        .zip(a.chunks_exact(l))
-        .zip(b.chunks_exact(l))
-    {
-        s.store(o, s.csub(s.add(s.load(x), s.load(y)), qv));
-    }
+    lanewise(s, a, b, out, |x, y| add_v(s, x, y, qv));
 }
 
 /// `out = a - b mod q` for `a, b < q` (lengths multiple of `LANES`).
 #[inline(always)]
 pub(crate) fn sub_mod<S: Simd>(s: S, q: S::W, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
+    let qv = s.splat(q);
+    lanewise(s, a, b, out, |x, y| sub_v(s, x, y, qv));
+}
+
+/// `a = a + b mod q` in place for `a, b < q` (lengths multiple of `LANES`).
+#[inline(always)]
+pub(crate) fn add_mod_assign<S: Simd>(s: S, q: S::W, a: &mut [S::W], b: &[S::W]) {
+    let qv = s.splat(q);
+    lanewise_assign(s, a, b, |x, y| add_v(s, x, y, qv));
+}
+
+/// `a = a - b mod q` in place for `a, b < q` (lengths multiple of `LANES`).
+#[inline(always)]
+pub(crate) fn sub_mod_assign<S: Simd>(s: S, q: S::W, a: &mut [S::W], b: &[S::W]) {
+    let qv = s.splat(q);
+    lanewise_assign(s, a, b, |x, y| sub_v(s, x, y, qv));
+}
+
+/// `x + y mod q` lane-wise for `x, y < q`.
+#[inline(always)]
+fn add_v<S: Simd>(s: S, x: S::V, y: S::V, q: S::V) -> S::V {
+    s.csub(s.add(x, y), q)
+}
+
+/// `x - y mod q` lane-wise for `x, y < q`.
+#[inline(always)]
+fn sub_v<S: Simd>(s: S, x: S::V, y: S::V, q: S::V) -> S::V {
+    s.csub(s.sub(s.add(x, q), y), q)
+}
+
+/// `out = f(a, b)` vector by vector (integer-domain backends only).
+#[inline(always)]
+fn lanewise<S: Simd>(
+    s: S,
+    a: &[S::W],
+    b: &[S::W],
+    out: &mut [S::W],
+    f: impl Fn(S::V, S::V) -> S::V,
+) {
     debug_assert!(
         S::enc(S::W::ONE) == S::W::ONE,
         "integer-domain driver on an encoded backend"
     );
     let l = S::LANES;
-    let qv = s.splat(q);
     for ((o, x), y) in out
         .chunks_exact_mut(l)
         .zip(a.chunks_exact(l))
         .zip(b.chunks_exact(l))
     {
-        s.store(o, s.csub(s.sub(s.add(s.load(x), qv), s.load(y)), qv));
+        s.store(o, f(s.load(x), s.load(y)));
+    }
+}
+
+/// `a = f(a, b)` vector by vector, in place (integer-domain backends only).
+#[inline(always)]
+fn lanewise_assign<S: Simd>(s: S, a: &mut [S::W], b: &[S::W], f: impl Fn(S::V, S::V) -> S::V) {
+    debug_assert!(
+        S::enc(S::W::ONE) == S::W::ONE,
+        "integer-domain driver on an encoded backend"
+    );
+    let l = S::LANES;
+    for (x, y) in a.chunks_exact_mut(l).zip(b.chunks_exact(l)) {
+        let r = f(s.load(x), s.load(y));
+        s.store(x, r);
     }
 }
 

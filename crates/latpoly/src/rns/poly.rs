@@ -486,7 +486,27 @@ impl RnsPoly {
         })
     }
 
-    /// `self += other` (same context and representation).
+    /// `f(plan, self limb, other limb)` on every limb, in place.
+    fn zip_assign(
+        &mut self,
+        other: &RnsPoly,
+        f: impl Fn(&crate::NttPlan, &mut [u64], &[u64]),
+    ) -> Result<()> {
+        self.check_compatible(other)?;
+        let n = self.ctx.n();
+        for ((a, b), plan) in self
+            .data
+            .chunks_exact_mut(n)
+            .zip(other.data.chunks_exact(n))
+            .zip(self.ctx.plans())
+        {
+            f(plan, a, b);
+        }
+        Ok(())
+    }
+
+    /// `self += other` (same context and representation), in place: no allocation. On an
+    /// error `self` is unchanged.
     ///
     /// ```
     /// use latpoly::rns::{RnsContext, RnsPoly};
@@ -497,11 +517,11 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn add_assign(&mut self, other: &RnsPoly) -> Result<()> {
-        *self = self.add(other)?;
-        Ok(())
+        self.zip_assign(other, |p, a, b| p.add_assign_unchecked(a, b))
     }
 
-    /// `self -= other` (same context and representation).
+    /// `self -= other` (same context and representation), in place: no allocation. On an
+    /// error `self` is unchanged.
     ///
     /// ```
     /// use latpoly::rns::{RnsContext, RnsPoly};
@@ -512,8 +532,7 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn sub_assign(&mut self, other: &RnsPoly) -> Result<()> {
-        *self = self.sub(other)?;
-        Ok(())
+        self.zip_assign(other, |p, a, b| p.sub_assign_unchecked(a, b))
     }
 
     /// `self + other` (same context and representation).

@@ -350,6 +350,12 @@ impl Kernels<u64> for FpKernels {
     fn sub(&self, a: &[u64], b: &[u64], out: &mut [u64]) {
         Entry::sub(self.int, self.q, a, b, out)
     }
+    fn add_assign(&self, a: &mut [u64], b: &[u64]) {
+        Entry::add_assign(self.int, self.q, a, b)
+    }
+    fn sub_assign(&self, a: &mut [u64], b: &[u64]) {
+        Entry::sub_assign(self.int, self.q, a, b)
+    }
     fn pointwise(&self, a: &[u64], b: &[u64], out: &mut [u64]) {
         self.int.pointwise(&self.tb_int, self.q, a, b, out)
     }

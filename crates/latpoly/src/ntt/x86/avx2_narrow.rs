@@ -322,6 +322,12 @@ impl Kernels<u64> for NarrowKernels {
     fn sub(&self, a: &[u64], b: &[u64], out: &mut [u64]) {
         Entry::sub(self.int, self.q, a, b, out)
     }
+    fn add_assign(&self, a: &mut [u64], b: &[u64]) {
+        Entry::add_assign(self.int, self.q, a, b)
+    }
+    fn sub_assign(&self, a: &mut [u64], b: &[u64]) {
+        Entry::sub_assign(self.int, self.q, a, b)
+    }
     fn pointwise(&self, a: &[u64], b: &[u64], out: &mut [u64]) {
         Entry::pointwise(self.int, &self.tb_int, self.q, a, b, out)
     }

@@ -354,6 +354,14 @@ macro_rules! entry_points {
                 simd::sub_mod(self, q, a, b, out)
             }
             #[target_feature(enable = $feat)]
+            fn tf_add_assign(self, q: $w, a: &mut [$w], b: &[$w]) {
+                simd::add_mod_assign(self, q, a, b)
+            }
+            #[target_feature(enable = $feat)]
+            fn tf_sub_assign(self, q: $w, a: &mut [$w], b: &[$w]) {
+                simd::sub_mod_assign(self, q, a, b)
+            }
+            #[target_feature(enable = $feat)]
             fn tf_pointwise(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
                 simd::pointwise(self, tb, q, a, b, out)
             }
@@ -415,6 +423,14 @@ macro_rules! entry_points {
             fn sub(self, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { self.tf_sub(q, a, b, out) }
+            }
+            fn add_assign(self, q: $w, a: &mut [$w], b: &[$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_add_assign(q, a, b) }
+            }
+            fn sub_assign(self, q: $w, a: &mut [$w], b: &[$w]) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_sub_assign(q, a, b) }
             }
             fn pointwise(self, tb: &SimdTables<$w>, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
