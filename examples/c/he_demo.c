@@ -74,9 +74,14 @@ static int rns_part(latpoly_sampler *rng, latpoly_rns_context *ctx) {
     CHECK(latpoly_rns_poly_sub(d2, p, &d3));
     CHECK(latpoly_rns_poly_residues(d3, res, L * N, NULL));
     for (int i = 0; i < L * N; i++) FAIL_IF(res[i] != 0, "scalar_mul");
-    /* the same in place: three -= p three times, then three += three stays zero */
+    /* in place: d1 = 2 e, d1 += d1 is 4 e; three -= e three times is zero */
+    latpoly_rns_poly *four = NULL;
+    CHECK(latpoly_rns_poly_scalar_mul(p, 4, &four));
+    CHECK(latpoly_rns_poly_add_assign(d1, d1));
+    CHECK(latpoly_rns_poly_residues(d1, res, L * N, NULL));
+    CHECK(latpoly_rns_poly_residues(four, r2, L * N, NULL));
+    FAIL_IF(memcmp(res, r2, sizeof res) != 0, "add_assign(a, a)");
     for (int k = 0; k < 3; k++) CHECK(latpoly_rns_poly_sub_assign(three, p));
-    CHECK(latpoly_rns_poly_add_assign(three, three));
     CHECK(latpoly_rns_poly_residues(three, res, L * N, NULL));
     for (int i = 0; i < L * N; i++) FAIL_IF(res[i] != 0, "sub_assign");
     /* sampled polynomials: a ternary one has coefficients in {-1, 0, 1} */
@@ -116,6 +121,7 @@ static int rns_part(latpoly_sampler *rng, latpoly_rns_context *ctx) {
     latpoly_rns_poly_free(d1);
     latpoly_rns_poly_free(d2);
     latpoly_rns_poly_free(d3);
+    latpoly_rns_poly_free(four);
     latpoly_rns_poly_free(s);
     return 0;
 }

@@ -279,7 +279,7 @@ enum latpoly_status latpoly_rns_poly_sub(const latpoly_rns_poly *a,
 // is unchanged.
 //
 // # Safety
-// `a`, `b` NULL or live; `a` not used concurrently.
+// `a`, `b` NULL or live; `a` not used concurrently, `b` not modified concurrently.
 enum latpoly_status latpoly_rns_poly_add_assign(latpoly_rns_poly *a, const latpoly_rns_poly *b);
 
 // `a -= b` in place (same context and representation); `a` may equal `b`. On an error `a`

@@ -792,7 +792,7 @@ fn binary_assign(
 /// is unchanged.
 ///
 /// # Safety
-/// `a`, `b` NULL or live; `a` not used concurrently.
+/// `a`, `b` NULL or live; `a` not used concurrently, `b` not modified concurrently.
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_rns_poly_add_assign(
     a: *mut latpoly_rns_poly,

@@ -65,6 +65,27 @@ fn small_parameters_full_cycle() {
             want,
             "3-part product, t={t}"
         );
+        // Sums and differences of a 3-part and a 2-part ciphertext, both ways round.
+        assert_eq!(
+            bfv.decrypt(&keys.secret, &bfv.add(&c1, &c3).unwrap())
+                .unwrap(),
+            add_plain(&m1, &want, t)
+        );
+        let sub_plain = |x: &[u64], y: &[u64]| -> Vec<u64> {
+            x.iter().zip(y).map(|(a, b)| (a + t - b) % t).collect()
+        };
+        assert_eq!(
+            bfv.decrypt(&keys.secret, &bfv.sub(&c1, &c3).unwrap())
+                .unwrap(),
+            sub_plain(&m1, &want),
+            "2-part minus 3-part, t={t}"
+        );
+        assert_eq!(
+            bfv.decrypt(&keys.secret, &bfv.sub(&c3, &c1).unwrap())
+                .unwrap(),
+            sub_plain(&want, &m1),
+            "3-part minus 2-part, t={t}"
+        );
         let r = bfv.relinearize(&c3, &keys.relin).unwrap();
         assert_eq!(r.len(), 2);
         assert_eq!(
