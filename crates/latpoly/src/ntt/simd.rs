@@ -2660,17 +2660,20 @@ pub(crate) fn all_below<S: Simd>(s: S, a: &[S::W], bound: S::W) -> bool {
         "integer-domain driver on an encoded backend"
     );
     let l = S::LANES;
-    // Two accumulators: independent chains of `max`.
-    let (mut acc, mut acc2) = (s.splat(S::W::ZERO), s.splat(S::W::ZERO));
-    let mut chunks = a.chunks_exact(2 * l);
+    // Four accumulators: independent chains of `max`, so the loop runs at the loads' rate
+    // rather than at the latency of one `max` per vector (three cycles on Intel, two on Zen 5).
+    let mut acc = [s.splat(S::W::ZERO); 4];
+    let mut chunks = a.chunks_exact(4 * l);
     for x in &mut chunks {
-        acc = s.max(acc, s.load(x));
-        acc2 = s.max(acc2, s.load(&x[l..]));
+        for (k, v) in acc.iter_mut().enumerate() {
+            *v = s.max(*v, s.load(&x[k * l..]));
+        }
     }
-    if !chunks.remainder().is_empty() {
-        acc = s.max(acc, s.load(chunks.remainder()));
+    for x in chunks.remainder().chunks_exact(l) {
+        acc[0] = s.max(acc[0], s.load(x));
     }
-    !s.any_ge(s.max(acc, acc2), s.splat(bound))
+    let m = s.max(s.max(acc[0], acc[1]), s.max(acc[2], acc[3]));
+    !s.any_ge(m, s.splat(bound))
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]
