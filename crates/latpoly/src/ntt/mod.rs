@@ -364,6 +364,14 @@ impl<W: Word> Plan<W> {
         W::from_u64(self.m.value().to_u64() * k)
     }
 
+    /// The two operands of a lane-wise call: `n` values each, all below `q`.
+    fn check_operands(&self, a: &[W], b: &[W]) -> Result<()> {
+        self.check_len(a.len())?;
+        self.check_len(b.len())?;
+        self.check_range(a, self.q())?;
+        self.check_range(b, self.q())
+    }
+
     /// Checks every value of `a` is below `bound` (vectorised on SIMD backends).
     fn check_range(&self, a: &[W], bound: W) -> Result<()> {
         match &self.kernels {
@@ -563,11 +571,8 @@ impl<W: Word> Plan<W> {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn pointwise(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
-        self.check_len(a.len())?;
-        self.check_len(b.len())?;
         self.check_len(out.len())?;
-        self.check_range(a, self.q())?;
-        self.check_range(b, self.q())?;
+        self.check_operands(a, b)?;
         self.pointwise_unchecked(a, b, out);
         Ok(())
     }
@@ -585,10 +590,7 @@ impl<W: Word> Plan<W> {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn pointwise_assign(&self, a: &mut [W], b: &[W]) -> Result<()> {
-        self.check_len(a.len())?;
-        self.check_len(b.len())?;
-        self.check_range(a, self.q())?;
-        self.check_range(b, self.q())?;
+        self.check_operands(a, b)?;
         self.pointwise_assign_unchecked(a, b);
         Ok(())
     }
@@ -604,11 +606,8 @@ impl<W: Word> Plan<W> {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn pointwise_acc(&self, a: &[W], b: &[W], acc: &mut [W]) -> Result<()> {
-        self.check_len(a.len())?;
-        self.check_len(b.len())?;
         self.check_len(acc.len())?;
-        self.check_range(a, self.q())?;
-        self.check_range(b, self.q())?;
+        self.check_operands(a, b)?;
         self.check_range(acc, self.q())?;
         self.pointwise_acc_unchecked(a, b, acc);
         Ok(())
@@ -702,11 +701,8 @@ impl<W: Word> Plan<W> {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn add(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
-        self.check_len(a.len())?;
-        self.check_len(b.len())?;
         self.check_len(out.len())?;
-        self.check_range(a, self.q())?;
-        self.check_range(b, self.q())?;
+        self.check_operands(a, b)?;
         self.add_unchecked(a, b, out);
         Ok(())
     }
@@ -721,11 +717,8 @@ impl<W: Word> Plan<W> {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn sub(&self, a: &[W], b: &[W], out: &mut [W]) -> Result<()> {
-        self.check_len(a.len())?;
-        self.check_len(b.len())?;
         self.check_len(out.len())?;
-        self.check_range(a, self.q())?;
-        self.check_range(b, self.q())?;
+        self.check_operands(a, b)?;
         self.sub_unchecked(a, b, out);
         Ok(())
     }
@@ -743,10 +736,7 @@ impl<W: Word> Plan<W> {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn add_assign(&self, a: &mut [W], b: &[W]) -> Result<()> {
-        self.check_len(a.len())?;
-        self.check_len(b.len())?;
-        self.check_range(a, self.q())?;
-        self.check_range(b, self.q())?;
+        self.check_operands(a, b)?;
         self.add_assign_unchecked(a, b);
         Ok(())
     }
@@ -763,10 +753,7 @@ impl<W: Word> Plan<W> {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn sub_assign(&self, a: &mut [W], b: &[W]) -> Result<()> {
-        self.check_len(a.len())?;
-        self.check_len(b.len())?;
-        self.check_range(a, self.q())?;
-        self.check_range(b, self.q())?;
+        self.check_operands(a, b)?;
         self.sub_assign_unchecked(a, b);
         Ok(())
     }
