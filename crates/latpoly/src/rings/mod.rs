@@ -4,6 +4,8 @@
 //! Each family has a scalar reference (the specification, bit-exact with the reference C and its
 //! test vectors) and fast paths chosen at run time, all constant time.
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod amx;
 pub(crate) mod bitslice;
 pub mod ntru;
 pub mod ntruplus;

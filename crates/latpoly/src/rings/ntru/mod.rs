@@ -56,6 +56,8 @@
 //! ```
 
 #[cfg(target_arch = "x86_64")]
+mod amx;
+#[cfg(target_arch = "x86_64")]
 mod benes;
 mod fast;
 #[cfg(target_arch = "x86_64")]
@@ -253,6 +255,12 @@ impl Backend {
         {
             if cap >= Isa::Avx512 {
                 if let Some(t) = x86::Avx512Lanes::try_new() {
+                    // AMX tile products only without a cap below the top level
+                    let t = if cap >= Isa::Avx512Ifma {
+                        t.with_amx()
+                    } else {
+                        t
+                    };
                     return Backend::Avx512(t);
                 }
             }
@@ -456,6 +464,12 @@ impl Backend {
     /// otherwise the Toom-4 product mod `2^13` and the fold of `poly_mod_3_Phi_n`.
     fn s3_mul_small(self, p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         #[cfg(target_arch = "x86_64")]
+        if let Some(x) = self.amx() {
+            if amx::s3_mul(x, a, b, out).is_some() {
+                return;
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
         if let Some(v) = self.vnni() {
             if v.s3_mul(a, b, out).is_some() {
                 return;
@@ -463,6 +477,16 @@ impl Backend {
         }
         self.mul_modq(p, a, b, out, 1 << 13);
         reference::mod_3_phi_n(out);
+    }
+
+    /// The AMX tile products of `amx.rs`: on the AVX-512 backend of a CPU with AMX-INT8 whose
+    /// OS grants the tile state, when no cap below the top level is set.
+    #[cfg(target_arch = "x86_64")]
+    fn amx(self) -> Option<crate::rings::amx::Amx> {
+        match self {
+            Backend::Avx512(t) => t.amx(),
+            _ => None,
+        }
     }
 
     /// The VNNI convolutions of `vnni.rs`: on the AVX-512 backend of a CPU with AVX-512 VNNI
@@ -513,7 +537,8 @@ fn default_backend() -> Backend {
 
 /// The multiplier [`poly_rq_mul`] (and every routine built on it) uses in this process: the best
 /// one this CPU runs, capped by `LATPOLY_ISA` as read at the first call (`Avx512` needs
-/// AVX-512F and AVX-512BW; `Avx512Ifma` is not used and counts as `Avx512`).
+/// AVX-512F and AVX-512BW). The level `Avx512Ifma` (the default cap) is reported as `Avx512`;
+/// it adds the KEMs' AMX tile products on CPUs with AMX-INT8 ([`amx_in_use`]).
 ///
 /// ```
 /// use latpoly::{Isa, rings::ntru};
@@ -523,6 +548,31 @@ fn default_backend() -> Backend {
 /// ```
 pub fn rq_mul_isa() -> Isa {
     default_backend().isa()
+}
+
+/// Whether the NTRU KEMs run their byte-sized products as AMX tile convolutions in this
+/// process: the `S_3` product of decapsulation and the products mod `2^8` of the first Newton
+/// steps of key generation's `R_q` inverse. That is on the AVX-512 backend of a CPU with
+/// AMX-INT8 (Intel Sapphire Rapids and later Xeons) whose operating system grants the tile
+/// state (Linux), unless `LATPOLY_ISA` caps the backend below `avx512ifma`. The results are
+/// the same either way; the `R_q` products ([`poly_rq_mul`], [`poly_rq_mul_modq`]) never use
+/// AMX (three byte products each, slower than their VNNI multiplier).
+///
+/// ```
+/// use latpoly::{rings::ntru, Isa};
+/// if ntru::amx_in_use() {
+///     assert_eq!(ntru::rq_mul_isa(), Isa::Avx512);
+/// }
+/// ```
+pub fn amx_in_use() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        default_backend().amx().is_some()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// `out = a · b mod (x^n - 1)` computed mod `2^16`, **not** reduced mod `q`: the reference
@@ -675,8 +725,8 @@ pub fn poly_s3_mul(a: &[u16], b: &[u16], out: &mut [u16]) -> Result<()> {
 
 /// Products and inverse for the KEMs, which read every result mod `q` (or, for `S_3`, take
 /// inputs in `{0, 1, 2}`): the Toom-4 multiplier of [`poly_rq_mul_modq`], and on AVX-512 CPUs
-/// with VNNI the byte convolutions of `vnni.rs` for the `S_3` product and the first Newton
-/// steps of the inverse. Lengths must be `params.n()` (checked by the callers' decoders;
+/// the byte convolutions of `amx.rs` (with AMX-INT8) or `vnni.rs` (with VNNI) for the `S_3`
+/// product and the first Newton steps of the inverse. Lengths must be `params.n()` (checked by the callers' decoders;
 /// debug-asserted here).
 pub(crate) mod kem {
     pub(crate) use super::toom::Operand;
@@ -803,14 +853,24 @@ pub(crate) mod kem {
         // no slower with the VNNI Toom-4 product (`toom_vnni.rs`: ntruhps2048509 key generation
         // 25.8-26.4 µs either way, thirtieth session).
         #[cfg(target_arch = "x86_64")]
-        if let Some(v) = backend.vnni().filter(|_| p != NtruParams::Hps2048509) {
+        {
             let early = if p.log_q() > 12 { 3 } else { 2 };
-            for _ in 0..early {
-                v.mul_mod256(e2, out, c).expect("an NTRU degree");
-                c[0] = c[0].wrapping_add(2); // 2 - a r
-                v.mul_mod256_assign(c, out).expect("an NTRU degree");
+            if let Some(x) = backend.amx() {
+                // with AMX, one tile product each (a third of an `R_q` product), every degree
+                for _ in 0..early {
+                    super::amx::mul_mod256(x, e2, out, c).expect("an NTRU degree");
+                    c[0] = c[0].wrapping_add(2); // 2 - a r
+                    super::amx::mul_mod256_assign(x, c, out).expect("an NTRU degree");
+                }
+                quadratic_steps -= early;
+            } else if let Some(v) = backend.vnni().filter(|_| p != NtruParams::Hps2048509) {
+                for _ in 0..early {
+                    v.mul_mod256(e2, out, c).expect("an NTRU degree");
+                    c[0] = c[0].wrapping_add(2); // 2 - a r
+                    v.mul_mod256_assign(c, out).expect("an NTRU degree");
+                }
+                quadratic_steps -= early;
             }
-            quadratic_steps -= early;
         }
         // slots: -a, r, e
         let mut ops = Prepared::new(p, slots);
@@ -1201,9 +1261,10 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
-        for isa in [Isa::Scalar, Isa::Avx2, Isa::Avx512] {
+        // Avx512Ifma: the AVX-512 backend with the AMX products where the CPU has them
+        for isa in [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Ifma] {
             let backend = Backend::best(isa);
-            if backend.isa() != isa {
+            if backend.isa() != isa.min(Isa::Avx512) {
                 eprintln!("prepared operands: {isa} not available on this CPU, skipped");
                 continue;
             }

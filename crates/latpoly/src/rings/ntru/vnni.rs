@@ -37,6 +37,7 @@
 #![allow(unsafe_code)]
 
 use super::fast::with_workspace;
+use crate::rings::amx::Amx;
 use crate::rings::vnni_conv::lanes16;
 use core::arch::x86_64::*;
 
@@ -81,7 +82,7 @@ impl Vnni {
             // SAFETY: the token proves the features the entry points enable.
             unsafe {
                 tf_convolve(lay, a, b, ws);
-                tf_finish(lay, b, ws, Finish::Mod256);
+                tf_finish(b, lay.sums_of(ws), Finish::Mod256);
             }
         });
         Some(())
@@ -97,16 +98,23 @@ impl Vnni {
             // SAFETY: the token proves the features the entry points enable.
             unsafe {
                 tf_convolve(lay, a, b, ws);
-                tf_finish(lay, out, ws, finish);
+                tf_finish(out, lay.sums_of(ws), finish);
             }
         });
         Some(())
     }
 }
 
+/// The outputs of the 32-bit sums `sums` (`c_k` at bytes `4 k`, at least `32 ⌈n / 32⌉` of
+/// them) of an AMX convolution (`ntru/amx.rs`), finished as this module finishes its own.
+pub(crate) fn finish_sums(_: Amx, out: &mut [u16], sums: &[u8], finish: Finish) {
+    // SAFETY: the AMX token proves AVX-512F and BW, the features the entry point enables.
+    unsafe { tf_finish(out, sums, finish) }
+}
+
 /// What follows the convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Finish {
+pub(crate) enum Finish {
     /// Fold mod `Phi_n`, reduce mod 3 (`poly_mod_3_Phi_n`).
     S3,
     /// Reduce mod `2^8`.
@@ -147,6 +155,11 @@ struct Layout {
 const PREFIX: usize = 128;
 
 impl Layout {
+    /// The sums region of the workspace `ws`.
+    fn sums_of(self, ws: &[u8]) -> &[u8] {
+        &ws[self.total - self.sums..self.total]
+    }
+
     fn new(n: usize) -> Option<Self> {
         if !matches!(n, 509 | 677 | 701 | 821) {
             return None;
@@ -300,12 +313,11 @@ fn tf_convolve(lay: Layout, a: &[u16], b: &[u16], ws: &mut [u8]) {
     }
 }
 
-/// Writes the `n` outputs from the sums region of `ws` (filled by [`tf_convolve`]).
+/// Writes the `n = out.len()` outputs from the 32-bit sums (`c_k` at bytes `4 k`, filled by
+/// [`tf_convolve`] or an AMX convolution; at least `32 ⌈n / 32⌉` of them).
 #[target_feature(enable = "avx512f,avx512bw")]
-fn tf_finish(lay: Layout, out: &mut [u16], ws: &mut [u8], finish: Finish) {
-    let n = lay.n;
-    debug_assert_eq!(out.len(), n);
-    let sums = &ws[lay.total - lay.sums..lay.total];
+fn tf_finish(out: &mut [u16], sums: &[u8], finish: Finish) {
+    let n = out.len();
     // S3: out_k = (c_k + 2 c_{n-1}) mod 3 (poly_mod_3_Phi_n), c_k + 2 c_{n-1} < 12 n < 2^15;
     // Mod256: out_k = c_k mod 2^8 (the 16-bit truncation keeps it)
     let last = match finish {

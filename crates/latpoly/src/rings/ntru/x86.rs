@@ -11,6 +11,7 @@
 use super::fast::{kmul16_body, leaf_k, rq_mul_body, unroll, Lanes, RowIo};
 use super::reference::{r2_inv_with, s3_inv_with};
 use super::toom::{prepare_body, rq_mul_modq_body, shape, Operand};
+use crate::rings::amx::Amx;
 use crate::rings::bitslice::x86::{Avx2Bits, Avx512Bits, VBits, VTrits};
 use core::arch::x86_64::*;
 
@@ -287,14 +288,25 @@ impl Lanes for Avx2Lanes {
     }
 }
 
-/// Proof that the CPU runs AVX-512F and AVX-512BW.
+/// Proof that the CPU runs AVX-512F and AVX-512BW; with [`Avx512Lanes::with_amx`], also the
+/// AMX tile products (`ntru/amx.rs`) where the CPU and the OS allow them.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx512Lanes(());
+pub(crate) struct Avx512Lanes(Option<Amx>);
 
 impl Avx512Lanes {
     pub(crate) fn try_new() -> Option<Self> {
         (is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw"))
-            .then_some(Self(()))
+            .then_some(Self(None))
+    }
+
+    /// The same backend, with the AMX products if this CPU and OS run them.
+    pub(crate) fn with_amx(self) -> Self {
+        Self(Amx::try_new())
+    }
+
+    /// The AMX products, if [`Avx512Lanes::with_amx`] found them.
+    pub(crate) fn amx(self) -> Option<Amx> {
+        self.0
     }
 
     // Not inlined: a leaf group makes nine to 27 calls, which inlined would not fit the
