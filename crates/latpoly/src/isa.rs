@@ -4,7 +4,9 @@
 //! run time) that is valid for its modulus and size, capped by the environment variable
 //! `LATPOLY_ISA` if set. Order, best last: `scalar` < `avx2` < `avx512` < `avx512ifma`.
 //!
-//! * `avx512ifma` applies to 64-bit lanes with `q < 2^50` only;
+//! * `avx512ifma` applies to 64-bit lanes with `q < 2^50` only; as a cap it is also the level
+//!   that allows the NTRU KEMs' AMX tile products (`rings::ntru::amx_in_use`), so
+//!   `LATPOLY_ISA=avx512` turns them off;
 //! * `avx512` needs AVX-512F (+DQ for 64-bit lanes, +BW for 16-bit lanes);
 //! * every SIMD backend needs `n >= 2 · lanes` (e.g. `n >= 16` for 8 x u64); smaller plans run
 //!   the scalar kernels, and say so in [`crate::Plan::isa`].
