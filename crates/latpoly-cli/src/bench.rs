@@ -1119,7 +1119,12 @@ fn k_rows(rows: &mut Vec<Row>, rounds: usize) {
         let backend = if name.starts_with("NTRU+") {
             latpoly::rings::ntruplus::isa().to_string()
         } else if name.starts_with("ntru") && !name.starts_with("ntrulpr") {
-            latpoly::rings::ntru::rq_mul_isa().to_string()
+            let amx = if latpoly::rings::ntru::amx_in_use() {
+                "+amx"
+            } else {
+                ""
+            };
+            format!("{}{amx}", latpoly::rings::ntru::rq_mul_isa())
         } else {
             latpoly::rings::ntruprime::Multiplier::new()
                 .isa()

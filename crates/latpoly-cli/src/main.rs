@@ -285,6 +285,15 @@ fn info() {
         "sampler keystream (ChaCha20): {}",
         latpoly::sampling::Sampler::stream_isa()
     );
+    println!(
+        "NTRU ring products: {}{}",
+        latpoly::rings::ntru::rq_mul_isa(),
+        if latpoly::rings::ntru::amx_in_use() {
+            " (the KEMs' byte products on AMX tiles)"
+        } else {
+            ""
+        }
+    );
     println!("ring degree n: powers of two in {MIN_N}..={MAX_N}");
     println!(
         "moduli: u16 lanes q < 2^14, u32 lanes q < 2^30, u64 lanes q < 2^62; q prime, q = 1 mod 2n"

@@ -35,8 +35,9 @@
 //! integer vector instructions do elsewhere in this crate. (Valgrind cannot run AMX; the
 //! constant-time tests run the KEMs under `LATPOLY_ISA=avx2`.)
 //!
-//! Tile state: each convolution configures the tiles (`ldtilecfg`, all eight of 16 rows of 64
-//! bytes) and releases them (`tilerelease`) before it returns, so no tile state stays live
+//! Tile state: each convolution configures five tiles (`ldtilecfg`: 16 rows of 64 bytes, the
+//! last row tile's two with only the rows below `n`) and releases them (`tilerelease`) before
+//! it returns, so no tile state stays live
 //! between calls (and a caller's own tile state would not survive a call). Linux grants a
 //! process the tile data state on request (`arch_prctl(ARCH_REQ_XCOMP_PERM,
 //! XFEATURE_XTILEDATA)`): [`Amx::try_new`] asks once per process, and reports no AMX when the
@@ -120,8 +121,8 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
-    /// Cyclic convolution: `c_k = sum_i a_i b_((k - i) mod n)`, `k < n` (outputs `n ..` up to
-    /// [`Shape::outputs`] repeat them).
+    /// Cyclic convolution: `c_k = sum_i a_i b_((k - i) mod n)`, `k < n` (see
+    /// [`Amx::convolve`] for the outputs past `n`).
     pub(crate) fn cyclic(n: usize) -> Self {
         assert!(n >= 1);
         let (rb, jb) = (n.div_ceil(256), n.div_ceil(64));
@@ -198,53 +199,61 @@ impl Amx {
     }
 
     /// The cyclic convolution of the operands of the bank `a` and the windows `b` into the
-    /// 32-bit sums `sums` (output `k` at index `k` for `k < 16 ⌈n / 16⌉`; outputs `n ..`
-    /// repeat the first ones; the rest of the [`Shape::outputs`] entries is left as it was).
-    pub(crate) fn convolve(self, s: &Shape, a: &[u8], b: &[u8], sums: &mut [i32]) {
+    /// 32-bit sums `sums` (little-endian bytes, [`Shape::outputs`] sums; output `k` at bytes
+    /// `4 k` for `k < 16 ⌈n / 16⌉`, outputs `n ..` repeating the first ones; the sums past
+    /// those blocks are left as they were).
+    pub(crate) fn convolve(self, s: &Shape, a: &[u8], b: &[u8], sums: &mut [u8]) {
         assert!(a.len() >= s.bank_len() && b.len() >= s.windows_len());
-        assert!(sums.len() >= s.outputs());
+        assert!(sums.len() >= 4 * s.outputs());
+        // the A rows of (row tile r, j block jb) are banked at u0 - ρ, ρ = 0 .. 16, with
+        // u0 = 4 jb + 16 (rb - 1 - r) + 15: from 0 to 4 (jb - 1) + 16 rb - 1 = nu - 1
+        debug_assert_eq!(s.nu, 4 * (s.jb - 1) + 16 * s.rb);
         // the last row tile computes only the output blocks below n: `last` rows (a
         // `tdpbusd` takes time in proportion to its rows: 5.2 ns at 16, 2.95 ns at 4)
         let last = n_blocks(s.n) - 16 * (s.rb - 1);
         let cfg = TileCfg::new(last);
         // SAFETY: the token proves AMX-TILE and AMX-INT8 and the tile data permission. The
         // configuration makes tiles 0 to 2 16 rows of 64 bytes and tiles 3 and 4 `last <= 16`
-        // rows of 64 bytes. Every tile load reads at most 16 rows of 64 bytes inside the bank or
-        // the windows and every store writes at most 16 rows of 64 bytes inside `sums` (bounds
-        // below and by the assertions above); the tiles are released before returning, and
-        // nothing between configuration and release uses them.
+        // rows of 64 bytes. `row_tile` reads at most 16 rows of 64 bytes inside the bank (rows
+        // u0 - 15 ..= u0, within 0 .. nu as above) and the windows (block jb < s.jb) and writes
+        // at most 16 rows of 64 bytes inside `sums` (row tile r < s.rb); the tiles are released
+        // before returning, and nothing between configuration and release uses them or can
+        // panic.
         unsafe {
             asm!("ldtilecfg [{}]", in(reg) cfg.0.as_ptr(), options(nostack, readonly));
-            for rb in 0..s.rb {
-                let full = rb + 1 < s.rb;
-                if full {
-                    tzero::<0>();
-                } else {
-                    tzero::<3>();
-                }
-                for jb in 0..s.jb {
-                    // A rows U = 4 jb - 16 rb - ρ (ρ = 0 .. 16), banked at U - u_min, from
-                    // 4 jb + 16 (rb_count - 1 - rb) + 15 down to 15 less
-                    let u0 = 4 * jb + 16 * (s.rb - 1 - rb) + 15;
-                    debug_assert!(u0 >= 15 && u0 < s.nu);
-                    tload::<2>(b.as_ptr().add(1024 * jb), 64);
-                    if full {
-                        tload::<1>(a.as_ptr().add(64 * u0), -64);
-                        tdp::<0, 1, 2>();
-                    } else {
-                        tload::<4>(a.as_ptr().add(64 * u0), -64);
-                        tdp::<3, 4, 2>();
-                    }
-                }
-                let out = sums.as_mut_ptr().add(256 * rb).cast();
-                if full {
-                    tstore::<0>(out, 64);
-                } else {
-                    tstore::<3>(out, 64);
-                }
+            for r in 0..s.rb - 1 {
+                row_tile::<0, 1>(s, r, a, b, sums);
             }
+            row_tile::<3, 4>(s, s.rb - 1, a, b, sums);
             asm!("tilerelease", options(nostack));
         }
+    }
+}
+
+/// Row tile `r` of a convolution with tiles `C` (sums) and `A` (bank rows), tile 2 for the
+/// windows: `C = sum_jb A(r, jb) B(jb)`, stored to `sums`.
+///
+/// # Safety
+/// Tiles configured (`C` and `A` of the same rows, at most 16, tile 2 of 16 rows of 64 bytes)
+/// on a CPU with AMX-INT8; `a`, `b` and `sums` at least as long as [`Amx::convolve`] asserts.
+#[inline(always)]
+unsafe fn row_tile<const C: u8, const A: u8>(
+    s: &Shape,
+    r: usize,
+    a: &[u8],
+    b: &[u8],
+    sums: &mut [u8],
+) {
+    // SAFETY: as the caller guarantees; the offsets are in bounds as `Amx::convolve` shows.
+    unsafe {
+        tzero::<C>();
+        for jb in 0..s.jb {
+            let u0 = 4 * jb + 16 * (s.rb - 1 - r) + 15;
+            tload::<2>(b.as_ptr().add(1024 * jb), 64);
+            tload::<A>(a.as_ptr().add(64 * u0), -64);
+            tdp::<C, A, 2>();
+        }
+        tstore::<C>(sums.as_mut_ptr().add(1024 * r), 64);
     }
 }
 
@@ -395,9 +404,12 @@ mod tests {
                 let rev: Vec<u8> = a.iter().rev().copied().collect();
                 amx.bank(&s, &rev, &mut ext, &mut bank);
                 amx.windows(&s, &b, &mut ext, &mut win);
-                let mut sums = vec![0x5555_5555i32; s.outputs()];
-                amx.convolve(&s, &bank, &win, &mut sums);
-                for (k, &x) in sums.iter().enumerate() {
+                let mut bytes = vec![0x55u8; 4 * s.outputs()];
+                amx.convolve(&s, &bank, &win, &mut bytes);
+                let sums = bytes
+                    .chunks_exact(4)
+                    .map(|w| i32::from_le_bytes(w.try_into().unwrap()));
+                for (k, x) in sums.enumerate() {
                     // the blocks of 16 that hold outputs below n are written (outputs past n
                     // repeat the first ones), the rest is left
                     let expect = if k < 16 * n.div_ceil(16) {

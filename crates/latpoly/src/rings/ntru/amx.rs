@@ -8,10 +8,7 @@
 //! a_1 b_0)`), which measured slower than the VNNI Toom-4 product inside the KEMs (see
 //! docs/BENCH.md, fifty-first session).
 
-#![allow(unsafe_code)]
-
-use super::fast::with_workspace;
-use super::vnni::{self, Finish};
+use super::vnni::{self, with_workspace_bytes, Finish};
 use crate::rings::amx::{Amx, Shape};
 
 /// `out = a · b mod (3, Phi_n)` in `{0, 1, 2}` for `a`, `b` with coefficients in `{0, 1, 2}`
@@ -53,11 +50,7 @@ fn product(amx: Amx, a: &[u16], io: Io<'_>, how: Finish) -> Option<()> {
     let r = |x: usize| x.div_ceil(64) * 64;
     let (ext, bank, win, bytes) = (r(s.ext_len()), s.bank_len(), s.windows_len(), r(n));
     let total = ext + bank + win + bytes + 4 * s.outputs();
-    with_workspace(total.div_ceil(2), |ws| {
-        // SAFETY: a `u16` workspace viewed as its bytes (alignment 1, every bit pattern valid),
-        // for the duration of the borrow.
-        let ws =
-            unsafe { core::slice::from_raw_parts_mut(ws.as_mut_ptr().cast::<u8>(), ws.len() * 2) };
+    with_workspace_bytes(total, |ws| {
         let (e, ws) = ws.split_at_mut(ext);
         let (bk, ws) = ws.split_at_mut(bank);
         let (w, ws) = ws.split_at_mut(win);
@@ -77,12 +70,7 @@ fn product(amx: Amx, a: &[u16], io: Io<'_>, how: Finish) -> Option<()> {
         }
         amx.windows(&s, x, e, w);
         let sums = &mut sums[..4 * s.outputs()];
-        // SAFETY: a 64-byte aligned region (the workspace and every region before it are) of
-        // whole 32-bit words viewed as `i32` (every bit pattern valid), for this borrow.
-        let words = unsafe {
-            core::slice::from_raw_parts_mut(sums.as_mut_ptr().cast::<i32>(), sums.len() / 4)
-        };
-        amx.convolve(&s, bk, w, words);
+        amx.convolve(&s, bk, w, sums);
         let out = match io {
             Io::Apart(_, out) => out,
             Io::InPlace(b) => b,

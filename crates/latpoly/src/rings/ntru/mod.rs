@@ -460,8 +460,9 @@ impl Backend {
 
     /// `out = a · b mod (3, Phi_n)` in `{0, 1, 2}` for `a`, `b` with coefficients in
     /// `{0, 1, 2}` (the integer product's coefficients are below `4 n < 2^13`): on the AVX-512
-    /// backend a schoolbook convolution with VNNI where the CPU has it (`vnni.rs`),
-    /// otherwise the Toom-4 product mod `2^13` and the fold of `poly_mod_3_Phi_n`.
+    /// backend an AMX tile convolution (`amx.rs`) or a schoolbook convolution with VNNI
+    /// (`vnni.rs`) where the CPU has them, otherwise the Toom-4 product mod `2^13` and the
+    /// fold of `poly_mod_3_Phi_n`.
     fn s3_mul_small(self, p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         #[cfg(target_arch = "x86_64")]
         if let Some(x) = self.amx() {
@@ -526,6 +527,45 @@ impl Backend {
             Backend::Avx512(_) if toom::shape(p.n(), 16).1 == 48 => x86::Avx2Lanes::try_new(),
             _ => None,
         }
+    }
+}
+
+/// The byte products mod `2^8` of the `R_q` inverse's first Newton steps: AMX tile
+/// convolutions, or VNNI ones (not at `n = 509`, where the Toom-4 products are the faster).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+enum Mod256 {
+    Amx(crate::rings::amx::Amx),
+    Vnni(vnni::Vnni),
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Mod256 {
+    fn of(backend: Backend, p: NtruParams) -> Option<Self> {
+        backend.amx().map(Mod256::Amx).or_else(|| {
+            backend
+                .vnni()
+                .filter(|_| p != NtruParams::Hps2048509)
+                .map(Mod256::Vnni)
+        })
+    }
+
+    /// `out = a · b mod (x^n - 1, 2^8)`.
+    fn mul(self, a: &[u16], b: &[u16], out: &mut [u16]) {
+        match self {
+            Mod256::Amx(x) => amx::mul_mod256(x, a, b, out),
+            Mod256::Vnni(v) => v.mul_mod256(a, b, out),
+        }
+        .expect("an NTRU degree")
+    }
+
+    /// `b = a · b mod (x^n - 1, 2^8)`.
+    fn mul_assign(self, a: &[u16], b: &mut [u16]) {
+        match self {
+            Mod256::Amx(x) => amx::mul_mod256_assign(x, a, b),
+            Mod256::Vnni(v) => v.mul_mod256_assign(a, b),
+        }
+        .expect("an NTRU degree")
     }
 }
 
@@ -763,7 +803,7 @@ pub(crate) mod kem {
 
     /// `poly_S3_mul` for `a`, `b` with coefficients in `{0, 1, 2}`: the integer product's
     /// coefficients are below `4 n < 2^13`, so the product mod `2^13` is exact (and so are
-    /// the 32-bit sums of the VNNI convolution, see `Backend::s3_mul_small`).
+    /// the 32-bit sums of the AMX and VNNI convolutions, see `Backend::s3_mul_small`).
     pub(crate) fn s3_mul(p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         check(p, &[a.len(), b.len(), out.len()]);
         default_backend().s3_mul_small(p, a, b, out);
@@ -822,9 +862,10 @@ pub(crate) mod kem {
     /// `e = 1 - a r` (then `a r = (1 - e)(1 + e + e^2) = 1 - e^3`). `ntruhrss701` (`q = 2^13`)
     /// takes four quadratic steps (`1 -> 16` bits), as the reference. `-a` is prepared once
     /// for all steps and each step's `r` once for its two products ([`Prepared`]). On the
-    /// AVX-512 backend with VNNI the quadratic steps to at most 8 bits (2 and 4, and 8 for
-    /// `ntruhrss701`) multiply mod `2^8` with `vnni.rs` instead (exact there; all degrees but
-    /// 509, where the Toom-4 products are the faster). Every
+    /// AVX-512 backend the quadratic steps to at most 8 bits (2 and 4, and 8 for
+    /// `ntruhrss701`) multiply mod `2^8` instead (exact there): as AMX tile convolutions
+    /// (`amx.rs`) where the CPU has them, every degree; otherwise with VNNI (`vnni.rs`), all
+    /// degrees but 509, where the Toom-4 products are the faster. Every
     /// product is in `R_q`, so the result is the same element of `S_q` as the reference's (the
     /// KEMs read it through products with `f` and `g`; the KAT tests check the keys byte for
     /// byte).
@@ -851,26 +892,18 @@ pub(crate) mod kem {
         // 7.7-9.8 µs against 8.3-10.1; at 677, 701 and 821 the convolutions took it from
         // 18.7-24.5 to 15.6-19.5, 21.1-21.3 to 17.0-17.1 and 24.9 to 21.5 µs), and still are
         // no slower with the VNNI Toom-4 product (`toom_vnni.rs`: ntruhps2048509 key generation
-        // 25.8-26.4 µs either way, thirtieth session).
+        // 25.8-26.4 µs either way, thirtieth session). AMX tile convolutions (`amx.rs`) run
+        // them at every degree: ntruhps2048509 key generation 21.9 -> 20.4-21.2 µs, 677
+        // 41.1-41.6 -> 33.4-34.8 (fifty-first session, Intel Xeon, with the `S_3` product).
         #[cfg(target_arch = "x86_64")]
-        {
+        if let Some(m) = super::Mod256::of(backend, p) {
             let early = if p.log_q() > 12 { 3 } else { 2 };
-            if let Some(x) = backend.amx() {
-                // with AMX, one tile product each (a third of an `R_q` product), every degree
-                for _ in 0..early {
-                    super::amx::mul_mod256(x, e2, out, c).expect("an NTRU degree");
-                    c[0] = c[0].wrapping_add(2); // 2 - a r
-                    super::amx::mul_mod256_assign(x, c, out).expect("an NTRU degree");
-                }
-                quadratic_steps -= early;
-            } else if let Some(v) = backend.vnni().filter(|_| p != NtruParams::Hps2048509) {
-                for _ in 0..early {
-                    v.mul_mod256(e2, out, c).expect("an NTRU degree");
-                    c[0] = c[0].wrapping_add(2); // 2 - a r
-                    v.mul_mod256_assign(c, out).expect("an NTRU degree");
-                }
-                quadratic_steps -= early;
+            for _ in 0..early {
+                m.mul(e2, out, c);
+                c[0] = c[0].wrapping_add(2); // 2 - a r
+                m.mul_assign(c, out);
             }
+            quadratic_steps -= early;
         }
         // slots: -a, r, e
         let mut ops = Prepared::new(p, slots);
@@ -1264,6 +1297,11 @@ mod tests {
         // Avx512Ifma: the AVX-512 backend with the AMX products where the CPU has them
         for isa in [Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Ifma] {
             let backend = Backend::best(isa);
+            #[cfg(target_arch = "x86_64")]
+            if isa == Isa::Avx512Ifma && backend.amx().is_none() {
+                eprintln!("prepared operands: no AMX on this CPU, the avx512 case covers it");
+                continue;
+            }
             if backend.isa() != isa.min(Isa::Avx512) {
                 eprintln!("prepared operands: {isa} not available on this CPU, skipped");
                 continue;

@@ -106,7 +106,9 @@ impl Vnni {
 }
 
 /// The outputs of the 32-bit sums `sums` (`c_k` at bytes `4 k`, at least `32 ⌈n / 32⌉` of
-/// them) of an AMX convolution (`ntru/amx.rs`), finished as this module finishes its own.
+/// them) of an AMX convolution (`ntru/amx.rs`), finished as this module finishes its own. Sums
+/// at or past `n` may be stale (an AMX convolution writes only the blocks of 16 below `n`):
+/// they reach only output lanes at or past `n`, which the masked stores leave out.
 pub(crate) fn finish_sums(_: Amx, out: &mut [u16], sums: &[u8], finish: Finish) {
     // SAFETY: the AMX token proves AVX-512F and BW, the features the entry point enables.
     unsafe { tf_finish(out, sums, finish) }
@@ -123,12 +125,18 @@ pub(crate) enum Finish {
 
 /// Runs `f` on the thread's workspace viewed as the `lay.total` bytes it needs.
 fn with_bytes(lay: Layout, f: impl FnOnce(&mut [u8])) {
-    with_workspace(lay.total / 2, |ws| {
+    with_workspace_bytes(lay.total, f)
+}
+
+/// The thread's product workspace ([`with_workspace`]) viewed as `len` bytes, 64-byte aligned
+/// (also for `ntru/amx.rs`).
+pub(crate) fn with_workspace_bytes(len: usize, f: impl FnOnce(&mut [u8])) {
+    with_workspace(len.div_ceil(2), |ws| {
         // SAFETY: a `u16` workspace viewed as its bytes (alignment 1, every bit pattern valid),
         // for the duration of the borrow.
         let ws =
             unsafe { core::slice::from_raw_parts_mut(ws.as_mut_ptr().cast::<u8>(), ws.len() * 2) };
-        f(ws)
+        f(&mut ws[..len])
     });
 }
 
