@@ -84,6 +84,17 @@ static int rns_part(latpoly_sampler *rng, latpoly_rns_context *ctx) {
     for (int k = 0; k < 3; k++) CHECK(latpoly_rns_poly_sub_assign(three, p));
     CHECK(latpoly_rns_poly_residues(three, res, L * N, NULL));
     for (int i = 0; i < L * N; i++) FAIL_IF(res[i] != 0, "sub_assign");
+    /* negation: -(4 e) + 4 e = 0, in place and out of place */
+    latpoly_rns_poly *minus = NULL;
+    CHECK(latpoly_rns_poly_neg(four, &minus));
+    CHECK(latpoly_rns_poly_neg_assign(four));
+    CHECK(latpoly_rns_poly_residues(four, res, L * N, NULL));
+    CHECK(latpoly_rns_poly_residues(minus, r2, L * N, NULL));
+    FAIL_IF(memcmp(res, r2, sizeof res) != 0, "neg and neg_assign");
+    CHECK(latpoly_rns_poly_add_assign(minus, d1));
+    CHECK(latpoly_rns_poly_residues(minus, res, L * N, NULL));
+    for (int i = 0; i < L * N; i++) FAIL_IF(res[i] != 0, "neg");
+    latpoly_rns_poly_free(minus);
     /* sampled polynomials: a ternary one has coefficients in {-1, 0, 1} */
     latpoly_rns_poly *s = NULL;
     CHECK(latpoly_sampler_poly(rng, ctx, LATPOLY_DISTRIBUTION_TERNARY_FIXED, 64, &s));

@@ -289,6 +289,18 @@ enum latpoly_status latpoly_rns_poly_add_assign(latpoly_rns_poly *a, const latpo
 // As [`latpoly_rns_poly_add_assign`].
 enum latpoly_status latpoly_rns_poly_sub_assign(latpoly_rns_poly *a, const latpoly_rns_poly *b);
 
+// `*out = -a` (either representation; the result has `a`'s).
+//
+// # Safety
+// `a` NULL or live; `out` valid for one pointer write.
+enum latpoly_status latpoly_rns_poly_neg(const latpoly_rns_poly *a, latpoly_rns_poly **out);
+
+// `a = -a` in place (either representation).
+//
+// # Safety
+// `a` NULL or live, not used concurrently.
+enum latpoly_status latpoly_rns_poly_neg_assign(latpoly_rns_poly *a);
+
 // `*out = c · a` for a signed 64-bit `c` (either representation; the result has `a`'s).
 //
 // # Safety

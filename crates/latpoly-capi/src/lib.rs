@@ -814,6 +814,38 @@ pub unsafe extern "C" fn latpoly_rns_poly_sub_assign(
     binary_assign(a, b, |x, y| x.sub_assign(y))
 }
 
+/// `*out = -a` (either representation; the result has `a`'s).
+///
+/// # Safety
+/// `a` NULL or live; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_neg(
+    a: *const latpoly_rns_poly,
+    out: *mut *mut latpoly_rns_poly,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let x = unsafe { handle(a, TAG_POLY)? };
+        let poly = x.poly.neg();
+        // SAFETY: contract of this function.
+        unsafe { put_poly(out, poly) }
+    })
+}
+
+/// `a = -a` in place (either representation).
+///
+/// # Safety
+/// `a` NULL or live, not used concurrently.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_rns_poly_neg_assign(a: *mut latpoly_rns_poly) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function; the only reference made.
+        let x = unsafe { handle_mut(a, TAG_POLY)? };
+        x.poly.neg_assign();
+        Ok(())
+    })
+}
+
 /// `*out = c · a` for a signed 64-bit `c` (either representation; the result has `a`'s).
 ///
 /// # Safety
@@ -1890,7 +1922,34 @@ mod tests {
             assert_eq!(residues(a), before);
             assert_eq!(latpoly_rns_poly_sub_assign(a, a), latpoly_status::Ok);
             assert!(residues(a).iter().all(|&r| r == 0));
-            for p in [a, b, sum, diff, want, c, d] {
+            // negation: out of place and in place against the integers negated (NTT form too)
+            let negated: Vec<i64> = bv.iter().map(|x| -x).collect();
+            let want_neg = make(ctx, &negated);
+            let mut nb = core::ptr::null_mut();
+            assert_eq!(latpoly_rns_poly_neg(b, &mut nb), latpoly_status::Ok);
+            assert_eq!(residues(nb), residues(want_neg));
+            assert_eq!(latpoly_rns_poly_neg_assign(b), latpoly_status::Ok);
+            assert_eq!(residues(b), residues(want_neg));
+            assert_eq!(latpoly_rns_poly_transform(b, 1), latpoly_status::Ok);
+            assert_eq!(latpoly_rns_poly_transform(want_neg, 1), latpoly_status::Ok);
+            assert_eq!(latpoly_rns_poly_neg_assign(want_neg), latpoly_status::Ok);
+            assert_eq!(latpoly_rns_poly_transform(want_neg, 0), latpoly_status::Ok);
+            assert_eq!(latpoly_rns_poly_transform(b, 0), latpoly_status::Ok);
+            assert_eq!(latpoly_rns_poly_neg_assign(b), latpoly_status::Ok);
+            assert_eq!(residues(want_neg), residues(b));
+            assert_eq!(
+                latpoly_rns_poly_neg_assign(core::ptr::null_mut()),
+                latpoly_status::NullPointer
+            );
+            assert_eq!(
+                latpoly_rns_poly_neg(core::ptr::null(), &mut nb),
+                latpoly_status::NullPointer
+            );
+            assert_eq!(
+                latpoly_rns_poly_neg_assign(ctx.cast()),
+                latpoly_status::HandleMismatch
+            );
+            for p in [a, b, sum, diff, want, c, d, nb, want_neg] {
                 latpoly_rns_poly_free(p);
             }
             latpoly_rns_context_free(ctx);

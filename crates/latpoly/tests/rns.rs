@@ -138,6 +138,11 @@ fn poly_multiply_matches_bigint_schoolbook() {
             assert_eq!(acc.to_biguints(), diff);
             let neg: Vec<BigUint> = a.iter().map(|x| reduce(&-x, &q)).collect();
             assert_eq!(pa.neg().to_biguints(), neg);
+            let mut na = pa.clone();
+            na.neg_assign();
+            assert_eq!(na.to_biguints(), neg);
+            na.neg_assign(); // twice: back to a (zeros stay zero)
+            assert_eq!(na.residues(), pa.residues());
             let s = BigInt::from(rng.gen_biguint(q.bits() + 3)) * -1;
             let sm: Vec<BigUint> = a.iter().map(|x| reduce(&(x * &s), &q)).collect();
             assert_eq!(pa.scalar_mul(&s).to_biguints(), sm);

@@ -579,18 +579,30 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn neg(&self) -> RnsPoly {
-        let n = self.ctx.n();
-        let zeros = vec![0u64; n];
-        let mut out = RnsPoly::zero(&self.ctx, self.repr);
-        for ((o, a), plan) in out
-            .data
-            .chunks_exact_mut(n)
-            .zip(self.data.chunks_exact(n))
-            .zip(self.ctx.plans())
-        {
-            plan.sub_unchecked(&zeros, a, o);
-        }
+        let mut out = self.clone();
+        out.neg_assign();
         out
+    }
+
+    /// `self = -self` in place (any representation; no allocation).
+    ///
+    /// ```
+    /// use latpoly::rns::{RnsContext, RnsPoly};
+    /// let ctx = RnsContext::new(4, &[17, 97])?;
+    /// let mut a = RnsPoly::from_i64s(&ctx, &[0, 1, -2, 3])?;
+    /// a.neg_assign();
+    /// assert_eq!(a.residues(), &[0, 16, 2, 14, 0, 96, 2, 94]); // -0 stays 0
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn neg_assign(&mut self) {
+        let n = self.ctx.n();
+        for (a, plan) in self.data.chunks_exact_mut(n).zip(self.ctx.plans()) {
+            let q = plan.q();
+            // residues are below q: q - x, and 0 for 0 (a mask, no branch; vectorises)
+            for x in a {
+                *x = (q - *x) & u64::from(*x != 0).wrapping_neg();
+            }
+        }
     }
 
     /// `c · self` for a small signed scalar (any representation).
