@@ -210,6 +210,7 @@ fn sha3_256(parts: &[&[u8]]) -> Wiped<[u8; KEY_BYTES]> {
 }
 
 fn keypair(p: NtruParams, rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>)> {
+    let _wipe = fast::WorkspaceWipe;
     let z = Sizes::of(p);
     let n = p.n();
     let slot = fast::Prepared::slot_len(p);
@@ -272,6 +273,7 @@ fn encapsulate(
     pk: &[u8],
     rng: &mut dyn RandomSource,
 ) -> Result<(Vec<u8>, Wiped<[u8; KEY_BYTES]>)> {
+    let _wipe = fast::WorkspaceWipe;
     let z = Sizes::of(p);
     let n = p.n();
     let seed_len = z.seed(p.is_hrss());
@@ -333,6 +335,7 @@ fn check_r(r: &[u16], q: u16) -> u8 {
 }
 
 fn decapsulate(p: NtruParams, sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; KEY_BYTES]>> {
+    let _wipe = fast::WorkspaceWipe;
     let z = Sizes::of(p);
     let n = p.n();
     // unused high bits of the last ciphertext byte must be zero
@@ -482,6 +485,43 @@ pub const NTRU: [&dyn DynKem; 4] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The products reuse a per-thread workspace; every KEM operation leaves it zeroed.
+    #[test]
+    fn kem_operations_leave_the_product_workspace_zeroed() {
+        use crate::kem::{Kem, OsRandom};
+        use crate::rings::ntru::workspace_is_clear;
+        /// A product outside a KEM operation, so that each operation has something to wipe;
+        /// whether it left values in the workspace (every multiplier but the scalar
+        /// reference uses it).
+        fn dirty(n: usize) -> bool {
+            let a: Vec<u16> = (0..n as u16).map(|i| i.wrapping_mul(40503)).collect();
+            let mut out = vec![0u16; n];
+            ring::poly_rq_mul(&a, &a, &mut out).unwrap();
+            !workspace_is_clear()
+        }
+        fn run<K: Kem>(n: usize) {
+            let vector = dirty(n);
+            assert_eq!(
+                vector,
+                ring::rq_mul_isa() != crate::Isa::Scalar,
+                "{}",
+                K::NAME
+            );
+            let (pk, sk) = K::keypair(&mut OsRandom).unwrap();
+            assert!(workspace_is_clear(), "{}", K::NAME);
+            assert_eq!(dirty(n), vector);
+            let (ct, ss) = K::encapsulate(&pk, &mut OsRandom).unwrap();
+            assert!(workspace_is_clear(), "{}", K::NAME);
+            assert_eq!(dirty(n), vector);
+            assert!(K::decapsulate(&sk, &ct).unwrap() == ss, "{}", K::NAME);
+            assert!(workspace_is_clear(), "{}", K::NAME);
+        }
+        run::<NtruHps2048509>(509);
+        run::<NtruHps2048677>(677);
+        run::<NtruHps4096821>(821);
+        run::<NtruHrss701>(701);
+    }
 
     #[test]
     fn sizes_match_params_md() {

@@ -681,22 +681,62 @@ impl<T: Lanes> RowIo<T> for ProductRows<'_> {
     }
 }
 
+/// This thread's product workspace and how much of it was handed out since the last
+/// [`WorkspaceWipe`].
+struct Workspace {
+    buf: Vec<u16>,
+    /// Elements from the start of `buf` that may hold values written since the last wipe.
+    used: usize,
+}
+
 thread_local! {
-    static WORKSPACE: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+    static WORKSPACE: RefCell<Workspace> =
+        const { RefCell::new(Workspace { buf: Vec::new(), used: 0 }) };
 }
 
 /// Runs `f` on this thread's workspace of `len` elements, starting on a 64-byte boundary (every
 /// offset the multipliers use is a multiple of `L` elements, so every vector access is
-/// aligned). The area is reused between calls; its contents are unspecified.
+/// aligned). The area is reused between calls; its contents are unspecified. The KEMs hold a
+/// [`WorkspaceWipe`] for each operation, so that no secret-derived values stay in it.
 pub(crate) fn with_workspace(len: usize, f: impl FnOnce(&mut [u16])) {
     WORKSPACE.with_borrow_mut(|ws| {
         // 64 extra elements for the alignment
-        if ws.len() < len + 64 {
-            ws.resize(len + 64, 0);
+        if ws.buf.len() < len + 64 {
+            // A fresh buffer rather than a reallocation, which would leave the old contents
+            // in freed memory.
+            crate::secret::wipe(&mut ws.buf);
+            ws.buf = vec![0; len + 64];
+            ws.used = 0;
         }
-        let skip = ws.as_ptr().align_offset(64).min(63);
-        f(&mut ws[skip..skip + len]);
+        let skip = ws.buf.as_ptr().align_offset(64).min(63);
+        ws.used = ws.used.max(skip + len);
+        f(&mut ws.buf[skip..skip + len]);
     });
+}
+
+/// Zeroes the part of this thread's product workspace ([`with_workspace`]) handed out since
+/// the last wipe, when dropped. The NTRU KEMs hold one for each operation: the products reuse
+/// the workspace across calls instead of zeroing it for each, and their operands (the secret
+/// key's polynomials, the ephemeral `r` and `m`) leave layouts, evaluations and sums there.
+/// One wipe per operation costs a store pass over at most the largest product's workspace.
+pub(crate) struct WorkspaceWipe;
+
+impl Drop for WorkspaceWipe {
+    fn drop(&mut self) {
+        WORKSPACE.with(|cell| {
+            // Held by a product only while it runs, never across the guard's drop.
+            if let Ok(mut ws) = cell.try_borrow_mut() {
+                let used = core::mem::take(&mut ws.used);
+                crate::secret::wipe(&mut ws.buf[..used]);
+            }
+        });
+    }
+}
+
+/// Whether this thread's product workspace is all zero (for tests).
+#[cfg(test)]
+pub(crate) fn workspace_is_clear() -> bool {
+    WORKSPACE.with_borrow(|ws| ws.used == 0 && ws.buf.iter().all(|&x| x == 0))
 }
 
 /// Copies `x` to the start of `st` and zeroes `st` up to `total` elements (a multiple of `L`),

@@ -768,7 +768,11 @@ pub fn poly_s3_mul(a: &[u16], b: &[u16], out: &mut [u16]) -> Result<()> {
 /// the byte convolutions of `amx.rs` (with AMX-INT8) or `vnni.rs` (with VNNI) for the `S_3`
 /// product and the first Newton steps of the inverse. Lengths must be `params.n()` (checked by the callers' decoders;
 /// debug-asserted here).
+#[cfg(test)]
+pub(crate) use fast::workspace_is_clear;
+
 pub(crate) mod kem {
+    pub(crate) use super::fast::WorkspaceWipe;
     pub(crate) use super::toom::Operand;
     use super::{default_backend, reference, NtruParams};
 
