@@ -43,6 +43,8 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     }
     /// `out = a + b mod q`, inputs `< q`.
     fn add(&self, a: &[W], b: &[W], out: &mut [W]);
+    /// `out` extended by `a + b mod q` (`sub`: `a - b mod q`), inputs `< q`.
+    fn sum_extend(&self, sub: bool, a: &[W], b: &[W], out: &mut Vec<W>);
     /// Parities of the centred values of `w < q`, packed LSB first (`w.len() / 8` bytes).
     fn parity_decode(&self, w: &[W], out: &mut [u8]);
     /// `out = a - b mod q`, inputs `< q`.
@@ -69,6 +71,13 @@ pub(crate) trait Entry: Simd + Debug {
     fn inverse<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
     fn all_below(self, a: &[Self::W], bound: Self::W) -> bool;
     fn add(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
+    fn sum_extend<const SUB: bool>(
+        self,
+        q: Self::W,
+        a: &[Self::W],
+        b: &[Self::W],
+        out: &mut Vec<Self::W>,
+    );
     fn parity_decode(self, half: Self::W, w: &[Self::W], out: &mut [u8]);
     fn sub(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
     fn add_assign(self, q: Self::W, a: &mut [Self::W], b: &[Self::W]);
@@ -139,6 +148,13 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
     }
     fn add(&self, a: &[S::W], b: &[S::W], out: &mut [S::W]) {
         Entry::add(self.s, self.q, a, b, out)
+    }
+    fn sum_extend(&self, sub: bool, a: &[S::W], b: &[S::W], out: &mut Vec<S::W>) {
+        if sub {
+            Entry::sum_extend::<true>(self.s, self.q, a, b, out)
+        } else {
+            Entry::sum_extend::<false>(self.s, self.q, a, b, out)
+        }
     }
     fn parity_decode(&self, w: &[S::W], out: &mut [u8]) {
         let half = S::W::from_u64(self.q.to_u64() / 2);
@@ -638,6 +654,60 @@ mod tests {
             let plain = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
             assert_ne!(plain & 0xffff_ffff, 1);
             assert!(!kind(plain).contains("q = 1 mod 2^32"), "{}", kind(plain));
+        }
+    }
+
+    /// `sum_extend` (the sums and differences into fresh memory) agrees with the scalar sums on
+    /// every backend, appending after existing words, with `0` and `q - 1` among the inputs.
+    fn sum_extend_matches<W: Word>(n: usize, q: u64) {
+        let mut rng = ChaCha20Rng::seed_from_u64(n as u64 ^ q);
+        let m = W::Modulus::new(q).unwrap();
+        let edge = [0, 1, q - 1, q - 2];
+        let mut vals = |k: usize| -> Vec<W> {
+            (0..n)
+                .map(|i| {
+                    let x = if i % 5 == k {
+                        edge[(i / 5) % 4]
+                    } else {
+                        rng.gen_range(0..q)
+                    };
+                    W::from_u64(x)
+                })
+                .collect()
+        };
+        let (a, b) = (vals(0), vals(1));
+        for isa in Plan::<W>::available_isas(n, q) {
+            let p = Plan::<W>::with_isa(n, q, isa).unwrap();
+            for sub in [false, true] {
+                let mut out = vec![W::from_u64(7); 3];
+                p.sum_extend_unchecked(sub, &a, &b, &mut out);
+                let want: Vec<W> = [W::from_u64(7); 3]
+                    .into_iter()
+                    .chain(a.iter().zip(&b).map(
+                        |(&x, &y)| {
+                            if sub {
+                                m.sub(x, y)
+                            } else {
+                                m.add(x, y)
+                            }
+                        },
+                    ))
+                    .collect();
+                assert!(out == want, "{isa:?} n={n} q={q} sub={sub}");
+            }
+        }
+    }
+
+    #[test]
+    fn sum_extend_equals_scalar_sums() {
+        for n in [8usize, 64, 256, 1024, 4096] {
+            if n <= 2048 {
+                sum_extend_matches::<u16>(n, 12289);
+            }
+            sum_extend_matches::<u32>(n, crate::primes::ntt_primes(30, n, 1).unwrap()[0]);
+            for bits in [20, 50, 62] {
+                sum_extend_matches::<u64>(n, crate::primes::ntt_primes(bits, n, 1).unwrap()[0]);
+            }
         }
     }
 

@@ -781,6 +781,22 @@ impl<W: Word> Plan<W> {
         }
     }
 
+    /// `out` extended by `a + b mod q` (`sub`: `a - b mod q`), inputs `< q` of length `n`: the
+    /// new words written once, with no zero fill.
+    pub(crate) fn sum_extend_unchecked(&self, sub: bool, a: &[W], b: &[W], out: &mut Vec<W>) {
+        match &self.kernels {
+            Some(k) => k.sum_extend(sub, a, b, out),
+            None => {
+                let m = &self.m;
+                out.extend(
+                    a.iter()
+                        .zip(b)
+                        .map(|(&x, &y)| if sub { m.sub(x, y) } else { m.add(x, y) }),
+                );
+            }
+        }
+    }
+
     pub(crate) fn add_assign_unchecked(&self, a: &mut [W], b: &[W]) {
         match &self.kernels {
             Some(k) => k.add_assign(a, b),

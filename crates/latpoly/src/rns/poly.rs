@@ -466,19 +466,21 @@ impl RnsPoly {
     fn zip_kernel(
         &self,
         other: &RnsPoly,
-        f: impl Fn(&crate::NttPlan, &[u64], &[u64], &mut [u64]),
+        f: impl Fn(&crate::NttPlan, &[u64], &[u64], &mut Vec<u64>),
     ) -> Result<RnsPoly> {
         self.check_compatible(other)?;
         let n = self.ctx.n();
-        let mut data = vec![0u64; self.data.len()];
-        for (((o, a), b), plan) in data
-            .chunks_exact_mut(n)
-            .zip(self.data.chunks_exact(n))
+        // Filled limb by limb, each word written once (no zeroed vector first).
+        let mut data = Vec::with_capacity(self.data.len());
+        for ((a, b), plan) in self
+            .data
+            .chunks_exact(n)
             .zip(other.data.chunks_exact(n))
             .zip(self.ctx.plans())
         {
-            f(plan, a, b, o);
+            f(plan, a, b, &mut data);
         }
+        debug_assert_eq!(data.len(), self.data.len());
         Ok(RnsPoly {
             ctx: Arc::clone(&self.ctx),
             repr: self.repr,
@@ -550,7 +552,7 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn add(&self, other: &RnsPoly) -> Result<RnsPoly> {
-        self.zip_kernel(other, |p, a, b, o| p.add_unchecked(a, b, o))
+        self.zip_kernel(other, |p, a, b, o| p.sum_extend_unchecked(false, a, b, o))
     }
 
     /// `self - other` (same context and representation).
@@ -565,7 +567,7 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn sub(&self, other: &RnsPoly) -> Result<RnsPoly> {
-        self.zip_kernel(other, |p, a, b, o| p.sub_unchecked(a, b, o))
+        self.zip_kernel(other, |p, a, b, o| p.sum_extend_unchecked(true, a, b, o))
     }
 
     /// `-self`.

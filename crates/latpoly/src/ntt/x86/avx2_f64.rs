@@ -344,6 +344,13 @@ impl Kernels<u64> for FpKernels {
     fn add(&self, a: &[u64], b: &[u64], out: &mut [u64]) {
         Entry::add(self.int, self.q, a, b, out)
     }
+    fn sum_extend(&self, sub: bool, a: &[u64], b: &[u64], out: &mut Vec<u64>) {
+        if sub {
+            Entry::sum_extend::<true>(self.int, self.q, a, b, out)
+        } else {
+            Entry::sum_extend::<false>(self.int, self.q, a, b, out)
+        }
+    }
     fn parity_decode(&self, w: &[u64], out: &mut [u8]) {
         self.int.parity_decode(self.q / 2, w, out)
     }

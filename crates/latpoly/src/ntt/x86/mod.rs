@@ -350,6 +350,17 @@ macro_rules! entry_points {
                 simd::add_mod(self, q, a, b, out)
             }
             #[target_feature(enable = $feat)]
+            fn tf_sum_extend<const SUB: bool>(self, q: $w, a: &[$w], b: &[$w], out: &mut Vec<$w>) {
+                let len = a.len();
+                assert!(b.len() == len && len % <Self as Simd>::LANES == 0);
+                out.reserve(len);
+                let start = out.len();
+                simd::sum_uninit::<Self, SUB>(self, q, a, b, &mut out.spare_capacity_mut()[..len]);
+                // SAFETY: `sum_uninit` wrote all `len` words after `start` (a whole number of
+                // vectors, asserted above), within the capacity reserved.
+                unsafe { out.set_len(start + len) }
+            }
+            #[target_feature(enable = $feat)]
             fn tf_sub(self, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
                 simd::sub_mod(self, q, a, b, out)
             }
@@ -415,6 +426,10 @@ macro_rules! entry_points {
             fn add(self, q: $w, a: &[$w], b: &[$w], out: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { self.tf_add(q, a, b, out) }
+            }
+            fn sum_extend<const SUB: bool>(self, q: $w, a: &[$w], b: &[$w], out: &mut Vec<$w>) {
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { self.tf_sum_extend::<SUB>(q, a, b, out) }
             }
             fn parity_decode(self, half: $w, w: &[$w], out: &mut [u8]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
