@@ -463,14 +463,11 @@ impl RnsPoly {
         Ok(())
     }
 
-    fn zip_kernel(
-        &self,
-        other: &RnsPoly,
-        f: impl Fn(&crate::NttPlan, &[u64], &[u64], &mut Vec<u64>),
-    ) -> Result<RnsPoly> {
+    /// `self + other` (`sub`: `self - other`), limb by limb into a fresh vector, each word
+    /// written once (no zeroed vector first).
+    fn zip_sum(&self, other: &RnsPoly, sub: bool) -> Result<RnsPoly> {
         self.check_compatible(other)?;
         let n = self.ctx.n();
-        // Filled limb by limb, each word written once (no zeroed vector first).
         let mut data = Vec::with_capacity(self.data.len());
         for ((a, b), plan) in self
             .data
@@ -478,7 +475,7 @@ impl RnsPoly {
             .zip(other.data.chunks_exact(n))
             .zip(self.ctx.plans())
         {
-            f(plan, a, b, &mut data);
+            plan.sum_extend_unchecked(sub, a, b, &mut data);
         }
         debug_assert_eq!(data.len(), self.data.len());
         Ok(RnsPoly {
@@ -552,7 +549,7 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn add(&self, other: &RnsPoly) -> Result<RnsPoly> {
-        self.zip_kernel(other, |p, a, b, o| p.sum_extend_unchecked(false, a, b, o))
+        self.zip_sum(other, false)
     }
 
     /// `self - other` (same context and representation).
@@ -567,7 +564,7 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn sub(&self, other: &RnsPoly) -> Result<RnsPoly> {
-        self.zip_kernel(other, |p, a, b, o| p.sum_extend_unchecked(true, a, b, o))
+        self.zip_sum(other, true)
     }
 
     /// `-self`.
