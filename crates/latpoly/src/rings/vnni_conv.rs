@@ -13,7 +13,9 @@
 //! `vpermw`). The groups run in one or two chunks of `C` ([`point`], [`chunk`]): for each `j`
 //! the chunk's `C` broadcast pairs stay in registers, each window `d = 0 ..= G` is loaded once
 //! and multiplied by all of them into the sums of blocks `g + d` (`C + G` registers of sums).
-//! That is `8 G (G + 1)` instructions a product. The sums are handed block by block to a
+//! That is `8 G (G + 1)` instructions a product. For small `G` the chains of dependent
+//! `vpdpwssd` on a block's sum, not the multiply ports, would bound a chunk, so some middle
+//! blocks take the odd `j` in a second register ([`chunk`]). The sums are handed block by block to a
 //! [`Sink`], which narrows them as its multiplier needs (the low 16 bits for NTRU, a
 //! Montgomery reduction mod 4591 for NTRU Prime).
 //!
@@ -91,15 +93,15 @@ pub(crate) fn pairs<const D: usize>(src: &[u16], e: &mut [u16]) {
     }
 }
 
-/// `acc[o + k] += vpdpwssd(b[k], w)` for the listed `k` (each with its position `C + k` among
-/// the operands), one assembly block. In assembly because for the generic x86-64 target LLVM
-/// rewrites the `vpdpwssd` intrinsic into `vpmaddwd` and `vpaddd`, two operations on the vector
-/// ports instead of one (3.4 µs instead of ~2 µs for `n = 677` in the first version).
+/// `acc[ix(o + k)] += vpdpwssd(b[k], w)` for the listed `k` (each with its position `C + k`
+/// among the operands), one assembly block. In assembly because for the generic x86-64 target
+/// LLVM rewrites the `vpdpwssd` intrinsic into `vpmaddwd` and `vpaddd`, two operations on the
+/// vector ports instead of one (3.4 µs instead of ~2 µs for `n = 677` in the first version).
 macro_rules! dp_block {
-    ($acc:ident, $o:expr, $b:ident, $w:expr; $($k:literal @ $p:literal),*) => {
+    ($acc:ident, $ix:ident, $o:expr, $b:ident, $w:expr; $($k:literal @ $p:literal),*) => {
         core::arch::asm!(
             $(concat!("vpdpwssd {", stringify!($k), "}, {", stringify!($p), "}, {w}"),)*
-            $(inout(zmm_reg) $acc[$o + $k],)*
+            $(inout(zmm_reg) $acc[$ix($o + $k)],)*
             $(in(zmm_reg) $b[$k],)*
             w = in(zmm_reg) $w,
             options(pure, nomem, nostack, preserves_flags),
@@ -107,58 +109,105 @@ macro_rules! dp_block {
     };
 }
 
-/// `acc[o + k] += vpdpwssd(b[k], w)` for `k < C`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512vnni")]
-fn block<const C: usize>(acc: &mut [__m512i; 32], o: usize, b: &[__m512i; 8], w: __m512i) {
-    assert!(o + C <= 32);
-    // SAFETY: register-only instructions of AVX-512 VNNI, enabled here; they write only the
-    // accumulators.
-    unsafe {
-        match C {
-            5 => dp_block!(acc, o, b, w; 0 @ 5, 1 @ 6, 2 @ 7, 3 @ 8, 4 @ 9),
-            6 => dp_block!(acc, o, b, w; 0 @ 6, 1 @ 7, 2 @ 8, 3 @ 9, 4 @ 10, 5 @ 11),
-            7 => dp_block!(acc, o, b, w; 0 @ 7, 1 @ 8, 2 @ 9, 3 @ 10, 4 @ 11, 5 @ 12, 6 @ 13),
-            _ => {
-                debug_assert_eq!(C, 8);
-                dp_block!(acc, o, b, w; 0 @ 8, 1 @ 9, 2 @ 10, 3 @ 11, 4 @ 12, 5 @ 13, 6 @ 14,
-                    7 @ 15)
-            }
+/// The middle sums of a chunk of `C` groups and `D` windows: the `ex` sums from `lo` of its
+/// `C + D - 1`, which take the odd `j` in registers of their own ([`chunk`]).
+#[derive(Clone, Copy)]
+struct Middle {
+    sums: usize,
+    lo: usize,
+    ex: usize,
+}
+
+impl Middle {
+    #[inline(always)]
+    const fn new(c: usize, d: usize, ex: usize) -> Self {
+        let sums = c + d - 1;
+        Middle {
+            sums,
+            lo: (sums - ex) / 2,
+            ex,
+        }
+    }
+
+    /// Where sum `s` accumulates (a constant once the loops are unrolled): its own register,
+    /// or for odd `j` and a middle sum, one of the `ex` registers above the sums.
+    #[inline(always)]
+    const fn slot(self, odd: bool, s: usize) -> usize {
+        if odd && s >= self.lo && s < self.lo + self.ex {
+            self.sums + s - self.lo
+        } else {
+            s
         }
     }
 }
 
 /// Groups `g0 .. g0 + C` of [`point`]: `acc[k]` holds the sums of block `g0 + k`
 /// (`k < C + D - 1`). The `C` broadcast pairs of each `j` stay in registers and each window is
-/// loaded once for them: `C + (C + D - 1) + 1 <= 32` registers.
+/// loaded once for them. With one register per block, each block's sum would be a chain of up
+/// to `8 C` dependent `vpdpwssd` (about six cycles each on Intel's server cores) against
+/// `4 C D` cycles of issue for the chunk: for `D < 12` the chains, not the two multiply
+/// ports, would bound the time. So the `EX` middle sums take the odd `j` in registers of
+/// their own ([`Middle::slot`]), added in at the end: `2 C + D + EX <= 32` registers.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-fn chunk<const C: usize, const D: usize>(
+fn chunk<const C: usize, const D: usize, const EX: usize>(
     ap: &[u16],
     g0: usize,
     win: &[u16],
     acc: &mut [__m512i; 32],
 ) {
-    assert!(ap.len() >= 16 * (g0 + C) && win.len() >= 32 * (D + 1) && 2 * C + D <= 32 && D <= 14);
-    for j in 0..8 {
-        let mut b = [_mm512_setzero_si512(); 8];
-        for (k, x) in b.iter_mut().enumerate().take(C) {
-            let at = 16 * (g0 + k) + 2 * j;
-            let pair = i32::from(ap[at]) | (i32::from(ap[at + 1]) << 16);
-            *x = _mm512_set1_epi32(pair);
-        }
-        // unrolled, so that the accumulators' indices are constants and they stay in registers
-        unroll!(d in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] {
-            if d < D {
-                // W_(16 d - 2 j): E_k from k = 16 d - 2 j, at word 32 (d + 1) - 4 j of the
-                // pair array; at + 32 <= 32 (d + 2) <= 32 (D + 1) <= win.len() by the
-                // assertion
-                let at = 32 * (d + 1) - 4 * j;
-                // SAFETY: words at .. at + 32 of `win` (AVX-512F enabled here).
-                let w = unsafe { _mm512_loadu_si512(win.as_ptr().add(at).cast()) };
-                block::<C>(acc, d, &b, w);
+    assert!(2 * C + D + EX <= 32 && (5..=8).contains(&C));
+    assert!(ap.len() >= 16 * (g0 + C) && win.len() >= 32 * (D + 1) && D <= 14);
+    let mid = Middle::new(C, D, EX);
+    // One `j`: the `C` broadcast pairs, then each window `d < D` loaded once and multiplied by
+    // all of them. A macro, not a function: the compiler would not inline a function of that
+    // size called twice, and the sums would go through memory.
+    macro_rules! step {
+        ($j:expr, $odd:expr) => {{
+            let j: usize = $j;
+            let mut b = [_mm512_setzero_si512(); 8];
+            for (k, x) in b.iter_mut().enumerate().take(C) {
+                let at = 16 * (g0 + k) + 2 * j;
+                let pair = i32::from(ap[at]) | (i32::from(ap[at + 1]) << 16);
+                *x = _mm512_set1_epi32(pair);
             }
-        });
+            // unrolled, so that the accumulators' indices are constants and they stay in
+            // registers
+            unroll!(d in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] {
+                if d < D {
+                    // W_(16 d - 2 j): E_k from k = 16 d - 2 j, at word 32 (d + 1) - 4 j of the
+                    // pair array; at + 32 <= 32 (d + 2) <= 32 (D + 1) <= win.len() by the
+                    // assertion
+                    let at = 32 * (d + 1) - 4 * j;
+                    // SAFETY: words at .. at + 32 of `win` (AVX-512F enabled here).
+                    let w = unsafe { _mm512_loadu_si512(win.as_ptr().add(at).cast()) };
+                    let ix = |s: usize| mid.slot($odd, s);
+                    // SAFETY: register-only instructions of AVX-512 VNNI (enabled here); they
+                    // write only the accumulators.
+                    unsafe {
+                        match C {
+                            5 => dp_block!(acc, ix, d, b, w; 0 @ 5, 1 @ 6, 2 @ 7, 3 @ 8, 4 @ 9),
+                            6 => dp_block!(acc, ix, d, b, w; 0 @ 6, 1 @ 7, 2 @ 8, 3 @ 9, 4 @ 10,
+                                5 @ 11),
+                            7 => dp_block!(acc, ix, d, b, w; 0 @ 7, 1 @ 8, 2 @ 9, 3 @ 10, 4 @ 11,
+                                5 @ 12, 6 @ 13),
+                            _ => dp_block!(acc, ix, d, b, w; 0 @ 8, 1 @ 9, 2 @ 10, 3 @ 11,
+                                4 @ 12, 5 @ 13, 6 @ 14, 7 @ 15),
+                        }
+                    }
+                }
+            });
+        }};
+    }
+    // two `j` an iteration, so that whether `j` is odd is a constant in each
+    for jj in 0..4 {
+        step!(2 * jj, false);
+        step!(2 * jj + 1, true);
+    }
+    for k in 0..EX {
+        let (s, x) = (mid.lo + k, mid.sums + k);
+        acc[s] = _mm512_add_epi32(acc[s], acc[x]);
+        acc[x] = _mm512_setzero_si512();
     }
 }
 
@@ -167,10 +216,18 @@ fn chunk<const C: usize, const D: usize>(
 /// values) and the pair array of `b` ([`pairs`]), handed to `sink` as `2 G` blocks of 16 sums
 /// (block `k`: coefficients `16 k .. 16 k + 16`, each block once, in increasing order):
 /// groups `0 .. C1`, then `C1 .. G` (`C2 = G - C1`, possibly 0), the second starting from the
-/// first's sums.
+/// first's sums; in each chunk `EX` middle sums take the odd `j` in a second register
+/// ([`chunk`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-pub(crate) fn point<const G: usize, const D: usize, const C1: usize, const C2: usize, S: Sink>(
+pub(crate) fn point<
+    const G: usize,
+    const D: usize,
+    const C1: usize,
+    const C2: usize,
+    const EX: usize,
+    S: Sink,
+>(
     ap: &[u16],
     win: &[u16],
     sink: &mut S,
@@ -178,13 +235,13 @@ pub(crate) fn point<const G: usize, const D: usize, const C1: usize, const C2: u
     debug_assert!(C1 + C2 == G && D == G + 1);
     assert!(2 * G <= 32);
     let mut acc = [_mm512_setzero_si512(); 32];
-    chunk::<C1, D>(ap, 0, win, &mut acc);
+    chunk::<C1, D, EX>(ap, 0, win, &mut acc);
     if C2 > 0 {
         // blocks C1 .. C1 + D - 1 of the first chunk carry on, shifted down by C1; the rest
         // starts from zero
         let mut next = [_mm512_setzero_si512(); 32];
         next[..C1 + D - 1 - C1].copy_from_slice(&acc[C1..C1 + D - 1]);
-        chunk::<C2, D>(ap, C1, win, &mut next);
+        chunk::<C2, D, EX>(ap, C1, win, &mut next);
         for (k, s) in acc.iter().enumerate().take(C1) {
             sink.put(k, *s);
         }

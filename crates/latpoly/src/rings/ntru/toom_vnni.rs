@@ -257,10 +257,14 @@ fn tf_mul<const P: usize>(
     mask: u16,
     ws: &mut [u16],
 ) {
+    // The fifth parameter: middle sums with a second register ([`point`]'s `EX`). Six for
+    // `G = 8`, whose nine windows leave the chains of dependent `vpdpwssd` longer than the
+    // chunk's issue time (509 mod q: 958-986 -> 906-928 ns, in-process medians); none for
+    // `G >= 11`, where an asm probe of the loop showed no gain (fifty-third session).
     match lay.big / 16 {
-        8 => body::<8, 9, 8, 0, P>(t, lay, a, b, out, mask, ws),
-        11 => body::<11, 12, 6, 5, P>(t, lay, a, b, out, mask, ws),
-        _ => body::<13, 14, 7, 6, P>(t, lay, a, b, out, mask, ws),
+        8 => body::<8, 9, 8, 0, 6, P>(t, lay, a, b, out, mask, ws),
+        11 => body::<11, 12, 6, 5, 0, P>(t, lay, a, b, out, mask, ws),
+        _ => body::<13, 14, 7, 6, 4, P>(t, lay, a, b, out, mask, ws),
     }
 }
 
@@ -315,7 +319,14 @@ fn recombine_kara(t: Avx512Lanes, w: [__m512i; 9]) -> [__m512i; 7] {
 /// of each point product in chunks of `C1` and `C2` ([`point`]).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-fn body<const G: usize, const D: usize, const C1: usize, const C2: usize, const P: usize>(
+fn body<
+    const G: usize,
+    const D: usize,
+    const C1: usize,
+    const C2: usize,
+    const EX: usize,
+    const P: usize,
+>(
     t: Avx512Lanes,
     lay: Layout,
     a: Operand<'_>,
@@ -351,7 +362,7 @@ fn body<const G: usize, const D: usize, const C1: usize, const C2: usize, const 
     };
     for p in 0..P {
         pairs::<D>(&bpts[p * bs..(p + 1) * bs], win);
-        point::<G, D, C1, C2, _>(
+        point::<G, D, C1, C2, EX, _>(
             &apts[p * bs + 16..p * bs + 16 + big],
             win,
             &mut Low16(&mut prod[p * 2 * big..(p + 1) * 2 * big]),

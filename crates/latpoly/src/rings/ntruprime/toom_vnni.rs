@@ -50,6 +50,10 @@ const D: usize = 13;
 /// and its sums go through memory (the product then took 1.5 times as long).
 const C1: usize = 7;
 const C2: usize = 5;
+/// Middle sums of each chunk with a second register for the odd `j` ([`point`]): none, as
+/// with 13 windows the chains of dependent `vpdpwssd` do not bound the chunks (an asm probe
+/// of the loop with three such sums: no gain).
+const EX: usize = 0;
 /// Points of Toom-4.
 const PTS: usize = 7;
 /// Stride of an evaluated point: 16 zeros, the `N` values, 48 zeros (what [`pairs`] reads).
@@ -358,7 +362,7 @@ fn tf_mul(ws: &mut Workspace, a: &[i16], b: Rhs<'_>, out: &mut [i16]) {
     // into what the even point before it stored ([`Pairs`])
     for p in 0..PTS {
         pairs::<D>(&bbuf[p * BS..(p + 1) * BS], win);
-        point::<G, D, C1, C2, _>(
+        point::<G, D, C1, C2, EX, _>(
             &abuf[p * BS + 16..p * BS + 16 + N],
             win,
             &mut Pairs {
