@@ -15,9 +15,9 @@
 //! and multiplied by all of them into the sums of blocks `g + d` (`C + G` registers of sums).
 //! That is `8 G (G + 1)` instructions a product. For small `G` the chains of dependent
 //! `vpdpwssd` on a block's sum, not the multiply ports, would bound a chunk, so some middle
-//! blocks take the odd `j` in a second register ([`chunk`]). The sums are handed block by block to a
-//! [`Sink`], which narrows them as its multiplier needs (the low 16 bits for NTRU, a
-//! Montgomery reduction mod 4591 for NTRU Prime).
+//! blocks take the odd `j` in a second register ([`chunk`]). The sums are handed block by
+//! block to a [`Sink`], which narrows them as its multiplier needs (the low 16 bits for NTRU,
+//! a Montgomery reduction mod 4591 for NTRU Prime).
 //!
 //! Every step is a fixed sequence of vector operations on addresses that depend on `G` alone,
 //! so a product is constant time.
@@ -147,7 +147,9 @@ impl Middle {
 /// to `8 C` dependent `vpdpwssd` (about six cycles each on Intel's server cores) against
 /// `4 C D` cycles of issue for the chunk: for `D < 12` the chains, not the two multiply
 /// ports, would bound the time. So the `EX` middle sums take the odd `j` in registers of
-/// their own ([`Middle::slot`]), added in at the end: `2 C + D + EX <= 32` registers.
+/// their own ([`Middle::slot`]), added in at the end: `2 C + D + EX <= 32` registers. Those
+/// `EX` entries of `acc` above the sums must be zero on entry (as [`point`] hands them over);
+/// they are left holding the odd terms.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 fn chunk<const C: usize, const D: usize, const EX: usize>(
@@ -207,7 +209,6 @@ fn chunk<const C: usize, const D: usize, const EX: usize>(
     for k in 0..EX {
         let (s, x) = (mid.lo + k, mid.sums + k);
         acc[s] = _mm512_add_epi32(acc[s], acc[x]);
-        acc[x] = _mm512_setzero_si512();
     }
 }
 

@@ -264,7 +264,7 @@ fn tf_mul<const P: usize>(
     match lay.big / 16 {
         8 => body::<8, 9, 8, 0, 6, P>(t, lay, a, b, out, mask, ws),
         11 => body::<11, 12, 6, 5, 0, P>(t, lay, a, b, out, mask, ws),
-        _ => body::<13, 14, 7, 6, 4, P>(t, lay, a, b, out, mask, ws),
+        _ => body::<13, 14, 7, 6, 0, P>(t, lay, a, b, out, mask, ws),
     }
 }
 
