@@ -115,7 +115,7 @@ impl ToomVnni {
         if !fits(a) || !fits(b) || !q.is_power_of_two() || q > 1 << 13 {
             return None;
         }
-        with_workspace(lay.total, |ws| {
+        with_workspace(lay.total(TOOM), |ws| {
             // SAFETY: the token proves the features the entry point enables.
             unsafe { tf_mul::<TOOM>(self.0, lay, a, b, out, q - 1, ws) }
         });
@@ -132,7 +132,7 @@ impl ToomVnni {
             return None;
         }
         let (a, b) = (Operand::Coeffs(a), Operand::Coeffs(b));
-        with_workspace(lay.total, |ws| {
+        with_workspace(lay.total(KARATSUBA), |ws| {
             // SAFETY: the token proves the features the entry point enables.
             unsafe { tf_mul::<KARATSUBA>(self.0, lay, a, b, out, 0xffff, ws) }
         });
@@ -160,13 +160,10 @@ struct Layout {
     bs: usize,
     /// Length of one operand evaluated for Toom-4 (`7 bs`, as prepared).
     pts: usize,
-    /// Region lengths (room for nine points): the windows, the point products, the full
-    /// product.
+    /// Region lengths: the windows, the full product (the point products' region depends on
+    /// their number, [`Layout::prod`]).
     win: usize,
-    prod: usize,
     full: usize,
-    /// Workspace of a product: two evaluated operands and the other regions.
-    total: usize,
 }
 
 impl Layout {
@@ -179,9 +176,8 @@ impl Layout {
         let bs = np + 64;
         let g = big / 16;
         let (pts, win) = (TOOM * bs, 32 * (g + 2));
-        // up to nine products of 2N (a multiple of 32); the full product 8N, with room for
-        // the fold's last (partial) vector
-        let (prod, full) = (KARATSUBA * 2 * big, 8 * big + 64);
+        // the full product 8N, with room for the fold's last (partial) vector
+        let full = 8 * big + 64;
         Some(Layout {
             n,
             big,
@@ -189,10 +185,20 @@ impl Layout {
             bs,
             pts,
             win,
-            prod,
             full,
-            total: 2 * KARATSUBA * bs + win + prod + full,
         })
+    }
+
+    /// The region of `p` point products of 2N values (a multiple of 32), and 32 values read
+    /// past the last by the interpolation's unaligned loads.
+    fn prod(self, p: usize) -> usize {
+        p * 2 * self.big + 32
+    }
+
+    /// Workspace of a product with `p` point products: two evaluated operands and the other
+    /// regions.
+    fn total(self, p: usize) -> usize {
+        2 * p * self.bs + self.win + self.prod(p) + self.full
     }
 }
 
@@ -338,13 +344,11 @@ fn body<
     // constants of G (as the loops' bounds)
     let (n, big, bs) = (lay.n, 16 * G, (16 * G).div_ceil(32) * 32 + 64);
     debug_assert!(big == lay.big && bs == lay.bs && D == G + 1);
-    let ws = &mut ws[..lay.total];
-    // regions for nine points each; P are used
-    let (abuf, ws) = ws.split_at_mut(KARATSUBA * bs);
-    let (bbuf, ws) = ws.split_at_mut(KARATSUBA * bs);
-    let (abuf, bbuf) = (&mut abuf[..P * bs], &mut bbuf[..P * bs]);
+    let ws = &mut ws[..lay.total(P)];
+    let (abuf, ws) = ws.split_at_mut(P * bs);
+    let (bbuf, ws) = ws.split_at_mut(P * bs);
     let (win, ws) = ws.split_at_mut(lay.win);
-    let (prod, full) = ws.split_at_mut(lay.prod);
+    let (prod, full) = ws.split_at_mut(lay.prod(P));
     debug_assert_eq!(full.len(), lay.full);
     let apts: &[u16] = match a {
         Operand::Coeffs(c) => {
@@ -369,23 +373,37 @@ fn body<
         );
     }
 
-    // Interpolation (or recombination), 32 coefficients of the point products at a time;
-    // c_i of y = x^N lands at i N.
-    full.fill(0);
-    for u in 0..2 * big / 32 {
-        let mut w = [t.zero(); KARATSUBA];
-        for (p, x) in w.iter_mut().enumerate().take(P) {
-            *x = t.load(&prod[p * 2 * big + 32 * u..]);
+    // Interpolation (or recombination), lane-wise: the coefficients c_i of y = x^N (2N values
+    // each) land at i N, so full[i N + j] = c_i[j] + c_(i-1)[j + N] for j < N. Each step
+    // interpolates the point products at j and at j + N (unaligned loads, as the steps are
+    // linear) and stores the eight sums once: no zero fill and no read-modify-write of
+    // `full`. The last step of an N that is not a multiple of 32 stores only its lanes below
+    // N (its other lanes read past the products' 2N values: in the workspace, and dropped).
+    for j in (0..big).step_by(32) {
+        let mut lo = [t.zero(); KARATSUBA];
+        let mut hi = [t.zero(); KARATSUBA];
+        for p in 0..P {
+            lo[p] = t.load(&prod[p * 2 * big + j..]);
+            hi[p] = t.load(&prod[p * 2 * big + j + big..]);
         }
-        let c = if P == TOOM {
-            interpolate(t, [w[0], w[1], w[2], w[3], w[4], w[5], w[6]])
+        let (cl, ch) = if P == TOOM {
+            (
+                interpolate(t, [lo[0], lo[1], lo[2], lo[3], lo[4], lo[5], lo[6]]),
+                interpolate(t, [hi[0], hi[1], hi[2], hi[3], hi[4], hi[5], hi[6]]),
+            )
         } else {
-            recombine_kara(t, w)
+            (recombine_kara(t, lo), recombine_kara(t, hi))
         };
-        for (i, &ci) in c.iter().enumerate() {
-            let at = i * big + 32 * u;
-            let sum = t.add(t.load(&full[at..]), ci);
-            t.store(&mut full[at..], sum);
+        let keep = lanes16(big - j);
+        for i in 0..8 {
+            let v = match i {
+                0 => cl[0],
+                7 => ch[6],
+                _ => t.add(cl[i], ch[i - 1]),
+            };
+            // SAFETY: the masked store writes only full[i N + j .. i N + min(j + 32, N)], in
+            // bounds as full holds 8 N values (AVX-512BW by the token).
+            unsafe { _mm512_mask_storeu_epi16(full.as_mut_ptr().add(i * big + j).cast(), keep, v) };
         }
     }
 
