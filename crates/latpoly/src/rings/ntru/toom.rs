@@ -216,6 +216,18 @@ fn kara3<T: Lanes>(t: T, p: &[T::V], out: &mut [T::V]) {
     out[5] = term[4][1];
 }
 
+/// Block `i < 8` of the full product where the seven coefficients `c_0 .. c_6` of `y`, each
+/// two blocks long, overlap their neighbours: `c_i` at one position (`lo`) plus `c_(i-1)` one
+/// block further on (`hi`); `lo[0]` for `i = 0`, `hi[6]` for `i = 7`.
+#[inline(always)]
+pub(crate) fn overlap<T: Lanes>(t: T, lo: &[T::V; 7], hi: &[T::V; 7], i: usize) -> T::V {
+    match i {
+        0 => lo[0],
+        7 => hi[6],
+        _ => t.add(lo[i], hi[i - 1]),
+    }
+}
+
 /// Toom-4 interpolation of one unit position: the seven point products `w` (order of
 /// [`eval4`]) to the coefficients `c0..c6` of `y` (`x^(32 LU)` here, `x^N` in
 /// `toom_vnni.rs`), exact mod `2^13`.
@@ -301,11 +313,9 @@ fn interpolate_units<T: Lanes, const BPL: usize>(t: T, w: &[u16], full: &mut [u1
             wh[p] = t.load(&w[(p * 2 * BPL + u + BPL) * l..]);
         }
         let (lo, hi) = (interpolate(t, wl), interpolate(t, wh));
-        t.store(&mut full[u * stride..], lo[0]);
-        for i in 1..7 {
-            t.store(&mut full[(i * BPL + u) * stride..], t.add(lo[i], hi[i - 1]));
+        for i in 0..8 {
+            t.store(&mut full[(i * BPL + u) * stride..], overlap(t, &lo, &hi, i));
         }
-        t.store(&mut full[(7 * BPL + u) * stride..], hi[6]);
     }
 }
 

@@ -51,7 +51,7 @@
 #![allow(unsafe_code)]
 
 use super::fast::{with_workspace, Lanes};
-use super::toom::{eval4, interpolate, Operand};
+use super::toom::{eval4, interpolate, overlap, Operand};
 use super::x86::Avx512Lanes;
 use crate::rings::vnni_conv::{full_rate_vnni, lanes16, pairs, point, Sink};
 use core::arch::x86_64::*;
@@ -396,11 +396,7 @@ fn body<
         };
         let keep = lanes16(big - j);
         for i in 0..8 {
-            let v = match i {
-                0 => cl[0],
-                7 => ch[6],
-                _ => t.add(cl[i], ch[i - 1]),
-            };
+            let v = overlap(t, &cl, &ch, i);
             // SAFETY: the masked store writes only full[i N + j .. i N + min(j + 32, N)], in
             // bounds as full holds 8 N values (AVX-512BW by the token).
             unsafe { _mm512_mask_storeu_epi16(full.as_mut_ptr().add(i * big + j).cast(), keep, v) };
