@@ -284,10 +284,21 @@ fn every_backend_matches_scalar() {
 /// backends first run their outer layers over several cache blocks: n = 2^14 .. 2^16 at the
 /// edge of the IFMA range, with 62-bit primes, and below the bounds of the reduction schedules
 /// (49 and 60 bits: half the forward layers skip their reduction), and with 61-bit ones (the
-/// 64-bit backend's `WIDE` schedule, whose inverse runs register blocks of 16 too).
+/// 64-bit backend's `WIDE` schedule, whose inverse runs register blocks of 16 too). 32-bit
+/// lanes at the same sizes: their 16 KB cache blocks hold 4096 values, so n = 2^14 .. 2^16
+/// have two to four layers above the blocks, and an odd number makes the forward (up to 2^15)
+/// and the inverse double their blocks (`ntt::simd::fwd_block_len`, `inv_block_len`).
 #[test]
 fn large_transforms_match_scalar() {
     let mut rng = ChaCha20Rng::seed_from_u64(1234);
+    for log_n in 14..=16 {
+        let n = 1usize << log_n;
+        for bits in [30, 20] {
+            let q = ntt_primes(bits, n, 1).unwrap()[0];
+            let ran = differential::<u32>(n, q, &mut rng);
+            println!("n={n} {bits}-bit, 32-bit lanes: {ran:?}");
+        }
+    }
     for log_n in 14..=16 {
         let n = 1usize << log_n;
         for bits in [49, 50, 60, 61, 62] {

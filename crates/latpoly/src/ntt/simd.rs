@@ -1902,6 +1902,63 @@ fn block_len<S: Simd>(n: usize) -> usize {
     p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * S::LANES, n))
 }
 
+/// Values per cache block of a forward transform of size `n`: [`block_len`], doubled on a
+/// [`Simd::RADIX4`] backend when that leaves the outer layers (those spanning blocks, run over
+/// the whole array from L2) an even number ([`odd_outer`]). Outer layers pair into radix-4
+/// passes from the top, so an odd number ends in a radix-2 pass of its own over L2; a doubled
+/// block moves that layer into each block, where the in-register layers take it
+/// ([`fwd_fused_pair`]) or it pairs with the others. IFMA, 50-bit primes, on the Intel host
+/// of the fifty-fifth session (`examples/ntt_bench`, eight alternating runs, medians):
+/// n = 4096 5.28 -> 5.05 µs, 16384 24.9 -> 23.8. At n = 65536 (five outer layers) a doubled
+/// block measured no gain (118.6-119.1 against 118.9-120.8 µs), so from 16 blocks up the
+/// plain rule stays.
+#[inline(always)]
+fn fwd_block_len<S: Simd>(n: usize) -> usize {
+    let block = block_len::<S>(n);
+    if S::RADIX4 && n <= 8 * block && odd_outer(n, block) {
+        2 * block
+    } else {
+        block
+    }
+}
+
+/// Values per cache block of an inverse transform of size `n`; `fused`: its last two layers
+/// run as one radix-4 pass ([`inv_last_radix4`]). [`block_len`], doubled when that leaves the
+/// layers above the blocks (distances `block` to `n/2`, the last one included) an even
+/// number ([`odd_outer`]), so that they all pair into radix-4 passes over L2 and the odd one
+/// out runs inside each block, in L1.
+#[inline(always)]
+fn inv_block_len<S: Simd>(n: usize, fused: bool) -> usize {
+    let block = block_len::<S>(n);
+    if fused && odd_outer(n, block) {
+        2 * block
+    } else {
+        block
+    }
+}
+
+/// Whether a transform of size `n` in blocks of `block` values has an odd number of layers
+/// spanning blocks, and this CPU's level-1 data cache holds blocks twice as large with room to
+/// spare (48 KB and more, for the 16 KB [`BLOCK_BYTES`]).
+#[inline(always)]
+fn odd_outer(n: usize, block: usize) -> bool {
+    block < n && (n / block).ilog2() % 2 == 1 && l1d_holds(3 * BLOCK_BYTES)
+}
+
+/// Whether the level-1 data cache of this CPU holds at least `bytes`.
+#[inline(always)]
+fn l1d_holds(bytes: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::cpu::l1d_bytes().is_some_and(|l1| l1 >= bytes)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = bytes;
+        false
+    }
+}
+
 /// [`forward`] under reduction schedule `M`. `check` (only in place): the input is
 /// checked against `q`, by the first layer as it loads it ([`fwd_first_checked`],
 /// [`fwd_fused_pair`]) or, for a transform of one register block, beforehand; the return
@@ -1924,7 +1981,7 @@ fn forward_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     let blocks = S::reg_blocks_fwd(M);
     let bvec = if blocks { S::REG_V } else { REG_BLOCK };
     let rb = bvec * l;
-    let block = block_len::<S>(n);
+    let block = fwd_block_len::<S>(n);
     debug_assert!(!check || matches!(io, Io::InPlace));
     let src = io.input();
     debug_assert!(src.is_none_or(|src| src.len() == n));
@@ -2165,6 +2222,70 @@ fn inv_radix4_quads<S: Simd, const M: u8, const R1: bool, const R2V: bool>(
     }
 }
 
+/// The last two inverse layers (distances `n/4` and `n/2`) in one pass, `1/n` merged as
+/// [`inv_last_bf`] merges it: the butterflies of [`inv_radix2`] at `n/4` followed by those
+/// of the last layer, each set of four vectors loaded and stored once. Needs
+/// [`SimdTables::fold_inv`]: the `v` outputs of the layer `n/4` (positions `n/4 ..` of each
+/// half) carry `1/n` through its twiddles.
+#[inline(always)]
+fn inv_last_radix4<S: Simd, const STRICT: bool, const M: u8>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: &Consts<S::V>,
+    a: &mut [S::W],
+) {
+    debug_assert!(tb.fold_inv);
+    let t = a.len() / 4;
+    let red = inv_reducing::<S, M>(t);
+    let k = LastConsts::new(s, tb);
+    // the layer n/4 has two groups, its twiddles at table indices 2 and 3
+    let tw = [
+        (s.splat(tb.inv[2]), s.splat(tb.inv_shoup[2])),
+        (s.splat(tb.inv[3]), s.splat(tb.inv_shoup[3])),
+    ];
+    let (b01, b23) = a.split_at_mut(2 * t);
+    let (b0, b1) = b01.split_at_mut(t);
+    let (b2, b3) = b23.split_at_mut(t);
+    // under HALF only the first `red` positions of each quarter (inputs from `u` outputs) take
+    // the conditional subtraction of `u`
+    let (b0r, b0n) = b0.split_at_mut(red);
+    let (b1r, b1n) = b1.split_at_mut(red);
+    let (b2r, b2n) = b2.split_at_mut(red);
+    let (b3r, b3n) = b3.split_at_mut(red);
+    inv_last_quads::<S, STRICT, M, true>(s, c, &k, &tw, [b0r, b1r, b2r, b3r]);
+    inv_last_quads::<S, STRICT, M, false>(s, c, &k, &tw, [b0n, b1n, b2n, b3n]);
+}
+
+/// The butterflies of [`inv_last_radix4`] on the four position ranges `b` (equal lengths);
+/// `R1`: the layer `n/4` reduces its `u` outputs; `tw`: its two twiddles.
+#[inline(always)]
+fn inv_last_quads<S: Simd, const STRICT: bool, const M: u8, const R1: bool>(
+    s: S,
+    c: &Consts<S::V>,
+    k: &LastConsts<S::V>,
+    tw: &[(S::V, S::V); 2],
+    b: [&mut [S::W]; 4],
+) {
+    let l = S::LANES;
+    let [b0, b1, b2, b3] = b;
+    let ((wa, wap), (wb, wbp)) = (tw[0], tw[1]);
+    for (((c0, c1), c2), c3) in b0
+        .chunks_exact_mut(l)
+        .zip(b1.chunks_exact_mut(l))
+        .zip(b2.chunks_exact_mut(l))
+        .zip(b3.chunks_exact_mut(l))
+    {
+        let (x0, x1) = gs_butterfly::<S, M, R1>(s, s.load(c0), s.load(c1), wa, wap, c);
+        let (x2, x3) = gs_butterfly::<S, M, R1>(s, s.load(c2), s.load(c3), wb, wbp, c);
+        let (u0, u2) = inv_last_bf::<S, STRICT, false, M>(s, c, k, x0, x2);
+        let (u1, u3) = inv_last_bf::<S, STRICT, true, M>(s, c, k, x1, x3);
+        s.store(c0, u0);
+        s.store(c1, u1);
+        s.store(c2, u2);
+        s.store(c3, u3);
+    }
+}
+
 /// Inverse layers of distances `t_lo, 2 t_lo, ... < t_end` (all `>= LANES`) on `blk`, which
 /// starts at element `off` of a transform of size `n`.
 #[inline(always)]
@@ -2259,7 +2380,10 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     let blocks = S::reg_blocks_inv(M);
     let bvec = inv_block_vectors::<S, M>();
     let rb = bvec * l;
-    let block = p2((BLOCK_BYTES / core::mem::size_of::<S::W>()).clamp(2 * l, n));
+    // The last two layers as one radix-4 pass (not into outside words, which the last layer
+    // alone writes).
+    let fused = S::RADIX4 && tb.fold_inv && !matches!(io, Io::Through(_));
+    let block = inv_block_len::<S>(n, fused);
     debug_assert!(M != lazy::HALF || n > rb);
     let src = io.input();
     debug_assert!(src.is_none_or(|src| src.len() == n));
@@ -2331,6 +2455,13 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     if block < n {
         // Distances block, 2 block, ... below the last layer.
         let t0 = block.min(last);
+        if fused && (n / block).ilog2().is_multiple_of(2) {
+            // An even number of them, the last one included: radix-4 passes up to `n / 4`,
+            // then the last two layers together.
+            inv_big_layers::<S, M>(s, tb, c, a, n, 0, t0, last / 2);
+            inv_last_radix4::<S, STRICT, M>(s, tb, c, a);
+            return true;
+        }
         if t0 < last {
             inv_big_layers::<S, M>(s, tb, c, a, n, 0, t0, last);
         }
@@ -2735,7 +2866,7 @@ mod fused_check_tests {
         let plan = Plan::<S::W>::with_isa(n, q, Isa::Scalar).unwrap();
         let tb = SimdTables::new(s, &plan.m, &plan.fwd, &plan.inv);
         let c = &Consts::new::<S, M>(s, S::W::from_u64(q));
-        let block = block_len::<S>(n);
+        let block = fwd_block_len::<S>(n);
         assert!(block < n, "n = {n} is one block");
         let good: Vec<S::W> = (0..n as u64)
             .map(|i| S::W::from_u64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % q))
@@ -2795,14 +2926,16 @@ mod fused_check_tests {
             }
             ran += 1;
         }
+        // (n = 8192 is one forward block where the level-1 data cache holds 48 KB:
+        // `fwd_block_len`)
         if let Some(s) = Avx512U32::try_new() {
-            for n in [8192, 16384] {
+            for n in [16384, 32768] {
                 first_pass::<_, { lazy::STD }>(s, n, 30);
             }
             ran += 1;
         }
         if let Some(s) = Avx2U32::try_new() {
-            for n in [8192, 16384] {
+            for n in [16384, 32768] {
                 first_pass::<_, { lazy::STD }>(s, n, 30);
                 first_pass::<_, { lazy::STD }>(s, n, 20);
             }
