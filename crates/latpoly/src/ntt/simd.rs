@@ -2174,22 +2174,31 @@ fn inv_radix4<S: Simd, const M: u8>(
             ),
             (s.splat(tb.inv[base2 + i]), s.splat(tb.inv_shoup[base2 + i])),
         ];
-        let (b01, b23) = grp.split_at_mut(2 * t);
-        let (b0, b1) = b01.split_at_mut(t);
-        let (b2, b3) = b23.split_at_mut(t);
-        let (b0r, b0n) = b0.split_at_mut(red);
-        let (b1r, b1n) = b1.split_at_mut(red);
-        let (b2r, b2n) = b2.split_at_mut(red);
-        let (b3r, b3n) = b3.split_at_mut(red);
+        let [red_q, rest] = quarters(grp, t, red);
         // The second layer pairs the first layer's `u` outputs (b0, b2), which reduce, and its
         // `v` outputs (b1, b3), which do not under HALF.
         if M == lazy::HALF {
-            inv_radix4_quads::<S, M, true, false>(s, c, &tw, [b0r, b1r, b2r, b3r]);
-            inv_radix4_quads::<S, M, false, false>(s, c, &tw, [b0n, b1n, b2n, b3n]);
+            inv_radix4_quads::<S, M, true, false>(s, c, &tw, red_q);
+            inv_radix4_quads::<S, M, false, false>(s, c, &tw, rest);
         } else {
-            inv_radix4_quads::<S, M, true, true>(s, c, &tw, [b0r, b1r, b2r, b3r]);
+            inv_radix4_quads::<S, M, true, true>(s, c, &tw, red_q);
         }
     }
+}
+
+/// The quarters `b0 .. b3` (positions `j`, `j + t`, `j + 2t`, `j + 3t`) of a group of `4t`
+/// values, each split at `red` ([`inv_reducing`]): the first `red` positions of every quarter,
+/// then the rest.
+#[inline(always)]
+fn quarters<W>(grp: &mut [W], t: usize, red: usize) -> [[&mut [W]; 4]; 2] {
+    let (b01, b23) = grp.split_at_mut(2 * t);
+    let (b0, b1) = b01.split_at_mut(t);
+    let (b2, b3) = b23.split_at_mut(t);
+    let (b0r, b0n) = b0.split_at_mut(red);
+    let (b1r, b1n) = b1.split_at_mut(red);
+    let (b2r, b2n) = b2.split_at_mut(red);
+    let (b3r, b3n) = b3.split_at_mut(red);
+    [[b0r, b1r, b2r, b3r], [b0n, b1n, b2n, b3n]]
 }
 
 /// The butterflies of [`inv_radix4`] on the four position ranges `b` (equal lengths);
@@ -2243,17 +2252,11 @@ fn inv_last_radix4<S: Simd, const STRICT: bool, const M: u8>(
         (s.splat(tb.inv[2]), s.splat(tb.inv_shoup[2])),
         (s.splat(tb.inv[3]), s.splat(tb.inv_shoup[3])),
     ];
-    let (b01, b23) = a.split_at_mut(2 * t);
-    let (b0, b1) = b01.split_at_mut(t);
-    let (b2, b3) = b23.split_at_mut(t);
     // under HALF only the first `red` positions of each quarter (inputs from `u` outputs) take
     // the conditional subtraction of `u`
-    let (b0r, b0n) = b0.split_at_mut(red);
-    let (b1r, b1n) = b1.split_at_mut(red);
-    let (b2r, b2n) = b2.split_at_mut(red);
-    let (b3r, b3n) = b3.split_at_mut(red);
-    inv_last_quads::<S, STRICT, M, true>(s, c, &k, &tw, [b0r, b1r, b2r, b3r]);
-    inv_last_quads::<S, STRICT, M, false>(s, c, &k, &tw, [b0n, b1n, b2n, b3n]);
+    let [red_q, rest] = quarters(a, t, red);
+    inv_last_quads::<S, STRICT, M, true>(s, c, &k, &tw, red_q);
+    inv_last_quads::<S, STRICT, M, false>(s, c, &k, &tw, rest);
 }
 
 /// The butterflies of [`inv_last_radix4`] on the four position ranges `b` (equal lengths);
