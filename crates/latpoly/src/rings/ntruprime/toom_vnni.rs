@@ -1,30 +1,34 @@
-//! Products in `R/q` (`q = 4591`) on AVX-512 VNNI: Toom-Cook 4-way modulo `q`, whose seven
+//! Products in `R/q` (`q = 4591`) on AVX-512 VNNI: Toom-Cook 8-way modulo `q`, whose fifteen
 //! point products are schoolbook convolutions on `vpdpwssd` ([`crate::rings::vnni_conv`]), the
 //! same kernel as NTRU's `ntru/toom_vnni.rs`.
 //!
 //! The NTT of `fast.rs` needs two primes for a product by a small polynomial (six transforms
-//! of 1536 points) and three for a general product (nine). Here, with limbs of `N = 192`
-//! coefficients (`4 N = 768 >= 761`, `G = N / 16 = 12`):
+//! of 1536 points) and three for a general product (nine). Here, with limbs of `N = 96`
+//! coefficients (`8 N = 768 >= 761`, `G = N / 16 = 6`), and `q` prime, so that any points
+//! will do and every value can be reduced mod `q`:
 //!
-//! 1. **Evaluation** at `0, 1, -1, 2, -2, 1/2` (as `8 A(1/2)`) and `inf`, in 16-bit lanes
-//!    ([`eval`]). A general operand is first reduced to `|a| <= 2304` (Barrett), and the
-//!    partial sums `2 a1 + 8 a3` and `8 a0 + 2 a2` are reduced again (the points `A(±2)` and
-//!    `8 A(1/2)` built from them would otherwise reach `15 · 2304`, outside `i16`), so its
-//!    points stay within `13,824`; a small operand (`{-1, 0, 1}`) needs no reduction (its
-//!    points stay within 15). For a product of two general operands every point is reduced to
-//!    `|x| <= 2304`.
-//! 2. **Point products**: seven linear convolutions of `N x N` coefficients, `8 G (G + 1) =
-//!    1,248` `vpdpwssd` each (8,736 in all, against `761^2 / 32 = 18,097` for a schoolbook of
-//!    the whole product). The 32-bit sums are exact (below `192 · 13,824 · 15 < 2^26` with a
-//!    small operand, `192 · 2304^2 < 2^30` without) and each is brought back to 16 bits by a
-//!    signed Montgomery reduction (`w = s · 2^-16 mod q`, `|w| < 2^15`), stored as pairs of
-//!    points `(w_2k, w_2k+1)` in 32-bit lanes ([`Pairs`]), the operands of the interpolation.
-//! 3. **Interpolation** by the integer matrix `K = 360 V^-1` (`V` the evaluation matrix of the
-//!    seven points; entries below 2^11), applied with `vpdpwssd` to pairs of points
-//!    interleaved in 32-bit lanes: the two limbs `c_j` that meet in a block of the full
-//!    product are summed exactly in 32 bits and reduced once. Then the fold modulo
-//!    `x^761 - x - 1` in 16-bit lanes, one Montgomery product by `360^-1 · 2^48 mod q` (the
-//!    factor 360 of `K` and the three `2^-16` of the reductions) and the centred
+//! 1. **Evaluation** at `±x_m = ±(m + 1)` (`m < 7`) and `inf` ([`stage`]). The limbs of a
+//!    general operand are first reduced to `|a| <= 2304` (Barrett). With `y = x^2`, the even
+//!    and odd parts `E(y) = a0 + a2 y + a4 y^2 + a6 y^3` and `x O(y)` are four `vpdpwssd` on
+//!    limbs interleaved in pairs (`(a0, a2)`, ...) by constants `2^16 x^i mod q` (centred),
+//!    and `A(±x) = E(y) ± x O(y)` is brought back to 16 bits by a signed Montgomery reduction:
+//!    exact mod `q`, within `8 · 2304 · 2295 / 2^16 + q / 2 < 2940` of zero. `A(inf) = a7`.
+//! 2. **Point products**: fifteen linear convolutions of `N x N` coefficients, `8 G (G + 1) =
+//!    336` `vpdpwssd` each (5,040 in all, against 8,736 for the seven of a Toom-4 with limbs of
+//!    192 and `761^2 / 32 = 18,097` for a schoolbook of the whole product). The 32-bit sums
+//!    are exact (below `96 · 2940^2 < 2^30`), each brought back to 16 bits by a Montgomery
+//!    reduction (`w = s · 2^-16 mod q`, `|w| < 14,960`). The sinks ([`Points`]) keep
+//!    `S_m = C(x_m) + C(-x_m)` and `D_m = C(x_m) - C(-x_m)`, as pairs `(S_2k, S_2k+1)` and
+//!    `(D_2k, D_2k+1)` in 32-bit lanes, `C(inf)` beside `S_6` (and zero beside `D_6`).
+//! 3. **Interpolation**: the even coefficients `c_2i` of the product are the polynomial
+//!    `E_C(y)` of degree 7 with `E_C(y_m) = S_m / 2` and leading coefficient `C(inf)`, the odd
+//!    ones `O_C(y)` of degree 6 with `O_C(y_m) = D_m / (2 x_m)`: two matrices mod `q`
+//!    ([`EVEN`], [`ODD`], from the inverse of the Vandermonde matrix of the `y_m`) applied with
+//!    `vpdpwssd` to the pairs, four per 16 coefficients of each `c_j`. The two limbs `c_j`
+//!    (one even, one odd `j`) that meet in a block of the full product are summed exactly in
+//!    32 bits (below `15 · 2295 · 29,920 < 2^30`), reduced once and brought within 2304 of
+//!    zero (Barrett). Then the fold modulo `x^761 - x - 1` in 16-bit lanes, one Montgomery
+//!    product by `2^48 mod q` (for the three `2^-16` of the reductions) and the centred
 //!    representative.
 //!
 //! Every step is a fixed sequence of vector operations on addresses that depend on nothing
@@ -36,73 +40,220 @@
 use super::fast::{barrett_v, centre, inv_2_16, pow_mod};
 use super::{P, PADDED, Q};
 use crate::arith::mulhi_x86::mulhi_epi16_512;
-use crate::rings::unroll;
 use crate::rings::vnni_conv::{dpwssd, full_rate_vnni, lanes16, pairs, point, Sink};
 use core::arch::x86_64::*;
 
-/// Limb length `N` (`4 N = 768 >= P`).
-const N: usize = 192;
+/// Limb length `N` (`8 N = 768 >= P`).
+const N: usize = 96;
+/// Limbs of an operand.
+const LIMBS: usize = 8;
 /// `N / 16` and `G + 1`, the shape parameters of [`point`].
-const G: usize = 12;
-const D: usize = 13;
-/// The two chunks of each point product's groups (`2 C + D <= 32` registers). Of different
-/// sizes: with equal ones the compiler no longer inlines the chunk's function, called twice,
-/// and its sums go through memory (the product then took 1.5 times as long).
-const C1: usize = 7;
-const C2: usize = 5;
-/// Middle sums of each chunk with a second register for the odd `j` ([`point`]): none, as
-/// with 13 windows the chains of dependent `vpdpwssd` do not bound the chunks (an asm probe
-/// of the loop with three such sums: no gain).
-const EX: usize = 0;
-/// Points of Toom-4.
-const PTS: usize = 7;
+const G: usize = 6;
+const D: usize = 7;
+/// One chunk of all six groups, four of whose middle sums take the odd `j` in a second
+/// register ([`point`]): with seven windows the chains of dependent `vpdpwssd` would otherwise
+/// bound the chunk (`2 C + D + EX = 23` registers).
+const C1: usize = 6;
+const C2: usize = 0;
+const EX: usize = 4;
+/// Pairs of points `±x_m`, `x_m = m + 1`.
+const PAIRS: usize = 7;
+/// Points of Toom-8: the pairs, then `inf`.
+const PTS: usize = 2 * PAIRS + 1;
 /// Stride of an evaluated point: 16 zeros, the `N` values, 48 zeros (what [`pairs`] reads).
 const BS: usize = N + 64;
 /// Length of a point product (`2 N - 1` coefficients and a zero).
 const PL: usize = 2 * N;
-/// Blocks of 32 coefficients of a point product and of the full product (`8 N`).
+/// Blocks of 32 coefficients of a point product.
 const UB: usize = PL / 32;
-const VB: usize = 8 * N / 32;
-/// Full product buffer: `8 N` coefficients, then zeros read by the fold's last loads.
-const FULL: usize = 8 * N + 64;
+/// Full product buffer: `16 N` coefficients, then zeros read by the fold's last loads.
+const FULL: usize = 16 * N + 64;
 
 /// Workspace regions (`u16`, multiples of 32, so each starts on a 64-byte boundary): the
-/// evaluated operands, the pair array of one point, and the point products as pairs of points
-/// in 32-bit lanes ([`Pairs`]: four arrays of `2 N` lanes, the last pairing point 6 with
-/// zero). The full product reuses the operands' region.
+/// evaluated operands, the pair array of one point, the product at `x_m` until the one at
+/// `-x_m` arrives, and the arrays of pairs of sums and of differences ([`Points`]: four arrays
+/// of `2 N` 32-bit lanes each). The full product reuses the operands' region.
 const B_OFF: usize = PTS * BS;
 const WIN_OFF: usize = 2 * PTS * BS;
 const WIN_LEN: usize = 32 * (G + 2);
-const PV_OFF: usize = WIN_OFF + WIN_LEN;
+const T_OFF: usize = WIN_OFF + WIN_LEN;
 /// Length of one array of pairs (`2 N` 32-bit lanes).
 const PV_STRIDE: usize = 2 * PL;
-const TOTAL: usize = PV_OFF + 4 * PV_STRIDE;
+const S_OFF: usize = T_OFF + PV_STRIDE;
+const D_OFF: usize = S_OFF + 4 * PV_STRIDE;
+const TOTAL: usize = D_OFF + 4 * PV_STRIDE;
 const _: () = assert!(FULL <= WIN_OFF);
 
 /// `q^-1 mod 2^16`.
 const QINV: i16 = inv_2_16(Q as i16);
 /// `round(2^27 / q)`: the Barrett multiplier.
 const BARRETT_V: i16 = barrett_v(Q as i16);
-/// `360 V^-1`: row `j` gives `360 c_j` from the point products at `0, 1, -1, 2, -2, 1/2`
-/// (`64 C(1/2)`) and `inf` (checked against the evaluation matrix in the tests).
-const K: [[i16; PTS]; PTS] = [
-    [360, 0, 0, 0, 0, 0, 0],
-    [-720, -240, -80, 10, 6, 16, -720],
-    [-450, 240, 240, -15, -15, 0, 1440],
-    [900, 540, -140, -20, 0, -20, 900],
-    [90, -60, -60, 15, 15, 0, -1800],
-    [-180, -120, 40, 10, -6, 4, -180],
-    [0, 0, 0, 0, 0, 0, 360],
-];
-/// The scale of [`K`].
-const K_SCALE: i64 = 360;
 
-/// The final factor: `360^-1 · 2^48 mod q` (the fold's values carry `360 · 2^-32`, and the
-/// Montgomery product by this constant one more `2^-16`).
-const FINAL: i16 = {
+/// `x mod q`, centred, as the word of a `vpdpwssd` operand.
+const fn word(x: i64) -> u32 {
+    centre(x, Q as i64) as i16 as u16 as u32
+}
+
+/// `(lo, hi)` in one 32-bit lane, low word first.
+const fn pair(lo: i64, hi: i64) -> i32 {
+    (word(lo) | (word(hi) << 16)) as i32
+}
+
+/// The evaluation constants of the pair `±x_m`, by the limb pairs `(a0, a2)`, `(a4, a6)` (for
+/// `E(y)`) and `(a1, a3)`, `(a5, a7)` (for `x O(y)`): `2^16 x^i mod q`, the factor `2^16`
+/// undone by the Montgomery reduction of the point.
+const EVAL: [[i32; 4]; PAIRS] = {
     let q = Q as i64;
-    centre(pow_mod(K_SCALE, q - 2, q) * pow_mod(2, 48, q), q) as i16
+    let mut r = [[0; 4]; PAIRS];
+    let mut m = 0;
+    while m < PAIRS {
+        let x = m as i64 + 1;
+        let mut pw = [0; LIMBS];
+        let mut i = 0;
+        while i < LIMBS {
+            pw[i] = (1 << 16) * x.pow(i as u32) % q;
+            i += 1;
+        }
+        r[m] = [
+            pair(pw[0], pw[2]),
+            pair(pw[4], pw[6]),
+            pair(pw[1], pw[3]),
+            pair(pw[5], pw[7]),
+        ];
+        m += 1;
+    }
+    r
 };
+
+/// The inverse mod `q` of the Vandermonde matrix `V[m][i] = y_m^i` (`y_m = (m + 1)^2`,
+/// `i < 7`), by Gauss-Jordan elimination (the `y_m` are distinct mod `q`, so every pivot
+/// search succeeds).
+const fn vandermonde_inverse() -> [[i64; PAIRS]; PAIRS] {
+    let q = Q as i64;
+    let (mut a, mut inv) = ([[0; PAIRS]; PAIRS], [[0; PAIRS]; PAIRS]);
+    let mut m = 0;
+    while m < PAIRS {
+        let y = (m as i64 + 1) * (m as i64 + 1);
+        let mut i = 0;
+        while i < PAIRS {
+            a[m][i] = pow_mod(y, i as i64, q);
+            i += 1;
+        }
+        inv[m][m] = 1;
+        m += 1;
+    }
+    let mut c = 0;
+    while c < PAIRS {
+        let mut r = c;
+        while a[r][c] == 0 {
+            r += 1;
+        }
+        let (t, u) = (a[r], inv[r]);
+        (a[r], inv[r]) = (a[c], inv[c]);
+        (a[c], inv[c]) = (t, u);
+        let p = pow_mod(a[c][c], q - 2, q);
+        let mut i = 0;
+        while i < PAIRS {
+            a[c][i] = a[c][i] * p % q;
+            inv[c][i] = inv[c][i] * p % q;
+            i += 1;
+        }
+        let mut r = 0;
+        while r < PAIRS {
+            let f = a[r][c];
+            if r != c && f != 0 {
+                let mut i = 0;
+                while i < PAIRS {
+                    a[r][i] = (a[r][i] - f * a[c][i]).rem_euclid(q);
+                    inv[r][i] = (inv[r][i] - f * inv[c][i]).rem_euclid(q);
+                    i += 1;
+                }
+            }
+            r += 1;
+        }
+        c += 1;
+    }
+    inv
+}
+
+/// Even coefficients: `c_2i = sum_k EVEN[i][k] S_k + EVEN[i][7] C(inf)` mod `q` (`i < 7`; `c_14
+/// = C(inf)`): with `W` the inverse Vandermonde matrix, `E_C(y) - C(inf) y^7` of degree 6
+/// takes `S_m / 2 - C(inf) y_m^7` at `y_m`.
+const EVEN: [[i64; PAIRS + 1]; PAIRS + 1] = {
+    let q = Q as i64;
+    let w = vandermonde_inverse();
+    let half = (q + 1) / 2;
+    let mut r = [[0; PAIRS + 1]; PAIRS + 1];
+    let mut i = 0;
+    while i < PAIRS {
+        let mut k = 0;
+        while k < PAIRS {
+            let y = (k as i64 + 1) * (k as i64 + 1);
+            r[i][k] = w[i][k] * half % q;
+            r[i][PAIRS] = (r[i][PAIRS] - w[i][k] * pow_mod(y, PAIRS as i64, q)).rem_euclid(q);
+            k += 1;
+        }
+        i += 1;
+    }
+    r[PAIRS][PAIRS] = 1;
+    r
+};
+
+/// Odd coefficients: `c_(2i + 1) = sum_k ODD[i][k] D_k` mod `q`: `O_C(y_m) = D_m / (2 x_m)`.
+const ODD: [[i64; PAIRS]; PAIRS] = {
+    let q = Q as i64;
+    let w = vandermonde_inverse();
+    let mut r = [[0; PAIRS]; PAIRS];
+    let mut i = 0;
+    while i < PAIRS {
+        let mut k = 0;
+        while k < PAIRS {
+            r[i][k] = w[i][k] * pow_mod(2 * (k as i64 + 1), q - 2, q) % q;
+            k += 1;
+        }
+        i += 1;
+    }
+    r
+};
+
+/// [`EVEN`] and [`ODD`] as `vpdpwssd` operands: entry `k` of row `i` pairs the factors of
+/// `S_2k` / `D_2k` (low word) and `S_2k+1` / `D_2k+1` (high word; for `k = 3`, `C(inf)` and
+/// zero).
+const EVEN_PAIRS: [[i32; 4]; PAIRS + 1] = {
+    let mut r = [[0; 4]; PAIRS + 1];
+    let mut i = 0;
+    while i <= PAIRS {
+        let mut k = 0;
+        while k < 4 {
+            r[i][k] = pair(EVEN[i][2 * k], EVEN[i][2 * k + 1]);
+            k += 1;
+        }
+        i += 1;
+    }
+    r
+};
+const ODD_PAIRS: [[i32; 4]; PAIRS] = {
+    let mut r = [[0; 4]; PAIRS];
+    let mut i = 0;
+    while i < PAIRS {
+        let mut k = 0;
+        while k < 4 {
+            let hi = if 2 * k + 1 < PAIRS {
+                ODD[i][2 * k + 1]
+            } else {
+                0
+            };
+            r[i][k] = pair(ODD[i][2 * k], hi);
+            k += 1;
+        }
+        i += 1;
+    }
+    r
+};
+
+/// The final factor: `2^48 mod q` (the fold's values carry `2^-32`, and the Montgomery product
+/// by this constant one more `2^-16`).
+const FINAL: i16 = centre(pow_mod(2, 48, Q as i64), Q as i64) as i16;
 /// `FINAL · q^-1 mod 2^16`.
 const FINAL_QINV: i16 = FINAL.wrapping_mul(QINV);
 
@@ -111,7 +262,7 @@ const FINAL_QINV: i16 = FINAL.wrapping_mul(QINV);
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PrimeVnni(());
 
-/// The memory of one product (14 KB, 64-byte aligned). Every product writes each region before
+/// The memory of one product (17 KB, 64-byte aligned). Every product writes each region before
 /// reading it; the KEMs wipe it after each operation (`ScratchWipe`).
 #[repr(C, align(64))]
 pub(crate) struct Workspace([u16; TOTAL]);
@@ -195,95 +346,97 @@ fn barrett(a: __m512i) -> __m512i {
     _mm512_sub_epi16(a, _mm512_mullo_epi16(t, _mm512_set1_epi16(Q as i16)))
 }
 
-/// Signed Montgomery reduction of the 32-bit lanes `s` (`|s| < 2^31 - 2^16 q`): `s · 2^-16 mod
-/// q` in the low 16 bits of each lane, of magnitude at most `|s| / 2^16 + q / 2` (the high
-/// bits are zero). With `t = s · q^-1 mod 2^16`, `s - t q` is a multiple of `2^16`, and its
-/// high half is `s_hi - mulhi(t, q)`.
+/// Signed Montgomery reduction of the 32-bit lanes `s` (`|s| < 2^31 - 2^16 q`): `s - t q`
+/// with `t = s · q^-1 mod 2^16` (signed), a multiple of `2^16` whose high half `w = s · 2^-16
+/// mod q` has magnitude at most `|s| / 2^16 + q / 2` (the low half is zero). The product `t q`
+/// is subtracted by a `vpdpwssd` of `t` (low word; the high word of `t` is zero) and `(-q, 0)`.
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn redc_low(s: __m512i) -> __m512i {
-    let t = _mm512_mullo_epi16(s, _mm512_set1_epi32(i32::from(QINV as u16)));
-    let u = mulhi_epi16_512(t, _mm512_set1_epi32(i32::from(Q)));
-    _mm512_sub_epi16(_mm512_srli_epi32(s, 16), u)
-}
-
-/// [`redc_low`] sign-extended to 32 bits.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn redc_wide(s: __m512i) -> __m512i {
-    let t = _mm512_mullo_epi16(s, _mm512_set1_epi32(i32::from(QINV as u16)));
-    let u = mulhi_epi16_512(t, _mm512_set1_epi32(i32::from(Q)));
-    _mm512_srai_epi32(_mm512_sub_epi32(s, _mm512_slli_epi32(u, 16)), 16)
-}
-
-/// [`redc_low`] in the high 16 bits of each lane (the low bits are garbage): `s - mulhi(t, q)
-/// 2^16`.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 fn redc_high(s: __m512i) -> __m512i {
     let t = _mm512_mullo_epi16(s, _mm512_set1_epi32(i32::from(QINV as u16)));
-    let u = mulhi_epi16_512(t, _mm512_set1_epi32(i32::from(Q)));
-    _mm512_sub_epi32(s, _mm512_slli_epi32(u, 16))
+    dpwssd(s, t, _mm512_set1_epi32(i32::from(Q.wrapping_neg())))
 }
 
-/// The point products' sink: block `k` of point `p`, Montgomery-reduced, into the low (even
-/// `p`) or high (odd `p`) halves of the 32-bit lanes `32 k ..` of the array of pairs
-/// `(w_2m, w_2m+1)`, `m = p / 2`. The even point runs first and zeroes the high halves (point
-/// 6 has no partner).
-struct Pairs<'a> {
+/// [`redc_high`] in the low 16 bits of each lane (the high bits are zero).
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn redc_low(s: __m512i) -> __m512i {
+    _mm512_srli_epi32(redc_high(s), 16)
+}
+
+/// [`redc_high`] sign-extended to 32 bits.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn redc_wide(s: __m512i) -> __m512i {
+    _mm512_srai_epi32(redc_high(s), 16)
+}
+
+/// Where a point product goes ([`Points`]).
+#[derive(Clone, Copy)]
+enum Role {
+    /// At `x_m`: kept until the product at `-x_m` arrives.
+    Plus,
+    /// At `-x_m`: the sum and the difference with the one at `x_m`.
+    Minus(usize),
+    /// At `inf`: beside `S_6`.
+    Inf,
+}
+
+/// The point products' sink: block `k`, Montgomery-reduced (`w`), into the 32-bit lanes
+/// `16 k ..` of its array. `Plus`: `w` into the low halves of the product at `x_m` (`t`).
+/// `Minus(m)`: `t + w` and `t - w` into the low (even `m`, which zeroes the high halves) or
+/// high (odd `m`) halves of the arrays of pairs `(S_2i, S_2i+1)` and `(D_2i, D_2i+1)`, `i = m /
+/// 2`. `Inf`: `w` into the high halves of the last sums array, beside `S_6`. The points run in
+/// order, each handing over all its blocks, so the halves a sink blends into were written
+/// before.
+struct Points<'a> {
+    /// The regions from [`T_OFF`] on.
     dst: &'a mut [u16],
-    odd: bool,
+    role: Role,
 }
 
-impl Sink for Pairs<'_> {
-    #[inline(always)]
-    fn put(&mut self, k: usize, sums: __m512i) {
-        let dst = &mut self.dst[32 * k..32 * k + 32];
-        // SAFETY: 32 readable and writable words; `point`, the only caller, runs with AVX-512F,
-        // BW and VNNI.
-        unsafe {
-            let v = if self.odd {
-                let even = _mm512_loadu_si512(dst.as_ptr().cast());
-                _mm512_mask_blend_epi16(0xaaaa_aaaa, even, redc_high(sums))
-            } else {
-                redc_low(sums)
-            };
-            _mm512_storeu_si512(dst.as_mut_ptr().cast(), v);
-        }
-    }
-}
-
-/// Toom-4 evaluation of four limbs (lane-wise) at `0, 1, -1, 2, -2, 1/2` (as `8 A(1/2)`) and
-/// `inf`. `RED = 0`: no reduction (limbs in `{-1, 0, 1}`: points within 15); `1`: the limbs
-/// within 2304 of zero, `2 a1 + 8 a3` and `8 a0 + 2 a2` reduced (points within 13,824); `2`:
-/// as `1`, then every point reduced (within 2304).
+/// `old` with the high halves of its 32-bit lanes replaced by the low halves of `new`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-fn eval<const RED: u8>([a0, a1, a2, a3]: [__m512i; 4]) -> [__m512i; PTS] {
-    let (e0, e1) = (_mm512_add_epi16(a0, a2), _mm512_add_epi16(a1, a3));
-    let f0 = _mm512_add_epi16(a0, _mm512_slli_epi16(a2, 2));
-    let mut f1 = _mm512_add_epi16(_mm512_slli_epi16(a1, 1), _mm512_slli_epi16(a3, 3));
-    let mut g0 = _mm512_add_epi16(_mm512_slli_epi16(a0, 3), _mm512_slli_epi16(a2, 1));
-    let g1 = _mm512_add_epi16(_mm512_slli_epi16(a1, 2), a3);
-    if RED >= 1 {
-        f1 = barrett(f1);
-        g0 = barrett(g0);
-    }
-    let mut p = [
-        a0,
-        _mm512_add_epi16(e0, e1),
-        _mm512_sub_epi16(e0, e1),
-        _mm512_add_epi16(f0, f1),
-        _mm512_sub_epi16(f0, f1),
-        _mm512_add_epi16(g0, g1),
-        a3,
-    ];
-    if RED == 2 {
-        for x in p.iter_mut().take(PTS - 1).skip(1) {
-            *x = barrett(*x);
+fn into_high(old: __m512i, new: __m512i) -> __m512i {
+    _mm512_mask_blend_epi16(0xaaaa_aaaa, old, _mm512_slli_epi32(new, 16))
+}
+
+impl Sink for Points<'_> {
+    #[inline(always)]
+    fn put(&mut self, k: usize, sums: __m512i) {
+        const S: usize = S_OFF - T_OFF;
+        const D: usize = D_OFF - T_OFF;
+        let at = 32 * k;
+        // SAFETY: `point`, the only caller, runs with AVX-512F, BW and VNNI, the features of
+        // the functions called here.
+        unsafe {
+            match self.role {
+                Role::Plus => st(self.dst, at, redc_low(sums)),
+                Role::Inf => {
+                    let at = S + 3 * PV_STRIDE + at;
+                    let old = ld(self.dst, at);
+                    st(
+                        self.dst,
+                        at,
+                        _mm512_mask_blend_epi16(0xaaaa_aaaa, old, redc_high(sums)),
+                    );
+                }
+                Role::Minus(m) => {
+                    let (t, w) = (ld(self.dst, at), redc_low(sums));
+                    let (s, d) = (_mm512_add_epi16(t, w), _mm512_sub_epi16(t, w));
+                    let (s_at, d_at) = (S + m / 2 * PV_STRIDE + at, D + m / 2 * PV_STRIDE + at);
+                    if m % 2 == 0 {
+                        st(self.dst, s_at, s);
+                        st(self.dst, d_at, d);
+                    } else {
+                        st(self.dst, s_at, into_high(ld(self.dst, s_at), s));
+                        st(self.dst, d_at, into_high(ld(self.dst, d_at), d));
+                    }
+                }
+            }
         }
     }
-    p
 }
 
 /// Coefficients `start .. start + 32` of a polynomial of `P` coefficients (zero past `P`).
@@ -314,30 +467,58 @@ fn load_i8(x: &[i8], start: usize) -> __m512i {
 }
 
 /// Evaluates the operand whose 32 coefficients at `c` of limb `i` [`load_i16`] or
-/// [`load_i8`] gives (`RED` as in [`eval`]; the limbs of a general operand are reduced first,
-/// whatever `RED`) into `dst` (`PTS` strides of [`BS`]: 16 zeros, the `N` values, zeros).
+/// [`load_i8`] gives (the limbs of a general operand reduced by [`barrett`] first) into `dst`
+/// (`PTS` strides of [`BS`]: 16 zeros, the `N` values, zeros), points `x_0, -x_0, x_1, ...,
+/// inf` (see the module documentation).
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn stage<const RED: u8>(x: Rhs<'_>, dst: &mut [u16]) {
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn stage(x: Rhs<'_>, dst: &mut [u16]) {
     assert!(dst.len() == PTS * BS);
     for p in 0..PTS {
         dst[p * BS..p * BS + 16].fill(0);
         dst[p * BS + 16 + N..(p + 1) * BS].fill(0);
     }
     for c in (0..N).step_by(32) {
-        let mut limbs = [_mm512_setzero_si512(); 4];
-        for (i, limb) in limbs.iter_mut().enumerate() {
+        let mut a = [_mm512_setzero_si512(); LIMBS];
+        for (i, limb) in a.iter_mut().enumerate() {
             *limb = match x {
                 Rhs::Small(s) => load_i8(s, i * N + c),
                 Rhs::General(g) => barrett(load_i16(g, i * N + c)),
             };
         }
-        for (p, v) in eval::<RED>(limbs).into_iter().enumerate() {
-            let at = p * BS + 16 + c;
-            let d = &mut dst[at..at + 32];
-            // SAFETY: 32 writable words (AVX-512F enabled).
-            unsafe { _mm512_storeu_si512(d.as_mut_ptr().cast(), v) };
+        // the limb pairs (a0, a2), (a4, a6), (a1, a3), (a5, a7), by the coefficients of each
+        // 128-bit lane's low (h = 0) and high (h = 1) half; vpackssdw puts them back in order
+        let mut pairs = [[_mm512_setzero_si512(); 2]; 4];
+        for (pr, (i, j)) in pairs.iter_mut().zip([(0, 2), (4, 6), (1, 3), (5, 7)]) {
+            *pr = [
+                _mm512_unpacklo_epi16(a[i], a[j]),
+                _mm512_unpackhi_epi16(a[i], a[j]),
+            ];
         }
+        for (m, ev) in EVAL.iter().enumerate() {
+            let mut c4 = [_mm512_setzero_si512(); 4];
+            for (c, &e) in c4.iter_mut().zip(ev) {
+                *c = _mm512_set1_epi32(e);
+            }
+            let (mut plus, mut minus) = ([_mm512_setzero_si512(); 2], [_mm512_setzero_si512(); 2]);
+            for h in 0..2 {
+                let e = dpwssd(_mm512_madd_epi16(c4[0], pairs[0][h]), c4[1], pairs[1][h]);
+                let o = dpwssd(_mm512_madd_epi16(c4[2], pairs[2][h]), c4[3], pairs[3][h]);
+                plus[h] = redc_wide(_mm512_add_epi32(e, o));
+                minus[h] = redc_wide(_mm512_sub_epi32(e, o));
+            }
+            st(
+                dst,
+                2 * m * BS + 16 + c,
+                _mm512_packs_epi32(plus[0], plus[1]),
+            );
+            st(
+                dst,
+                (2 * m + 1) * BS + 16 + c,
+                _mm512_packs_epi32(minus[0], minus[1]),
+            );
+        }
+        st(dst, 2 * PAIRS * BS + 16 + c, a[7]);
     }
 }
 
@@ -347,54 +528,25 @@ fn tf_mul(ws: &mut Workspace, a: &[i16], b: Rhs<'_>, out: &mut [i16]) {
     let ws = &mut ws.0[..];
     let (abuf, rest) = ws.split_at_mut(B_OFF);
     let (bbuf, rest) = rest.split_at_mut(WIN_OFF - B_OFF);
-    let (win, pv) = rest.split_at_mut(WIN_LEN);
-    match b {
-        Rhs::Small(_) => {
-            stage::<1>(Rhs::General(a), abuf);
-            stage::<0>(b, bbuf);
-        }
-        Rhs::General(_) => {
-            stage::<2>(Rhs::General(a), abuf);
-            stage::<2>(b, bbuf);
-        }
-    }
-    // in order of p, each product handing over all its blocks: an odd point's sink blends
-    // into what the even point before it stored ([`Pairs`])
+    let (win, dst) = rest.split_at_mut(WIN_LEN);
+    stage(Rhs::General(a), abuf);
+    stage(b, bbuf);
+    // in order of p, each product handing over all its blocks ([`Points`])
     for p in 0..PTS {
         pairs::<D>(&bbuf[p * BS..(p + 1) * BS], win);
+        let role = match p {
+            _ if p == PTS - 1 => Role::Inf,
+            _ if p % 2 == 0 => Role::Plus,
+            _ => Role::Minus(p / 2),
+        };
         point::<G, D, C1, C2, EX, _>(
             &abuf[p * BS + 16..p * BS + 16 + N],
             win,
-            &mut Pairs {
-                dst: &mut pv[(p / 2) * PV_STRIDE..(p / 2 + 1) * PV_STRIDE],
-                odd: p % 2 == 1,
-            },
+            &mut Points { dst, role },
         );
     }
     interpolate(ws, out);
 }
-
-/// `K` as `vpdpwssd` operands: entry `k` of row `j` pairs the factors of points `2 k` (low
-/// word) and `2 k + 1` (high word; zero for `k = 3`).
-const K_PAIRS: [[i32; 4]; PTS] = {
-    let mut r = [[0i32; 4]; PTS];
-    let mut j = 0;
-    while j < PTS {
-        let mut k = 0;
-        while k < 4 {
-            let lo = K[j][2 * k] as u16 as u32;
-            let hi = if 2 * k + 1 < PTS {
-                K[j][2 * k + 1] as u16 as u32
-            } else {
-                0
-            };
-            r[j][k] = (lo | (hi << 16)) as i32;
-            k += 1;
-        }
-        j += 1;
-    }
-    r
-};
 
 /// 32 words of `s` from `at`.
 #[inline]
@@ -414,37 +566,52 @@ fn st(s: &mut [u16], at: usize, v: __m512i) {
     unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
 }
 
-/// Interpolation, fold and final reduction from the pairs of points (at [`PV_OFF`] of `ws`).
+/// Interpolation, fold and final reduction from the arrays of sums and differences (at
+/// [`S_OFF`] and [`D_OFF`] of `ws`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 fn interpolate(ws: &mut [u16], out: &mut [i16]) {
     let (full, rest) = ws.split_at_mut(WIN_OFF);
-    let (full, pv) = (&mut full[..FULL], &rest[PV_OFF - WIN_OFF..]);
+    let full = &mut full[..FULL];
+    let (sums, diffs) = (
+        &rest[S_OFF - WIN_OFF..D_OFF - WIN_OFF],
+        &rest[D_OFF - WIN_OFF..],
+    );
     // The 32-bit sums of vpackssdw's two inputs come out interleaved by four per 128-bit lane:
     // this puts them back in order.
     let order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
-    // Blocks 2 v and 2 v + 1 (16 coefficients each) of the full product: c_j lands at j N =
-    // 192 j, so blocks 2 u and 2 u + 1 of c_j meet there for u = v - 6 j (at most two j).
-    for v in 0..VB {
-        let (mut lo, mut hi) = (_mm512_setzero_si512(), _mm512_setzero_si512());
-        // unrolled, so that the zero entries of K drop out at compile time
-        unroll!(j in [0, 1, 2, 3, 4, 5, 6] {
-            if v >= 6 * j && v - 6 * j < UB {
-                let u = v - 6 * j;
-                unroll!(k in [0, 1, 2, 3] {
-                    if K_PAIRS[j][k] != 0 {
-                        let c = _mm512_set1_epi32(K_PAIRS[j][k]);
-                        let at = k * PV_STRIDE + 64 * u;
-                        lo = dpwssd(lo, c, ld(pv, at));
-                        hi = dpwssd(hi, c, ld(pv, at + 32));
-                    }
-                });
+    // The limb stride N = 96 is three blocks of 32 coefficients: blocks 3 l + r (r < 3) of the
+    // full product are blocks r of c_l and r + 3 of c_(l - 1), where they exist (one even and
+    // one odd j). The three blocks' six sums run side by side, each factor broadcast once.
+    for l in 0..=PTS {
+        let mut acc = [_mm512_setzero_si512(); 6];
+        for (j, u0) in [(l, 0), (l.wrapping_sub(1), UB / 2)] {
+            if j >= PTS {
+                continue;
             }
-        });
-        let y = _mm512_packs_epi32(redc_wide(lo), redc_wide(hi));
-        st(full, 32 * v, _mm512_permutexvar_epi64(order, y));
+            let (src, row) = if j % 2 == 0 {
+                (sums, &EVEN_PAIRS[j / 2])
+            } else {
+                (diffs, &ODD_PAIRS[j / 2])
+            };
+            for (k, &f) in row.iter().enumerate() {
+                let c = _mm512_set1_epi32(f);
+                for (r, s) in acc.iter_mut().enumerate() {
+                    // sums 2 i and 2 i + 1: the two halves of block u0 + i of c_j
+                    *s = dpwssd(*s, c, ld(src, k * PV_STRIDE + 64 * u0 + 32 * r));
+                }
+            }
+        }
+        for r in 0..3 {
+            let y = _mm512_packs_epi32(redc_wide(acc[2 * r]), redc_wide(acc[2 * r + 1]));
+            st(
+                full,
+                96 * l + 32 * r,
+                _mm512_permutexvar_epi64(order, barrett(y)),
+            );
+        }
     }
-    full[8 * N..].fill(0);
+    full[16 * N..].fill(0);
     // Fold mod x^761 - x - 1: r_i = c_i + c_(i + 761) + c_(i + 760) (the last for i >= 1),
     // then the Montgomery product by FINAL and the centred representative.
     let (fin, finq, q) = (
@@ -494,32 +661,81 @@ mod tests {
         v
     }
 
-    /// `K` is `360` times the inverse of the evaluation matrix, and the constants are what
-    /// their documentation says.
+    /// The words of a `vpdpwssd` operand, signed.
+    fn words(p: i32) -> [i64; 2] {
+        [i64::from(p as i16), i64::from((p >> 16) as i16)]
+    }
+
+    /// The evaluation constants give `2^16 A(±x_m)` and the interpolation matrices invert the
+    /// evaluation (at random and extreme coefficients, mod `q`), as the pipeline applies them:
+    /// sums and differences of the points, `C(inf)` beside `S_6`.
     #[test]
     fn constants() {
-        let pts: [(i64, i64); PTS] = [(0, 1), (1, 1), (-1, 1), (2, 1), (-2, 1), (1, 2), (1, 0)];
-        // row p of V: the point (x : y) applied to c_0 .. c_6 (homogeneous, degree 6)
-        let v: Vec<Vec<i64>> = pts
-            .iter()
-            .map(|&(x, y)| (0..7u32).map(|j| x.pow(j) * y.pow(6 - j)).collect())
-            .collect();
-        for (j, row) in K.iter().enumerate() {
-            for i in 0..PTS {
-                let s: i64 = row
+        let q = i64::from(Q);
+        let mut rng = ChaCha8Rng::seed_from_u64(15);
+        let mut cases: Vec<Vec<i64>> = vec![vec![q - 1; PTS], vec![1; PTS]];
+        cases.extend((0..200).map(|_| (0..PTS).map(|_| rng.gen_range(0..q)).collect()));
+        for c in &cases {
+            // evaluation: c as the 8 limbs a_0 .. a_7 (the first eight coefficients)
+            let a = &c[..LIMBS];
+            for (m, ev) in EVAL.iter().enumerate() {
+                let x = m as i64 + 1;
+                let [e0, e2] = words(ev[0]);
+                let [e4, e6] = words(ev[1]);
+                let [o1, o3] = words(ev[2]);
+                let [o5, o7] = words(ev[3]);
+                let e = a[0] * e0 + a[2] * e2 + a[4] * e4 + a[6] * e6;
+                let o = a[1] * o1 + a[3] * o3 + a[5] * o5 + a[7] * o7;
+                for (sign, v) in [(1, e + o), (-1, e - o)] {
+                    let want: i64 = (0..LIMBS as u32)
+                        .map(|i| a[i as usize] * (sign * x).pow(i))
+                        .sum();
+                    assert_eq!((v - (want << 16)).rem_euclid(q), 0, "point {}", sign * x);
+                }
+            }
+            // interpolation: c as the 15 coefficients of a product
+            let at = |x: i64| -> i64 {
+                (0..PTS as u32)
+                    .map(|j| c[j as usize] * pow_mod(x, j.into(), q))
+                    .sum::<i64>()
+                    % q
+            };
+            let s: Vec<i64> = (1..=PAIRS as i64).map(|x| at(x) + at(-x)).collect();
+            let d: Vec<i64> = (1..=PAIRS as i64).map(|x| at(x) - at(-x)).collect();
+            let mut ev_in = s.clone();
+            ev_in.push(c[PTS - 1]);
+            let mut od_in = d.clone();
+            od_in.push(0);
+            for (j, &cj) in c.iter().enumerate() {
+                let (row, src) = if j % 2 == 0 {
+                    (&EVEN_PAIRS[j / 2], &ev_in)
+                } else {
+                    (&ODD_PAIRS[j / 2], &od_in)
+                };
+                let got: i64 = row
                     .iter()
-                    .zip(&v)
-                    .map(|(&k, vp)| i64::from(k) * vp[i])
+                    .enumerate()
+                    .map(|(k, &f)| {
+                        let [lo, hi] = words(f);
+                        lo * src[2 * k] + hi * src[2 * k + 1]
+                    })
                     .sum();
-                assert_eq!(s, if i == j { K_SCALE } else { 0 }, "row {j}, column {i}");
+                assert_eq!((got - cj).rem_euclid(q), 0, "c_{j}");
             }
         }
-        let q = i64::from(Q);
+        // every matrix entry is a centred residue
+        for &p in EVAL
+            .iter()
+            .flatten()
+            .chain(EVEN_PAIRS.iter().flatten())
+            .chain(ODD_PAIRS.iter().flatten())
+        {
+            for w in words(p) {
+                assert!(w.abs() <= q / 2);
+            }
+        }
         assert_eq!((i64::from(QINV) * q).rem_euclid(1 << 16), 1);
-        assert_eq!(
-            (i64::from(FINAL) * K_SCALE).rem_euclid(q),
-            pow_mod(2, 48, q)
-        );
+        assert_eq!(i64::from(FINAL).rem_euclid(q), pow_mod(2, 48, q));
         assert_eq!(
             i64::from(FINAL_QINV).rem_euclid(1 << 16),
             (i64::from(FINAL) * i64::from(QINV)).rem_euclid(1 << 16)
@@ -569,6 +785,7 @@ mod tests {
                 assert_eq!(lo[i] >> 16, 0);
                 assert_eq!(lo[i] as u16 as i16 as i64, w);
                 assert_eq!((high[i] >> 16) as u16 as i16 as i64, w);
+                assert_eq!(high[i] & 0xffff, 0);
                 assert_eq!((w * (1 << 16) - s).rem_euclid(i64::from(Q)), 0, "redc({s})");
                 assert!(
                     w.abs() <= s.abs() / (1 << 16) + i64::from(Q) / 2 + 1,
@@ -598,18 +815,9 @@ mod tests {
             let s = (0..P).map(|_| rng.gen_range(-1..=1)).collect();
             cases.push((a, s));
         }
-        let spots = [
-            0,
-            1,
-            N - 1,
-            N,
-            2 * N - 1,
-            2 * N,
-            3 * N - 1,
-            3 * N,
-            P - 2,
-            P - 1,
-        ];
+        // both ends and every limb boundary
+        let mut spots = vec![0, 1, P - 2, P - 1];
+        spots.extend((1..LIMBS).flat_map(|l| [l * N - 1, l * N]));
         for &i in &spots {
             for &j in &spots {
                 let (mut a, mut s) = (vec![0i16; P], vec![0i8; P]);
