@@ -15,7 +15,7 @@
 //! 1. **Toom-4 evaluation** of both operands (zero-padded to `4 N`) at `0, 1, -1, 2, -2, 1/2`
 //!    (as `8 A(1/2)`) and `inf` ([`super::toom::eval4`]): seven polynomials of `N`
 //!    coefficients each, mod `2^16`.
-//! 2. **Point products** (the kernel is shared with NTRU Prime's Toom-4 product:
+//! 2. **Point products** (the kernel is shared with NTRU Prime's Toom-8 product:
 //!    [`crate::rings::vnni_conv`]), each a linear convolution `P = A B` of `N x N`
 //!    coefficients. The 16 outputs `P_(16 t .. 16 t + 16)` live in one vector of 32-bit sums; the broadcast pair
 //!    `(A_(2 m), A_(2 m + 1))` times the window `W_s` (lane `i` the pair `(B_(s + i),

@@ -46,7 +46,7 @@
 //! (`direct.rs`: 135 points of 16-coefficient blocks, three transforms), which the 512-bit
 //! backend cannot use as is (a vector would hold two blocks, and the odd distances of the radix-3
 //! and radix-5 layers would need lane permutations). Where the CPU runs AVX-512 VNNI at full
-//! rate, the AVX-512 backend takes the `R/q` products to Toom-4 over `vpdpwssd` convolutions
+//! rate, the AVX-512 backend takes the `R/q` products to Toom-8 over `vpdpwssd` convolutions
 //! (`toom_vnni.rs`); the `R/3` product stays here.
 
 use super::{P, Q};

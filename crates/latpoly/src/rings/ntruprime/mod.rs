@@ -45,10 +45,12 @@
 //!   `3 · 761 · 2295 < 7681 · 10753 / 2` for [`mul_rq_small`] (two primes) and
 //!   `3 · 761 < 7681 / 2` for [`mul_r3`] (one prime), so the CRT is exact.
 //! * **AVX-512 with VNNI at full rate** (not AMD Zen 4): [`mul_rq`] and [`mul_rq_small`] by
-//!   Toom-4 modulo 4591, whose seven point products are schoolbook convolutions on `vpdpwssd`
-//!   (`toom_vnni.rs`: 2.1 µs for either product against 2.7 and 4.1 µs for the transforms,
-//!   in-process on the Intel host of the thirty-first session; on AMD Zen 5 only [`mul_rq`], as
-//!   the transforms are the faster `R/q × small` product there, 1.25 against 1.33 µs);
+//!   Toom-8 modulo 4591, whose fifteen point products are schoolbook convolutions on
+//!   `vpdpwssd` (`toom_vnni.rs`: 1.5-1.6 µs for either product in-process on the Intel host
+//!   of the fifty-sixth session, against 1.7-1.8 µs for the Toom-4 before it; that Toom-4 took
+//!   2.1 µs against 2.7 and 4.1 µs for the transforms on the Intel host of the thirty-first
+//!   session; on AMD Zen 5 only [`mul_rq`], as the transforms were the faster `R/q × small`
+//!   product there against that Toom-4, 1.25 against 1.33 µs, Toom-8 not measured there);
 //!   [`mul_r3`] keeps its one-prime transform, faster than either.
 //!
 //! [`Multiplier`] picks the backend once (best available, capped by the

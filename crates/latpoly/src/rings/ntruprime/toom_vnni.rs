@@ -300,10 +300,11 @@ impl PrimeVnni {
     }
 
     /// The token where [`PrimeVnni::mul_rq_small`] is also faster than the AVX-512 transforms
-    /// of `fast.rs`: not on AMD Zen 5, where the transforms take 1.25 µs for `R/q × small`
-    /// against 1.33 µs for this product (minima of 200 batches of 100 in one process; in
-    /// sntrup761 decapsulation, two such products, 6.95-7.06 -> 6.82-6.88 µs). The general
-    /// product is the faster one there too (1.34 µs against 1.92).
+    /// of `fast.rs`: not on AMD Zen 5, where the transforms took 1.25 µs for `R/q × small`
+    /// against 1.33 µs for the Toom-4 that this Toom-8 replaced (minima of 200 batches of 100
+    /// in one process; in sntrup761 decapsulation, two such products, 6.95-7.06 -> 6.82-6.88
+    /// µs); Toom-8, about 15% faster than that Toom-4 on Intel, has not been measured there.
+    /// The general product was the faster one there too (1.34 µs against 1.92).
     pub(crate) fn for_small() -> Option<Self> {
         Self::try_new().filter(|_| !crate::cpu::is_zen5())
     }
