@@ -12,12 +12,12 @@
 //!    and odd parts `E(y) = a0 + a2 y + a4 y^2 + a6 y^3` and `x O(y)` are four `vpdpwssd` on
 //!    limbs interleaved in pairs (`(a0, a2)`, ...) by constants `2^16 x^i mod q` (centred),
 //!    and `A(±x) = E(y) ± x O(y)` is brought back to 16 bits by a signed Montgomery reduction:
-//!    exact mod `q`, within `8 · 2304 · 2295 / 2^16 + q / 2 < 2940` of zero. `A(inf) = a7`.
+//!    exact mod `q`, within 2681 of zero. `A(inf) = a7`.
 //! 2. **Point products**: fifteen linear convolutions of `N x N` coefficients, `8 G (G + 1) =
 //!    336` `vpdpwssd` each (5,040 in all, against 8,736 for the seven of a Toom-4 with limbs of
 //!    192 and `761^2 / 32 = 18,097` for a schoolbook of the whole product). The 32-bit sums
-//!    are exact (below `96 · 2940^2 < 2^30`), each brought back to 16 bits by a Montgomery
-//!    reduction (`w = s · 2^-16 mod q`, `|w| < 14,960`). The sinks ([`Points`]) keep
+//!    are exact (below `96 · 2681^2 < 2^30`), each brought back to 16 bits by a Montgomery
+//!    reduction (`w = s · 2^-16 mod q`, `|w| <= 12,825`). The sinks ([`Points`]) keep
 //!    `S_m = C(x_m) + C(-x_m)` and `D_m = C(x_m) - C(-x_m)`, as pairs `(S_2k, S_2k+1)` and
 //!    `(D_2k, D_2k+1)` in 32-bit lanes, `C(inf)` beside `S_6` (and zero beside `D_6`).
 //! 3. **Interpolation**: the even coefficients `c_2i` of the product are the polynomial
@@ -26,8 +26,9 @@
 //!    ([`EVEN`], [`ODD`], from the inverse of the Vandermonde matrix of the `y_m`) applied with
 //!    `vpdpwssd` to the pairs, four per 16 coefficients of each `c_j`. The two limbs `c_j`
 //!    (one even, one odd `j`) that meet in a block of the full product are summed exactly in
-//!    32 bits (below `15 · 2295 · 29,920 < 2^30`), reduced once and brought within 2304 of
-//!    zero (Barrett). Then the fold modulo `x^761 - x - 1` in 16-bit lanes, one Montgomery
+//!    32 bits and reduced once. Then the fold modulo `x^761 - x - 1` in 16-bit lanes (the
+//!    bounds of every step, checked at compile time by [`pipeline_bound`], keep the sum of
+//!    three reduced blocks within `i16`), one Montgomery
 //!    product by `2^48 mod q` (for the three `2^-16` of the reductions) and the centred
 //!    representative.
 //!
@@ -83,6 +84,10 @@ const S_OFF: usize = T_OFF + PV_STRIDE;
 const D_OFF: usize = S_OFF + 4 * PV_STRIDE;
 const TOTAL: usize = D_OFF + 4 * PV_STRIDE;
 const _: () = assert!(FULL <= WIN_OFF);
+const _: () = {
+    let q = Q as i64;
+    assert!(3 * BLOCK_BOUND * (q - 1) / 2 + (1 << 15) * q < (3 * q / 2) << 16);
+};
 
 /// `q^-1 mod 2^16`.
 const QINV: i16 = inv_2_16(Q as i16);
@@ -256,6 +261,82 @@ const ODD_PAIRS: [[i32; 4]; PAIRS] = {
 const FINAL: i16 = centre(pow_mod(2, 48, Q as i64), Q as i64) as i16;
 /// `FINAL · q^-1 mod 2^16`.
 const FINAL_QINV: i16 = FINAL.wrapping_mul(QINV);
+
+/// Largest magnitude a signed Montgomery reduction of 32-bit sums may take.
+const REDC_LIMIT: i64 = (1 << 31) - (1 << 16) * Q as i64;
+
+/// Bound on the Montgomery reduction of a sum of magnitude at most `s`: `|s - t q| / 2^16 <=
+/// (s + 2^15 q) / 2^16`, an integer, so at most `floor(s / 2^16) + 2296`.
+const fn redc_bound(s: i64) -> i64 {
+    assert!(s < REDC_LIMIT);
+    s / (1 << 16) + (Q as i64 + 1) / 2
+}
+
+/// `[|lo|, |hi|]` of a `vpdpwssd` operand.
+const fn abs_words(p: i32) -> [i64; 2] {
+    [(p as i16 as i64).abs(), ((p >> 16) as i16 as i64).abs()]
+}
+
+/// The magnitude bounds of the pipeline for these points and matrices, the worst case of
+/// either product (a small operand's points are below a general one's), checked at compile
+/// time. Returns the bound on a block of the full product after its reduction.
+///
+/// * Points: limbs within 2304 (Barrett), so `|A(±x_m)| <= redc_bound(2304 · sum |EVAL[m]|)`
+///   (at most 2681), `|A(inf)| <= 2304`.
+/// * Point products: below `96 |A|^2` (an `N`-term convolution), reduced by the sinks; `S_m`
+///   and `D_m` add two of those in 16 bits.
+/// * Interpolation: a block sums one row of [`EVEN`] and one of [`ODD`] (`c_2i` meets
+///   `c_(2i - 1)` or `c_(2i + 1)`) times those bounds; reduced, three of them (the fold) must
+///   stay in `i16`.
+const fn pipeline_bound() -> i64 {
+    // bounds on the inputs of the interpolation: S_0 .. S_6, C(inf) and D_0 .. D_6, 0
+    let (mut even, mut odd) = ([0; 8], [0; 8]);
+    let mut m = 0;
+    while m < PAIRS {
+        let mut s = 0;
+        let mut k = 0;
+        while k < 4 {
+            let [lo, hi] = abs_words(EVAL[m][k]);
+            s += lo + hi;
+            k += 1;
+        }
+        let a = redc_bound(2304 * s);
+        // S_m and D_m: two reduced point products
+        even[m] = 2 * redc_bound(96 * a * a);
+        odd[m] = even[m];
+        assert!(even[m] <= i16::MAX as i64);
+        m += 1;
+    }
+    even[PAIRS] = redc_bound(96 * 2304 * 2304);
+    let mut worst = 0;
+    let mut i = 0;
+    while i <= PAIRS {
+        // the odd rows i - 1 and i
+        let mut o = if i == 0 { 0 } else { i - 1 };
+        while o <= i && o < PAIRS {
+            let mut sum = 0;
+            let mut k = 0;
+            while k < 4 {
+                let ([e0, e1], [d0, d1]) =
+                    (abs_words(EVEN_PAIRS[i][k]), abs_words(ODD_PAIRS[o][k]));
+                sum +=
+                    e0 * even[2 * k] + e1 * even[2 * k + 1] + d0 * odd[2 * k] + d1 * odd[2 * k + 1];
+                k += 1;
+            }
+            if sum > worst {
+                worst = sum;
+            }
+            o += 1;
+        }
+        i += 1;
+    }
+    let block = redc_bound(worst);
+    assert!(3 * block <= i16::MAX as i64);
+    block
+}
+/// The bound on a reduced block of the full product (see [`pipeline_bound`]): three of them,
+/// the fold's sum, stay within `i16`, so no Barrett step comes between.
+const BLOCK_BOUND: i64 = pipeline_bound();
 
 /// Proof that the CPU runs AVX-512F, BW and VNNI at full rate
 /// ([`crate::rings::vnni_conv::full_rate_vnni`]).
@@ -605,11 +686,7 @@ fn interpolate(ws: &mut [u16], out: &mut [i16]) {
         }
         for r in 0..3 {
             let y = _mm512_packs_epi32(redc_wide(acc[2 * r]), redc_wide(acc[2 * r + 1]));
-            st(
-                full,
-                96 * l + 32 * r,
-                _mm512_permutexvar_epi64(order, barrett(y)),
-            );
+            st(full, 96 * l + 32 * r, _mm512_permutexvar_epi64(order, y));
         }
     }
     full[16 * N..].fill(0);
@@ -637,7 +714,8 @@ fn interpolate(ws: &mut [u16], out: &mut [i16]) {
             mulhi_epi16_512(z, fin),
             mulhi_epi16_512(_mm512_mullo_epi16(z, finq), q),
         );
-        // |r| <= (|z| (q - 1) / 2 + 2^15 q) / 2^16 < q: one correction each way
+        // |z| <= 3 BLOCK_BOUND < 2^15, so |r| <= (|z| (q - 1) / 2 + 2^15 q) / 2^16 < 3q / 2:
+        // one correction each way
         let r = _mm512_mask_sub_epi16(r, _mm512_cmpgt_epi16_mask(r, half), r, q);
         let r = _mm512_mask_add_epi16(r, _mm512_cmplt_epi16_mask(r, neg_half), r, q);
         let o = &mut out[i..i + 32];
