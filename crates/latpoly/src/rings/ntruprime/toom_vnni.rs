@@ -648,6 +648,27 @@ fn st(s: &mut [u16], at: usize, v: __m512i) {
     unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
 }
 
+/// The four arrays of pairs of sums or of differences.
+type Arrays = [u16; 4 * PV_STRIDE];
+
+/// Adds blocks `U0 .. U0 + 3` of `c_j` to `acc` (the low and high 16 coefficients of each):
+/// row `j / 2` of [`EVEN_PAIRS`] times the sums, or of [`ODD_PAIRS`] times the differences.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+fn limb<const U0: usize>(acc: &mut [__m512i; 6], j: usize, sums: &Arrays, diffs: &Arrays) {
+    let (src, row) = if j % 2 == 0 {
+        (sums, &EVEN_PAIRS[j / 2])
+    } else {
+        (diffs, &ODD_PAIRS[j / 2])
+    };
+    for (k, &f) in row.iter().enumerate() {
+        let c = _mm512_set1_epi32(f);
+        for (r, s) in acc.iter_mut().enumerate() {
+            *s = dpwssd(*s, c, ld(src, k * PV_STRIDE + 64 * U0 + 32 * r));
+        }
+    }
+}
+
 /// Interpolation, fold and final reduction from the arrays of sums and differences (at
 /// [`S_OFF`] and [`D_OFF`] of `ws`).
 #[inline]
@@ -655,10 +676,9 @@ fn st(s: &mut [u16], at: usize, v: __m512i) {
 fn interpolate(ws: &mut [u16], out: &mut [i16]) {
     let (full, rest) = ws.split_at_mut(WIN_OFF);
     let full = &mut full[..FULL];
-    let (sums, diffs) = (
-        &rest[S_OFF - WIN_OFF..D_OFF - WIN_OFF],
-        &rest[D_OFF - WIN_OFF..],
-    );
+    // arrays of a known length, so that the loads of `limb` need no bounds checks
+    let sums: &Arrays = rest[S_OFF - WIN_OFF..D_OFF - WIN_OFF].try_into().unwrap();
+    let diffs: &Arrays = rest[D_OFF - WIN_OFF..TOTAL - WIN_OFF].try_into().unwrap();
     // The 32-bit sums of vpackssdw's two inputs come out interleaved by four per 128-bit lane:
     // this puts them back in order.
     let order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
@@ -667,22 +687,11 @@ fn interpolate(ws: &mut [u16], out: &mut [i16]) {
     // one odd j). The three blocks' six sums run side by side, each factor broadcast once.
     for l in 0..=PTS {
         let mut acc = [_mm512_setzero_si512(); 6];
-        for (j, u0) in [(l, 0), (l.wrapping_sub(1), UB / 2)] {
-            if j >= PTS {
-                continue;
-            }
-            let (src, row) = if j % 2 == 0 {
-                (sums, &EVEN_PAIRS[j / 2])
-            } else {
-                (diffs, &ODD_PAIRS[j / 2])
-            };
-            for (k, &f) in row.iter().enumerate() {
-                let c = _mm512_set1_epi32(f);
-                for (r, s) in acc.iter_mut().enumerate() {
-                    // sums 2 i and 2 i + 1: the two halves of block u0 + i of c_j
-                    *s = dpwssd(*s, c, ld(src, k * PV_STRIDE + 64 * u0 + 32 * r));
-                }
-            }
+        if l < PTS {
+            limb::<0>(&mut acc, l, sums, diffs);
+        }
+        if l > 0 {
+            limb::<{ UB / 2 }>(&mut acc, l - 1, sums, diffs);
         }
         for r in 0..3 {
             let y = _mm512_packs_epi32(redc_wide(acc[2 * r]), redc_wide(acc[2 * r + 1]));
