@@ -656,7 +656,7 @@ type Arrays = [u16; 4 * PV_STRIDE];
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
 fn limb<const U0: usize>(acc: &mut [__m512i; 6], j: usize, sums: &Arrays, diffs: &Arrays) {
-    let (src, row) = if j % 2 == 0 {
+    let (src, row) = if j.is_multiple_of(2) {
         (sums, &EVEN_PAIRS[j / 2])
     } else {
         (diffs, &ODD_PAIRS[j / 2])
