@@ -153,7 +153,8 @@ pub(crate) const fn pow_mod(mut b: i64, mut e: i64, m: i64) -> i64 {
     r
 }
 
-const fn inv_mod(a: i64, m: i64) -> i64 {
+/// `a^-1 mod m` for a prime `m` (also for the constants of `toom_vnni.rs`).
+pub(crate) const fn inv_mod(a: i64, m: i64) -> i64 {
     pow_mod(a, m - 2, m) // m prime
 }
 

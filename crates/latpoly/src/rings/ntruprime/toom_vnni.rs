@@ -38,7 +38,7 @@
 
 #![allow(unsafe_code)]
 
-use super::fast::{barrett_v, centre, inv_2_16, pow_mod};
+use super::fast::{barrett_v, centre, inv_2_16, inv_mod, pow_mod};
 use super::{P, PADDED, Q};
 use crate::arith::mulhi_x86::mulhi_epi16_512;
 use crate::rings::vnni_conv::{dpwssd, full_rate_vnni, lanes16, pairs, point, Sink};
@@ -156,7 +156,7 @@ const fn vandermonde_inverse() -> [[i64; PAIRS]; PAIRS] {
         let (t, u) = (a[r], inv[r]);
         (a[r], inv[r]) = (a[c], inv[c]);
         (a[c], inv[c]) = (t, u);
-        let p = pow_mod(a[c][c], q - 2, q);
+        let p = inv_mod(a[c][c], q);
         let mut i = 0;
         while i < PAIRS {
             a[c][i] = a[c][i] * p % q;
@@ -213,7 +213,7 @@ const ODD: [[i64; PAIRS]; PAIRS] = {
     while i < PAIRS {
         let mut k = 0;
         while k < PAIRS {
-            r[i][k] = w[i][k] * pow_mod(2 * (k as i64 + 1), q - 2, q) % q;
+            r[i][k] = w[i][k] * inv_mod(2 * (k as i64 + 1), q) % q;
             k += 1;
         }
         i += 1;
