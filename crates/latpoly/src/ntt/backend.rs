@@ -31,15 +31,7 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     /// input: `false`, with `a` unchanged, when a value is at least `bound` (`2q`). Default:
     /// [`Kernels::all_below`], then the transform.
     fn inverse_checked(&self, a: &mut [W], bound: W, strict: bool) -> bool {
-        if !self.all_below(a, bound) {
-            return false;
-        }
-        if strict {
-            self.inverse_strict(a);
-        } else {
-            self.inverse_lazy(a);
-        }
-        true
+        check_then_inverse(self, a, bound, strict)
     }
     /// `out = a + b mod q`, inputs `< q`.
     fn add(&self, a: &[W], b: &[W], out: &mut [W]);
@@ -63,12 +55,39 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn product(&self, a: &[W], b: &[W], out: &mut [W], scratch: &mut [W]);
 }
 
+/// [`Kernels::all_below`], then the inverse in place (the default [`Kernels::inverse_checked`]).
+fn check_then_inverse<W: Word, K: Kernels<W> + ?Sized>(
+    k: &K,
+    a: &mut [W],
+    bound: W,
+    strict: bool,
+) -> bool {
+    if !k.all_below(a, bound) {
+        return false;
+    }
+    if strict {
+        k.inverse_strict(a);
+    } else {
+        k.inverse_lazy(a);
+    }
+    true
+}
+
 /// A token whose `#[target_feature]` entry points instantiate the generic drivers.
 pub(crate) trait Entry: Simd + Debug {
     const ISA: Isa;
     fn forward<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
     fn forward_checked(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]) -> bool;
     fn inverse<const STRICT: bool>(self, tb: &SimdTables<Self::W>, q: Self::W, a: &mut [Self::W]);
+    /// [`Entry::inverse`] of an unchecked input (`simd::inverse_checked`): `false`, with `a` as
+    /// it was, when a value is at least `bound`.
+    fn inverse_checked<const STRICT: bool>(
+        self,
+        tb: &SimdTables<Self::W>,
+        q: Self::W,
+        bound: Self::W,
+        a: &mut [Self::W],
+    ) -> bool;
     fn all_below(self, a: &[Self::W], bound: Self::W) -> bool;
     fn add(self, q: Self::W, a: &[Self::W], b: &[Self::W], out: &mut [Self::W]);
     fn sum_extend<const SUB: bool>(
@@ -142,6 +161,17 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
     }
     fn inverse_strict(&self, a: &mut [S::W]) {
         self.s.inverse::<true>(&self.tb, self.q, a)
+    }
+    fn inverse_checked(&self, a: &mut [S::W], bound: S::W, strict: bool) -> bool {
+        if !S::INV_CHECK_THROUGH {
+            return check_then_inverse(self, a, bound, strict);
+        }
+        // The check as the first pass loads the words: no pass of its own.
+        if strict {
+            self.s.inverse_checked::<true>(&self.tb, self.q, bound, a)
+        } else {
+            self.s.inverse_checked::<false>(&self.tb, self.q, bound, a)
+        }
     }
     fn all_below(&self, a: &[S::W], bound: S::W) -> bool {
         Entry::all_below(self.s, a, bound)
@@ -471,7 +501,7 @@ mod tests {
             return;
         };
         let mut rng = ChaCha20Rng::seed_from_u64(51);
-        let zero = super::super::x86::narrow_scratch_is_zero;
+        let zero = super::super::x86::scratch_is_zero;
         for n in [
             16usize, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
         ] {
@@ -707,6 +737,82 @@ mod tests {
             sum_extend_matches::<u32>(n, crate::primes::ntt_primes(30, n, 1).unwrap()[0]);
             for bits in [20, 50, 62] {
                 sum_extend_matches::<u64>(n, crate::primes::ntt_primes(bits, n, 1).unwrap()[0]);
+            }
+        }
+    }
+
+    /// The checked inverse of every backend (`simd::inverse_checked`: the check inside the first
+    /// pass, the transform in the per-thread scratch) against the scalar reference: inputs up to
+    /// `2q - 1` give the reference's strict output, or a lazy one below `2q` and equal mod `q`;
+    /// a value of `2q` or more anywhere (the first and last words, the last lane of the first
+    /// vector, the middle, random places) is refused with the input left as it was, through the
+    /// kernels and through `Plan::inverse` / `inverse_lazy`; and the scratch is zero after
+    /// every call, accepted or refused.
+    fn checked_inverse_matches<W: Word>(n: usize, q: u64) {
+        let mut rng = ChaCha20Rng::seed_from_u64(n as u64 ^ q ^ 57);
+        let reference = Plan::<W>::with_isa(n, q, Isa::Scalar).unwrap();
+        let two_q = W::from_u64(2 * q);
+        let max = u64::MAX >> (64 - W::BITS);
+        #[cfg(target_arch = "x86_64")]
+        let zero = super::super::x86::scratch_is_zero;
+        #[cfg(not(target_arch = "x86_64"))]
+        let zero = || true;
+        for isa in Plan::<W>::available_isas(n, q) {
+            let plan = Plan::<W>::with_isa(n, q, isa).unwrap();
+            let Some(k) = &plan.kernels else { continue };
+            let at = format!("{isa:?} n={n} q={q}");
+            let good: Vec<W> = (0..n)
+                .map(|i| W::from_u64([2 * q - 1, rng.gen_range(0..2 * q), q, 0][i % 4]))
+                .collect();
+            let mut want = good.clone();
+            reference.inverse(&mut want).unwrap();
+            let mut x = good.clone();
+            assert!(k.inverse_checked(&mut x, two_q, true), "{at}");
+            assert!(x == want, "strict {at}");
+            assert!(zero(), "scratch after a strict inverse: {at}");
+            let mut x = good.clone();
+            assert!(k.inverse_checked(&mut x, two_q, false), "{at}");
+            let ok = x
+                .iter()
+                .zip(&want)
+                .all(|(v, w)| v.to_u64() < 2 * q && v.to_u64() % q == w.to_u64());
+            assert!(ok, "lazy {at}");
+            assert!(zero(), "scratch after a lazy inverse: {at}");
+            let lanes = 64 / (W::BITS as usize / 8);
+            let mut positions = vec![0, 1, (lanes - 1).min(n - 1), n / 2, n - 1];
+            positions.extend((0..3).map(|_| rng.gen_range(0..n)));
+            for (j, &pos) in positions.iter().enumerate() {
+                let mut bad = good.clone();
+                bad[pos] = W::from_u64(match j % 3 {
+                    0 => 2 * q,
+                    1 => max,
+                    _ => rng.gen_range(2 * q..=max),
+                });
+                let before = bad.clone();
+                for strict in [true, false] {
+                    assert!(
+                        !k.inverse_checked(&mut bad, two_q, strict),
+                        "{at} pos={pos}"
+                    );
+                    assert!(bad == before, "refused input changed: {at} pos={pos}");
+                    assert!(zero(), "scratch after a refusal: {at} pos={pos}");
+                }
+                assert!(plan.inverse(&mut bad).is_err() && plan.inverse_lazy(&mut bad).is_err());
+                assert!(bad == before, "Plan::inverse changed a refused input: {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn checked_inverse_equals_scalar_and_refuses_without_writing() {
+        for n in (3..=15).map(|k| 1usize << k) {
+            if n <= 2048 {
+                checked_inverse_matches::<u16>(n, 12289);
+            }
+            checked_inverse_matches::<u32>(n, crate::primes::ntt_primes(30, n, 1).unwrap()[0]);
+            for bits in [62, 50, 49] {
+                let q = crate::primes::ntt_primes(bits, n, 1).unwrap()[0];
+                checked_inverse_matches::<u64>(n, q);
             }
         }
     }

@@ -271,6 +271,18 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// or [`fwd_fused_pair`]) instead of reading the whole input once more before the
     /// transform (from L2 on transforms larger than one cache block of [`BLOCK_BYTES`]).
     const FUSED_CHECK: bool = false;
+    /// Whether the checked inverse reads the caller's array through [`Below`] in its first
+    /// pass and runs in a per-thread scratch array ([`inverse_checked`]), instead of checking
+    /// the input in a pass of its own and transforming it in place. The first saves that pass
+    /// but doubles the working set, and its last pass writes other lines than it reads (and
+    /// zeroes the scratch behind it); it pays where the butterflies are dear: the emulated
+    /// 64-bit products. Measured (Intel Xeon, `examples/ntt_bench`, old and new binaries
+    /// alternating): AVX-512 64-bit lanes, 4 x 8192 (60-bit primes) inverse 85.6-85.7 ->
+    /// 80.4-81.1 µs, 32768 111-117 -> 105-108, 4096 10.8-11.0 -> 10.4-10.7; AVX2 64-bit lanes
+    /// 4 x 8192 128-131 -> 127-129, 1024 4.70 -> 4.57-4.65; but IFMA 4096 5.06-5.19 ->
+    /// 5.52-5.75 (64 KB of arrays against a 48 KB level-1 cache), 5 x 8192 (W1-eq) 51.4-52.3 ->
+    /// 54.3-58.0, and AVX-512 32-bit lanes 4 x 8192 32.0-32.3 -> 32.3-33.3.
+    const INV_CHECK_THROUGH: bool = false;
     /// Whether any lane of `v` is at least the same lane of `bound` (unsigned): the range
     /// checks' test ([`all_below`], and the first layer of [`forward_checked`] on backends with
     /// [`Simd::FUSED_CHECK`]: [`fwd_first_checked`], [`fwd_fused_pair`]). Every x86 backend overrides it; the default is the scalar
@@ -533,13 +545,13 @@ const BLOCK_BYTES: usize = 16 * 1024;
 
 /// Words outside a transform's own array that it reads as its input and writes as its output
 /// ([`Io`]), so a transform whose caller's words are of another width
-/// (`ntt/x86/avx2_narrow.rs`: `u64` words, `u32` lanes) converts them inside passes it
-/// makes anyway instead of in passes of their own. Reads: the forward's first memory pass when
-/// the array spans several cache blocks (else a copy before the first layer); each inverse
-/// block's in-register first layers ([`small_group`]; a copy before them on backends whose
-/// blocks start in register blocks, or with a pointwise product first). Writes: each forward
-/// block's in-register last layers (else a copy after them, [`drain`]); the inverse's last
-/// layer.
+/// (`ntt/x86/avx2_narrow.rs`: `u64` words, `u32` lanes) converts them, or whose input must be
+/// checked ([`Below`]: the checked inverse) checks them, inside passes it makes anyway instead
+/// of in passes of their own. Reads: the forward's first memory pass when the array spans
+/// several cache blocks (else a copy before the first layer); each inverse block's first
+/// layers, in registers ([`small_group`], [`regs_block`]; a copy before them with a pointwise
+/// product first). Writes: each forward block's in-register last layers (else a copy after
+/// them, [`drain`]); the inverse's last layer (or last two, [`inv_last_radix4`]).
 pub(crate) trait Outer<S: Simd> {
     /// The outside word.
     type E: Copy;
@@ -554,6 +566,17 @@ pub(crate) trait Outer<S: Simd> {
     /// load; the drivers stop before they write any outside word when it is not).
     fn ok(&self) -> bool {
         true
+    }
+    /// `V` vectors from consecutive outside words ([`Outer::load`] on each; an implementor
+    /// may check them together, as [`Below`] does).
+    #[inline(always)]
+    fn load_block<const V: usize>(&self, s: S, x: &[Self::E], v: &mut [S::V; V]) {
+        let l = S::LANES;
+        unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+            if i < V {
+                v[i] = self.load(s, &x[i * l..(i + 1) * l]);
+            }
+        });
     }
 }
 
@@ -570,6 +593,66 @@ impl<S: Simd> Outer<S> for Own {
     #[inline(always)]
     fn store(&self, s: S, x: &mut [S::W], v: S::V) {
         s.store(x, v)
+    }
+}
+
+/// The transform's own words read with a range check: [`Outer::ok`] says whether every word
+/// loaded so far was below the bound (the lane-wise maximum of the loads, kept in a register
+/// across the first pass). The checked inverse ([`inverse_checked`]) reads the caller's array
+/// through it.
+pub(crate) struct Below<S: Simd> {
+    s: S,
+    max: core::cell::Cell<S::V>,
+    bound: S::V,
+}
+
+impl<S: Simd> Below<S> {
+    #[inline(always)]
+    pub(crate) fn new(s: S, bound: S::W) -> Self {
+        Below {
+            s,
+            max: core::cell::Cell::new(s.splat(S::W::ZERO)),
+            bound: s.splat(bound),
+        }
+    }
+}
+
+impl<S: Simd> Outer<S> for Below<S> {
+    type E = S::W;
+    const BELOW_Q: bool = false;
+    #[inline(always)]
+    fn load(&self, s: S, x: &[S::W]) -> S::V {
+        let v = s.load(x);
+        self.max.set(s.max(self.max.get(), v));
+        v
+    }
+    #[inline(always)]
+    fn store(&self, s: S, x: &mut [S::W], v: S::V) {
+        s.store(x, v)
+    }
+    #[inline(always)]
+    fn ok(&self) -> bool {
+        !self.s.any_ge(self.max.get(), self.bound)
+    }
+    /// The block's maximum as a tree (the register blocks of the first pass have no register
+    /// to spare for a running maximum), then one update of the kept one.
+    #[inline(always)]
+    fn load_block<const V: usize>(&self, s: S, x: &[S::W], v: &mut [S::V; V]) {
+        let l = S::LANES;
+        unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+            if i < V {
+                v[i] = s.load(&x[i * l..(i + 1) * l]);
+            }
+        });
+        let mut m = *v;
+        let mut w = V;
+        while w > 1 {
+            w /= 2;
+            for i in 0..w {
+                m[i] = s.max(m[i], m[i + w]);
+            }
+        }
+        self.max.set(s.max(self.max.get(), m[0]));
     }
 }
 
@@ -1603,10 +1686,35 @@ fn regs_block_v<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, 
     nv: usize,
     bv: usize,
 ) {
+    regs_block_from::<S, INV, STRICT, FULL, M, Own>(s, tb, c, &Own, None, a, v, nv, bv);
+}
+
+/// [`regs_block_v`] reading the block from `src` through `x` when given (else from `a`); the
+/// result goes to `a`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn regs_block_from<
+    S: Simd,
+    const INV: bool,
+    const STRICT: bool,
+    const FULL: bool,
+    const M: u8,
+    X: Outer<S>,
+>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    c: &Consts<S::V>,
+    x: &X,
+    src: Option<&[X::E]>,
+    a: &mut [S::W],
+    v: usize,
+    nv: usize,
+    bv: usize,
+) {
     if v == 16 {
-        regs_block::<S, INV, STRICT, FULL, M, 16>(s, tb, c, a, nv, bv);
+        regs_block::<S, INV, STRICT, FULL, M, 16, X>(s, tb, c, x, src, a, nv, bv);
     } else {
-        regs_block::<S, INV, STRICT, FULL, M, REG_BLOCK>(s, tb, c, a, nv, bv);
+        regs_block::<S, INV, STRICT, FULL, M, REG_BLOCK, X>(s, tb, c, x, src, a, nv, bv);
     }
 }
 
@@ -1617,7 +1725,9 @@ fn regs_block_v<S: Simd, const INV: bool, const STRICT: bool, const FULL: bool, 
 /// `V/2`, merges `1/n`. Fully unrolled: no loop control, one load and one store per vector.
 /// With `nv == V` this is the whole transform ([`forward`]'s or [`inverse`]'s contract); larger
 /// transforms run their outer layers before (forward) or after (inverse) this on every block.
+/// With `src`, the block is read from there through `x` instead of from `a`.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn regs_block<
     S: Simd,
     const INV: bool,
@@ -1625,20 +1735,28 @@ fn regs_block<
     const FULL: bool,
     const M: u8,
     const V: usize,
+    X: Outer<S>,
 >(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
+    x: &X,
+    src: Option<&[X::E]>,
     a: &mut [S::W],
     nv: usize,
     bv: usize,
 ) {
     let mut v = [c.q; V];
-    unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-        if i < V {
-            v[i] = s.load(&a[i * S::LANES..]);
+    match src {
+        Some(src) => x.load_block(s, src, &mut v),
+        None => {
+            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+                if i < V {
+                    v[i] = s.load(&a[i * S::LANES..]);
+                }
+            });
         }
-    });
+    }
     regs_core::<S, INV, STRICT, FULL, M, V>(s, tb, c, &mut v, nv, bv);
     store_block(s, a, &v);
 }
@@ -1813,7 +1931,7 @@ fn fwd_fused_pair<S: Simd, const STRICT: bool, const M: u8, const V: usize>(
     }
     regs_core::<S, false, STRICT, false, M, V>(s, tb, c, &mut v, nv, bv);
     store_block(s, lo, &v);
-    regs_block::<S, false, STRICT, false, M, V>(s, tb, c, hi, nv, bv + V);
+    regs_block::<S, false, STRICT, false, M, V, Own>(s, tb, c, &Own, None, hi, nv, bv + V);
     true
 }
 
@@ -2235,13 +2353,16 @@ fn inv_radix4_quads<S: Simd, const M: u8, const R1: bool, const R2V: bool>(
 /// [`inv_last_bf`] merges it: the butterflies of [`inv_radix2`] at `n/4` followed by those
 /// of the last layer, each set of four vectors loaded and stored once. Needs
 /// [`SimdTables::fold_inv`]: the `v` outputs of the layer `n/4` (positions `n/4 ..` of each
-/// half) carry `1/n` through its twiddles.
+/// half) carry `1/n` through its twiddles. With `out` ([`Io::Through`]) the outputs go there
+/// through `x` and `a` is zeroed behind them.
 #[inline(always)]
-fn inv_last_radix4<S: Simd, const STRICT: bool, const M: u8>(
+fn inv_last_radix4<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     s: S,
     tb: &SimdTables<S::W>,
     c: &Consts<S::V>,
     a: &mut [S::W],
+    x: &X,
+    out: Option<&mut [X::E]>,
 ) {
     debug_assert!(tb.fold_inv);
     let t = a.len() / 4;
@@ -2255,8 +2376,34 @@ fn inv_last_radix4<S: Simd, const STRICT: bool, const M: u8>(
     // under HALF only the first `red` positions of each quarter (inputs from `u` outputs) take
     // the conditional subtraction of `u`
     let [red_q, rest] = quarters(a, t, red);
-    inv_last_quads::<S, STRICT, M, true>(s, c, &k, &tw, red_q);
-    inv_last_quads::<S, STRICT, M, false>(s, c, &k, &tw, rest);
+    match out {
+        None => {
+            inv_last_quads::<S, STRICT, M, true>(s, c, &k, &tw, red_q);
+            inv_last_quads::<S, STRICT, M, false>(s, c, &k, &tw, rest);
+        }
+        Some(out) => {
+            let [red_o, rest_o] = quarters(out, t, red);
+            inv_last_quads_out::<S, STRICT, M, true, X>(s, c, &k, &tw, red_q, x, red_o);
+            inv_last_quads_out::<S, STRICT, M, false, X>(s, c, &k, &tw, rest, x, rest_o);
+        }
+    }
+}
+
+/// The four vectors of [`inv_last_radix4`] at one position of its quarters, from `x0 .. x3`.
+#[inline(always)]
+fn inv_last_four<S: Simd, const STRICT: bool, const M: u8, const R1: bool>(
+    s: S,
+    c: &Consts<S::V>,
+    k: &LastConsts<S::V>,
+    tw: &[(S::V, S::V); 2],
+    x: [S::V; 4],
+) -> [S::V; 4] {
+    let ((wa, wap), (wb, wbp)) = (tw[0], tw[1]);
+    let (x0, x1) = gs_butterfly::<S, M, R1>(s, x[0], x[1], wa, wap, c);
+    let (x2, x3) = gs_butterfly::<S, M, R1>(s, x[2], x[3], wb, wbp, c);
+    let (u0, u2) = inv_last_bf::<S, STRICT, false, M>(s, c, k, x0, x2);
+    let (u1, u3) = inv_last_bf::<S, STRICT, true, M>(s, c, k, x1, x3);
+    [u0, u1, u2, u3]
 }
 
 /// The butterflies of [`inv_last_radix4`] on the four position ranges `b` (equal lengths);
@@ -2271,21 +2418,56 @@ fn inv_last_quads<S: Simd, const STRICT: bool, const M: u8, const R1: bool>(
 ) {
     let l = S::LANES;
     let [b0, b1, b2, b3] = b;
-    let ((wa, wap), (wb, wbp)) = (tw[0], tw[1]);
     for (((c0, c1), c2), c3) in b0
         .chunks_exact_mut(l)
         .zip(b1.chunks_exact_mut(l))
         .zip(b2.chunks_exact_mut(l))
         .zip(b3.chunks_exact_mut(l))
     {
-        let (x0, x1) = gs_butterfly::<S, M, R1>(s, s.load(c0), s.load(c1), wa, wap, c);
-        let (x2, x3) = gs_butterfly::<S, M, R1>(s, s.load(c2), s.load(c3), wb, wbp, c);
-        let (u0, u2) = inv_last_bf::<S, STRICT, false, M>(s, c, k, x0, x2);
-        let (u1, u3) = inv_last_bf::<S, STRICT, true, M>(s, c, k, x1, x3);
+        let x = [s.load(c0), s.load(c1), s.load(c2), s.load(c3)];
+        let [u0, u1, u2, u3] = inv_last_four::<S, STRICT, M, R1>(s, c, k, tw, x);
         s.store(c0, u0);
         s.store(c1, u1);
         s.store(c2, u2);
         s.store(c3, u3);
+    }
+}
+
+/// [`inv_last_quads`] with the outputs into the outside ranges `o` through `x`, the ranges `b`
+/// zeroed behind them.
+#[inline(always)]
+fn inv_last_quads_out<S: Simd, const STRICT: bool, const M: u8, const R1: bool, X: Outer<S>>(
+    s: S,
+    c: &Consts<S::V>,
+    k: &LastConsts<S::V>,
+    tw: &[(S::V, S::V); 2],
+    b: [&mut [S::W]; 4],
+    x: &X,
+    o: [&mut [X::E]; 4],
+) {
+    let l = S::LANES;
+    let zero = s.splat(S::W::ZERO);
+    let [b0, b1, b2, b3] = b;
+    let [o0, o1, o2, o3] = o;
+    let scratch = b0
+        .chunks_exact_mut(l)
+        .zip(b1.chunks_exact_mut(l))
+        .zip(b2.chunks_exact_mut(l).zip(b3.chunks_exact_mut(l)));
+    let outside = o0
+        .chunks_exact_mut(l)
+        .zip(o1.chunks_exact_mut(l))
+        .zip(o2.chunks_exact_mut(l).zip(o3.chunks_exact_mut(l)));
+    for (((c0, c1), (c2, c3)), ((d0, d1), (d2, d3))) in scratch.zip(outside) {
+        let v = [s.load(c0), s.load(c1), s.load(c2), s.load(c3)];
+        let [u0, u1, u2, u3] = inv_last_four::<S, STRICT, M, R1>(s, c, k, tw, v);
+        x.store(s, d0, u0);
+        x.store(s, d1, u1);
+        x.store(s, d2, u2);
+        x.store(s, d3, u3);
+        s.store(c0, zero);
+        s.store(c1, zero);
+        s.store(c2, zero);
+        s.store(c3, zero);
     }
 }
 
@@ -2337,6 +2519,25 @@ pub(crate) fn inverse<S: Simd, const STRICT: bool>(
     inverse_io::<S, STRICT, Own>(s, tb, q, times, &Own, Io::InPlace, a);
 }
 
+/// [`inverse`] (`STRICT`, else the lazy one) of an unchecked input: `false`, with `a` as it
+/// was, when a value is at least `bound`. The first pass reads `a` through [`Below`], which
+/// checks what it loads, and the transform runs in `scratch` (`n` zero words, left zero), its
+/// last layer writing `a` ([`Io::Through`]): the check needs no pass of its own, and its
+/// verdict is known before the first word of `a` is written.
+#[inline(always)]
+pub(crate) fn inverse_checked<S: Simd, const STRICT: bool>(
+    s: S,
+    tb: &SimdTables<S::W>,
+    q: S::W,
+    bound: S::W,
+    a: &mut [S::W],
+    scratch: &mut [S::W],
+) -> bool {
+    debug_assert_eq!(a.len(), scratch.len());
+    let x = Below::new(s, bound);
+    inverse_io::<S, STRICT, Below<S>>(s, tb, q, None, &x, Io::Through(a), scratch)
+}
+
 /// [`inverse`] of the words `io` names, read (and with [`Io::Through`] written) through `x`
 /// (each block's words by its first layers, [`Outer`]); `a` holds the transform (with
 /// [`Io::Through`]: scratch of length `n`). Returns [`Outer::ok`] after the input is read:
@@ -2383,9 +2584,8 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     let blocks = S::reg_blocks_inv(M);
     let bvec = inv_block_vectors::<S, M>();
     let rb = bvec * l;
-    // The last two layers as one radix-4 pass (not into outside words, which the last layer
-    // alone writes).
-    let fused = S::RADIX4 && tb.fold_inv && !matches!(io, Io::Through(_));
+    // The last two layers as one radix-4 pass.
+    let fused = S::RADIX4 && tb.fold_inv;
     let block = inv_block_len::<S>(n, fused);
     debug_assert!(M != lazy::HALF || n > rb);
     let src = io.input();
@@ -2424,10 +2624,10 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
     };
     for (b, blk) in a.chunks_exact_mut(block).enumerate() {
         let off = b * block;
-        // The block's outside input: read by its first layers when they run in
-        // [`small_layers`] (and no pointwise product comes first), else copied in beforehand.
+        // The block's outside input: read by its first layers (register blocks or
+        // [`small_layers`]), or copied in beforehand when a pointwise product comes first.
         let mut src_blk = src.map(|v| &v[off..off + block]);
-        if times.is_some() || (blocks && block >= rb) {
+        if times.is_some() {
             if let Some(v) = src_blk.take() {
                 copy_in(s, x, v, blk);
             }
@@ -2441,7 +2641,18 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
             // last layer, of distance n / 2 >= rb, is not among them).
             for (k, sub) in blk.chunks_exact_mut(rb).enumerate() {
                 let bv = (off + k * rb) / l;
-                regs_block_v::<S, true, false, false, M>(s, tb, c, sub, bvec, n / l, bv);
+                let from = src_blk.map(|v| &v[k * rb..(k + 1) * rb]);
+                regs_block_from::<S, true, false, false, M, X>(
+                    s,
+                    tb,
+                    c,
+                    x,
+                    from,
+                    sub,
+                    bvec,
+                    n / l,
+                    bv,
+                );
             }
             inv_big_layers::<S, M>(s, tb, c, blk, n, off, rb, (block / 2 + 1).min(last));
         } else {
@@ -2462,7 +2673,11 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
             // An even number of them, the last one included: radix-4 passes up to `n / 4`,
             // then the last two layers together.
             inv_big_layers::<S, M>(s, tb, c, a, n, 0, t0, last / 2);
-            inv_last_radix4::<S, STRICT, M>(s, tb, c, a);
+            let out = match io {
+                Io::Through(out) => Some(out),
+                _ => None,
+            };
+            inv_last_radix4::<S, STRICT, M, X>(s, tb, c, a, x, out);
             return true;
         }
         if t0 < last {

@@ -24,13 +24,14 @@
 //! plans' 114; fused (forty-fifth session, `ntt_bench 8192 w30 8` against `8192 30 8`,
 //! alternating, a noisier host) the `u64` plans take 5-12% more than the `u32` ones.
 
+use super::with_scratch;
 use super::{Avx2U32, Avx2U64};
 use crate::arith::{Modulus, Modulus32, Modulus64};
 use crate::isa::Isa;
 use crate::ntt::backend::{Entry, Kernels};
 use crate::ntt::simd::{self, Io, Outer, SimdTables};
 use core::arch::x86_64::*;
-use core::cell::{Cell, RefCell};
+use core::cell::Cell;
 
 /// The kernels of a `u64` plan with `q < 2^30` on AVX2 (module documentation).
 #[derive(Debug)]
@@ -42,46 +43,6 @@ pub(crate) struct NarrowKernels {
     tb: SimdTables<u32>,
     /// The 64-bit backend's tables, for the pointwise products.
     tb_int: SimdTables<u64>,
-}
-
-/// Sixteen `u32` words on a cache line of their own: the scratch arrays start on one.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Line([u32; 16]);
-
-thread_local! {
-    /// This thread's scratch of the transforms: all zero whenever no transform holds it.
-    static SCRATCH: RefCell<Vec<Line>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` on `n` (a multiple of 16) zero `u32` words of this thread's scratch, or of a fresh
-/// buffer when the scratch is taken (a transform inside another, which none of the kernels
-/// does). `f` leaves them zero.
-fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u32]) -> R) -> R {
-    assert!(n.is_multiple_of(16));
-    let lines = n / 16;
-    /// The words of `v`, borrowed for as long as `v` is.
-    fn words(v: &mut [Line]) -> &mut [u32] {
-        // SAFETY: `Line` is 16 `u32` without padding (`repr(C)`, 64 bytes, aligned beyond
-        // `u32`), so `v` is `16 v.len()` initialised, aligned `u32` words; the view borrows `v`
-        // mutably for its whole life.
-        unsafe { core::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u32>(), 16 * v.len()) }
-    }
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut v) => {
-            if v.len() < lines {
-                v.resize(lines, Line([0; 16]));
-            }
-            f(words(&mut v[..lines]))
-        }
-        Err(_) => f(words(&mut vec![Line([0; 16]); lines])),
-    })
-}
-
-/// Whether this thread's scratch is all zero (as every transform leaves it).
-#[cfg(test)]
-pub(crate) fn scratch_is_zero() -> bool {
-    SCRATCH.with(|cell| cell.borrow().iter().all(|l| l.0 == [0; 16]))
 }
 
 /// The caller's `u64` words of a transform that runs in `u32` lanes ([`simd::Outer`]): loads
@@ -220,7 +181,7 @@ impl NarrowKernels {
     /// The forward transform of `a` ([`forward_wide`]).
     fn forward<const STRICT: bool, const CHECK: bool>(&self, a: &mut [u64]) -> bool {
         let q = self.q as u32;
-        with_scratch(a.len(), |t| {
+        with_scratch::<u32, _>(a.len(), |t| {
             // SAFETY: the token proves AVX2.
             unsafe { forward_wide::<STRICT, CHECK>(self.s, &self.tb, q, a, t) }
         })
@@ -229,7 +190,7 @@ impl NarrowKernels {
     /// The inverse transform of `a` ([`inverse_wide`]).
     fn inverse<const STRICT: bool, const CHECK: bool>(&self, a: &mut [u64], bound: u32) -> bool {
         let q = self.q as u32;
-        with_scratch(a.len(), |t| {
+        with_scratch::<u32, _>(a.len(), |t| {
             // SAFETY: the token proves AVX2.
             unsafe { inverse_wide::<STRICT, CHECK>(self.s, &self.tb, q, bound, a, t) }
         })

@@ -228,6 +228,8 @@ impl<const Q1: bool> Simd for Avx2U64<Q1> {
     // Emulated 64-bit products make each butterfly a long dependency chain: independent
     // radix-2 butterflies measured faster than radix-4 pairs of dependent ones.
     const RADIX4: bool = false;
+    // The checked inverse checks as its first pass loads, in a scratch array.
+    const INV_CHECK_THROUGH: bool = true;
     // The products take any 64-bit input and, without their final correction, return values
     // in [0, 4q): with q <= 2^61 the transforms keep values below 8q (lazy::WIDE), with
     // q <= 2^60 below 16q (lazy::SLOTH), as on the AVX-512 backend.

@@ -252,6 +252,8 @@ impl Simd for Avx512U64 {
     // Emulated 64-bit products make each butterfly a long dependency chain: independent
     // radix-2 butterflies measured faster than radix-4 pairs of dependent ones.
     const RADIX4: bool = false;
+    // The checked inverse checks as its first pass loads, in a scratch array.
+    const INV_CHECK_THROUGH: bool = true;
     // Forward transforms under lazy::SLOTH (q <= 2^60) end in register blocks of 16 vectors
     // (128 values). `examples/ntt_bench` against blocks-off on Zen 5 (min of 3 alternating
     // runs), 60-bit primes: n = 1024 0.981 -> 0.875 µs, 2048 2.06 -> 1.95, 4096 4.49 -> 4.05,

@@ -32,8 +32,6 @@ mod avx512_u64;
 mod ifma_u64;
 
 pub(crate) use avx2_f64::{Avx2F64, FpKernels};
-#[cfg(test)]
-pub(crate) use avx2_narrow::scratch_is_zero as narrow_scratch_is_zero;
 pub(crate) use avx2_narrow::NarrowKernels;
 pub(crate) use avx2_u16::Avx2U16;
 pub(crate) use avx2_u32::Avx2U32;
@@ -42,6 +40,61 @@ pub(crate) use avx512_u16::Avx512U16;
 pub(crate) use avx512_u32::Avx512U32;
 pub(crate) use avx512_u64::Avx512U64;
 pub(crate) use ifma_u64::IfmaU64;
+
+use core::cell::RefCell;
+
+/// Eight `u64` words on a cache line of their own: the transforms' scratch arrays start on one.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u64; 8]);
+
+thread_local! {
+    /// This thread's scratch of the transforms ([`with_scratch`]): all zero whenever no
+    /// transform holds it.
+    static SCRATCH: RefCell<Vec<Line>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The lane words a transform scratch holds: unsigned integers of 16, 32 or 64 bits (every
+/// bit pattern a value, no padding, alignment at most 8).
+pub(crate) trait ScratchLane: Copy {}
+impl ScratchLane for u16 {}
+impl ScratchLane for u32 {}
+impl ScratchLane for u64 {}
+
+/// Runs `f` on `n` zero words of this thread's transform scratch, starting on a cache line, or
+/// of a fresh buffer when the scratch is taken (a transform inside another, which none of the
+/// kernels does). `f` leaves them zero
+/// (the transforms that run through it zero what they used: [`crate::ntt::simd::Io::Through`]).
+/// The buffer grows to the largest size the thread has asked for and is shared by every word
+/// type: the checked inverses ([`crate::ntt::simd::inverse_checked`]) and the narrowed `u64`
+/// transforms of AVX2 (`avx2_narrow.rs`).
+pub(crate) fn with_scratch<W: ScratchLane, R>(n: usize, f: impl FnOnce(&mut [W]) -> R) -> R {
+    let lines = n.div_ceil(64 / core::mem::size_of::<W>());
+    /// The words of `v`, borrowed for as long as `v` is.
+    fn words<W: ScratchLane>(v: &mut [Line]) -> &mut [W] {
+        let per_line = 64 / core::mem::size_of::<W>();
+        // SAFETY: `Line` is 64 bytes of initialised `u64` without padding (`repr(C)`, aligned
+        // to 64), and `W` is `u16`, `u32` or `u64` ([`ScratchLane`]): every bit pattern is a
+        // value and its alignment divides 64, so `v` is `per_line v.len()` valid, aligned `W`;
+        // the view borrows `v` mutably for its whole life.
+        unsafe { core::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<W>(), per_line * v.len()) }
+    }
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut v) => {
+            if v.len() < lines {
+                v.resize(lines, Line([0; 8]));
+            }
+            f(&mut words(&mut v[..lines])[..n])
+        }
+        Err(_) => f(&mut words(&mut vec![Line([0; 8]); lines])[..n]),
+    })
+}
+
+/// Whether this thread's transform scratch is all zero (as every transform leaves it).
+#[cfg(test)]
+pub(crate) fn scratch_is_zero() -> bool {
+    SCRATCH.with(|cell| cell.borrow().iter().all(|l| l.0 == [0; 8]))
+}
 
 /// Lane models of the one-slot shuffles that the 16- and 32-bit AVX-512 backends build their
 /// butterfly layouts from (their `LAYOUTS`, checked at compile time): entries are the indices
@@ -326,6 +379,17 @@ macro_rules! entry_points {
                 simd::inverse::<Self, STRICT>(self, tb, q, None, a)
             }
             #[target_feature(enable = $feat)]
+            fn tf_inverse_checked<const STRICT: bool>(
+                self,
+                tb: &SimdTables<$w>,
+                q: $w,
+                bound: $w,
+                a: &mut [$w],
+                scratch: &mut [$w],
+            ) -> bool {
+                simd::inverse_checked::<Self, STRICT>(self, tb, q, bound, a, scratch)
+            }
+            #[target_feature(enable = $feat)]
             fn tf_product(
                 self,
                 tb: &SimdTables<$w>,
@@ -406,6 +470,18 @@ macro_rules! entry_points {
             fn inverse<const STRICT: bool>(self, tb: &SimdTables<$w>, q: $w, a: &mut [$w]) {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { self.tf_inverse::<STRICT>(tb, q, a) }
+            }
+            fn inverse_checked<const STRICT: bool>(
+                self,
+                tb: &SimdTables<$w>,
+                q: $w,
+                bound: $w,
+                a: &mut [$w],
+            ) -> bool {
+                crate::ntt::x86::with_scratch::<$w, _>(a.len(), |t| {
+                    // SAFETY: the token exists only if the CPU supports the enabled features.
+                    unsafe { self.tf_inverse_checked::<STRICT>(tb, q, bound, a, t) }
+                })
             }
             fn product(
                 self,
