@@ -135,7 +135,8 @@ enum latpoly_status latpoly_ntt_forward(const latpoly_ntt_plan *plan, uint64_t *
 enum latpoly_status latpoly_ntt_inverse(const latpoly_ntt_plan *plan, uint64_t *a, uintptr_t len);
 
 // Negacyclic product `out = a · b mod (x^n + 1, q)`; all buffers of `len = n` values `< q`.
-// `out` may alias `a` or `b`.
+// `out` may alias `a` or `b`. On `LATPOLY_STATUS_OUT_OF_RANGE` `out` holds zeros, or is as
+// it was when it overlaps an input.
 //
 // # Safety
 // `plan` NULL or live; `a`, `b` valid for `len` reads; `out` valid for `len` writes.
@@ -147,9 +148,9 @@ enum latpoly_status latpoly_ntt_multiply(const latpoly_ntt_plan *plan,
 
 // Negacyclic product `out = a · b mod (x^n + 1, q)` without allocating: `scratch` is `len`
 // words of working space (on return it holds the transform of `b`; wipe it if `b` is secret).
-// All buffers hold `len = n` values, `a` and `b` below `q`. `out` and `scratch` must not
-// overlap each other or the inputs (`LATPOLY_STATUS_INVALID_PARAMETER` otherwise, nothing
-// written).
+// All buffers hold `len = n` values, `a` and `b` below `q` (`LATPOLY_STATUS_OUT_OF_RANGE`
+// otherwise, with `out` and `scratch` zero). `out` and `scratch` must not overlap each other
+// or the inputs (`LATPOLY_STATUS_INVALID_PARAMETER` otherwise, nothing written).
 //
 // # Safety
 // `plan` NULL or live; `a`, `b` valid for `len` reads; `out`, `scratch` valid for `len` writes.

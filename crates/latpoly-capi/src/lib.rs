@@ -356,7 +356,8 @@ pub unsafe extern "C" fn latpoly_ntt_inverse(
 }
 
 /// Negacyclic product `out = a · b mod (x^n + 1, q)`; all buffers of `len = n` values `< q`.
-/// `out` may alias `a` or `b`.
+/// `out` may alias `a` or `b`. On `LATPOLY_STATUS_OUT_OF_RANGE` `out` holds zeros, or is as
+/// it was when it overlaps an input.
 ///
 /// # Safety
 /// `plan` NULL or live; `a`, `b` valid for `len` reads; `out` valid for `len` writes.
@@ -395,9 +396,9 @@ pub unsafe extern "C" fn latpoly_ntt_multiply(
 
 /// Negacyclic product `out = a · b mod (x^n + 1, q)` without allocating: `scratch` is `len`
 /// words of working space (on return it holds the transform of `b`; wipe it if `b` is secret).
-/// All buffers hold `len = n` values, `a` and `b` below `q`. `out` and `scratch` must not
-/// overlap each other or the inputs (`LATPOLY_STATUS_INVALID_PARAMETER` otherwise, nothing
-/// written).
+/// All buffers hold `len = n` values, `a` and `b` below `q` (`LATPOLY_STATUS_OUT_OF_RANGE`
+/// otherwise, with `out` and `scratch` zero). `out` and `scratch` must not overlap each other
+/// or the inputs (`LATPOLY_STATUS_INVALID_PARAMETER` otherwise, nothing written).
 ///
 /// # Safety
 /// `plan` NULL or live; `a`, `b` valid for `len` reads; `out`, `scratch` valid for `len` writes.
@@ -1784,6 +1785,23 @@ mod tests {
             latpoly_ntt_multiply_into(plan, a.as_ptr(), b.as_ptr(), po, w.as_mut_ptr(), n - 1)
         };
         assert_eq!(st, latpoly_status::LengthMismatch);
+        // An input out of range: reported, `out` and `scratch` left zero.
+        let mut high = b.clone();
+        high[n - 1] = q;
+        let (mut o, mut w) = (vec![7u64; n], vec![7u64; n]);
+        // SAFETY: as above; four distinct buffers of n words.
+        let st = unsafe {
+            latpoly_ntt_multiply_into(
+                plan,
+                a.as_ptr(),
+                high.as_ptr(),
+                o.as_mut_ptr(),
+                w.as_mut_ptr(),
+                n,
+            )
+        };
+        assert_eq!(st, latpoly_status::OutOfRange);
+        assert!(o.iter().chain(&w).all(|&x| x == 0));
         // SAFETY: plan from latpoly_ntt_plan_new.
         unsafe { latpoly_ntt_plan_free(plan) };
     }

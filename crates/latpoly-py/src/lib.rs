@@ -122,7 +122,8 @@ impl NttPlan {
 
     /// The negacyclic product written into `out` (a writable contiguous `uint64` array of `n`
     /// entries that does not share memory with `a` or `b`; rust-numpy's borrow checking
-    /// refuses a shared one). Nothing is written on an error.
+    /// refuses a shared one). On an error about `out` nothing is written; on an input
+    /// coefficient of `q` or more `out` is left zero.
     fn multiply_into<'py>(
         &self,
         py: Python<'py>,

@@ -270,6 +270,7 @@ class NttPlan:
 
         With `out` (a writable, contiguous 1-D uint64 array of n entries that shares no memory
         with `a` or `b`) the product is written there and `out` is returned: no new array.
+        An input coefficient of q or more raises ValueError and leaves `out` zero.
         """
         a, b = _u64_vector(a, "a"), _u64_vector(b, "b")
         if out is None:

@@ -53,6 +53,16 @@ pub(crate) trait Kernels<W: Word>: Send + Sync + Debug {
     fn pointwise_assign(&self, a: &mut [W], b: &[W]);
     /// `out = a · b mod (x^n + 1, q)`, inputs `< q`, output `< q`; `scratch`: `n` words.
     fn product(&self, a: &[W], b: &[W], out: &mut [W], scratch: &mut [W]);
+    /// [`Kernels::product`] of unchecked inputs (`q` the plan's modulus): `false` when a value
+    /// of `a` or `b` is at least `q`, with `out` and `scratch` then holding no result. Default:
+    /// [`Kernels::all_below`] on both, then the product.
+    fn product_checked(&self, q: W, a: &[W], b: &[W], out: &mut [W], scratch: &mut [W]) -> bool {
+        if !self.all_below(a, q) || !self.all_below(b, q) {
+            return false;
+        }
+        self.product(a, b, out, scratch);
+        true
+    }
 }
 
 /// [`Kernels::all_below`], then the inverse in place (the default [`Kernels::inverse_checked`]).
@@ -124,8 +134,10 @@ pub(crate) trait Entry: Simd + Debug {
         a: &mut [Self::W],
         b: &[Self::W],
     );
+    /// `simd::product`; with `CHECK` it returns `false` when a value of `a` or `b` is at least
+    /// `q` (else `true`).
     #[allow(clippy::too_many_arguments)]
-    fn product(
+    fn product<const CHECK: bool>(
         self,
         tb: &SimdTables<Self::W>,
         q: Self::W,
@@ -133,7 +145,7 @@ pub(crate) trait Entry: Simd + Debug {
         b: &[Self::W],
         out: &mut [Self::W],
         scratch: &mut [Self::W],
-    );
+    ) -> bool;
 }
 
 #[derive(Debug)]
@@ -209,7 +221,19 @@ impl<S: Entry> Kernels<S::W> for SimdKernels<S> {
         self.s.pointwise_assign(&self.tb, self.q, a, b)
     }
     fn product(&self, a: &[S::W], b: &[S::W], out: &mut [S::W], scratch: &mut [S::W]) {
-        self.s.product(&self.tb, self.q, a, b, out, scratch)
+        self.s
+            .product::<false>(&self.tb, self.q, a, b, out, scratch);
+    }
+    fn product_checked(
+        &self,
+        _q: S::W,
+        a: &[S::W],
+        b: &[S::W],
+        out: &mut [S::W],
+        scratch: &mut [S::W],
+    ) -> bool {
+        // The checks as the forward transforms' first passes load the inputs.
+        self.s.product::<true>(&self.tb, self.q, a, b, out, scratch)
     }
 }
 
@@ -747,7 +771,9 @@ mod tests {
     /// a value of `2q` or more anywhere (the first and last words, the last lane of the first
     /// vector, the middle, random places) is refused with the input left as it was, through the
     /// kernels and through `Plan::inverse` / `inverse_lazy`; and the scratch is zero after
-    /// every call, accepted or refused.
+    /// every call, accepted or refused. The checked product (`simd::product` with `CHECK`: the
+    /// check inside the forward transforms' first passes) against the reference's product, and
+    /// its refusal of a value of `q` or more in either input.
     fn checked_inverse_matches<W: Word>(n: usize, q: u64) {
         let mut rng = ChaCha20Rng::seed_from_u64(n as u64 ^ q ^ 57);
         let reference = Plan::<W>::with_isa(n, q, Isa::Scalar).unwrap();
@@ -800,11 +826,33 @@ mod tests {
                 assert!(plan.inverse(&mut bad).is_err() && plan.inverse_lazy(&mut bad).is_err());
                 assert!(bad == before, "Plan::inverse changed a refused input: {at}");
             }
+            // The checked product: the reference's product of inputs below `q` (the top of the
+            // range included); a value of `q` or more in either input refused.
+            let operand = |rng: &mut ChaCha20Rng| -> Vec<W> {
+                (0..n)
+                    .map(|i| W::from_u64([q - 1, rng.gen_range(0..q), 0][i % 3]))
+                    .collect()
+            };
+            let (a, b) = (operand(&mut rng), operand(&mut rng));
+            let want = reference.multiply(&a, &b).unwrap();
+            let (mut out, mut scratch) = (vec![W::ZERO; n], vec![W::ZERO; n]);
+            assert!(k.product_checked(W::from_u64(q), &a, &b, &mut out, &mut scratch));
+            assert!(out == want, "product {at}");
+            for (j, &pos) in positions.iter().enumerate() {
+                let mut bad = if j % 2 == 0 { a.clone() } else { b.clone() };
+                bad[pos] = W::from_u64([q, max, rng.gen_range(q..=max)][j % 3]);
+                let (x, y) = if j % 2 == 0 { (&bad, &b) } else { (&a, &bad) };
+                let q = W::from_u64(q);
+                assert!(
+                    !k.product_checked(q, x, y, &mut out, &mut scratch),
+                    "{at} pos={pos}"
+                );
+            }
         }
     }
 
     #[test]
-    fn checked_inverse_equals_scalar_and_refuses_without_writing() {
+    fn checked_inverse_and_product_equal_scalar_and_refuse_bad_inputs() {
         for n in (3..=15).map(|k| 1usize << k) {
             if n <= 2048 {
                 checked_inverse_matches::<u16>(n, 12289);

@@ -636,8 +636,9 @@ impl<W: Word> Plan<W> {
     ///
     /// Faster than [`Self::forward`] twice, [`Self::pointwise_assign`] and [`Self::inverse`]:
     /// the forward transforms read `a` and `b` in their first pass (no copies), the pointwise
-    /// product runs block by block inside the inverse's first pass, and the ranges are checked
-    /// once. On an error nothing is written.
+    /// product runs block by block inside the inverse's first pass, and the forward transforms
+    /// check the ranges as they read the inputs. On an error about the lengths nothing is
+    /// written; on one about a coefficient `out` and `scratch` are zero.
     ///
     /// ```
     /// use latpoly::{Error, NttPlan};
@@ -660,9 +661,24 @@ impl<W: Word> Plan<W> {
         self.check_len(b.len())?;
         self.check_len(out.len())?;
         self.check_len(scratch.len())?;
-        self.check_range(a, self.q())?;
-        self.check_range(b, self.q())?;
-        self.multiply_into_unchecked(a, b, out, scratch);
+        let q = self.q();
+        let done = match &self.kernels {
+            Some(k) => k.product_checked(q, a, b, out, scratch),
+            None => {
+                let ok = check_below(a, q).is_ok() && check_below(b, q).is_ok();
+                if ok {
+                    self.multiply_into_unchecked(a, b, out, scratch);
+                }
+                ok
+            }
+        };
+        if !done {
+            // Zero what a refused product may have written, then name the first bad value.
+            out.fill(W::ZERO);
+            scratch.fill(W::ZERO);
+            check_below(a, q)?;
+            check_below(b, q)?;
+        }
         Ok(())
     }
 

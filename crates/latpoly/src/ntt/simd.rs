@@ -2732,9 +2732,11 @@ fn inverse_m<S: Simd, const STRICT: bool, const M: u8, X: Outer<S>>(
 
 /// Negacyclic product `out = a · b mod (x^n + 1, q)` for `a, b < q`, output in `[0, q)`: both
 /// forward transforms out of place (`a` into `out`, `b` into `scratch`, no copies), then the
-/// inverse with the pointwise product done block by block in its first pass.
+/// inverse with the pointwise product done block by block in its first pass. `CHECK`: the
+/// forwards read `a` and `b` through [`Below`], and the result is `false` (`out`, `scratch`
+/// holding no product) when a value is at least `q`; without it, always `true`.
 #[inline(always)]
-pub(crate) fn product<S: Simd>(
+pub(crate) fn product<S: Simd, const CHECK: bool>(
     s: S,
     tb: &SimdTables<S::W>,
     q: S::W,
@@ -2742,14 +2744,25 @@ pub(crate) fn product<S: Simd>(
     b: &[S::W],
     out: &mut [S::W],
     scratch: &mut [S::W],
-) {
+) -> bool {
     debug_assert!(
         S::enc(S::W::ONE) == S::W::ONE,
         "integer-domain driver on an encoded backend"
     );
-    forward::<S, true>(s, tb, q, Some(a), out);
-    forward::<S, true>(s, tb, q, Some(b), scratch);
+    if CHECK {
+        // One check for both inputs, as the forwards' first passes load them.
+        let x = Below::new(s, q);
+        if !forward_io::<S, true, Below<S>>(s, tb, q, &x, Io::From(a), out)
+            || !forward_io::<S, true, Below<S>>(s, tb, q, &x, Io::From(b), scratch)
+        {
+            return false;
+        }
+    } else {
+        forward::<S, true>(s, tb, q, Some(a), out);
+        forward::<S, true>(s, tb, q, Some(b), scratch);
+    }
     inverse::<S, true>(s, tb, q, Some(scratch), out);
+    true
 }
 
 /// One product of [`pointwise`] and its twins: [`Simd::mul_mod_narrow`] when `NARROW`.

@@ -330,7 +330,7 @@ impl Kernels<u64> for NarrowKernels {
                     core::slice::from_raw_parts_mut(s.cast::<u32>().add(n), n),
                 )
             };
-            Entry::product(self.s, &self.tb, self.q as u32, a32, b32, o32, s32);
+            Entry::product::<false>(self.s, &self.tb, self.q as u32, a32, b32, o32, s32);
         }
         // SAFETY: the token proves AVX2; `scratch`'s first n u32 words into `out`, disjoint.
         unsafe { widen(s.cast::<u32>(), o, n) };

@@ -390,7 +390,7 @@ macro_rules! entry_points {
                 simd::inverse_checked::<Self, STRICT>(self, tb, q, bound, a, scratch)
             }
             #[target_feature(enable = $feat)]
-            fn tf_product(
+            fn tf_product<const CHECK: bool>(
                 self,
                 tb: &SimdTables<$w>,
                 q: $w,
@@ -398,8 +398,8 @@ macro_rules! entry_points {
                 b: &[$w],
                 out: &mut [$w],
                 scratch: &mut [$w],
-            ) {
-                simd::product(self, tb, q, a, b, out, scratch)
+            ) -> bool {
+                simd::product::<Self, CHECK>(self, tb, q, a, b, out, scratch)
             }
             #[target_feature(enable = $feat)]
             fn tf_below(self, a: &[$w], bound: $w) -> bool {
@@ -483,7 +483,7 @@ macro_rules! entry_points {
                     unsafe { self.tf_inverse_checked::<STRICT>(tb, q, bound, a, t) }
                 })
             }
-            fn product(
+            fn product<const CHECK: bool>(
                 self,
                 tb: &SimdTables<$w>,
                 q: $w,
@@ -491,9 +491,9 @@ macro_rules! entry_points {
                 b: &[$w],
                 out: &mut [$w],
                 scratch: &mut [$w],
-            ) {
+            ) -> bool {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
-                unsafe { self.tf_product(tb, q, a, b, out, scratch) }
+                unsafe { self.tf_product::<CHECK>(tb, q, a, b, out, scratch) }
             }
             fn all_below(self, a: &[$w], bound: $w) -> bool {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
