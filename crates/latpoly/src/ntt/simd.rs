@@ -1749,13 +1749,7 @@ fn regs_block<
     let mut v = [c.q; V];
     match src {
         Some(src) => x.load_block(s, src, &mut v),
-        None => {
-            unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-                if i < V {
-                    v[i] = s.load(&a[i * S::LANES..]);
-                }
-            });
-        }
+        None => Own.load_block(s, a, &mut v),
     }
     regs_core::<S, INV, STRICT, FULL, M, V>(s, tb, c, &mut v, nv, bv);
     store_block(s, a, &v);
