@@ -597,8 +597,7 @@ impl<S: Simd> Outer<S> for Own {
 }
 
 /// The transform's own words read with a range check: [`Outer::ok`] says whether every word
-/// loaded so far was below the bound (the lane-wise maximum of the loads, kept in a register
-/// across the first pass). The checked inverse ([`inverse_checked`]) reads the caller's array
+/// loaded so far was below the bound (the lane-wise maximum of the loads). The checked inverse ([`inverse_checked`]) reads the caller's array
 /// through it.
 pub(crate) struct Below<S: Simd> {
     s: S,
@@ -638,12 +637,7 @@ impl<S: Simd> Outer<S> for Below<S> {
     /// to spare for a running maximum), then one update of the kept one.
     #[inline(always)]
     fn load_block<const V: usize>(&self, s: S, x: &[S::W], v: &mut [S::V; V]) {
-        let l = S::LANES;
-        unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-            if i < V {
-                v[i] = s.load(&x[i * l..(i + 1) * l]);
-            }
-        });
+        Own.load_block(s, x, v);
         let mut m = *v;
         let mut w = V;
         while w > 1 {
