@@ -461,8 +461,8 @@ impl Backend {
     /// `out = a · b mod (3, Phi_n)` in `{0, 1, 2}` for `a`, `b` with coefficients in
     /// `{0, 1, 2}` (the integer product's coefficients are below `4 n < 2^13`): on the AVX-512
     /// backend an AMX tile convolution (`amx.rs`) or a schoolbook convolution with VNNI
-    /// (`vnni.rs`) where the CPU has them, otherwise the Toom-4 product mod `2^13` and the
-    /// fold of `poly_mod_3_Phi_n`.
+    /// (`vnni.rs`) where the CPU has them (VNNI at full rate, `Backend::vnni`), otherwise the
+    /// Toom-4 product mod `2^13` and the fold of `poly_mod_3_Phi_n`.
     fn s3_mul_small(self, p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         #[cfg(target_arch = "x86_64")]
         if let Some(x) = self.amx() {
@@ -491,11 +491,17 @@ impl Backend {
     }
 
     /// The VNNI convolutions of `vnni.rs`: on the AVX-512 backend of a CPU with AVX-512 VNNI
-    /// and VBMI.
+    /// and VBMI that runs 512-bit `vpdpbusd` at full rate (not AMD Zen 4, see
+    /// `vnni_conv::full_rate_vnni`). On the Zen 4 host of the fifty-ninth session the Toom-4
+    /// products were the faster there (`examples/kem_bench`, three alternating runs:
+    /// ntruhrss701 key generation 42.5-50.8 -> 36.7-38.8 µs, ntruhps4096821 decapsulation
+    /// 13.6-14.8 -> 12.8-13.2).
     #[cfg(target_arch = "x86_64")]
     fn vnni(self) -> Option<vnni::Vnni> {
         match self {
-            Backend::Avx512(_) => vnni::Vnni::try_new(),
+            Backend::Avx512(_) if crate::rings::vnni_conv::full_rate_vnni() => {
+                vnni::Vnni::try_new()
+            }
             _ => None,
         }
     }

@@ -83,15 +83,20 @@ const fn prepare_ws_len(lu: usize, leaf: usize) -> usize {
 const fn product_ws_len(lu: usize, leaf: usize, l: usize) -> usize {
     let bpl = lu * UNIT / leaf;
     let padded = leaves(bpl).div_ceil(l) * l;
-    2 * leaf * l + KERNEL_SCRATCH * l + 7 * 2 * bpl * l + padded * 2 * leaf + 8 * lu * UNIT
+    2 * leaf * l + kernel_scratch(leaf) * l + 7 * 2 * bpl * l + padded * 2 * leaf + 8 * lu * UNIT
 }
 
-/// Scratch rows of the leaf kernels ([`kmul64`] and [`kmul48`]).
-const KERNEL_SCRATCH: usize = if KMUL64_SCRATCH > KMUL48_SCRATCH {
-    KMUL64_SCRATCH
-} else {
-    KMUL48_SCRATCH
-};
+/// Scratch rows of the leaf kernel for leaves of `leaf` coefficients: [`kmul32`]'s middle
+/// product (32 rows), [`kmul48`]'s or [`kmul64`]'s. Sized per leaf, not as the largest of the
+/// three: the KEMs wipe all of the workspace a product used, and at `n = 509` the largest
+/// would add 224 unused rows (14 KB with 32 lanes) to the 28 KB the product needs.
+const fn kernel_scratch(leaf: usize) -> usize {
+    match leaf {
+        32 => 32,
+        48 => KMUL48_SCRATCH,
+        _ => KMUL64_SCRATCH,
+    }
+}
 
 /// Workspace length (`u16`) of [`rq_mul_modq_body`] for `(LU, LEAF)` and `L` lanes: room for
 /// two prepared operands, then the larger of the preparation's and the product's workspaces.
@@ -428,7 +433,7 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LEAF: usize>(
     };
     let (pa, pb) = (&pa[..plen], &pb[..plen]);
     let (prod, ws) = ws.split_at_mut(2 * leaf * l);
-    let (scratch, ws) = ws.split_at_mut(KERNEL_SCRATCH * l);
+    let (scratch, ws) = ws.split_at_mut(kernel_scratch(LEAF) * l);
     let (wbuf, ws) = ws.split_at_mut(7 * 2 * bpl * l);
     let (leafprod, full) = ws.split_at_mut(groups * l * 2 * leaf);
     let full = &mut full[..8 * LU * UNIT];

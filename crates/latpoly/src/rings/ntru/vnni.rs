@@ -28,7 +28,9 @@
 //! `⌈2^16 / 3⌉`) in vectors. Everything depends on `n` alone: no data-dependent branch or
 //! index, and the instructions used run in data-independent time. (Valgrind cannot execute
 //! AVX-512, so the constant-time tests of the KEMs run the Toom-4 multiplier under
-//! `LATPOLY_ISA=avx2`; as `r2_avx512.rs`, this path is taken only on the AVX-512 backend.)
+//! `LATPOLY_ISA=avx2`; as `r2_avx512.rs`, this path is taken only on the AVX-512 backend,
+//! and only on CPUs that run 512-bit VNNI at full rate: not AMD Zen 4, where the Toom-4 products
+//! measured faster, see `Backend::vnni` in `mod.rs`.)
 //!
 //! Measured on the Intel Emerald Rapids host of the twenty-eighth session: the convolution loop
 //! of `n = 677` takes 1.29 µs against the 1.26 µs of its 7,310 instructions at two a cycle
