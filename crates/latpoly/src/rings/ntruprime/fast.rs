@@ -47,7 +47,8 @@
 //! backend cannot use as is (a vector would hold two blocks, and the odd distances of the radix-3
 //! and radix-5 layers would need lane permutations). Where the CPU runs AVX-512 VNNI at full
 //! rate, the AVX-512 backend takes the `R/q` products to Toom-8 over `vpdpwssd` convolutions
-//! (`toom_vnni.rs`); the `R/3` product stays here.
+//! (`toom_vnni.rs`), and on AMD Zen 4 (512-bit operations as two 256-bit halves) to the direct
+//! transform in 256-bit vectors; the `R/3` product stays here.
 
 use super::{P, Q};
 

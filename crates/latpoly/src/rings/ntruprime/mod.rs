@@ -35,7 +35,13 @@
 //!   the base products are `vpmaddwd` convolutions. Three transforms instead of the nine (six
 //!   for a small operand) of the three-prime route below: 1.7x faster for two general operands,
 //!   1.15x for a small one, on AMD Zen 3.
-//! * **Otherwise** (the AVX-512 backend's `R/q` products, and [`mul_r3`] on both): the exact
+//! * **AVX-512 on AMD Zen 4**, [`mul_rq`] and [`mul_rq_small`]: the same direct transform,
+//!   compiled with AVX-512VL (32 vector registers, EVEX forms). Zen 4 runs a 512-bit
+//!   operation as two 256-bit halves, so the 512-bit transforms below gain nothing from their
+//!   width there: 2.2 µs for either product against 3.9 µs (general) and 2.6 µs (small) for
+//!   them (`examples/ntruprime_bench`, sixtieth session; the plain AVX2 compile of the direct
+//!   transform took 2.3 µs).
+//! * **Otherwise** (the AVX-512 backend's `R/q` products elsewhere, and [`mul_r3`] on both): the exact
 //!   integer product of the centred inputs by a cyclic number-theoretic transform of length
 //!   `1536 = 3 · 2^9 >= 2·761 - 1` in 16-bit lanes modulo the primes 7681, 10753 and 12289
 //!   (all `1 mod 1536`; one radix-3 layer, nine radix-2 layers, signed Montgomery
