@@ -4,7 +4,7 @@
 //!
 //! | core | what differs | where it is used |
 //! |---|---|---|
-//! | AMD Zen 4 (family 25) | 512-bit instructions run as two 256-bit halves: `vpdpwssd` one a cycle | the VNNI products stay off ([`crate::rings`]); the `R/q` products of NTRU Prime take the direct transform over `Z_4591` in 256-bit vectors |
+//! | AMD Zen 4 (family 25) | 512-bit instructions run as two 256-bit halves: `vpdpwssd` one a cycle | the VNNI products stay off ([`crate::rings`]); the `R/q` products of NTRU Prime take the direct transform over `Z_4591` in 256-bit vectors; the NTRU products take the 16-lane Karatsuba kernels compiled with AVX-512VL |
 //! | AMD Zen 5 (family 26) | simple vector integer operations (`vpaddq`, `vpternlogq`, `vpxor`, and the rotations `vprorq`) have a latency of two cycles, against one for the additions and logic operations on Intel and Zen 4 | one-message SHA-512 steps take the scalar compression; `R/q × small` of NTRU Prime stays on the transforms |
 //!
 //! [`l1d_bytes`], the size of the level-1 data cache, decides whether the NTT drivers may

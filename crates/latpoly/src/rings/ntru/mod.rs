@@ -387,9 +387,10 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => fast::rq_mul(t, p, a, b, out),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512(t) => match self.toom_vnni() {
-                Some(v) => v.mul_exact(a, b, out).expect("checked lengths"),
-                None => fast::rq_mul(t, p, a, b, out),
+            Backend::Avx512(t) => match (self.toom_vnni(), self.karatsuba_16_lanes()) {
+                (Some(v), _) => v.mul_exact(a, b, out).expect("checked lengths"),
+                (None, Some(t16)) => fast::rq_mul(t16, p, a, b, out),
+                (None, None) => fast::rq_mul(t, p, a, b, out),
             },
         }
         let _ = p;
@@ -520,17 +521,36 @@ impl Backend {
         }
     }
 
-    /// The 16-lane Toom-4 kernel where the AVX-512 backend runs it instead of its own (on CPUs
-    /// without the VNNI product of [`Backend::toom_vnni`], which comes first): for
+    /// The 16-lane Karatsuba multiplier (compiled with AVX-512VL, [`x86::Avx2Lanes::evex`])
+    /// where the AVX-512 backend runs it for the exact product mod `2^16` instead of its own:
+    /// on AMD Zen 4, which executes 512-bit operations as two 256-bit halves
+    /// (`examples/ntru_bench`, sixtieth session, best of three alternating runs: 509 / 677 /
+    /// 701 / 821 1.33 / 2.72 / 2.60 / 3.74 µs with 32 lanes against 1.32 / 2.49 / 2.49 / 3.65).
+    #[cfg(target_arch = "x86_64")]
+    fn karatsuba_16_lanes(self) -> Option<x86::Avx2Lanes> {
+        match self {
+            Backend::Avx512(_) if crate::cpu::is_zen4() => x86::Avx2Lanes::evex(),
+            _ => None,
+        }
+    }
+
+    /// The 16-lane Toom-4 kernel, compiled with AVX-512VL ([`x86::Avx2Lanes::evex`]: 32
+    /// vector registers, EVEX forms), where the AVX-512 backend runs it instead of its own (on
+    /// CPUs without the VNNI product of [`Backend::toom_vnni`], which comes first): for
     /// `n` = 677 and 701, whose limbs of 192 coefficients split into leaves of 48 with 16 lanes
     /// (63 leaves) but of 32 with 32 lanes (126 leaves, four groups of every per-leaf
-    /// overhead, [`toom::shape`]). Zen 4 executes a 512-bit operation as two 256-bit ones, so
-    /// the 16-lane kernel with half the leaves is the faster there (`examples/ntru_bench`:
-    /// about 1.8-2.1 µs against 2.2-2.3 µs for n = 677). Every AVX-512 CPU has AVX2.
+    /// overhead, [`toom::shape`]), and on AMD Zen 4 for every `n`. Zen 4 executes a 512-bit
+    /// operation as two 256-bit ones, so 512-bit vectors gain nothing there
+    /// (`examples/ntru_bench`, sixtieth session, best of three alternating runs: 509 / 677 /
+    /// 701 / 821 1.10-1.19 / 1.90-3.06 / 1.85-3.08 / 2.94-3.19 µs with 32 lanes, 1.06-1.10 /
+    /// 1.73-1.76 / 1.73-1.75 / 2.59-2.60 µs with 16; the same kernel compiled for AVX2 alone
+    /// took 2.09-2.15 µs at 677 and 701). Every AVX-512 CPU has AVX2.
     #[cfg(target_arch = "x86_64")]
     fn toom_16_lanes(self, p: NtruParams) -> Option<x86::Avx2Lanes> {
         match self {
-            Backend::Avx512(_) if toom::shape(p.n(), 16).1 == 48 => x86::Avx2Lanes::try_new(),
+            Backend::Avx512(_) if crate::cpu::is_zen4() || toom::shape(p.n(), 16).1 == 48 => {
+                x86::Avx2Lanes::evex()
+            }
             _ => None,
         }
     }
@@ -1360,8 +1380,9 @@ mod tests {
 
     /// The lane-sliced multipliers that the AVX-512 backend passes over on CPUs with VNNI
     /// (`toom_vnni.rs` runs instead) stay checked on such CPUs: the exact Karatsuba product
-    /// and the Toom-4 product mod `2^13` (plain and prepared operands) with 32 and 16 lanes,
-    /// against the schoolbook product, every degree.
+    /// and the Toom-4 product mod `2^13` (plain and prepared operands) with 32 and 16 lanes
+    /// (the latter compiled for AVX2 and, where the CPU has it, with AVX-512VL), against the
+    /// schoolbook product, every degree.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn lane_sliced_multipliers_match_the_schoolbook_product() {
@@ -1413,6 +1434,10 @@ mod tests {
         match x86::Avx2Lanes::try_new() {
             Some(t) => check(t, "avx2"),
             None => eprintln!("16 lanes: no AVX2 on this CPU, skipped"),
+        }
+        match x86::Avx2Lanes::evex() {
+            Some(t) => check(t, "avx2 compiled with AVX-512VL"),
+            None => eprintln!("16 lanes with AVX-512VL: not on this CPU, skipped"),
         }
     }
 

@@ -26,15 +26,11 @@ const fn out_row(r: usize) -> usize {
 /// units.
 macro_rules! toom_entries {
     ($feat:literal, $lanes:literal, $leaf6:literal) => {
+        toom_entries!(tf_rq_mul_modq, tf_rq_prepare, $feat, $lanes, $leaf6);
+    };
+    ($mul:ident, $prep:ident, $feat:literal, $lanes:literal, $leaf6:literal) => {
         #[target_feature(enable = $feat)]
-        fn tf_rq_mul_modq(
-            self,
-            a: Operand<'_>,
-            b: Operand<'_>,
-            out: &mut [u16],
-            q: u16,
-            ws: &mut [u16],
-        ) {
+        fn $mul(self, a: Operand<'_>, b: Operand<'_>, out: &mut [u16], q: u16, ws: &mut [u16]) {
             match shape(out.len(), $lanes) {
                 (4, _) => rq_mul_modq_body::<Self, 4, 32>(self, a, b, out, q, ws),
                 (6, _) => rq_mul_modq_body::<Self, 6, $leaf6>(self, a, b, out, q, ws),
@@ -43,7 +39,7 @@ macro_rules! toom_entries {
         }
 
         #[target_feature(enable = $feat)]
-        fn tf_rq_prepare(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
+        fn $prep(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
             match shape(a.len(), $lanes) {
                 (4, _) => prepare_body::<Self, 4, 32>(self, a, dst, ws),
                 (6, _) => prepare_body::<Self, 6, $leaf6>(self, a, dst, ws),
@@ -53,14 +49,52 @@ macro_rules! toom_entries {
     };
 }
 
-/// Proof that the CPU runs AVX2.
+/// Proof that the CPU runs AVX2; with `true` inside ([`Avx2Lanes::evex`]), also AVX-512F, BW
+/// and VL.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2Lanes(());
+pub(crate) struct Avx2Lanes(bool);
 
 impl Avx2Lanes {
     pub(crate) fn try_new() -> Option<Self> {
-        is_x86_feature_detected!("avx2").then_some(Self(()))
+        is_x86_feature_detected!("avx2").then_some(Self(false))
     }
+
+    /// The token whose products (Karatsuba and Toom-4) run the same 256-bit code compiled
+    /// with AVX-512F, BW and VL as well: EVEX encodings, 32 vector registers instead of 16 (so
+    /// fewer spills in the evaluations and the leaf kernels), for the AVX-512 backend where it
+    /// takes the 16-lane kernels (`Backend::toom_16_lanes`).
+    pub(crate) fn evex() -> Option<Self> {
+        (is_x86_feature_detected!("avx2")
+            && is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vl"))
+        .then_some(Self(true))
+    }
+
+    /// [`Self::tf_kmul16`] compiled with AVX-512VL and BW as well.
+    #[inline(never)]
+    #[target_feature(enable = "avx2,avx512f,avx512vl,avx512bw")]
+    fn tf_kmul16_vl<const M: u8>(self, a: &[u16], b: &[u16], c: &mut [u16]) {
+        kmul16_body::<Self, M>(self, a, b, c)
+    }
+
+    /// [`Self::tf_rq_mul`] compiled with AVX-512VL and BW as well.
+    #[target_feature(enable = "avx2,avx512f,avx512vl,avx512bw")]
+    fn tf_rq_mul_vl(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+        match leaf_k(a.len()) {
+            2 => rq_mul_body::<Self, 2>(self, a, b, out, ws),
+            3 => rq_mul_body::<Self, 3>(self, a, b, out, ws),
+            _ => rq_mul_body::<Self, 4>(self, a, b, out, ws),
+        }
+    }
+
+    toom_entries!(
+        tf_rq_mul_modq_vl,
+        tf_rq_prepare_vl,
+        "avx2,avx512f,avx512vl,avx512bw",
+        16,
+        48
+    );
 
     /// The packing functions of the reference compiled with AVX2 (the compiler vectorises
     /// their loops with 256-bit registers; the baseline build has 128-bit SSE2). The
@@ -261,11 +295,19 @@ impl Lanes for Avx2Lanes {
     }
     #[inline(always)]
     fn kmul16<const M: u8>(self, a: &[u16], b: &[u16], c: &mut [u16]) {
+        if self.0 {
+            // SAFETY: `self.0` is set only by `evex`, which found AVX2, AVX-512F, BW and VL.
+            return unsafe { self.tf_kmul16_vl::<M>(a, b, c) };
+        }
         // SAFETY: the token exists only if the CPU supports AVX2.
         unsafe { self.tf_kmul16::<M>(a, b, c) }
     }
     #[inline(always)]
     fn rq_mul_entry(self, a: &[u16], b: &[u16], out: &mut [u16], ws: &mut [u16]) {
+        if self.0 {
+            // SAFETY: `self.0` is set only by `evex`, which found AVX2, AVX-512F, BW and VL.
+            return unsafe { self.tf_rq_mul_vl(a, b, out, ws) };
+        }
         // SAFETY: the token exists only if the CPU supports AVX2.
         unsafe { self.tf_rq_mul(a, b, out, ws) }
     }
@@ -278,11 +320,19 @@ impl Lanes for Avx2Lanes {
         q: u16,
         ws: &mut [u16],
     ) {
+        if self.0 {
+            // SAFETY: `self.0` is set only by `evex`, which found AVX2, AVX-512F, BW and VL.
+            return unsafe { self.tf_rq_mul_modq_vl(a, b, out, q, ws) };
+        }
         // SAFETY: the token exists only if the CPU supports AVX2.
         unsafe { self.tf_rq_mul_modq(a, b, out, q, ws) }
     }
     #[inline(always)]
     fn rq_prepare_entry(self, a: &[u16], dst: &mut [u16], ws: &mut [u16]) {
+        if self.0 {
+            // SAFETY: `self.0` is set only by `evex`, which found AVX2, AVX-512F, BW and VL.
+            return unsafe { self.tf_rq_prepare_vl(a, dst, ws) };
+        }
         // SAFETY: the token exists only if the CPU supports AVX2.
         unsafe { self.tf_rq_prepare(a, dst, ws) }
     }
