@@ -381,14 +381,15 @@ pub(crate) fn kmul48<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratc
     let l = T::L;
     let (a, b, c) = (&a[..48 * l], &b[..48 * l], &mut c[..96 * l]);
     let (sums, prods) = scratch[..KMUL48_SCRATCH * l].split_at_mut(64 * l);
+    // Products, 32 rows each (31 coefficients and a zero row): P00, P11, P22, P01, P12, P02.
+    let (p00, rest) = prods.split_at_mut(32 * l);
+    let (p11, rest) = rest.split_at_mut(32 * l);
+    let (p22, rest) = rest.split_at_mut(32 * l);
+    let (p01, rest) = rest.split_at_mut(32 * l);
+    let (p12, p02) = rest.split_at_mut(32 * l);
     if T::L == 16 {
         // Every operand of the kernel a plain run of rows (see [`sum_halves`]); the three sums
         // in turn in the first 32 rows of `sums`.
-        let (p00, rest) = prods.split_at_mut(32 * l);
-        let (p11, rest) = rest.split_at_mut(32 * l);
-        let (p22, rest) = rest.split_at_mut(32 * l);
-        let (p01, rest) = rest.split_at_mut(32 * l);
-        let (p12, p02) = rest.split_at_mut(32 * l);
         t.kmul16::<0b01>(a, b, p00);
         t.kmul16::<0b01>(&a[16 * l..], &b[16 * l..], p11);
         t.kmul16::<0b01>(&a[32 * l..], &b[32 * l..], p22);
@@ -397,28 +398,22 @@ pub(crate) fn kmul48<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratc
             sum_halves(t, a, b, parts, sa, sb);
             t.kmul16::<0b01>(sa, sb, p);
         }
-        return combine3(t, &scratch[64 * l..KMUL48_SCRATCH * l], c, 16);
-    }
-    // a0 + a2 in rows 0..16 of the first 32, b0 + b2 likewise in the second (rows 16..32 of
-    // each are never read: the kernel reads rows 0..16 for the mask 0b01).
-    for (x, s) in [(a, 0), (b, 32)] {
-        for r in 0..16 {
-            let v = t.add(t.load(&x[r * l..]), t.load(&x[(32 + r) * l..]));
-            t.store(&mut sums[(s + r) * l..], v);
+    } else {
+        // a0 + a2 in rows 0..16 of the first 32, b0 + b2 likewise in the second (rows 16..32
+        // of each are never read: the kernel reads rows 0..16 for the mask 0b01).
+        for (x, s) in [(a, 0), (b, 32)] {
+            for r in 0..16 {
+                let v = t.add(t.load(&x[r * l..]), t.load(&x[(32 + r) * l..]));
+                t.store(&mut sums[(s + r) * l..], v);
+            }
         }
+        t.kmul16::<0b01>(a, b, p00);
+        t.kmul16::<0b10>(a, b, p11);
+        t.kmul16::<0b10>(&a[16 * l..], &b[16 * l..], p22);
+        t.kmul16::<0b11>(a, b, p01);
+        t.kmul16::<0b11>(&a[16 * l..], &b[16 * l..], p12);
+        t.kmul16::<0b01>(&sums[..32 * l], &sums[32 * l..], p02);
     }
-    // Products, 32 rows each (31 coefficients and a zero row): P00, P11, P22, P01, P12, P02.
-    let (p00, rest) = prods.split_at_mut(32 * l);
-    let (p11, rest) = rest.split_at_mut(32 * l);
-    let (p22, rest) = rest.split_at_mut(32 * l);
-    let (p01, rest) = rest.split_at_mut(32 * l);
-    let (p12, p02) = rest.split_at_mut(32 * l);
-    t.kmul16::<0b01>(a, b, p00);
-    t.kmul16::<0b10>(a, b, p11);
-    t.kmul16::<0b10>(&a[16 * l..], &b[16 * l..], p22);
-    t.kmul16::<0b11>(a, b, p01);
-    t.kmul16::<0b11>(&a[16 * l..], &b[16 * l..], p12);
-    t.kmul16::<0b01>(&sums[..32 * l], &sums[32 * l..], p02);
     combine3(t, &scratch[64 * l..KMUL48_SCRATCH * l], c, 16);
 }
 
