@@ -166,8 +166,8 @@ fn kara8<T: Lanes>(t: T, a: &[T::V; 8], b: &[T::V; 8]) -> [T::V; 15] {
 /// `a` and `b` have 32 rows (16 suffice for `M` = 1); row `r` of the operand `A` is
 /// `sum_{j in M} a[(r + 16 j) L ..]` (likewise `B` from `b`; `M` = 1, 2 or 3), so the Karatsuba
 /// middle operand can be formed on the fly (the 32-lane callers do; the 16-lane ones pass
-/// `M` = 1 and sums formed beforehand, see [`sum_halves`]). `c` receives 32 rows: the 31 coefficients
-/// of `A·B` and a zero row. Two Karatsuba levels over `4 x 4` schoolbooks.
+/// `M` = 1 and sums formed beforehand, see [`sum_halves`]). `c` receives 32 rows: the 31
+/// coefficients of `A·B` and a zero row. Two Karatsuba levels over `4 x 4` schoolbooks.
 ///
 /// Two schedules of the same operations: with 32 vector registers (`L = 32`, AVX-512) all 48
 /// operand vectors live in registers ([`kmul16_in_registers`]); with 16 (`L = 16`, AVX2) that
