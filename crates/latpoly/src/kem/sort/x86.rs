@@ -1,12 +1,13 @@
 //! AVX2 twin of the scalar sorting network: a bitonic network on 8-lane `u32` vectors.
 //!
-//! The input is padded with `u32::MAX` to a power of two `N >= 16` and laid out lane-major
-//! (element `i` in lane `i / (N/8)` of vector `i mod (N/8)`), sorted by the bitonic network
-//! (`log2(N)(log2(N)+1)/2` stages of `N/2` compare-exchanges), and the first `n` words are read
-//! back (the padding sorts to the end). In this layout all stages of distance below `N/8` are
-//! plain vector `min`/`max` between vectors, three stages per pass over blocks of eight vectors
-//! held in registers ([`vector_group`]); the (at most three per merge) stages of larger
-//! distance permute lanes, all of a merge's on one vector at a time ([`lane_stages8`]). One
+//! The input is padded with `u32::MAX` to a power of two `N >= 64`, sorted by the bitonic
+//! network (`log2(N)(log2(N)+1)/2` stages of `N/2` compare-exchanges) in a lane-major layout
+//! (network position `i` in lane `i / (N/8)` of vector `i mod (N/8)`), and the first `n` words
+//! are read back (the padding sorts to the end; [`sort_vectors`]). In this layout all stages of
+//! distance below `N/8` are plain vector `min`/`max` between vectors, three stages per pass
+//! over blocks of eight vectors held in registers ([`vector_group`]); the (at most three per
+//! merge) stages of larger distance permute lanes, all of a merge's on one vector at a time
+//! ([`lane_stages8`]). One
 //! stage per pass over memory made the network load- and store-bound: `LATPOLY_ISA=avx2
 //! examples/kem_bench` (Zen 4), encapsulation ntruhps2048509 6.69 -> 5.73-6.00 µs,
 //! ntruhps2048677 11.5 -> 9.3, ntruhps4096821 13.05 -> 10.8, sntrup761 17.2 -> 15.3. Every
@@ -43,49 +44,131 @@ impl Avx2Sort {
         if n < 2 {
             return;
         }
-        let big = n.next_power_of_two().max(16);
+        // At least 64 words, so that there are at least eight vectors for the 8 x 8
+        // transpositions that read the result back.
+        let big = n.next_power_of_two().max(64);
         let vecs = big / 8;
-        // Lane-major layout: element i lives in lane i / vecs of vector i % vecs, so partners at
-        // distance j < vecs are in different vectors (plain min/max) and only the stages with
-        // j >= vecs (at most three per merge) permute lanes. Positions depend only on i.
-        let mut tmp = vec![u32::MAX; big];
-        for (i, &xi) in x.iter().enumerate() {
-            tmp[(i % vecs) * 8 + i / vecs] = xi;
+        let zero = _mm256_setzero_si256();
+        if big <= AVX512_MAX {
+            let mut buf = [zero; AVX512_MAX / 8];
+            sort_vectors(self, x, &mut buf[..vecs]);
+            core::hint::black_box(&buf);
+        } else {
+            let mut buf = vec![zero; vecs];
+            sort_vectors(self, x, &mut buf);
+            core::hint::black_box(&buf);
         }
-        let mut v: Vec<__m256i> = tmp
-            .chunks_exact(8)
-            // SAFETY: AVX2 (token); each chunk has 8 readable u32.
-            .map(|c| unsafe { _mm256_loadu_si256(c.as_ptr().cast()) })
-            .collect();
-        let mut k = 2;
-        while k <= big {
-            // Lane stages (distances k/2 .. vecs): partners in lanes l and l ^ (j / vecs) of
-            // the same vector, all of them applied to one vector while it sits in a register.
-            if k / 2 >= vecs {
-                // SAFETY: AVX2 (token).
-                unsafe {
-                    let asc = clear8(k / vecs);
-                    match k / 2 / vecs {
-                        4 => lane_stages8::<4>(&mut v, asc),
-                        2 => lane_stages8::<2>(&mut v, asc),
-                        _ => lane_stages8::<1>(&mut v, asc),
-                    }
+    }
+}
+
+/// Sorts `x` (`2 <= x.len() <= 8 v.len()`, `v.len()` a power of two `>= 8`) with the bitonic
+/// network on the vectors `v`, which are zero on return. Inlined into the AVX2 entry point.
+///
+/// A sorting network sorts any arrangement of its input, so `x` is loaded as it lies (`v[a]`
+/// holds `x[8a .. 8a + 8]`, `u32::MAX` past the end); only the result is read in the network's
+/// lane-major order (sorted position `i` is lane `i / vecs` of vector `i % vecs`), by 8 x 8
+/// transpositions of the vectors: row `l` of block `c` is then `x[l vecs + 8c ..][..8]`. A
+/// scalar scatter into that layout and gather out of it, through a heap copy, were a third of
+/// the sort (`perf` of an sntrup761 encapsulation, AMD Zen 2); without them
+/// `examples/kem_bench` encapsulation went ntruhps2048509 9.5-10.1 -> 8.2-8.4 µs,
+/// ntruhps4096821 18.4-18.8 -> 17.2-17.5, sntrup761 22.5-23.3 -> 21.1-21.7, ntrulpr761
+/// 30.0-31.0 -> 28.6-29.5 (three alternating pairs, Zen 2).
+#[inline(always)]
+fn sort_vectors(t: Avx2Sort, x: &mut [u32], v: &mut [__m256i]) {
+    let (n, vecs) = (x.len(), v.len());
+    let big = 8 * vecs;
+    debug_assert!(n >= 2 && n <= big && vecs >= 8 && vecs.is_power_of_two());
+    // SAFETY: inlined only into `Avx2Sort::tf_sort_u32` (`t` proves AVX2); the loads read
+    // exact 8-word chunks of `x` or a `[u32; 8]`.
+    unsafe {
+        let max = _mm256_set1_epi32(-1);
+        let mut chunks = x.chunks_exact(8);
+        let mut a = 0;
+        for c in &mut chunks {
+            v[a] = _mm256_loadu_si256(c.as_ptr().cast());
+            a += 1;
+        }
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            let mut part = [u32::MAX; 8];
+            part[..tail.len()].copy_from_slice(tail);
+            v[a] = _mm256_loadu_si256(part.as_ptr().cast());
+            crate::secret::wipe(&mut part);
+            a += 1;
+        }
+        for va in &mut v[a..] {
+            *va = max;
+        }
+    }
+    let mut k = 2;
+    while k <= big {
+        // Lane stages (distances k/2 .. vecs): partners in lanes l and l ^ (j / vecs) of
+        // the same vector, all of them applied to one vector while it sits in a register.
+        if k / 2 >= vecs {
+            // SAFETY: AVX2 (`t`).
+            unsafe {
+                let asc = clear8(k / vecs);
+                match k / 2 / vecs {
+                    4 => lane_stages8::<4>(v, asc),
+                    2 => lane_stages8::<2>(v, asc),
+                    _ => lane_stages8::<1>(v, asc),
                 }
             }
-            vector_stages(self, &mut v, k, vecs);
-            k *= 2;
         }
+        vector_stages(t, v, k, vecs);
+        k *= 2;
+    }
+    // SAFETY: AVX2 (`t`); the stores write exact 8-word slices of `x` or a `[u32; 8]`.
+    unsafe {
         let zero = _mm256_setzero_si256();
-        for (c, va) in tmp.chunks_exact_mut(8).zip(v.iter_mut()) {
-            // SAFETY: AVX2 (token); each chunk has 8 writable u32.
-            unsafe { _mm256_storeu_si256(c.as_mut_ptr().cast(), *va) };
-            *va = zero; // wipe the copies (the values may be secret)
+        for c in 0..vecs / 8 {
+            let mut r = [zero; 8];
+            r.copy_from_slice(&v[8 * c..8 * c + 8]);
+            transpose8(&mut r);
+            for (l, rl) in r.iter_mut().enumerate() {
+                let p = l * vecs + 8 * c;
+                if p + 8 <= n {
+                    _mm256_storeu_si256(x[p..p + 8].as_mut_ptr().cast(), *rl);
+                } else if p < n {
+                    let mut part = [0u32; 8];
+                    _mm256_storeu_si256(part.as_mut_ptr().cast(), *rl);
+                    x[p..].copy_from_slice(&part[..n - p]);
+                    crate::secret::wipe(&mut part);
+                }
+                *rl = zero; // wipe the copies (the values may be secret)
+            }
+            core::hint::black_box(&r);
         }
-        for (i, xi) in x.iter_mut().enumerate() {
-            *xi = tmp[(i % vecs) * 8 + i / vecs];
+        for va in v.iter_mut() {
+            *va = zero;
         }
-        crate::secret::wipe(&mut tmp);
-        core::hint::black_box(&v);
+    }
+}
+
+/// Transposes the 8 x 8 matrix of `u32` whose rows are `r` (row `i` lane `j` becomes row `j`
+/// lane `i`): 32-bit and 64-bit unpacks, then 128-bit halves. Caller holds an AVX2 token.
+#[inline(always)]
+unsafe fn transpose8(r: &mut [__m256i; 8]) {
+    // SAFETY: the caller guarantees AVX2.
+    unsafe {
+        let mut t = [_mm256_setzero_si256(); 8];
+        for k in 0..4 {
+            t[2 * k] = _mm256_unpacklo_epi32(r[2 * k], r[2 * k + 1]);
+            t[2 * k + 1] = _mm256_unpackhi_epi32(r[2 * k], r[2 * k + 1]);
+        }
+        // u[4h + 2m + s]: columns (2m + s) and (2m + s + 4) of rows 4h .. 4h + 3
+        let mut u = [_mm256_setzero_si256(); 8];
+        for h in 0..2 {
+            for m in 0..2 {
+                let (p, q) = (t[4 * h + m], t[4 * h + m + 2]);
+                u[4 * h + 2 * m] = _mm256_unpacklo_epi64(p, q);
+                u[4 * h + 2 * m + 1] = _mm256_unpackhi_epi64(p, q);
+            }
+        }
+        for j in 0..4 {
+            r[j] = _mm256_permute2x128_si256::<0x20>(u[j], u[4 + j]);
+            r[j + 4] = _mm256_permute2x128_si256::<0x31>(u[j], u[4 + j]);
+        }
     }
 }
 
