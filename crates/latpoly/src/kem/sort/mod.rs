@@ -132,12 +132,13 @@ mod tests {
         }
     }
 
-    /// Every backend the CPU runs sorts every length up to 1100, on random words and on
-    /// inputs with many repeats and extreme values (0, u32::MAX).
+    /// Every backend the CPU runs sorts every length up to 1100 and some longer ones (the AVX2
+    /// network's split into a power of two and a rest, recursively, and its heap buffers), on
+    /// random words and on inputs with many repeats and extreme values (0, u32::MAX).
     #[test]
     fn backends_sort_every_length() {
         for isa in [Isa::Scalar, Isa::Avx2, Isa::Avx512] {
-            for n in 0..1100u32 {
+            for n in (0..1100u32).chain([1500, 1793, 2047, 2049, 2600, 3583]) {
                 let mut x: Vec<u32> = (0..n)
                     .map(|i| {
                         let h = i.wrapping_mul(0x9e37_79b9) ^ n.wrapping_mul(0x85eb_ca6b);

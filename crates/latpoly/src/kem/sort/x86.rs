@@ -42,6 +42,13 @@ impl Avx2Sort {
         unsafe { self.tf_sort_u32(x) }
     }
 
+    ///
+    /// A length `n` well short of the next power of two `2m` is split ([`merge_sorted`]):
+    /// `x[..m]` and `x[m..]` are sorted apart (the latter recursively) and merged, instead of
+    /// padding all of `x` to `2m` words. The split happens when `n - m <= 3m/4`, where it
+    /// saves at least a quarter of the compare-exchanges (n = 676 and 761: the 1,024-word
+    /// network's 55 stages on 128 vectors against 45 on 64, 36 on 32 and a merge of 17 stages
+    /// on at most 64).
     #[target_feature(enable = "avx2")]
     fn tf_sort_u32(self, x: &mut [u32]) {
         let n = x.len();
@@ -51,14 +58,30 @@ impl Avx2Sort {
         // At least 64 words, so that there are at least eight vectors for the 8 x 8
         // transpositions that read the result back.
         let big = n.next_power_of_two().max(64);
+        let m = big / 2;
+        if m >= 64 && 4 * (n - m) <= 3 * m {
+            let (a, b) = x.split_at_mut(m);
+            self.tf_sort_u32(a);
+            self.tf_sort_u32(b);
+            let vecs = (m + (n - m).next_power_of_two().max(8)) / 8;
+            if vecs <= STACK_MAX / 8 {
+                let mut buf = [MaybeUninit::uninit(); STACK_MAX / 8];
+                merge_sorted(self, x, m, &mut buf[..vecs]);
+                core::hint::black_box(&buf);
+            } else {
+                let mut buf = vec![MaybeUninit::uninit(); vecs];
+                merge_sorted(self, x, m, &mut buf);
+                core::hint::black_box(&buf);
+            }
+            return;
+        }
         let vecs = big / 8;
-        let zero = _mm256_setzero_si256();
         if big <= STACK_MAX {
-            let mut buf = [zero; STACK_MAX / 8];
+            let mut buf = [MaybeUninit::uninit(); STACK_MAX / 8];
             sort_vectors(self, x, &mut buf[..vecs]);
             core::hint::black_box(&buf);
         } else {
-            let mut buf = vec![zero; vecs];
+            let mut buf = vec![MaybeUninit::uninit(); vecs];
             sort_vectors(self, x, &mut buf);
             core::hint::black_box(&buf);
         }
@@ -78,32 +101,12 @@ impl Avx2Sort {
 /// ntruhps4096821 18.4-18.8 -> 17.2-17.5, sntrup761 22.5-23.3 -> 21.1-21.7, ntrulpr761
 /// 30.0-31.0 -> 28.6-29.5 (three alternating pairs, Zen 2).
 #[inline(always)]
-fn sort_vectors(t: Avx2Sort, x: &mut [u32], v: &mut [__m256i]) {
+fn sort_vectors(t: Avx2Sort, x: &mut [u32], v: &mut [MaybeUninit<__m256i>]) {
     let (n, vecs) = (x.len(), v.len());
     let big = 8 * vecs;
     debug_assert!(n >= 2 && n <= big && vecs >= 8 && vecs.is_power_of_two());
-    // SAFETY: inlined only into `Avx2Sort::tf_sort_u32` (`t` proves AVX2); the loads read
-    // exact 8-word chunks of `x` or a `[u32; 8]`.
-    unsafe {
-        let max = _mm256_set1_epi32(-1);
-        let mut chunks = x.chunks_exact(8);
-        let mut a = 0;
-        for c in &mut chunks {
-            v[a] = _mm256_loadu_si256(c.as_ptr().cast());
-            a += 1;
-        }
-        let tail = chunks.remainder();
-        if !tail.is_empty() {
-            let mut part = [u32::MAX; 8];
-            part[..tail.len()].copy_from_slice(tail);
-            v[a] = _mm256_loadu_si256(part.as_ptr().cast());
-            crate::secret::wipe(&mut part);
-            a += 1;
-        }
-        for va in &mut v[a..] {
-            *va = max;
-        }
-    }
+    // SAFETY: inlined only into `Avx2Sort::tf_sort_u32` (`t` proves AVX2).
+    let v = unsafe { load_padded(x, v) };
     let mut k = 2;
     while k <= big {
         // Lane stages (distances k/2 .. vecs): partners in lanes l and l ^ (j / vecs) of
@@ -119,7 +122,7 @@ fn sort_vectors(t: Avx2Sort, x: &mut [u32], v: &mut [__m256i]) {
                 }
             }
         }
-        vector_stages(t, v, k, vecs);
+        vector_stages(t, v, (k / 2).min(vecs / 2), k, vecs);
         k *= 2;
     }
     // SAFETY: AVX2 (`t`); the stores write exact 8-word slices of `x` or a `[u32; 8]`.
@@ -145,6 +148,108 @@ fn sort_vectors(t: Avx2Sort, x: &mut [u32], v: &mut [__m256i]) {
         }
         for va in v.iter_mut() {
             *va = zero;
+        }
+    }
+}
+
+/// Loads `x` (at most `8 v.len()` words) into every vector of `v` as it lies: `v[a]` holds
+/// `x[8a .. 8a + 8]`, `u32::MAX` past the end (the scratch is not zeroed beforehand: 4 KB
+/// fills were three per split sort). Caller holds an AVX2 token.
+#[inline(always)]
+unsafe fn load_padded<'a>(x: &[u32], v: &'a mut [MaybeUninit<__m256i>]) -> &'a mut [__m256i] {
+    // SAFETY: the caller guarantees AVX2; the loads read exact 8-word chunks of `x` or a
+    // `[u32; 8]`.
+    unsafe {
+        let mut chunks = x.chunks_exact(8);
+        let mut a = 0;
+        for c in &mut chunks {
+            v[a] = MaybeUninit::new(_mm256_loadu_si256(c.as_ptr().cast()));
+            a += 1;
+        }
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            let mut part = [u32::MAX; 8];
+            part[..tail.len()].copy_from_slice(tail);
+            v[a] = MaybeUninit::new(_mm256_loadu_si256(part.as_ptr().cast()));
+            crate::secret::wipe(&mut part);
+            a += 1;
+        }
+        for va in &mut v[a..] {
+            *va = MaybeUninit::new(_mm256_set1_epi32(-1));
+        }
+        // SAFETY: every vector of `v` was written above, and `MaybeUninit<__m256i>` has the
+        // layout of `__m256i`.
+        &mut *(core::ptr::from_mut(v) as *mut [__m256i])
+    }
+}
+
+/// Merges the ascending runs `x[..m]` and `x[m..]` (`m` a power of two `>= 64`, `x.len() - m
+/// <= m`) into ascending `x`, by the bitonic merge in linear layout (`v[a]` holds words `8a ..
+/// 8a + 8`): `v` holds `m / 8` vectors for the first run, then `q / 8` for the second, padded
+/// with `u32::MAX` to a power of two `q >= 8`. The first run followed by the padded second
+/// one reversed and preceded by `m - q` more `u32::MAX` is bitonic; its half-cleaner pairs
+/// only the last `q` words of the first run with a real (or padding) word, and leaves a
+/// bitonic lower half of `m` words (the first run's first `m - q` and the `q` minima) and a
+/// bitonic upper half whose first `m - q` words are padding and whose last `q` are the
+/// maxima, so only those `q` are merged. Distances of 8 words and more pair whole vectors
+/// ([`vector_stages`], all ascending), the last three stages pair lanes
+/// ([`lane_stages8`]). Addresses and the order of operations depend only on the lengths.
+/// Inlined into the AVX2 entry point; `v` is zero on return.
+#[inline(always)]
+fn merge_sorted(t: Avx2Sort, x: &mut [u32], m: usize, v: &mut [MaybeUninit<__m256i>]) {
+    let n = x.len();
+    let (va, vb) = v.split_at_mut(m / 8);
+    let qv = vb.len();
+    debug_assert!(m >= 64 && m.is_power_of_two() && n - m <= 8 * qv && qv.is_power_of_two());
+    debug_assert!(qv <= va.len());
+    // SAFETY: inlined only into `Avx2Sort::tf_sort_u32` (`t` proves AVX2); the stores write
+    // exact 8-word slices of `x` or a `[u32; 8]`.
+    unsafe {
+        let va = load_padded(&x[..m], va);
+        let vb = load_padded(&x[m..], vb);
+        let rev = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+        let off = va.len() - qv;
+        // Word `8i + l` of the second half-cleaner's operand is word `q - 1 - 8i - l` of the
+        // padded second run: lane `7 - l` of its vector `qv - 1 - i`. Pairs `i`, `qv - 1 - i`
+        // go together, so each second-run vector is read before it is overwritten.
+        for i in 0..qv.div_ceil(2) {
+            let j = qv - 1 - i;
+            let (bi, bj) = (
+                _mm256_permutevar8x32_epi32(vb[j], rev),
+                _mm256_permutevar8x32_epi32(vb[i], rev),
+            );
+            let (ai, aj) = (va[off + i], va[off + j]);
+            va[off + i] = _mm256_min_epu32(ai, bi);
+            vb[i] = _mm256_max_epu32(ai, bi);
+            va[off + j] = _mm256_min_epu32(aj, bj);
+            vb[j] = _mm256_max_epu32(aj, bj);
+        }
+        let asc = _mm256_set1_epi32(-1);
+        for w in [&mut *va, &mut *vb] {
+            let vecs = w.len();
+            // k = 0: every pair ascending.
+            vector_stages(t, w, vecs / 2, 0, vecs);
+            lane_stages8::<4>(w, asc);
+        }
+        for (c, a) in x[..m].chunks_exact_mut(8).zip(va.iter()) {
+            _mm256_storeu_si256(c.as_mut_ptr().cast(), *a);
+        }
+        let mut chunks = x[m..].chunks_exact_mut(8);
+        let mut b = 0;
+        for c in &mut chunks {
+            _mm256_storeu_si256(c.as_mut_ptr().cast(), vb[b]);
+            b += 1;
+        }
+        let tail = chunks.into_remainder();
+        if !tail.is_empty() {
+            let mut part = [0u32; 8];
+            _mm256_storeu_si256(part.as_mut_ptr().cast(), vb[b]);
+            tail.copy_from_slice(&part[..tail.len()]);
+            crate::secret::wipe(&mut part);
+        }
+        let zero = _mm256_setzero_si256();
+        for w in va.iter_mut().chain(vb.iter_mut()) {
+            *w = zero;
         }
     }
 }
@@ -327,7 +432,7 @@ impl Avx512Sort {
                     }
                 }
             }
-            vector_stages(self, v, k, vecs);
+            vector_stages(self, v, (k / 2).min(vecs / 2), k, vecs);
             k *= 2;
         }
         // Back: the same transposition (lane l of vector a is element l vecs + a), rows stored
@@ -540,11 +645,12 @@ impl Exchange for Avx512Sort {
     }
 }
 
-/// The vector stages (distances below `vecs`) of the merge of size `k`, up to three per pass
-/// over the vectors ([`vector_group`]).
+/// The vector stages of distances `j0, j0/2, ..., 1` (below `vecs`) of the merge of size `k`
+/// (`k = 0`: a plain ascending merge), up to three per pass over the vectors
+/// ([`vector_group`]).
 #[inline(always)]
-fn vector_stages<T: Exchange>(t: T, v: &mut [T::V], k: usize, vecs: usize) {
-    let mut j = (k / 2).min(vecs / 2);
+fn vector_stages<T: Exchange>(t: T, v: &mut [T::V], j0: usize, k: usize, vecs: usize) {
+    let mut j = j0;
     while j > 0 {
         if j >= 4 {
             vector_group::<T, 3>(t, v, j, k, vecs);
@@ -562,7 +668,7 @@ fn vector_stages<T: Exchange>(t: T, v: &mut [T::V], k: usize, vecs: usize) {
 /// `G` consecutive vector stages (distances `j, j/2, ..., j/2^(G-1)`, all below `vecs`) of the
 /// merge of size `k`, on blocks of `2^G` vectors held in registers. Partners at distance `d` are
 /// vectors `a` and `a + d` (same lane); the pair is ascending iff bit `k` of the lower element's
-/// index `a + vecs l` is clear. For `k >= vecs` that is a lane mask; for `k < vecs` it is bit `k`
+/// index `a + vecs l` is clear (always for `k = 0`). For `k >= vecs` that is a lane mask; for `k < vecs` it is bit `k`
 /// of the block's base, and a descending block is the ascending network on the block read in
 /// reverse order (the pairing is symmetric under complementing the index).
 #[inline(always)]
