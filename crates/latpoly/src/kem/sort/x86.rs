@@ -42,6 +42,7 @@ impl Avx2Sort {
         unsafe { self.tf_sort_u32(x) }
     }
 
+    /// Sorts `x` ascending (unsigned) with the bitonic network of [`sort_vectors`].
     ///
     /// A length `n` well short of the next power of two `2m` is split ([`merge_sorted`]):
     /// `x[..m]` and `x[m..]` are sorted apart (the latter recursively) and merged, instead of
