@@ -60,32 +60,30 @@ impl Avx2Sort {
         // transpositions that read the result back.
         let big = n.next_power_of_two().max(64);
         let m = big / 2;
-        if m >= 64 && 4 * (n - m) <= 3 * m {
+        let split = m >= 64 && 4 * (n - m) <= 3 * m;
+        let vecs = if split {
             let (a, b) = x.split_at_mut(m);
             self.tf_sort_u32(a);
             self.tf_sort_u32(b);
-            let vecs = (m + (n - m).next_power_of_two().max(8)) / 8;
-            if vecs <= STACK_MAX / 8 {
-                let mut buf = [MaybeUninit::uninit(); STACK_MAX / 8];
-                merge_sorted(self, x, m, &mut buf[..vecs]);
-                core::hint::black_box(&buf);
-            } else {
-                let mut buf = vec![MaybeUninit::uninit(); vecs];
-                merge_sorted(self, x, m, &mut buf);
-                core::hint::black_box(&buf);
-            }
-            return;
-        }
-        let vecs = big / 8;
-        if big <= STACK_MAX {
-            let mut buf = [MaybeUninit::uninit(); STACK_MAX / 8];
-            sort_vectors(self, x, &mut buf[..vecs]);
-            core::hint::black_box(&buf);
+            (m + (n - m).next_power_of_two().max(8)) / 8
         } else {
-            let mut buf = vec![MaybeUninit::uninit(); vecs];
-            sort_vectors(self, x, &mut buf);
-            core::hint::black_box(&buf);
+            big / 8
+        };
+        // Scratch on the stack up to STACK_MAX words, on the heap above.
+        let mut stack = [MaybeUninit::uninit(); STACK_MAX / 8];
+        let mut heap = Vec::new();
+        let buf = if vecs <= STACK_MAX / 8 {
+            &mut stack[..vecs]
+        } else {
+            heap.resize(vecs, MaybeUninit::uninit());
+            &mut heap[..]
+        };
+        if split {
+            merge_sorted(self, x, m, buf);
+        } else {
+            sort_vectors(self, x, buf);
         }
+        core::hint::black_box(buf);
     }
 }
 
