@@ -667,9 +667,10 @@ fn vector_stages<T: Exchange>(t: T, v: &mut [T::V], j0: usize, k: usize, vecs: u
 /// `G` consecutive vector stages (distances `j, j/2, ..., j/2^(G-1)`, all below `vecs`) of the
 /// merge of size `k`, on blocks of `2^G` vectors held in registers. Partners at distance `d` are
 /// vectors `a` and `a + d` (same lane); the pair is ascending iff bit `k` of the lower element's
-/// index `a + vecs l` is clear (always for `k = 0`). For `k >= vecs` that is a lane mask; for `k < vecs` it is bit `k`
-/// of the block's base, and a descending block is the ascending network on the block read in
-/// reverse order (the pairing is symmetric under complementing the index).
+/// index `a + vecs l` is clear (always for `k = 0`). For `k >= vecs` that is a lane mask; for
+/// `k < vecs` it is bit `k` of the block's base, and a descending block is the ascending
+/// network on the block read in reverse order (the pairing is symmetric under complementing
+/// the index).
 #[inline(always)]
 fn vector_group<T: Exchange, const G: usize>(
     t: T,
