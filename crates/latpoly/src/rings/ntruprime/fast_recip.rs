@@ -7,8 +7,9 @@
 //! loads / stores one lane off: `g` in place, `v` double-buffered) and the swap costs one
 //! select per vector: after a swap the new `g` is `g0·f - f0·g`, the unswapped combination
 //! with both scalars negated, so only `f` (and `v`) take the other array's value, a single
-//! `vpternlogq` (AVX-512) or `vpblendvb` (AVX2) under a broadcast mask, where a masked exchange
-//! of both arrays took four bitwise operations. In iteration `it` the pair `(v, r)`
+//! `vpternlogq` (AVX-512) or three logic operations (AVX2) under a broadcast mask, where a
+//! masked exchange of both arrays took four or more. (On AVX2 `vpblendvb` made the whole
+//! reciprocal about 20% slower on an AMD Zen 2 than `a ^ (mask & (a ^ b))`.) In iteration `it` the pair `(v, r)`
 //! can only be nonzero below index `it + 2` (a public bound), so only those vectors are
 //! computed: over the first ~760 iterations that halves the `(v, r)` work (the whole loop 12%
 //! faster: 88-90 -> 79 µs on AVX-512). Symmetrically, `(f, g)` are only needed up to index

@@ -197,11 +197,8 @@ impl Lanes for Avx2 {
         // SAFETY: the token proves AVX2.
         unsafe { _mm256_xor_si256(a, b) }
     }
-    #[inline(always)]
-    fn select(self, mask: __m256i, a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: the token proves AVX2.
-        unsafe { _mm256_blendv_epi8(a, b, mask) }
-    }
+    // `select` keeps the trait's three logic operations: `vpblendvb` was slower on AMD Zen 2,
+    // sntrup761 key generation (`Rq_recip3`, its only user) 288-292 -> 231-244 µs.
     #[inline(always)]
     fn mullo(self, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: the token proves AVX2.
