@@ -265,12 +265,6 @@ impl Reg for __m256i {
         unsafe { _mm_cvtsi128_si64(_mm256_castsi256_si128(self)) as u64 }
     }
     #[inline(always)]
-    fn blend(self, o: Self, mask: Self) -> Self {
-        // SAFETY: AVX2 (module invariant). One `vpblendvb` (the mask's bytes are all ones or
-        // zero) where the default takes three logic operations.
-        unsafe { _mm256_blendv_epi8(self, o, mask) }
-    }
-    #[inline(always)]
     fn divsteps3<const K: usize>(
         f: &mut VTrits<Self, K>,
         g: &mut VTrits<Self, K>,
@@ -352,11 +346,12 @@ fn live_phase(s: usize, steps: usize, bits: usize, k: usize) -> (usize, usize, u
 ///
 /// The decisions come from the low words of `f` and `g` in general-purpose registers
 /// ([`decide_step`], refreshed every [`BATCH`] steps), as in the AVX-512 loop, so they never
-/// wait for the vector steps that apply them; selects are `vpblendvb`. Measured on an AMD Zen 2
-/// (`examples/ntru_bench`, `poly_S3_inv`, old and new binaries alternating): 17.8 -> 15.3 µs at
-/// n = 509, 30.0 -> 27.7 at 677, 31.2 -> 28.9 at 701, 44.9 -> 42.1 at 821. (Before, `g_0` was
-/// read back from the vector registers every step, a vector-to-GPR-to-vector round trip on the
-/// step-to-step chain.)
+/// wait for the vector steps that apply them. Measured on an AMD Zen 2 (`examples/ntru_bench`,
+/// `poly_S3_inv`, old and new binaries alternating): 17.8 -> 15.3 µs at n = 509, 30.0 -> 27.7
+/// at 677, 31.2 -> 28.9 at 701, 44.9 -> 42.1 at 821. Selects take the three logic operations of
+/// [`Reg::blend`]'s default: `vpblendvb` was no faster there (509: 15.3 against 14.9 µs, 821:
+/// 42.2 against 41.4). (Before, `g_0` was read back from the vector registers every step, a
+/// vector-to-GPR-to-vector round trip on the step-to-step chain.)
 #[inline(always)]
 fn live_steps<R: Reg, const K: usize, const VW: usize, const FG: usize>(
     f: &mut VTrits<R, K>,
