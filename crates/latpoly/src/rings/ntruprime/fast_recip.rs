@@ -24,7 +24,11 @@
 //! took six: the loop is bound by the two multiply pipes) whose output stays below `1.1 q` for
 //! inputs below `1.1 q`, so nothing grows. Only the scalars that steer the loop
 //! (`g[0] != 0`, and `f[0]` at the end) are frozen exactly, so the control flow (all masks) and
-//! the final centred output are those of the reference.
+//! the final centred output are those of the reference. Those scalars run one iteration ahead:
+//! the next iteration's `f[0]` and `g[0]` follow from this iteration's scalars and entries 1 of
+//! `f` and `g` (stored one iteration earlier), so no vector pass waits for a store of the pass
+//! before it to be read back and reduced (sntrup761's `Rq_recip3` 181-197 -> 176-186 µs,
+//! `examples/ntruprime_bench` on an AMD Zen 2).
 
 use super::fast::{Buf, Lanes};
 use super::recip::{fq_freeze_small, fq_recip, swap_mask};
@@ -86,23 +90,33 @@ pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
     r.0[OFF] = fq_recip(3);
     let q = s.splat(Q as i16);
     let mut delta: i32 = 1;
+    // The loop is steered by exact residues only: those of f[0] and g[0] at the start of the
+    // iteration.
+    let mut f0 = fq_freeze_small(i32::from(f.0[OFF]));
+    let mut g0 = fq_freeze_small(i32::from(g.0[OFF]));
     for it in 0..2 * P - 1 {
         let (vo, vn) = if it % 2 == 0 {
             (&va, &mut vb)
         } else {
             (&vb, &mut va)
         };
-        // The loop is steered by exact residues only.
-        let f0 = fq_freeze_small(i32::from(f.0[OFF]));
-        let g0 = fq_freeze_small(i32::from(g.0[OFF]));
         let swap = swap_mask(delta, i32::from(g0));
         delta ^= swap & (delta ^ -delta);
         delta += 1;
         // With the swap, g becomes g0·f - f0·g = -(f0·g - g0·f): the unswapped product with
         // both scalars negated, so only f needs the (one-instruction) select.
         let neg = swap as i16;
-        let (fw, fwp) = sh_q((f0 ^ neg) - neg);
-        let (gw, gwp) = sh_q((g0 ^ neg) - neg);
+        let (sf, sg) = ((f0 ^ neg) - neg, (g0 ^ neg) - neg);
+        // The next iteration's residues, computed here from entries 1 (written one iteration
+        // ago) rather than read back from this iteration's vector stores: the scalar chain then
+        // runs one iteration ahead of the vector passes, which do not wait for it. f[0] becomes
+        // g0 with the swap and stays f0 without; g[0] becomes entry 1 of this iteration's
+        // combination, the same residue as the vector lanes compute (|x| <= 2 · 2295 · 1.1 q).
+        let (f1, g1) = (i32::from(f.0[OFF + 1]), i32::from(g.0[OFF + 1]));
+        let next_g0 = fq_freeze_small(i32::from(sf) * g1 - i32::from(sg) * f1);
+        let next_f0 = f0 ^ (neg & (f0 ^ g0));
+        let (fw, fwp) = sh_q(sf);
+        let (gw, gwp) = sh_q(sg);
         let (fw, fwp, gw, gwp) = (s.splat(fw), s.splat(fwp), s.splat(gw), s.splat(gwp));
         let mask = s.splat(swap as i16);
         // Only the entries of f and g that can still reach index 0 matter: an entry moves down
@@ -136,10 +150,11 @@ pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
             s.store(&mut r.0[OFF + i..], nr);
         }
         g.0[OFF + P] = 0;
+        (f0, g0) = (next_f0, next_g0);
     }
     // After an odd number (2p - 1) of iterations the last v was written to vb.
     let v = &vb;
-    let scale = i32::from(fq_recip(fq_freeze_small(i32::from(f.0[OFF]))));
+    let scale = i32::from(fq_recip(f0));
     let out = (0..P)
         .map(|i| fq_freeze_small(scale * i32::from(v.0[OFF + P - 1 - i])))
         .collect();
