@@ -9,14 +9,14 @@
 //! with both scalars negated, so only `f` (and `v`) take the other array's value, a single
 //! `vpternlogq` (AVX-512) or three logic operations (AVX2) under a broadcast mask, where a
 //! masked exchange of both arrays took four or more. (On AVX2 `vpblendvb` made the whole
-//! reciprocal about 20% slower on an AMD Zen 2 than `a ^ (mask & (a ^ b))`.) In iteration `it` the pair `(v, r)`
-//! can only be nonzero below index `it + 2` (a public bound), so only those vectors are
-//! computed: over the first ~760 iterations that halves the `(v, r)` work (the whole loop 12%
-//! faster: 88-90 -> 79 µs on AVX-512). Symmetrically, `(f, g)` are only needed up to index
-//! `2p - 3 - it` after iteration `it` (an entry moves down at most one place per iteration, and
-//! only `f[0]`, `g[0]` and the final `f[0]` are ever read): over the last ~760 iterations that
-//! halves the `(f, g)` work (sntrup761 key generation 10% faster: 137 -> 124 µs, `kem_bench`
-//! minimum of five alternating runs on a Zen 4 host).
+//! reciprocal about 20% slower on an AMD Zen 2 than `a ^ (mask & (a ^ b))`.) In iteration
+//! `it` the pair `(v, r)` can only be nonzero below index `it + 2` (a public bound), so only
+//! those vectors are computed: over the first ~760 iterations that halves the `(v, r)` work
+//! (the whole loop 12% faster: 88-90 -> 79 µs on AVX-512). Symmetrically, `(f, g)` are only
+//! needed up to index `2p - 3 - it` after iteration `it` (an entry moves down at most one place
+//! per iteration, and only `f[0]`, `g[0]` and the final `f[0]` are ever read): over the last
+//! ~760 iterations that halves the `(f, g)` work (sntrup761 key generation 10% faster: 137 ->
+//! 124 µs, `kem_bench` minimum of five alternating runs on a Zen 4 host).
 //!
 //! In `R/q` the arrays hold *representatives* bounded by `1.1 q` instead of the centred
 //! residues: [`comb`] computes `f0·g - g0·f` as one Shoup-style combination (exact low halves,
@@ -104,7 +104,7 @@ pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
         delta ^= swap & (delta ^ -delta);
         delta += 1;
         // With the swap, g becomes g0·f - f0·g = -(f0·g - g0·f): the unswapped product with
-        // both scalars negated, so only f needs the (one-instruction) select.
+        // both scalars negated, so only f needs the select.
         let neg = swap as i16;
         let (sf, sg) = ((f0 ^ neg) - neg, (g0 ^ neg) - neg);
         // The next iteration's residues, computed here from entries 1 (written one iteration
