@@ -223,7 +223,7 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>
         let g = small_random(rng);
         let (ginv, ok) = unchecked::recip_r3(&g);
         let ginv = Wiped::new(ginv);
-        if ok {
+        if crate::secret::declassify(ok) {
             found = Some((g, ginv));
             break;
         }
@@ -235,7 +235,7 @@ fn sntrup_keypair(rng: &mut dyn RandomSource) -> Result<(Vec<u8>, Wiped<Vec<u8>>
     let (finv, _) = unchecked::recip3_rq(&f[..]); // always invertible for short f
     let finv = Wiped::new(finv);
     let h = unchecked::mul_rq_small(&finv, &g);
-    let pk = ring::rq_encode(&h)?;
+    let pk = unchecked::rq_encode(&h);
     let mut sk = Wiped::new(Vec::with_capacity(s::SK));
     sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&f[..])));
     sk.extend_from_slice(&Wiped::new(unchecked::small_encode(&ginv)));

@@ -161,6 +161,34 @@ pub fn assert_only_verdict(name: &str, mode: &str, isa: &str, done: &str, functi
     );
 }
 
+/// Asserts a run whose memcheck reports are all secret-dependent branches with innermost frame
+/// `function` (a documented declassification point, possibly reached from several callers),
+/// at least one of them (so the marking reached the declassified value), and nothing else.
+pub fn assert_only_declassified(name: &str, mode: &str, isa: &str, done: &str, function: &str) {
+    let (r, report) = run_completed_without_secret_addresses(name, mode, isa, done);
+    let blocks: Vec<&str> = r.stderr.split(SECRET_BRANCH).skip(1).collect();
+    assert!(
+        !blocks.is_empty(),
+        "no branch on the declassified value was reported: the marking did not reach it\n{report}"
+    );
+    for block in &blocks {
+        let first_frame = block
+            .lines()
+            .find(|l| l.contains(" at 0x"))
+            .unwrap_or_default();
+        assert!(
+            first_frame.contains(function),
+            "a secret branch outside {function}\n{report}"
+        );
+    }
+    // every error context is one of those branch reports
+    let contexts = format!(" from {} contexts", blocks.len());
+    assert!(
+        r.stderr.contains(&contexts),
+        "memcheck errors other than the reported branches\n{report}"
+    );
+}
+
 /// Asserts a negative control is caught: memcheck reports `needle` (in `location`, if given).
 pub fn assert_flagged(name: &str, mode: &str, done: &str, needle: &str, location: Option<&str>) {
     let r = run(name, mode, "avx2");

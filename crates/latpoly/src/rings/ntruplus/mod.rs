@@ -718,13 +718,22 @@ impl NtruPlusRing {
         check_len(r.len(), s.n)?;
         check_len(a.len(), s.n)?;
         self.check_range(a)?;
-        Ok(match self.backend {
+        Ok(self.baseinv_unchecked_into(r, a))
+    }
+
+    /// [`Self::baseinv_into`] without checks (lengths `n`, coefficients in `(-q, q)`): for key
+    /// generation, whose operands are in range by construction and secret, so that not even
+    /// the range verdict branches on them.
+    pub(crate) fn baseinv_unchecked_into(&self, r: &mut [i16], a: &[i16]) -> bool {
+        let s = self.p.shape();
+        debug_assert!(r.len() == s.n && a.len() == s.n && check_range(a).is_ok());
+        match self.backend {
             Backend::Scalar => scalar::baseinv(r, a, &s, self.p.zetas()),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2(t) => t.baseinv(r, a, self.p),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512(t) => t.baseinv(r, a, self.p),
-        })
+        }
     }
 
     /// Plain product mod `(x^n - x^(n/2) + 1, q)`, coefficients in `[0, q)`; see [`mul`].

@@ -551,6 +551,17 @@ pub(crate) mod unchecked {
         super::pack_small(f, out);
     }
 
+    /// [`super::rq_encode`] without checks: for key generation, whose `h` is centred by
+    /// construction and derived from secrets until it is published.
+    pub(crate) fn rq_encode(r: &[i16]) -> Vec<u8> {
+        debug_assert!(check_centred(r).is_ok());
+        let rr: Vec<u16> = r.iter().map(|&x| (x + Q12) as u16).collect();
+        let mut out = Vec::with_capacity(RQ_BYTES);
+        encode::encode_uniform(&mut out, &rr, Q);
+        debug_assert_eq!(out.len(), RQ_BYTES);
+        out
+    }
+
     /// [`super::small_encode`] without checks.
     pub(crate) fn small_encode(f: &[i8]) -> Vec<u8> {
         debug_assert!(check_small(f).is_ok());
@@ -713,11 +724,7 @@ fn round3_one(x: i16) -> i16 {
 /// ```
 pub fn rq_encode(r: &[i16]) -> Result<Vec<u8>> {
     check_centred(r)?;
-    let rr: Vec<u16> = r.iter().map(|&x| (x + Q12) as u16).collect();
-    let mut out = Vec::with_capacity(RQ_BYTES);
-    encode::encode_uniform(&mut out, &rr, Q);
-    debug_assert_eq!(out.len(), RQ_BYTES);
-    Ok(out)
+    Ok(unchecked::rq_encode(r))
 }
 
 /// `Rq_decode`: the inverse of [`rq_encode`]; accepts any [`RQ_BYTES`] bytes (out-of-range
