@@ -279,11 +279,30 @@ fn advance_with(msgs: &mut [&mut Msg], until: &[usize], single: bool) {
         for &i in &active[..count] {
             let m = &mut *msgs[i];
             let d = m.done * BLOCK;
-            let b = sha2::digest::generic_array::GenericArray::from_slice(&m.data[d..d + BLOCK]);
-            sha2::compress512(&mut m.h, core::slice::from_ref(b));
+            let block = m.data[d..d + BLOCK].try_into().expect("a whole block");
+            compress1(&mut m.h, block);
             m.done += 1;
         }
     }
+}
+
+/// The single-message kernel of this process: AVX2 + BMI1/BMI2 if the CPU runs them and
+/// `LATPOLY_ISA` does not cap the backends below `avx2`.
+#[cfg(target_arch = "x86_64")]
+fn avx2_bmi() -> Option<x86::Avx2Bmi> {
+    static B: std::sync::OnceLock<Option<x86::Avx2Bmi>> = std::sync::OnceLock::new();
+    crate::isa::decided(&B, crate::Isa::Avx2, x86::Avx2Bmi::try_new)
+}
+
+/// One compression of one message's chaining value: [`x86::compress1`] where the CPU runs it,
+/// the `sha2` crate's otherwise.
+fn compress1(state: &mut [u64; 8], block: &[u8; BLOCK]) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(t) = avx2_bmi() {
+        return x86::compress1(t, state, block);
+    }
+    let b = sha2::digest::generic_array::GenericArray::from_slice(block);
+    sha2::compress512(state, core::slice::from_ref(b));
 }
 
 /// Compresses every remaining block of every message (up to four at once).
@@ -362,6 +381,32 @@ mod tests {
             for msg in &m {
                 assert_eq!(msg.digest(), reference(&data));
             }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn single_kernel_matches_the_sha2_compression() {
+        let Some(t) = x86::Avx2Bmi::try_new() else {
+            eprintln!("skipped: this CPU has no AVX2 with BMI1/BMI2");
+            return;
+        };
+        let mut rng = ChaCha20Rng::seed_from_u64(5121);
+        let mut cases: Vec<([u64; 8], [u8; 128])> =
+            vec![([0; 8], [0; 128]), ([!0; 8], [0xff; 128])];
+        for _ in 0..1000 {
+            let mut s = [0u64; 8];
+            s.iter_mut().for_each(|x| *x = rng.next_u64());
+            let mut b = [0u8; 128];
+            rng.fill_bytes(&mut b);
+            cases.push((s, b));
+        }
+        for (mut state, block) in cases {
+            let mut want = state;
+            let g = sha2::digest::generic_array::GenericArray::from_slice(&block);
+            sha2::compress512(&mut want, core::slice::from_ref(g));
+            x86::compress1(t, &mut state, &block);
+            assert_eq!(state, want);
         }
     }
 
