@@ -10,13 +10,18 @@
 //! * [`x86::compress4`]: one message per 64-bit lane of `ymm` registers, `vprorq` and
 //!   `vpternlogq` for the rotations, `Ch` and `Maj` (~16 instructions a round): one call
 //!   compresses four blocks in about the time the `sha2` crate takes for one;
-//! * the `sha2` crate's `compress512`, one message after the other, otherwise (CPUs without
-//!   AVX-512VL, or `LATPOLY_ISA` capped below `avx512`: the Valgrind constant-time tests run
-//!   with `LATPOLY_ISA=avx2`), and on AMD Zen 5 for a step that has one message left: there
-//!   the simple vector integer operations take two cycles of latency, and the kernel's rounds
-//!   are chains of them (232 ns a call on Zen 5, ~12 cycles a round, against 144 ns for the
-//!   `sha2` crate's compression of one block; on Zen 4 and Intel's server cores the kernel
-//!   takes about the scalar time of one block).
+//! * one message after the other otherwise (CPUs without AVX-512VL, or `LATPOLY_ISA` capped
+//!   below `avx512`: the Valgrind constant-time tests run with `LATPOLY_ISA=avx2`), and on AMD
+//!   Zen 5 for a step that has one message left: there the simple vector integer operations
+//!   take two cycles of latency, and the kernel's rounds are chains of them (232 ns a call on
+//!   Zen 5, ~12 cycles a round, against 144 ns for the `sha2` crate's compression of one
+//!   block; on Zen 4 and Intel's server cores the kernel takes about the scalar time of one
+//!   block). One message is compressed by [`x86::compress1`] (AVX2 + BMI2: rounds in
+//!   general-purpose registers, the message schedule in `xmm` registers beside them; 219-222
+//!   ns a block on AMD Zen 2 against 288-295 for the `sha2` crate's) where the CPU runs it and
+//!   `LATPOLY_ISA` is not `scalar`, by the `sha2` crate's `compress512` otherwise. Two
+//!   messages side by side in general-purpose registers were measured slower than one after
+//!   the other (their 16 working variables do not fit the 16 registers).
 //!
 //! The padding and the digest are FIPS 180-4's; the tests check every message length from 0 to
 //! 1100 bytes, both backends, against the `sha2` crate's `Sha512`. Constant time in the data:
