@@ -138,6 +138,14 @@ pub fn assert_clean(name: &str, mode: &str, isa: &str, done: &str) {
     assert!(r.success, "valgrind exited with an error\n{report}");
 }
 
+/// The innermost frame (`at 0x...`) of one memcheck report.
+fn innermost_frame(report: &str) -> &str {
+    report
+        .lines()
+        .find(|l| l.contains(" at 0x"))
+        .unwrap_or_default()
+}
+
 /// Asserts a run whose one memcheck report is a documented declassification: a single error
 /// context, a secret-dependent branch whose innermost frame is `function` (a validity verdict
 /// that the function's `Result` reveals anyway). Any other secret branch or address, even in the
@@ -151,12 +159,8 @@ pub fn assert_only_verdict(name: &str, mode: &str, isa: &str, done: &str, functi
     let mut blocks = r.stderr.split(SECRET_BRANCH).skip(1);
     let block = blocks.next().expect("no branch report");
     assert!(blocks.next().is_none(), "several branch reports\n{report}");
-    let first_frame = block
-        .lines()
-        .find(|l| l.contains(" at 0x"))
-        .unwrap_or_default();
     assert!(
-        first_frame.contains(function),
+        innermost_frame(block).contains(function),
         "the branch is not in {function}\n{report}"
     );
 }
@@ -172,12 +176,8 @@ pub fn assert_only_declassified(name: &str, mode: &str, isa: &str, done: &str, f
         "no branch on the declassified value was reported: the marking did not reach it\n{report}"
     );
     for block in &blocks {
-        let first_frame = block
-            .lines()
-            .find(|l| l.contains(" at 0x"))
-            .unwrap_or_default();
         assert!(
-            first_frame.contains(function),
+            innermost_frame(block).contains(function),
             "a secret branch outside {function}\n{report}"
         );
     }
