@@ -18,8 +18,10 @@
 //!   block; on Zen 4 and Intel's server cores the kernel takes about the scalar time of one
 //!   block). One message is compressed by [`x86::compress1`] (AVX2 + BMI2: rounds in
 //!   general-purpose registers, the message schedule in `xmm` registers beside them; 219-222
-//!   ns a block on AMD Zen 2 against 288-295 for the `sha2` crate's) where the CPU runs it and
-//!   `LATPOLY_ISA` is not `scalar`, by the `sha2` crate's `compress512` otherwise. Two
+//!   ns a block on AMD Zen 2 against 288-295 for the `sha2` crate's), two consecutive blocks of
+//!   it by [`x86::compress_pair`] (both message schedules at once, in the halves of `ymm`
+//!   registers), where the CPU runs them and `LATPOLY_ISA` is not `scalar`, by the `sha2`
+//!   crate's `compress512` otherwise. Two
 //!   messages side by side in general-purpose registers were measured slower than one after
 //!   the other (their 16 working variables do not fit the 16 registers).
 //!
@@ -281,12 +283,12 @@ fn advance_with(msgs: &mut [&mut Msg], until: &[usize], single: bool) {
             wipe(states.as_flattened_mut());
             continue;
         }
+        // One message after the other, each to its target.
         for &i in &active[..count] {
             let m = &mut *msgs[i];
-            let d = m.done * BLOCK;
-            let block = m.data[d..d + BLOCK].try_into().expect("a whole block");
-            compress1(&mut m.h, block);
-            m.done += 1;
+            let end = until[i].min(m.blocks());
+            compress_blocks(&mut m.h, &m.data[m.done * BLOCK..end * BLOCK]);
+            m.done = end;
         }
     }
 }
@@ -299,15 +301,25 @@ fn avx2_bmi() -> Option<x86::Avx2Bmi> {
     crate::isa::decided(&B, crate::Isa::Avx2, x86::Avx2Bmi::try_new)
 }
 
-/// One compression of one message's chaining value: [`x86::compress1`] where the CPU runs it,
-/// the `sha2` crate's otherwise.
-fn compress1(state: &mut [u64; 8], block: &[u8; BLOCK]) {
+/// Compressions of one message's chaining value with each block of `blocks` (a whole number
+/// of blocks) in turn: [`x86::compress_pair`] on two blocks at a time and [`x86::compress1`] on
+/// a last odd one where the CPU runs them, the `sha2` crate's compression otherwise.
+fn compress_blocks(state: &mut [u64; 8], blocks: &[u8]) {
     #[cfg(target_arch = "x86_64")]
     if let Some(t) = avx2_bmi() {
-        return x86::compress1(t, state, block);
+        let mut pairs = blocks.chunks_exact(2 * BLOCK);
+        for p in &mut pairs {
+            x86::compress_pair(t, state, p.try_into().expect("two whole blocks"));
+        }
+        if let Ok(last) = pairs.remainder().try_into() {
+            x86::compress1(t, state, last);
+        }
+        return;
     }
-    let b = sha2::digest::generic_array::GenericArray::from_slice(block);
-    sha2::compress512(state, core::slice::from_ref(b));
+    for b in blocks.chunks_exact(BLOCK) {
+        let b = sha2::digest::generic_array::GenericArray::from_slice(b);
+        sha2::compress512(state, core::slice::from_ref(b));
+    }
 }
 
 /// Compresses every remaining block of every message (up to four at once).
@@ -391,27 +403,39 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn single_kernel_matches_the_sha2_compression() {
+    fn single_message_kernels_match_the_sha2_compression() {
         let Some(t) = x86::Avx2Bmi::try_new() else {
             eprintln!("skipped: this CPU has no AVX2 with BMI1/BMI2");
             return;
         };
         let mut rng = ChaCha20Rng::seed_from_u64(5121);
-        let mut cases: Vec<([u64; 8], [u8; 128])> =
-            vec![([0; 8], [0; 128]), ([!0; 8], [0xff; 128])];
+        let mut ones_after_zeros = [0u8; 256];
+        ones_after_zeros[128..].fill(0xff);
+        let mut cases: Vec<([u64; 8], [u8; 256])> = vec![
+            ([0; 8], [0; 256]),
+            ([!0; 8], [0xff; 256]),
+            ([!0; 8], ones_after_zeros),
+        ];
         for _ in 0..1000 {
             let mut s = [0u64; 8];
             s.iter_mut().for_each(|x| *x = rng.next_u64());
-            let mut b = [0u8; 128];
+            let mut b = [0u8; 256];
             rng.fill_bytes(&mut b);
             cases.push((s, b));
         }
-        for (mut state, block) in cases {
+        for (state, blocks) in cases {
             let mut want = state;
-            let g = sha2::digest::generic_array::GenericArray::from_slice(&block);
-            sha2::compress512(&mut want, core::slice::from_ref(g));
-            x86::compress1(t, &mut state, &block);
-            assert_eq!(state, want);
+            let mut one = state;
+            let (first, second) = blocks.split_at(128);
+            for b in [first, second] {
+                let g = sha2::digest::generic_array::GenericArray::from_slice(b);
+                sha2::compress512(&mut want, core::slice::from_ref(g));
+                x86::compress1(t, &mut one, b.try_into().unwrap());
+                assert_eq!(one, want, "one block");
+            }
+            let mut pair = state;
+            x86::compress_pair(t, &mut pair, &blocks);
+            assert_eq!(pair, want, "two blocks");
         }
     }
 
