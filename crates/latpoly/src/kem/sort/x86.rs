@@ -131,17 +131,10 @@ fn sort_vectors(t: Avx2Sort, x: &mut [u32], v: &mut [MaybeUninit<__m256i>]) {
         } else {
             // SAFETY: AVX2 (`t`).
             unsafe {
-                let ones = _mm256_set1_epi32(-1);
                 match k / vecs {
-                    2 => mirror_lanes8::<1>(v),
-                    4 => {
-                        mirror_lanes8::<3>(v);
-                        lane_stages8::<1>(v, ones);
-                    }
-                    _ => {
-                        mirror_lanes8::<7>(v);
-                        lane_stages8::<2>(v, ones);
-                    }
+                    2 => mirror_lanes8::<1, 0>(v),
+                    4 => mirror_lanes8::<3, 1>(v),
+                    _ => mirror_lanes8::<7, 2>(v),
                 }
             }
             vector_stages(t, v, vecs / 2, 0, vecs);
@@ -247,12 +240,11 @@ fn merge_sorted(t: Avx2Sort, x: &mut [u32], m: usize, v: &mut [MaybeUninit<__m25
             va[off + j] = _mm256_min_epu32(aj, bj);
             vb[j] = _mm256_max_epu32(aj, bj);
         }
-        let asc = _mm256_set1_epi32(-1);
         for w in [&mut *va, &mut *vb] {
             let vecs = w.len();
             // k = 0: every pair ascending.
             vector_stages(t, w, vecs / 2, 0, vecs);
-            lane_stages8::<4>(w, asc);
+            lane_stages8::<4>(w);
         }
         for (c, a) in x[..m].chunks_exact_mut(8).zip(va.iter()) {
             _mm256_storeu_si256(c.as_mut_ptr().cast(), *a);
@@ -316,23 +308,14 @@ unsafe fn clear8(bit: usize) -> __m256i {
     }
 }
 
-/// The lanes that take the minimum in a lane stage of distance `jl` with ascending lanes `asc`:
-/// where "lower lane of the pair" equals "ascending". Caller holds an AVX2 token.
-#[inline(always)]
-unsafe fn take_min8(jl: usize, asc: __m256i) -> __m256i {
-    // SAFETY: the caller guarantees AVX2.
-    unsafe {
-        let same = _mm256_xor_si256(clear8(jl), asc);
-        _mm256_xor_si256(same, _mm256_set1_epi32(-1))
-    }
-}
-
 /// The first stage of an ascending merge of size `k = (M + 1) vecs` (`vecs = v.len()`) in the
 /// lane-major layout: element `(a, l)` (vector `a`, lane `l`) and its mirror image in the block
 /// of `k`, `(vecs - 1 - a, l ^ M)`, exchanged so that the lower index takes the minimum, i.e.
-/// in `v[a]` the lanes whose bit `(M + 1) / 2` is clear. Caller holds an AVX2 token.
+/// in `v[a]` the lanes whose bit `(M + 1) / 2` is clear; then the merge's lane stages of
+/// distances `J0 .. 1` ([`lane_stages_one`]) on both vectors while they are in registers.
+/// Caller holds an AVX2 token.
 #[inline(always)]
-unsafe fn mirror_lanes8<const M: i32>(v: &mut [__m256i]) {
+unsafe fn mirror_lanes8<const M: i32, const J0: usize>(v: &mut [__m256i]) {
     // SAFETY: the caller guarantees AVX2.
     unsafe {
         let low = clear8(((M + 1) / 2) as usize);
@@ -341,8 +324,12 @@ unsafe fn mirror_lanes8<const M: i32>(v: &mut [__m256i]) {
             let b = vecs - 1 - a;
             let (x, y) = (v[a], lane_xor8::<M>(v[b]));
             let (mn, mx) = (_mm256_min_epu32(x, y), _mm256_max_epu32(x, y));
-            v[a] = _mm256_blendv_epi8(mx, mn, low);
-            v[b] = lane_xor8::<M>(_mm256_blendv_epi8(mn, mx, low));
+            let (x, y) = (
+                _mm256_blendv_epi8(mx, mn, low),
+                _mm256_blendv_epi8(mn, mx, low),
+            );
+            v[a] = lane_stages_one::<J0>(x);
+            v[b] = lane_stages_one::<J0>(lane_xor8::<M>(y));
         }
     }
 }
@@ -361,29 +348,39 @@ unsafe fn lane_xor8<const M: i32>(x: __m256i) -> __m256i {
     }
 }
 
-/// The lane stages of distances `J0, J0/2, ..., 1` on every vector of `v` (merge of ascending
-/// lanes `asc`), as [`lane_stages`] on 8 lanes. Caller holds an AVX2 token.
+/// The lane stages of distances `J0, J0/2, ..., 1` of an ascending merge on every vector of
+/// `v` ([`lane_stages_one`]). Caller holds an AVX2 token.
 #[inline(always)]
-unsafe fn lane_stages8<const J0: usize>(v: &mut [__m256i], asc: __m256i) {
+unsafe fn lane_stages8<const J0: usize>(v: &mut [__m256i]) {
+    for va in v.iter_mut() {
+        // SAFETY: the caller guarantees AVX2.
+        *va = unsafe { lane_stages_one::<J0>(*va) };
+    }
+}
+
+/// The lane stages of distances `J0, J0/2, ..., 1` (`J0` = 0, 1, 2 or 4; none for 0) of an
+/// ascending merge on one vector: the lower lane of each pair takes the minimum (constant
+/// masks, so the blends are `vpblendd`). Caller holds an AVX2 token.
+#[inline(always)]
+unsafe fn lane_stages_one<const J0: usize>(mut x: __m256i) -> __m256i {
     // SAFETY: the caller guarantees AVX2.
     unsafe {
-        let (t4, t2, t1) = (take_min8(4, asc), take_min8(2, asc), take_min8(1, asc));
-        for va in v.iter_mut() {
-            let mut x = *va;
-            if J0 >= 4 {
-                let w = _mm256_permute2x128_si256::<0x01>(x, x);
-                let (mn, mx) = (_mm256_min_epu32(x, w), _mm256_max_epu32(x, w));
-                x = _mm256_blendv_epi8(mx, mn, t4);
-            }
-            if J0 >= 2 {
-                let w = _mm256_shuffle_epi32::<0b01_00_11_10>(x);
-                let (mn, mx) = (_mm256_min_epu32(x, w), _mm256_max_epu32(x, w));
-                x = _mm256_blendv_epi8(mx, mn, t2);
-            }
+        if J0 >= 4 {
+            let w = _mm256_permute2x128_si256::<0x01>(x, x);
+            let (mn, mx) = (_mm256_min_epu32(x, w), _mm256_max_epu32(x, w));
+            x = _mm256_blend_epi32::<0b1111_0000>(mn, mx);
+        }
+        if J0 >= 2 {
+            let w = _mm256_shuffle_epi32::<0b01_00_11_10>(x);
+            let (mn, mx) = (_mm256_min_epu32(x, w), _mm256_max_epu32(x, w));
+            x = _mm256_blend_epi32::<0b1100_1100>(mn, mx);
+        }
+        if J0 >= 1 {
             let w = _mm256_shuffle_epi32::<0b10_11_00_01>(x);
             let (mn, mx) = (_mm256_min_epu32(x, w), _mm256_max_epu32(x, w));
-            *va = _mm256_blendv_epi8(mx, mn, t1);
+            x = _mm256_blend_epi32::<0b1010_1010>(mn, mx);
         }
+        x
     }
 }
 
