@@ -157,7 +157,10 @@ fn sample_fixed_type(u: &[u8], w: usize, r: &mut [u16]) {
     // flipped; the flip leaves the tags (bits 0-1) alone, so it is never undone.
     const SIGN: u32 = 0x8000_0000;
     let n = r.len();
-    let mut s = Wiped::new(vec![0u32; n - 1]);
+    // on the stack (a heap buffer was an allocation per sample), wiped on drop; n - 1 <= 820
+    // (ntruhps4096821)
+    let mut words = Wiped::new([0u32; 820]);
+    let s = &mut words[..n - 1];
     // Four words take 120 bits: 15 bytes, read as two overlapping little-endian words (bytes
     // 0..8 hold bits 0..63, bytes 7..15 bits 56..119).
     // (n - 1 = 508, 676, 820: whole groups of four, and `u` has exactly 15 bytes per group)
@@ -177,7 +180,7 @@ fn sample_fixed_type(u: &[u8], w: usize, r: &mut [u16]) {
     for x in &mut s[w / 2..w] {
         *x |= 2;
     }
-    sort_u32(&mut s);
+    sort_u32(s);
     for (y, &x) in r.iter_mut().zip(s.iter()) {
         *y = (x & 3) as u16;
     }
