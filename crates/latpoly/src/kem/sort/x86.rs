@@ -7,7 +7,7 @@
 //! distance below `N/8` are plain vector `min`/`max` between vectors, three stages per pass
 //! over blocks of eight vectors held in registers ([`vector_group`]); the (at most three per
 //! merge) stages of larger distance permute lanes, all of a merge's on one vector at a time
-//! ([`lane_stages8`]). One
+//! ([`lane_stages8`], [`mirror_lanes8`]). One
 //! stage per pass over memory made the network load- and store-bound: `LATPOLY_ISA=avx2
 //! examples/kem_bench` (Zen 4), encapsulation ntruhps2048509 6.69 -> 5.73-6.00 µs,
 //! ntruhps2048677 11.5 -> 9.3, ntruhps4096821 13.05 -> 10.8, sntrup761 17.2 -> 15.3.
@@ -754,8 +754,8 @@ fn vector_group<T: Exchange, const G: usize>(
     } else {
         None
     };
-    let ptr = v.as_mut_ptr();
     let mut r = [v[0]; 8];
+    let ptr = v.as_mut_ptr();
     let mut top = 0;
     while top < vecs {
         for base in top..top + low {
