@@ -148,6 +148,18 @@ fn sample_iid_plus(bytes: &[u8], r: &mut [u16]) {
     }
 }
 
+/// The largest `n` of the parameter sets: it sizes [`sample_fixed_type`]'s stack buffer.
+const MAX_N: usize = {
+    let (mut m, mut i) = (0, 0);
+    while i < NtruParams::ALL.len() {
+        if NtruParams::ALL[i].n() > m {
+            m = NtruParams::ALL[i].n();
+        }
+        i += 1;
+    }
+    m
+};
+
 /// `sample_fixed_type` (HPS): exactly `w/2` coefficients `1`, `w/2` equal to `2` (`-1`), the
 /// others 0, `r[n-1] = 0`. Word `i` takes bits `30i .. 30i + 29` of `u` (little-endian) into
 /// bits 2..31; the first `w/2` words are tagged `1`, the next `w/2` tagged `2`, the `n - 1`
@@ -157,9 +169,8 @@ fn sample_fixed_type(u: &[u8], w: usize, r: &mut [u16]) {
     // flipped; the flip leaves the tags (bits 0-1) alone, so it is never undone.
     const SIGN: u32 = 0x8000_0000;
     let n = r.len();
-    // on the stack (a heap buffer was an allocation per sample), wiped on drop; n - 1 <= 820
-    // (ntruhps4096821)
-    let mut words = Wiped::new([0u32; 820]);
+    // on the stack (a heap buffer was an allocation per sample), wiped on drop
+    let mut words = Wiped::new([0u32; MAX_N - 1]);
     let s = &mut words[..n - 1];
     // Four words take 120 bits: 15 bytes, read as two overlapping little-endian words (bytes
     // 0..8 hold bits 0..63, bytes 7..15 bits 56..119).
