@@ -656,15 +656,7 @@ pub(crate) fn rq_mul_body<T: Lanes, const K: usize>(
         }
 
         // 4. Back to natural order: leaf product i at leafprod[2S i..].
-        for c in 0..2 * s / l {
-            let first = g * l * 2 * s + c * l;
-            let mut io = ProductRows {
-                src: &prod[c * l * l..(c + 1) * l * l],
-                stride: 2 * s,
-                dst: &mut leafprod[first..first + (l - 1) * 2 * s + l],
-            };
-            t.transpose(&mut io);
-        }
+        products_to_natural(t, prod, s, g, leafprod);
     }
 
     // 5. Recombine the three top levels in registers, one chunk position of the S-units at a
@@ -723,12 +715,35 @@ impl<T: Lanes> RowIo<T> for LeafRows<'_, T::V> {
     }
 }
 
+/// The lane-parallel products of leaf group `g` (`2 s` rows of `L` lanes in `prod`) back to
+/// natural order: the product of leaf `i` of the group (`2 s` coefficients) at
+/// `dst[(g L + i) 2 s..]`.
+#[inline(always)]
+pub(crate) fn products_to_natural<T: Lanes>(
+    t: T,
+    prod: &[u16],
+    s: usize,
+    g: usize,
+    dst: &mut [u16],
+) {
+    let l = T::L;
+    for c in 0..2 * s / l {
+        let first = g * l * 2 * s + c * l;
+        let mut io = ProductRows {
+            src: &prod[c * l * l..(c + 1) * l * l],
+            stride: 2 * s,
+            dst: &mut dst[first..first + (l - 1) * 2 * s + l],
+        };
+        t.transpose(&mut io);
+    }
+}
+
 /// Transposition input: `L` rows of the lane-parallel products; output row `i` (a chunk of
 /// leaf product `i` of the group) at `dst[i stride..]`.
-pub(crate) struct ProductRows<'a> {
-    pub(crate) src: &'a [u16],
-    pub(crate) stride: usize,
-    pub(crate) dst: &'a mut [u16],
+struct ProductRows<'a> {
+    src: &'a [u16],
+    stride: usize,
+    dst: &'a mut [u16],
 }
 
 impl<T: Lanes> RowIo<T> for ProductRows<'_> {

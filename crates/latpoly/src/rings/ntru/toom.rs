@@ -29,8 +29,8 @@
 //! multiplier is constant time.
 
 use super::fast::{
-    kara_units, kmul32, kmul48, kmul64, stage_padded, with_workspace, Lanes, ProductRows, RowIo,
-    KMUL48_SCRATCH, KMUL64_SCRATCH,
+    kara_units, kmul32, kmul48, kmul64, products_to_natural, stage_padded, with_workspace, Lanes,
+    RowIo, KMUL48_SCRATCH, KMUL64_SCRATCH,
 };
 use super::NtruParams;
 
@@ -477,15 +477,7 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LEAF: usize>(
                 48 => kmul48(t, ag, bg, prod, scratch),
                 _ => kmul64(t, ag, bg, prod, scratch),
             }
-            for c in 0..2 * leaf / l {
-                let first = g * l * 2 * leaf + c * l;
-                let mut io = ProductRows {
-                    src: &prod[c * l * l..(c + 1) * l * l],
-                    stride: 2 * leaf,
-                    dst: &mut pbuf[first..first + (l - 1) * 2 * leaf + l],
-                };
-                t.transpose(&mut io);
-            }
+            products_to_natural(t, prod, leaf, g, pbuf);
         }
     }
 
