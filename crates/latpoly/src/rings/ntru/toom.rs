@@ -20,7 +20,8 @@
 //!    holds coefficient `t` of leaf `i`, multiplied by [`kmul32`], [`kmul48`] or [`kmul64`]
 //!    (Karatsuba levels, three-way for 48, down to `4 x 4` schoolbooks in registers) and
 //!    transposed back. An operand multiplied more than once can be evaluated and transposed
-//!    once ([`prepare_body`], [`Operand::Prepared`]).
+//!    once ([`prepare_body`], [`Operand::Prepared`]). With 16 lanes the leaves of a group are
+//!    formed in registers from the Toom-4 points as the transposition reads them ([`leaf4`]).
 //! 4. **Recombination** of the Karatsuba levels, **Toom-4 interpolation** (exact divisions by
 //!    3 and 5 as multiplications by their inverses mod `2^16`, the divisions by 2 and 4 as
 //!    shifts, which lose the top bits), the fold mod `x^n - 1` and the reduction mod `q`.
@@ -28,6 +29,7 @@
 //! Every step is a fixed sequence of vector operations on data-independent addresses, so the
 //! multiplier is constant time.
 
+use super::fast::unroll;
 use super::fast::{
     kara_units, kmul32, kmul48, kmul64, products_to_natural, stage_padded, with_workspace, Lanes,
     RowIo, KMUL48_SCRATCH, KMUL64_SCRATCH,
@@ -71,10 +73,22 @@ pub(crate) const fn prepared_len(lu: usize, leaf: usize, l: usize) -> usize {
     leaves(lu * UNIT / leaf).div_ceil(l) * l * leaf
 }
 
-/// Workspace (`u16`) of [`prepare_body`]: the staged operand (4 LU units) and its evaluated
-/// leaves in natural order (`LEAF` coefficients per leaf).
-const fn prepare_ws_len(lu: usize, leaf: usize) -> usize {
-    4 * lu * UNIT + leaf * MAX_LEAVES
+/// Whether [`prepare_into`] forms the leaves in registers as the transpositions read them
+/// ([`leaf4`]): for 16 lanes and four blocks per limb (every 16-lane shape), the only case
+/// measured (the 32-lane shapes keep the rows in memory).
+const fn fused_prepare(lu: usize, leaf: usize, l: usize) -> bool {
+    lu * UNIT / leaf == 4 && l == 16
+}
+
+/// Workspace (`u16`) of [`prepare_body`]: the staged operand (4 LU units) and, unless the
+/// leaves are formed in registers ([`fused_prepare`]), its evaluated leaves in natural order
+/// (`LEAF` coefficients per leaf).
+const fn prepare_ws_len(lu: usize, leaf: usize, l: usize) -> usize {
+    if fused_prepare(lu, leaf, l) {
+        4 * lu * UNIT
+    } else {
+        4 * lu * UNIT + leaf * MAX_LEAVES
+    }
 }
 
 /// Workspace (`u16`) of the product proper, after the two prepared-operand slots: while the
@@ -82,7 +96,8 @@ const fn prepare_ws_len(lu: usize, leaf: usize) -> usize {
 /// kernel scratch; then, in the same space, the full product (8 LU units) and the point
 /// products of one chunk. The leaf products in natural order go to the prepared-operand slots
 /// ([`rq_mul_modq_body`]). The KEMs wipe all of the workspace after each operation, at the
-/// store rate (about 0.35 µs for the 40 KB this layout had before, on a Zen 4 host).
+/// store rate (about 0.35 µs for the 40 KB this layout had before, on a Zen 4 host); with 16
+/// lanes it is now 11.75 KB at 509, 23 KB at 677 and 701, 26 KB at 821.
 const fn product_ws_len(lu: usize, leaf: usize, l: usize) -> usize {
     let bpl = lu * UNIT / leaf;
     let leaves = 2 * leaf * l + kernel_scratch(leaf) * l;
@@ -109,7 +124,7 @@ const fn kernel_scratch(leaf: usize) -> usize {
 /// Workspace length (`u16`) of [`rq_mul_modq_body`] for `(LU, LEAF)` and `L` lanes: room for
 /// two prepared operands, then the larger of the preparation's and the product's workspaces.
 pub(crate) const fn workspace_len(lu: usize, leaf: usize, l: usize) -> usize {
-    let (p, m) = (prepare_ws_len(lu, leaf), product_ws_len(lu, leaf, l));
+    let (p, m) = (prepare_ws_len(lu, leaf, l), product_ws_len(lu, leaf, l));
     2 * prepared_len(lu, leaf, l) + if p > m { p } else { m }
 }
 
@@ -351,6 +366,45 @@ impl<T: Lanes> RowIo<T> for LeafRows<'_> {
     }
 }
 
+/// Leaf `k` of one chunk for `BPL = 4` from the Toom-4 points (block `i` of point `p` in
+/// `pts[p][i]`), as [`eval_leaves`] forms it: leaf `9 p + 3 t1 + t2`, zero past the last.
+#[inline(always)]
+fn leaf4<T: Lanes>(t: T, pts: &[[T::V; 4]; 7], k: usize) -> T::V {
+    if k >= leaves(4) {
+        return t.zero();
+    }
+    let (x, t1, t2) = (&pts[k / 9], k % 9 / 3, k % 3);
+    let (y0, y1) = match t1 {
+        0 => (x[0], x[1]),
+        1 => (x[2], x[3]),
+        _ => (t.add(x[0], x[2]), t.add(x[1], x[3])),
+    };
+    match t2 {
+        0 => y0,
+        1 => y1,
+        _ => t.add(y0, y1),
+    }
+}
+
+/// Transposition input formed in registers: leaves `first..first + L` of one chunk
+/// ([`leaf4`]); output row `j` at `dst[j L..]`.
+struct PointLeaves<'a, V> {
+    pts: &'a [[V; 4]; 7],
+    first: usize,
+    dst: &'a mut [u16],
+}
+
+impl<T: Lanes> RowIo<T> for PointLeaves<'_, T::V> {
+    #[inline(always)]
+    fn load(&mut self, t: T, i: usize) -> T::V {
+        leaf4(t, self.pts, self.first + i)
+    }
+    #[inline(always)]
+    fn store(&mut self, t: T, j: usize, v: T::V) {
+        t.store(&mut self.dst[j * T::L..], v);
+    }
+}
+
 /// Prepares `a` (`n <= 4 LU` units of coefficients) for [`rq_mul_modq_body`]: zero-padded,
 /// evaluated (Toom-4 and the Karatsuba levels) and transposed group by group into `dst`
 /// ([`prepared_len`] elements: group `g` at `dst[g leaf L..]`, lane `i` of row `r` coefficient `r`
@@ -383,11 +437,51 @@ fn prepare_into<T: Lanes, const LU: usize, const LEAF: usize>(
     let leaf = LEAF;
     let groups = leaves(bpl).div_ceil(l);
     debug_assert!(a.len() <= 4 * LU * UNIT && gstride >= leaf * l);
-    let (st, rows) = ws[..prepare_ws_len(LU, LEAF)].split_at_mut(4 * LU * UNIT);
+    let (st, rows) = ws[..prepare_ws_len(LU, LEAF, l)].split_at_mut(4 * LU * UNIT);
     stage_padded(t, a, st, 4 * LU * UNIT);
+    let chunks = leaf / l;
+    if fused_prepare(LU, LEAF, l) {
+        // Chunk by chunk: the Toom-4 points of the four blocks in registers, each group's
+        // leaves formed from them as its transposition reads them, instead of storing the 64
+        // leaf rows of the chunk and loading them back for the transpositions (on Zen 4,
+        // which stores one vector a cycle, those stores took about a sixth of a product's
+        // preparation). `examples/ntru_bench`, AMD Zen 4 host, best batches of three
+        // alternating runs, mod q, AVX-512VL: 509 911-947 -> 886-893 ns, 677 1598-1630 ->
+        // 1537-1556, 701 1629-1642 -> 1540-1547, 821 2448-2467 -> 2397-2482; AVX2 (16
+        // registers) 2-10% faster at every degree as well.
+        debug_assert!(groups <= 4);
+        for c in 0..chunks {
+            let mut pts = [[t.zero(); 4]; 7];
+            unroll!(i in [0, 1, 2, 3] {
+                let vals = eval4(
+                    t,
+                    [
+                        t.load(&st[i * leaf + c * l..]),
+                        t.load(&st[(4 + i) * leaf + c * l..]),
+                        t.load(&st[(8 + i) * leaf + c * l..]),
+                        t.load(&st[(12 + i) * leaf + c * l..]),
+                    ],
+                );
+                unroll!(p in [0, 1, 2, 3, 4, 5, 6] {
+                    pts[p][i] = vals[p];
+                });
+            });
+            unroll!(g in [0, 1, 2, 3] {
+                if g < groups {
+                    let at = g * gstride + c * l * l;
+                    let mut io = PointLeaves {
+                        pts: &pts,
+                        first: g * l,
+                        dst: &mut dst[at..at + l * l],
+                    };
+                    t.transpose(&mut io);
+                }
+            });
+        }
+        return;
+    }
     // The leaves chunk by chunk: evaluated in registers, stored as rows of `L` lanes (leaf `i`,
     // chunk `c` at `rows[(c MAX_LEAVES + i) L..]`).
-    let chunks = leaf / l;
     for c in 0..chunks {
         let mut u = [t.zero(); 24];
         for (blk, x) in u.iter_mut().enumerate().take(4 * bpl) {
@@ -535,7 +629,7 @@ pub(crate) fn prepared_len_for<T: Lanes>(_t: T, params: NtruParams) -> usize {
 /// several products with backend `t`.
 pub(crate) fn prepare<T: Lanes>(t: T, params: NtruParams, a: &[u16], dst: &mut [u16]) {
     let (lu, leaf) = shape(params.n(), T::L);
-    with_workspace(prepare_ws_len(lu, leaf), |ws| {
+    with_workspace(prepare_ws_len(lu, leaf, T::L), |ws| {
         t.rq_prepare_entry(a, dst, ws)
     });
 }
@@ -562,6 +656,18 @@ mod tests {
             assert!(matches!(bpl, 4 | 6) && leaf % l == 0);
             assert!(n <= 4 * lu * UNIT && n > 4 * (lu * UNIT - leaf));
             assert!(leaves(bpl) <= MAX_LEAVES && 8 * bpl <= 48);
+            // every 16-lane shape forms its leaves in registers (four groups at most)
+            assert_eq!(fused_prepare(lu, leaf, l), l == 16 && bpl == 4);
+            assert!(!fused_prepare(lu, leaf, l) || leaves(bpl).div_ceil(l) <= 4);
         }
+        // the workspaces the KEMs wipe with 16 lanes (bytes), as documented
+        let bytes = |n: usize| {
+            let (lu, leaf) = shape(n, 16);
+            2 * workspace_len(lu, leaf, 16)
+        };
+        assert_eq!(
+            [509, 677, 701, 821].map(bytes),
+            [12032, 23552, 23552, 26624]
+        );
     }
 }
