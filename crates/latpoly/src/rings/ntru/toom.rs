@@ -444,9 +444,9 @@ fn prepare_into<T: Lanes, const LU: usize, const LEAF: usize>(
         // Chunk by chunk: the Toom-4 points of the four blocks in registers, each group's
         // leaves formed from them as its transposition reads them, instead of storing the 64
         // leaf rows of the chunk and loading them back for the transpositions (on Zen 4,
-        // which stores one vector a cycle, those stores took about a sixth of a product's
-        // preparation). `examples/ntru_bench`, AMD Zen 4 host, best batches of three
-        // alternating runs, mod q, AVX-512VL: 509 911-947 -> 886-893 ns, 677 1598-1630 ->
+        // which stores one vector a cycle, the evaluation with those stores took 110 ns of a
+        // 1.63 µs product at n = 701). `examples/ntru_bench`, AMD Zen 4 host, best batches of
+        // three alternating runs, mod q, AVX-512VL: 509 911-947 -> 886-893 ns, 677 1598-1630 ->
         // 1537-1556, 701 1629-1642 -> 1540-1547, 821 2448-2467 -> 2397-2482; AVX2 (16
         // registers) 2-10% faster at every degree as well.
         debug_assert!(groups <= 4);
