@@ -187,16 +187,9 @@ fn eval_leaves<T: Lanes, const BPL: usize>(t: T, u: &[T::V; 24], dst: &mut [u16]
     let mut put = |i: usize, v: T::V| t.store(&mut dst[i * l..], v);
     for (p, x) in pts.iter().enumerate() {
         if BPL == 4 {
-            let l1 = [
-                [x[0], x[1]],
-                [x[2], x[3]],
-                [t.add(x[0], x[2]), t.add(x[1], x[3])],
-            ];
-            for (t1, y) in l1.iter().enumerate() {
-                let at = 9 * p + 3 * t1;
-                put(at, y[0]);
-                put(at + 1, y[1]);
-                put(at + 2, t.add(y[0], y[1]));
+            let x4 = [x[0], x[1], x[2], x[3]];
+            for (j, &v) in karatsuba9(t, &x4).iter().enumerate() {
+                put(9 * p + j, v);
             }
         } else {
             let l1 = [
@@ -366,24 +359,24 @@ impl<T: Lanes> RowIo<T> for LeafRows<'_> {
     }
 }
 
+/// The nine leaves of one point's four blocks `x` after two two-way Karatsuba levels: leaf
+/// `3 t1 + t2`, `t = 0` the low part, `1` the high one, `2` their sum at each level.
+#[inline(always)]
+fn karatsuba9<T: Lanes>(t: T, x: &[T::V; 4]) -> [T::V; 9] {
+    let [a, b, c, d] = *x;
+    let (e, f) = (t.add(a, c), t.add(b, d));
+    [a, b, t.add(a, b), c, d, t.add(c, d), e, f, t.add(e, f)]
+}
+
 /// Leaf `k` of one chunk for `BPL = 4` from the Toom-4 points (block `i` of point `p` in
-/// `pts[p][i]`), as [`eval_leaves`] forms it: leaf `9 p + 3 t1 + t2`, zero past the last.
+/// `pts[p][i]`), as [`eval_leaves`] forms it: leaf `9 p + 3 t1 + t2` ([`karatsuba9`]), zero
+/// past the last. `k` is a constant after unrolling, so only that leaf's sums remain.
 #[inline(always)]
 fn leaf4<T: Lanes>(t: T, pts: &[[T::V; 4]; 7], k: usize) -> T::V {
     if k >= leaves(4) {
         return t.zero();
     }
-    let (x, t1, t2) = (&pts[k / 9], k % 9 / 3, k % 3);
-    let (y0, y1) = match t1 {
-        0 => (x[0], x[1]),
-        1 => (x[2], x[3]),
-        _ => (t.add(x[0], x[2]), t.add(x[1], x[3])),
-    };
-    match t2 {
-        0 => y0,
-        1 => y1,
-        _ => t.add(y0, y1),
-    }
+    karatsuba9(t, &pts[k / 9])[k % 9]
 }
 
 /// Transposition input formed in registers: leaves `first..first + L` of one chunk
