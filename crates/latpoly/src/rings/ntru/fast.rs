@@ -372,6 +372,104 @@ pub(crate) fn kmul64<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratc
 /// Scratch rows of [`kmul64`]: middle operands (2 x 32), middle product (64), [`kmul32`] (32).
 pub(crate) const KMUL64_SCRATCH: usize = 192;
 
+/// Lane-parallel product of 24-coefficient polynomials (16 lanes): one Karatsuba level split
+/// at 16, `a = a0 + x^16 a1` with `a1` of 8 coefficients. `P0 = a0 b0` and the middle product
+/// `(a0 + a1)(b0 + b1)` are [`Lanes::kmul16`] products, `P2 = a1 b1` is [`kara8`] in
+/// registers: 21 `4 x 4` schoolbooks, where a [`kmul32`] of the zero-padded operands takes 27.
+/// `a`, `b` have 24 rows, `out` receives 48 rows (47 coefficients and a zero row), `scratch`
+/// has 64 rows.
+#[inline(always)]
+fn kmul24<T: Lanes>(t: T, a: &[u16], b: &[u16], out: &mut [u16], scratch: &mut [u16]) {
+    let l = T::L;
+    debug_assert_eq!(l, 16, "the 16-lane kernel reads 16 rows per operand");
+    let (a, b, out) = (&a[..24 * l], &b[..24 * l], &mut out[..48 * l]);
+    let (sums, pm) = scratch[..64 * l].split_at_mut(32 * l);
+    let (sa, sb) = sums.split_at_mut(16 * l);
+    // a0 + a1 (a1 zero-padded to 16 rows), likewise for b
+    for (x, s) in [(a, &mut *sa), (b, &mut *sb)] {
+        for r in 0..16 {
+            let v = t.load(&x[r * l..]);
+            let v = if r < 8 {
+                t.add(v, t.load(&x[(16 + r) * l..]))
+            } else {
+                v
+            };
+            t.store(&mut s[r * l..], v);
+        }
+    }
+    t.kmul16::<0b01>(a, b, out);
+    t.kmul16::<0b01>(sa, sb, pm);
+    let z = t.zero();
+    let (mut x, mut y) = ([z; 8], [z; 8]);
+    unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7] {
+        x[i] = t.load(&a[(16 + i) * l..]);
+        y[i] = t.load(&b[(16 + i) * l..]);
+    });
+    let p2 = kara8(t, &x, &y);
+    // Refined recombination with h = 16 and P2 = H0 (15 coefficients, H1 = 0): rows 16..32
+    // become T + M0 - L0 and rows 32..48 M1 - T, with T = L1 - H0.
+    unroll!(i in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+        let l0 = t.load(&out[i * l..]);
+        let l1 = t.load(&out[(16 + i) * l..]);
+        let h0 = if i < 15 { p2[i] } else { z };
+        let tt = t.sub(l1, h0);
+        let (m0, m1) = (t.load(&pm[i * l..]), t.load(&pm[(16 + i) * l..]));
+        t.store(&mut out[(16 + i) * l..], t.sub(t.add(tt, m0), l0));
+        t.store(&mut out[(32 + i) * l..], t.sub(m1, tt));
+    });
+}
+
+/// Lane-parallel product of 56-coefficient polynomials (16 lanes only, see [`kmul24`]): one
+/// Karatsuba level split at 32, `a = a0 + x^32 a1` with `a1` of 24 coefficients: `a0 b0` and
+/// `(a0 + a1)(b0 + b1)` by [`kmul32`], `a1 b1` by [`kmul24`]. 75 `4 x 4` schoolbooks, against
+/// 81 for a [`kmul64`] of the zero-padded leaves. `a`, `b` have 56 rows, `c` receives 112 rows
+/// (111 coefficients and a zero row); `scratch` has [`KMUL56_SCRATCH`] rows.
+#[inline(always)]
+pub(crate) fn kmul56<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratch: &mut [u16]) {
+    let l = T::L;
+    let (a, b, c) = (&a[..56 * l], &b[..56 * l], &mut c[..112 * l]);
+    let (am, rest) = scratch[..KMUL56_SCRATCH * l].split_at_mut(32 * l);
+    let (bm, rest) = rest.split_at_mut(32 * l);
+    let (mid, k) = rest.split_at_mut(64 * l);
+    for (x, xm) in [(a, &mut *am), (b, &mut *bm)] {
+        for r in 0..32 {
+            let v = t.load(&x[r * l..]);
+            let v = if r < 24 {
+                t.add(v, t.load(&x[(32 + r) * l..]))
+            } else {
+                v
+            };
+            t.store(&mut xm[r * l..], v);
+        }
+    }
+    let (lo, hi) = c.split_at_mut(64 * l);
+    kmul32(t, a, b, lo, k);
+    kmul24(t, &a[32 * l..], &b[32 * l..], hi, k);
+    kmul32(t, am, bm, mid, k);
+    // Refined recombination with h = 32: lo = L0 + x^32 L1 (rows 0..64), hi = H0 + x^32 H1
+    // (rows 64..112, H1 its last 16 rows, already in place), mid = M0 + x^32 M1, T = L1 - H0:
+    // rows 32..64 become T + M0 - L0, rows 64..96 M1 - H1 - T.
+    let z = t.zero();
+    for i in 0..32 {
+        let l0 = t.load(&c[i * l..]);
+        let l1 = t.load(&c[(32 + i) * l..]);
+        let h0 = t.load(&c[(64 + i) * l..]);
+        let h1 = if i < 16 {
+            t.load(&c[(96 + i) * l..])
+        } else {
+            z
+        };
+        let (m0, m1) = (t.load(&mid[i * l..]), t.load(&mid[(32 + i) * l..]));
+        let tt = t.sub(l1, h0);
+        t.store(&mut c[(32 + i) * l..], t.sub(t.add(tt, m0), l0));
+        t.store(&mut c[(64 + i) * l..], t.sub(t.sub(m1, h1), tt));
+    }
+}
+
+/// Scratch rows of [`kmul56`]: middle operands (2 x 32), middle product (64), [`kmul32`]'s
+/// 32 or [`kmul24`]'s 64.
+pub(crate) const KMUL56_SCRATCH: usize = 192;
+
 /// Lane-parallel product of 48-coefficient polynomials: a three-way split into thirds of 16
 /// with six [`Lanes::kmul16`] products (`P00`, `P11`, `P22`, `P01 = (a0 + a1)(b0 + b1)`,
 /// `P12`, `P02`); `c` receives 96 rows, `scratch` has [`KMUL48_SCRATCH`] rows. The sums with

@@ -9,7 +9,8 @@
 //! `32 x 32` lane-parallel leaves); the seed `ntru-hps2048509-avx2-pr.txt` describes it.
 //!
 //! With `L` lanes per vector, limbs of `LU` units of 32 coefficients (`LU` = 4 for `n = 509`,
-//! 6 for 677 and 701, 8 for 821) and leaves of `LEAF` coefficients ([`shape`]):
+//! 6 for 677 and 701, 8 for 821, 7 for 821 with 16 lanes) and leaves of `LEAF` coefficients
+//! ([`shape`]):
 //!
 //! 1. **Toom-4 evaluation** of both operands (zero-padded to `4 LU` units) at
 //!    `0, 1, -1, 2, -2, 1/2` (as `8 A(1/2)`) and `inf`: seven polynomials of `LU` units.
@@ -17,8 +18,8 @@
 //!    leaves), or for 677 and 701 with 32 lanes a two-way and a three-way level with six
 //!    products (126 leaves of 32).
 //! 3. **Leaves, lane-sliced**: groups of `L` leaves are transposed so that lane `i` of row `t`
-//!    holds coefficient `t` of leaf `i`, multiplied by [`kmul32`], [`kmul48`] or [`kmul64`]
-//!    (Karatsuba levels, three-way for 48, down to `4 x 4` schoolbooks in registers) and
+//!    holds coefficient `t` of leaf `i`, multiplied by [`kmul32`], [`kmul48`], [`kmul56`] or
+//!    [`kmul64`] (Karatsuba levels, three-way for 48, down to `4 x 4` schoolbooks) and
 //!    transposed back. An operand multiplied more than once can be evaluated and transposed
 //!    once ([`prepare_body`], [`Operand::Prepared`]). With 16 lanes the leaves of a group are
 //!    formed in registers from the Toom-4 points as the transposition reads them ([`leaf4`]).
@@ -31,8 +32,8 @@
 
 use super::fast::unroll;
 use super::fast::{
-    kara_units, kmul32, kmul48, kmul64, products_to_natural, stage_padded, with_workspace, Lanes,
-    RowIo, KMUL48_SCRATCH, KMUL64_SCRATCH,
+    kara_units, kmul32, kmul48, kmul56, kmul64, products_to_natural, stage_padded, with_workspace,
+    Lanes, RowIo, KMUL48_SCRATCH, KMUL56_SCRATCH, KMUL64_SCRATCH,
 };
 use super::NtruParams;
 
@@ -41,17 +42,38 @@ const UNIT: usize = 32;
 
 /// Shape for degree `n` and `l` lanes: `(LU, LEAF)`, limbs of `LU` units of 32 coefficients
 /// (`4 · 32 LU >= n`) and leaves of `LEAF` coefficients: `(4, 32)` for `n = 509`, `(6, 32)` for
-/// 677 and 701 with 32 lanes but `(6, 48)` with 16, `(8, 64)` for 821. A limb is
+/// 677 and 701 with 32 lanes but `(6, 48)` with 16, `(8, 64)` for 821 with 32 lanes but
+/// `(7, 56)` with 16. A limb is
 /// `BPL = 32 LU / LEAF` blocks of a leaf's size: 4 (two two-way Karatsuba levels, 63 leaves)
 /// or 6 (a two-way and a three-way level, 126 leaves). Leaves of 48 coefficients (three rows of
 /// 16-lane transposition blocks) halve the leaf count of 677 and 701 at the same number of
-/// lane multiplications: one 16-lane group fewer of every overhead per leaf.
+/// lane multiplications: one 16-lane group fewer of every overhead per leaf. Limbs of 7 units
+/// pad 821 to 896 coefficients instead of 1,024: leaves of 56 (three and a half rows of
+/// transposition blocks, the half handled by [`fused_chunk`] and the recombination's order)
+/// cost 75 `4 x 4` schoolbooks ([`kmul56`]) against 81, and the transpositions back, the
+/// evaluation and the fold shrink with the padding. `examples/ntru_bench`, AMD Zen 4 host,
+/// three alternating pairs, mod q (16 lanes, AVX-512VL): 2399-2420 -> 2230-2301 ns;
+/// `examples/kem_bench ntruhps4096821` decapsulation 11.16-11.24 -> 10.77-10.80 µs, key
+/// generation 47.7-47.9 -> 45.9-46.0.
 pub(crate) const fn shape(n: usize, l: usize) -> (usize, usize) {
     match n.div_ceil(4 * UNIT) {
         0..=4 => (4, 32),
         5..=6 if l == 16 => (6, 48),
         5..=6 => (6, 32),
+        7 if l == 16 => (7, 56),
         _ => (8, 64),
+    }
+}
+
+/// Elements past the end of a buffer of whole leaves that a chunk of `l` lanes may touch:
+/// leaves of 56 coefficients with 16 lanes end in half a chunk, whose vectors are loaded and
+/// stored whole (the other half lanes carry garbage that is never kept, see [`prepare_into`]
+/// and [`rq_mul_modq_body`]).
+const fn tail_pad(leaf: usize, l: usize) -> usize {
+    if leaf.is_multiple_of(l) {
+        0
+    } else {
+        l
     }
 }
 
@@ -85,7 +107,7 @@ const fn fused_prepare(lu: usize, leaf: usize, l: usize) -> bool {
 /// (`LEAF` coefficients per leaf).
 const fn prepare_ws_len(lu: usize, leaf: usize, l: usize) -> usize {
     if fused_prepare(lu, leaf, l) {
-        4 * lu * UNIT
+        4 * lu * UNIT + tail_pad(leaf, l)
     } else {
         4 * lu * UNIT + leaf * MAX_LEAVES
     }
@@ -97,11 +119,11 @@ const fn prepare_ws_len(lu: usize, leaf: usize, l: usize) -> usize {
 /// products of one chunk. The leaf products in natural order go to the prepared-operand slots
 /// ([`rq_mul_modq_body`]). The KEMs wipe all of the workspace after each operation, at the
 /// store rate (about 0.35 µs for the 40 KB this layout had before, on a Zen 4 host); with 16
-/// lanes it is now 11.75 KB at 509, 23 KB at 677 and 701, 26 KB at 821.
+/// lanes it is now 11.75 KB at 509, 23 KB at 677 and 701, 23.5 KB at 821.
 const fn product_ws_len(lu: usize, leaf: usize, l: usize) -> usize {
     let bpl = lu * UNIT / leaf;
     let leaves = 2 * leaf * l + kernel_scratch(leaf) * l;
-    let points = 8 * lu * UNIT + 7 * 2 * bpl * l;
+    let points = 8 * lu * UNIT + tail_pad(leaf, l) + 7 * 2 * bpl * l;
     if leaves > points {
         leaves
     } else {
@@ -117,6 +139,7 @@ const fn kernel_scratch(leaf: usize) -> usize {
     match leaf {
         32 => 32,
         48 => KMUL48_SCRATCH,
+        56 => KMUL56_SCRATCH,
         _ => KMUL64_SCRATCH,
     }
 }
@@ -380,10 +403,12 @@ fn leaf4<T: Lanes>(t: T, pts: &[[T::V; 4]; 7], k: usize) -> T::V {
 }
 
 /// Transposition input formed in registers: leaves `first..first + L` of one chunk
-/// ([`leaf4`]); output row `j` at `dst[j L..]`.
+/// ([`leaf4`]); output row `j < rows` at `dst[j L..]`, the others dropped (the half chunk at
+/// the end of leaves of 56 coefficients with 16 lanes).
 struct PointLeaves<'a, V> {
     pts: &'a [[V; 4]; 7],
     first: usize,
+    rows: usize,
     dst: &'a mut [u16],
 }
 
@@ -394,8 +419,55 @@ impl<T: Lanes> RowIo<T> for PointLeaves<'_, T::V> {
     }
     #[inline(always)]
     fn store(&mut self, t: T, j: usize, v: T::V) {
-        t.store(&mut self.dst[j * T::L..], v);
+        if j < self.rows {
+            t.store(&mut self.dst[j * T::L..], v);
+        }
     }
+}
+
+/// One chunk position `c` of [`prepare_into`]'s leaves formed in registers: the Toom-4 points
+/// of the four blocks' coefficients `c L .. c L + L` from the staged operand `st`, then the
+/// transposition of each group's leaves, `rows` output rows (`L`, or `LEAF mod L` for the last,
+/// half chunk, whose lanes past the block hold the next block's coefficients: they only reach
+/// the rows that are dropped).
+#[inline(always)]
+fn fused_chunk<T: Lanes, const LEAF: usize>(
+    t: T,
+    st: &[u16],
+    dst: &mut [u16],
+    gstride: usize,
+    groups: usize,
+    c: usize,
+    rows: usize,
+) {
+    let (l, leaf) = (T::L, LEAF);
+    let mut pts = [[t.zero(); 4]; 7];
+    unroll!(i in [0, 1, 2, 3] {
+        let vals = eval4(
+            t,
+            [
+                t.load(&st[i * leaf + c * l..]),
+                t.load(&st[(4 + i) * leaf + c * l..]),
+                t.load(&st[(8 + i) * leaf + c * l..]),
+                t.load(&st[(12 + i) * leaf + c * l..]),
+            ],
+        );
+        unroll!(p in [0, 1, 2, 3, 4, 5, 6] {
+            pts[p][i] = vals[p];
+        });
+    });
+    unroll!(g in [0, 1, 2, 3] {
+        if g < groups {
+            let at = g * gstride + c * l * l;
+            let mut io = PointLeaves {
+                pts: &pts,
+                first: g * l,
+                rows,
+                dst: &mut dst[at..at + rows * l],
+            };
+            t.transpose(&mut io);
+        }
+    });
 }
 
 /// Prepares `a` (`n <= 4 LU` units of coefficients) for [`rq_mul_modq_body`]: zero-padded,
@@ -430,9 +502,9 @@ fn prepare_into<T: Lanes, const LU: usize, const LEAF: usize>(
     let leaf = LEAF;
     let groups = leaves(bpl).div_ceil(l);
     debug_assert!(a.len() <= 4 * LU * UNIT && gstride >= leaf * l);
-    let (st, rows) = ws[..prepare_ws_len(LU, LEAF, l)].split_at_mut(4 * LU * UNIT);
-    stage_padded(t, a, st, 4 * LU * UNIT);
-    let chunks = leaf / l;
+    let pad = tail_pad(leaf, l);
+    let (st, rows) = ws[..prepare_ws_len(LU, LEAF, l)].split_at_mut(4 * LU * UNIT + pad);
+    stage_padded(t, a, st, 4 * LU * UNIT + pad);
     if fused_prepare(LU, LEAF, l) {
         // Chunk by chunk: the Toom-4 points of the four blocks in registers, each group's
         // leaves formed from them as its transposition reads them, instead of storing the 64
@@ -443,36 +515,16 @@ fn prepare_into<T: Lanes, const LU: usize, const LEAF: usize>(
         // 1537-1556, 701 1629-1642 -> 1540-1547, 821 2448-2467 -> 2397-2482; AVX2 (16
         // registers) 2-10% faster at every degree as well.
         debug_assert!(groups <= 4);
-        for c in 0..chunks {
-            let mut pts = [[t.zero(); 4]; 7];
-            unroll!(i in [0, 1, 2, 3] {
-                let vals = eval4(
-                    t,
-                    [
-                        t.load(&st[i * leaf + c * l..]),
-                        t.load(&st[(4 + i) * leaf + c * l..]),
-                        t.load(&st[(8 + i) * leaf + c * l..]),
-                        t.load(&st[(12 + i) * leaf + c * l..]),
-                    ],
-                );
-                unroll!(p in [0, 1, 2, 3, 4, 5, 6] {
-                    pts[p][i] = vals[p];
-                });
-            });
-            unroll!(g in [0, 1, 2, 3] {
-                if g < groups {
-                    let at = g * gstride + c * l * l;
-                    let mut io = PointLeaves {
-                        pts: &pts,
-                        first: g * l,
-                        dst: &mut dst[at..at + l * l],
-                    };
-                    t.transpose(&mut io);
-                }
-            });
+        for c in 0..leaf / l {
+            fused_chunk::<T, LEAF>(t, st, dst, gstride, groups, c, l);
+        }
+        if !leaf.is_multiple_of(l) {
+            fused_chunk::<T, LEAF>(t, st, dst, gstride, groups, leaf / l, leaf % l);
         }
         return;
     }
+    debug_assert_eq!(leaf % l, 0);
+    let chunks = leaf / l;
     // The leaves chunk by chunk: evaluated in registers, stored as rows of `L` lanes (leaf `i`,
     // chunk `c` at `rows[(c MAX_LEAVES + i) L..]`).
     for c in 0..chunks {
@@ -562,6 +614,7 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LEAF: usize>(
             match LEAF {
                 32 => kmul32(t, ag, bg, prod, scratch),
                 48 => kmul48(t, ag, bg, prod, scratch),
+                56 => kmul56(t, ag, bg, prod, scratch),
                 _ => kmul64(t, ag, bg, prod, scratch),
             }
             products_to_natural(t, prod, leaf, g, pbuf);
@@ -569,10 +622,14 @@ pub(crate) fn rq_mul_modq_body<T: Lanes, const LU: usize, const LEAF: usize>(
     }
 
     // Recombination and interpolation in registers, one chunk position at a time; the full
-    // product and the point products of a chunk in the space of the leaf kernels.
-    let (full, wbuf) = ws.split_at_mut(8 * LU * UNIT);
+    // product and the point products of a chunk in the space of the leaf kernels. With leaves
+    // of 56 coefficients and 16 lanes the last chunk position is half a chunk: its vectors
+    // read the next unit's first coefficients and store garbage over them, so the positions
+    // run from the last to the first, whose stores then put the right values there (and
+    // `full` has `tail_pad` elements more for the last unit's overhang).
+    let (full, wbuf) = ws.split_at_mut(8 * LU * UNIT + tail_pad(leaf, l));
     let wbuf = &mut wbuf[..7 * 2 * bpl * l];
-    for c in 0..leaf / l {
+    for c in (0..leaf.div_ceil(l)).rev() {
         let (lp, fc) = (&pbuf[c * l..], &mut full[c * l..]);
         if bpl == 4 {
             recombine::<T, 4>(t, lp, leaf, wbuf);
@@ -641,12 +698,14 @@ mod tests {
             (509, 16, 4, 32),
             (677, 16, 6, 48),
             (701, 16, 6, 48),
-            (821, 16, 8, 64),
+            (821, 16, 7, 56),
         ] {
             assert_eq!(shape(n, l), (lu, leaf));
             let bpl = lu * UNIT / leaf;
             assert_eq!(bpl * leaf, lu * UNIT);
-            assert!(matches!(bpl, 4 | 6) && leaf % l == 0);
+            assert!(matches!(bpl, 4 | 6));
+            // a half chunk at the end of a leaf only where the preparation handles it
+            assert!(leaf % l == 0 || fused_prepare(lu, leaf, l));
             assert!(n <= 4 * lu * UNIT && n > 4 * (lu * UNIT - leaf));
             assert!(leaves(bpl) <= MAX_LEAVES && 8 * bpl <= 48);
             // every 16-lane shape forms its leaves in registers (four groups at most)
@@ -660,7 +719,7 @@ mod tests {
         };
         assert_eq!(
             [509, 677, 701, 821].map(bytes),
-            [12032, 23552, 23552, 26624]
+            [12032, 23552, 23552, 24064]
         );
     }
 }

@@ -23,18 +23,34 @@ const fn out_row(r: usize) -> usize {
 
 /// The Toom-4 product's two `#[target_feature]` entry points of a backend with `$lanes` lanes
 /// (features `$feat`): the shapes of [`shape`], leaves of `$leaf6` coefficients for limbs of six
-/// units.
+/// units and the shape `($lu, $leaf)` for `n = 821`.
 macro_rules! toom_entries {
-    ($feat:literal, $lanes:literal, $leaf6:literal) => {
-        toom_entries!(tf_rq_mul_modq, tf_rq_prepare, $feat, $lanes, $leaf6);
+    ($feat:literal, $lanes:literal, $leaf6:literal, $lu:literal, $leaf:literal) => {
+        toom_entries!(
+            tf_rq_mul_modq,
+            tf_rq_prepare,
+            $feat,
+            $lanes,
+            $leaf6,
+            $lu,
+            $leaf
+        );
     };
-    ($mul:ident, $prep:ident, $feat:literal, $lanes:literal, $leaf6:literal) => {
+    (
+        $mul:ident,
+        $prep:ident,
+        $feat:literal,
+        $lanes:literal,
+        $leaf6:literal,
+        $lu:literal,
+        $leaf:literal
+    ) => {
         #[target_feature(enable = $feat)]
         fn $mul(self, a: Operand<'_>, b: Operand<'_>, out: &mut [u16], q: u16, ws: &mut [u16]) {
             match shape(out.len(), $lanes) {
                 (4, _) => rq_mul_modq_body::<Self, 4, 32>(self, a, b, out, q, ws),
                 (6, _) => rq_mul_modq_body::<Self, 6, $leaf6>(self, a, b, out, q, ws),
-                _ => rq_mul_modq_body::<Self, 8, 64>(self, a, b, out, q, ws),
+                _ => rq_mul_modq_body::<Self, $lu, $leaf>(self, a, b, out, q, ws),
             }
         }
 
@@ -43,7 +59,7 @@ macro_rules! toom_entries {
             match shape(a.len(), $lanes) {
                 (4, _) => prepare_body::<Self, 4, 32>(self, a, dst, ws),
                 (6, _) => prepare_body::<Self, 6, $leaf6>(self, a, dst, ws),
-                _ => prepare_body::<Self, 8, 64>(self, a, dst, ws),
+                _ => prepare_body::<Self, $lu, $leaf>(self, a, dst, ws),
             }
         }
     };
@@ -93,7 +109,9 @@ impl Avx2Lanes {
         tf_rq_prepare_vl,
         "avx2,avx512f,avx512vl,avx512bw",
         16,
-        48
+        48,
+        7,
+        56
     );
 
     /// The packing functions of the reference compiled with AVX2 (the compiler vectorises
@@ -133,7 +151,7 @@ impl Avx2Lanes {
         }
     }
 
-    toom_entries!("avx2", 16, 48);
+    toom_entries!("avx2", 16, 48, 7, 56);
 
     #[target_feature(enable = "avx2")]
     fn tf_s3_inv(self, a: &[u16], r: &mut [u16]) {
@@ -376,7 +394,7 @@ impl Avx512Lanes {
         }
     }
 
-    toom_entries!("avx512f,avx512bw", 32, 32);
+    toom_entries!("avx512f,avx512bw", 32, 32, 8, 64);
 
     #[target_feature(enable = "avx512f,avx512bw")]
     fn tf_s3_inv(self, a: &[u16], r: &mut [u16]) {
