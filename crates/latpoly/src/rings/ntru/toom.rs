@@ -50,8 +50,10 @@ const UNIT: usize = 32;
 /// lane multiplications: one 16-lane group fewer of every overhead per leaf. Limbs of 7 units
 /// pad 821 to 896 coefficients instead of 1,024: leaves of 56 (three and a half rows of
 /// transposition blocks, the half handled by [`fused_chunk`] and the recombination's order)
-/// cost 75 `4 x 4` schoolbooks ([`kmul56`]) against 81, and the transpositions back, the
-/// evaluation and the fold shrink with the padding. `examples/ntru_bench`, AMD Zen 4 host,
+/// cost 75 `4 x 4` schoolbooks ([`kmul56`]) against 81, and the transpositions back (seven
+/// chunks of rows, not eight) and the fold shrink with the padding; the evaluation, the
+/// preparation's transpositions and the recombination still take four chunk positions per
+/// block (a half chunk costs a whole one there). `examples/ntru_bench`, AMD Zen 4 host,
 /// three alternating pairs, mod q (16 lanes, AVX-512VL): 2399-2420 -> 2230-2301 ns;
 /// `examples/kem_bench ntruhps4096821` decapsulation 11.16-11.24 -> 10.77-10.80 µs, key
 /// generation 47.7-47.9 -> 45.9-46.0.
