@@ -372,6 +372,31 @@ pub(crate) fn kmul64<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratc
 /// Scratch rows of [`kmul64`]: middle operands (2 x 32), middle product (64), [`kmul32`] (32).
 pub(crate) const KMUL64_SCRATCH: usize = 192;
 
+/// The Karatsuba middle operands of an uneven split at `H` rows, the high part `H1 < H` rows:
+/// `s[r] = x[r] + x[H + r]` for `r < H1` and `x[r]` up to `H` (the high part zero-padded), for
+/// both operands.
+#[inline(always)]
+fn padded_sums<T: Lanes, const H: usize, const H1: usize>(
+    t: T,
+    x: [&[u16]; 2],
+    s: [&mut [u16]; 2],
+) {
+    let l = T::L;
+    let [s0, s1] = s;
+    for (x, s) in [(x[0], s0), (x[1], s1)] {
+        let (x, s) = (&x[..(H + H1) * l], &mut s[..H * l]);
+        for r in 0..H {
+            let v = t.load(&x[r * l..]);
+            let v = if r < H1 {
+                t.add(v, t.load(&x[(H + r) * l..]))
+            } else {
+                v
+            };
+            t.store(&mut s[r * l..], v);
+        }
+    }
+}
+
 /// Lane-parallel product of 24-coefficient polynomials (16 lanes): one Karatsuba level split
 /// at 16, `a = a0 + x^16 a1` with `a1` of 8 coefficients. `P0 = a0 b0` and the middle product
 /// `(a0 + a1)(b0 + b1)` are [`Lanes::kmul16`] products, `P2 = a1 b1` is [`kara8`] in
@@ -385,18 +410,7 @@ fn kmul24<T: Lanes>(t: T, a: &[u16], b: &[u16], out: &mut [u16], scratch: &mut [
     let (a, b, out) = (&a[..24 * l], &b[..24 * l], &mut out[..48 * l]);
     let (sums, pm) = scratch[..64 * l].split_at_mut(32 * l);
     let (sa, sb) = sums.split_at_mut(16 * l);
-    // a0 + a1 (a1 zero-padded to 16 rows), likewise for b
-    for (x, s) in [(a, &mut *sa), (b, &mut *sb)] {
-        for r in 0..16 {
-            let v = t.load(&x[r * l..]);
-            let v = if r < 8 {
-                t.add(v, t.load(&x[(16 + r) * l..]))
-            } else {
-                v
-            };
-            t.store(&mut s[r * l..], v);
-        }
-    }
+    padded_sums::<T, 16, 8>(t, [a, b], [sa, sb]);
     t.kmul16::<0b01>(a, b, out);
     t.kmul16::<0b01>(sa, sb, pm);
     let z = t.zero();
@@ -431,17 +445,7 @@ pub(crate) fn kmul56<T: Lanes>(t: T, a: &[u16], b: &[u16], c: &mut [u16], scratc
     let (am, rest) = scratch[..KMUL56_SCRATCH * l].split_at_mut(32 * l);
     let (bm, rest) = rest.split_at_mut(32 * l);
     let (mid, k) = rest.split_at_mut(64 * l);
-    for (x, xm) in [(a, &mut *am), (b, &mut *bm)] {
-        for r in 0..32 {
-            let v = t.load(&x[r * l..]);
-            let v = if r < 24 {
-                t.add(v, t.load(&x[(32 + r) * l..]))
-            } else {
-                v
-            };
-            t.store(&mut xm[r * l..], v);
-        }
-    }
+    padded_sums::<T, 32, 24>(t, [a, b], [am, bm]);
     let (lo, hi) = c.split_at_mut(64 * l);
     kmul32(t, a, b, lo, k);
     kmul24(t, &a[32 * l..], &b[32 * l..], hi, k);
