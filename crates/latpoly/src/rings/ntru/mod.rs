@@ -464,6 +464,7 @@ impl Backend {
     /// backend an AMX tile convolution (`amx.rs`) or a schoolbook convolution with VNNI
     /// (`vnni.rs`) where the CPU has them (VNNI at full rate, `Backend::vnni`), otherwise the
     /// Toom-4 product mod `2^13` and the fold of `poly_mod_3_Phi_n`.
+    #[inline(always)]
     fn s3_mul_small(self, p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         #[cfg(target_arch = "x86_64")]
         if let Some(x) = self.amx() {
@@ -806,6 +807,14 @@ pub(crate) mod kem {
         debug_assert!(lens.iter().all(|&l| l == p.n()));
     }
 
+    /// `body.run()` compiled with the vector features of this process's NTRU backend, so that
+    /// the KEMs' element-wise code between the ring calls (the conversions between `Z_3` and
+    /// `Z_q`, the reductions mod `Phi_n`, the lift, the checks) is vectorised with that
+    /// backend's registers rather than the baseline's SSE2 ([`crate::vectorised`]).
+    pub(crate) fn vectorised<B: crate::vectorised::Vectorised>(body: B) -> B::Out {
+        crate::vectorised::run(default_backend().isa(), body)
+    }
+
     /// `out = a · b` in `R_q`, coefficients in `[0, q)`.
     pub(crate) fn rq_mul(p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         check(p, &[a.len(), b.len(), out.len()]);
@@ -820,12 +829,14 @@ pub(crate) mod kem {
     }
 
     /// `out ≡ a · b mod (q, Phi_n)` (as `poly_Sq_mul`, not reduced).
+    #[inline(always)]
     pub(crate) fn sq_mul(p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         rq_mul(p, a, b, out);
         reference::mod_q_phi_n(out);
     }
 
     /// [`sq_mul`] of operands given as coefficients or prepared.
+    #[inline(always)]
     pub(crate) fn sq_mul_ops(p: NtruParams, a: Operand<'_>, b: Operand<'_>, out: &mut [u16]) {
         rq_mul_ops(p, a, b, out);
         reference::mod_q_phi_n(out);
@@ -834,6 +845,7 @@ pub(crate) mod kem {
     /// `poly_S3_mul` for `a`, `b` with coefficients in `{0, 1, 2}`: the integer product's
     /// coefficients are below `4 n < 2^13`, so the product mod `2^13` is exact (and so are
     /// the 32-bit sums of the AMX and VNNI convolutions, see `Backend::s3_mul_small`).
+    #[inline(always)]
     pub(crate) fn s3_mul(p: NtruParams, a: &[u16], b: &[u16], out: &mut [u16]) {
         check(p, &[a.len(), b.len(), out.len()]);
         default_backend().s3_mul_small(p, a, b, out);
@@ -1066,6 +1078,7 @@ pub fn poly_s3_inv(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()>
 /// assert_eq!(&r[..3], &[1, 2047, 0]);
 /// # Ok::<(), latpoly::Error>(())
 /// ```
+#[inline(always)]
 pub fn poly_lift(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
     check_n(params, &[a.len(), out.len()])?;
     if params.is_hrss() {
@@ -1088,6 +1101,7 @@ pub fn poly_lift(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
 /// assert_eq!(&r[..3], &[0, 1, 8191]);
 /// # Ok::<(), latpoly::Error>(())
 /// ```
+#[inline(always)]
 pub fn poly_z3_to_zq(r: &mut [u16], params: NtruParams) -> Result<()> {
     check_n(params, &[r.len()])?;
     reference::z3_to_zq(r, params.q());
@@ -1109,6 +1123,7 @@ pub fn poly_z3_to_zq(r: &mut [u16], params: NtruParams) -> Result<()> {
 /// assert_eq!(&r[..4], &[0, 1, 2, 2]);
 /// # Ok::<(), latpoly::Error>(())
 /// ```
+#[inline(always)]
 pub fn poly_trinary_zq_to_z3(r: &mut [u16], params: NtruParams) -> Result<()> {
     check_n(params, &[r.len()])?;
     reference::trinary_zq_to_z3(r, params.q(), params.log_q());
@@ -1130,6 +1145,7 @@ pub fn poly_trinary_zq_to_z3(r: &mut [u16], params: NtruParams) -> Result<()> {
 /// assert_eq!(&r[..3], &[2, 1, 0]);
 /// # Ok::<(), latpoly::Error>(())
 /// ```
+#[inline(always)]
 pub fn poly_rq_to_s3(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<()> {
     check_n(params, &[a.len(), out.len()])?;
     reference::rq_to_s3(a, out, params.q(), params.log_q());
@@ -1149,6 +1165,7 @@ pub fn poly_rq_to_s3(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<(
 /// assert_eq!((r[0], r[1], r[p.n() - 1]), (0, 0, 0)); // 7 + 8 = 15, 4 + 8 = 12
 /// # Ok::<(), latpoly::Error>(())
 /// ```
+#[inline]
 pub fn poly_mod_3_phi_n(r: &mut [u16], params: NtruParams) -> Result<()> {
     check_n(params, &[r.len()])?;
     reference::mod_3_phi_n(r);

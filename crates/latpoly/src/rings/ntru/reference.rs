@@ -69,6 +69,7 @@ pub(crate) fn rq_mul(a: &[u16], b: &[u16], r: &mut [u16]) {
 }
 
 /// `poly_mod_3_Phi_n`: `r[i] = mod3(r[i] + 2 r[n-1])`, the sum truncated to `u16` as in the C.
+#[inline(always)]
 pub(crate) fn mod_3_phi_n(r: &mut [u16]) {
     let last = r[r.len() - 1];
     let twice = last.wrapping_mul(2);
@@ -78,6 +79,7 @@ pub(crate) fn mod_3_phi_n(r: &mut [u16]) {
 }
 
 /// `poly_mod_q_Phi_n`: `r[i] = r[i] - r[n-1]` (mod `2^16`, not reduced mod `q`).
+#[inline(always)]
 pub(crate) fn mod_q_phi_n(r: &mut [u16]) {
     let last = r[r.len() - 1];
     for c in r.iter_mut() {
@@ -86,6 +88,7 @@ pub(crate) fn mod_q_phi_n(r: &mut [u16]) {
 }
 
 /// `poly_Z3_to_Zq`: `r[i] | (-(r[i] >> 1) & (q - 1))`, i.e. `{0, 1, 2} -> {0, 1, q - 1}`.
+#[inline(always)]
 pub(crate) fn z3_to_zq(r: &mut [u16], q: u16) {
     for c in r.iter_mut() {
         *c |= (*c >> 1).wrapping_neg() & (q - 1);
@@ -94,6 +97,7 @@ pub(crate) fn z3_to_zq(r: &mut [u16], q: u16) {
 
 /// `poly_trinary_Zq_to_Z3`: `t = r mod q; 3 & (t ^ (t >> (log q - 1)))`, i.e.
 /// `{0, 1, q - 1} -> {0, 1, 2}` (other inputs give values in `0..=3`).
+#[inline(always)]
 pub(crate) fn trinary_zq_to_z3(r: &mut [u16], q: u16, log_q: u32) {
     for c in r.iter_mut() {
         let t = *c & (q - 1);
@@ -103,6 +107,7 @@ pub(crate) fn trinary_zq_to_z3(r: &mut [u16], q: u16, log_q: u32) {
 
 /// `poly_Rq_to_S3`: reduce mod `q`, move the upper half to `[-q/2, 0)` by adding `-q mod 3`,
 /// then reduce mod `(3, Phi_n)`.
+#[inline(always)]
 pub(crate) fn rq_to_s3(a: &[u16], r: &mut [u16], q: u16, log_q: u32) {
     for (rc, &ac) in r.iter_mut().zip(a) {
         let t = ac & (q - 1);
@@ -113,6 +118,7 @@ pub(crate) fn rq_to_s3(a: &[u16], r: &mut [u16], q: u16, log_q: u32) {
 }
 
 /// HPS `poly_lift`: a copy followed by `poly_Z3_to_Zq`.
+#[inline(always)]
 pub(crate) fn lift_hps(a: &[u16], r: &mut [u16], q: u16) {
     r.copy_from_slice(a);
     z3_to_zq(r, q);
