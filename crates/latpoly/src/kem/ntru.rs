@@ -393,15 +393,7 @@ impl Vectorised for Decaps<'_> {
     type Out = Result<Wiped<[u8; KEY_BYTES]>>;
     #[inline(always)]
     fn run(self) -> Self::Out {
-        let Decaps {
-            p,
-            sk,
-            ct,
-            polys,
-            rm,
-            fail,
-        } = self;
-        decapsulate_in(p, sk, ct, polys, rm, fail)
+        decapsulate_in(self.p, self.sk, self.ct, self.polys, self.rm, self.fail)
     }
 }
 

@@ -810,7 +810,10 @@ pub(crate) mod kem {
     /// `body.run()` compiled with the vector features of this process's NTRU backend, so that
     /// the KEMs' element-wise code between the ring calls (the conversions between `Z_3` and
     /// `Z_q`, the reductions mod `Phi_n`, the lift, the checks) is vectorised with that
-    /// backend's registers rather than the baseline's SSE2 ([`crate::vectorised`]).
+    /// backend's registers rather than the baseline's SSE2 ([`crate::vectorised`]). The ring
+    /// calls whose loops should be compiled there (`poly_lift`, `poly_z3_to_zq`,
+    /// `poly_rq_to_s3`, `poly_trinary_zq_to_z3`, [`s3_mul`] and [`sq_mul`] with their folds)
+    /// are `#[inline(always)]`: with several callers the compiler kept them out of line.
     pub(crate) fn vectorised<B: crate::vectorised::Vectorised>(body: B) -> B::Out {
         crate::vectorised::run(default_backend().isa(), body)
     }
@@ -1165,7 +1168,6 @@ pub fn poly_rq_to_s3(a: &[u16], params: NtruParams, out: &mut [u16]) -> Result<(
 /// assert_eq!((r[0], r[1], r[p.n() - 1]), (0, 0, 0)); // 7 + 8 = 15, 4 + 8 = 12
 /// # Ok::<(), latpoly::Error>(())
 /// ```
-#[inline]
 pub fn poly_mod_3_phi_n(r: &mut [u16], params: NtruParams) -> Result<()> {
     check_n(params, &[r.len()])?;
     reference::mod_3_phi_n(r);
