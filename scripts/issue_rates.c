@@ -1,0 +1,174 @@
+/* Issue-rate probes for the vector instructions and instruction mixes of latpoly's kernels.
+ *
+ *   gcc -O1 -mavx512f -mavx512ifma scripts/issue_rates.c -o /tmp/issue_rates && /tmp/issue_rates
+ *
+ * Needs an x86-64 CPU with AVX-512F and AVX-512 IFMA. Each probe is a loop of independent
+ * instructions on twelve registers (no chain is long enough to bound the loop: the latencies
+ * are 1-4 cycles, twelve chains hide them), so the time per instruction is its issue cost.
+ * Cycles come from the core clock measured with a chain of dependent register additions (one
+ * a cycle), not from the TSC. The mixes are the operation counts of the transforms' hottest
+ * code, in the proportions docs/TARGETS.md gives; their cost per group is the floor of that
+ * code on this CPU whatever the scheduling. Not run by the tests: a measurement tool, used for
+ * docs/TARGETS.md and docs/BENCH.md.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#define N 4000000L
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Core clock in GHz: four dependent `add`s per iteration. */
+static double ghz(void) {
+    long x = 0;
+    double a = now();
+    __asm__ volatile("mov %1, %%rcx\n1:\n add %%rcx, %0\n add %%rcx, %0\n add %%rcx, %0\n"
+                     " add %%rcx, %0\n dec %%rcx\n jnz 1b\n"
+                     : "+r"(x) : "r"(N * 50) : "rcx");
+    return 4.0 * (double)(N * 50) / (now() - a) / 1e9;
+}
+
+/* A loop of `body` (registers zmm0-11 as destinations, the mixes spread over zmm0-10, zmm20/zmm21/k1 as sources), N times. */
+#define PROBE(name, body)                                                                      \
+    static double name(void) {                                                                 \
+        double a = now();                                                                      \
+        __asm__ volatile("vpxorq %%zmm20, %%zmm20, %%zmm20\n"                                  \
+                         "vpternlogq $0xff, %%zmm21, %%zmm21, %%zmm21\n"                       \
+                         "mov $0x55, %%eax\n kmovw %%eax, %%k1\n"                              \
+                         "mov %0, %%rcx\n 1:\n" body "dec %%rcx\n jnz 1b\n"                    \
+                         :                                                                     \
+                         : "r"(N)                                                              \
+                         : "rcx", "rax", "k1", "memory", "xmm0", "xmm1", "xmm2", "xmm3",      \
+                           "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",   \
+                           "xmm20", "xmm21");                                                  \
+        return now() - a;                                                                      \
+    }
+
+/* Twelve copies of one instruction, destination register r = 0..11. */
+#define X12(I) I(0) I(1) I(2) I(3) I(4) I(5) I(6) I(7) I(8) I(9) I(10) I(11)
+#define R(r) "%%zmm" #r
+#define Y(r) "%%ymm" #r
+
+#define IFMA(r) "vpmadd52luq %%zmm20, %%zmm21, " R(r) "\n"
+#define MULUDQ(r) "vpmuludq %%zmm20, " R(r) ", " R(r) "\n"
+#define MULLD(r) "vpmulld %%zmm20, " R(r) ", " R(r) "\n"
+#define MULLW(r) "vpmullw %%zmm20, " R(r) ", " R(r) "\n"
+#define ADDQ(r) "vpaddq %%zmm20, " R(r) ", " R(r) "\n"
+#define SUBQ(r) "vpsubq %%zmm20, " R(r) ", " R(r) "\n"
+#define MINUQ(r) "vpminuq %%zmm20, " R(r) ", " R(r) "\n"
+#define ANDQ(r) "vpandq %%zmm20, " R(r) ", " R(r) "\n"
+#define PERMT2Q(r) "vpermt2q %%zmm20, %%zmm21, " R(r) "\n"
+#define SHUFI64X2(r) "vshufi64x2 $0x44, %%zmm20, " R(r) ", " R(r) "\n"
+#define UNPCKLQDQ(r) "vpunpcklqdq %%zmm20, " R(r) ", " R(r) "\n"
+#define PSHUFD(r) "vpshufd $0xf5, " R(r) ", " R(r) "\n"
+#define BLENDMQ(r) "vpblendmq %%zmm20, " R(r) ", " R(r) "%{%%k1%}\n"
+#define YIFMA(r) "vpmadd52luq %%ymm20, %%ymm21, " Y(r) "\n"
+#define YMULLD(r) "vpmulld %%ymm20, " Y(r) ", " Y(r) "\n"
+
+PROBE(p_ifma, X12(IFMA))
+PROBE(p_muludq, X12(MULUDQ))
+PROBE(p_mulld, X12(MULLD))
+PROBE(p_mullw, X12(MULLW))
+PROBE(p_addq, X12(ADDQ))
+PROBE(p_minuq, X12(MINUQ))
+PROBE(p_permt2q, X12(PERMT2Q))
+PROBE(p_shufi64x2, X12(SHUFI64X2))
+PROBE(p_unpcklqdq, X12(UNPCKLQDQ))
+PROBE(p_pshufd, X12(PSHUFD))
+PROBE(p_blendmq, X12(BLENDMQ))
+PROBE(p_yifma, X12(YIFMA))
+PROBE(p_ymulld, X12(YMULLD))
+
+/* The IFMA register blocks of the forward transform per 7 vector butterflies (8 lanes each):
+ * 21 IFMA, 18 vpsubq, 14 vpaddq, 11 vpminuq, 7 vpandq, 8 vpermt2q (a block of 16 vectors runs
+ * 56 vector butterflies with 168 / 144 / 112 / 88 / 56 / 64 of them). */
+#define IFMA_GROUP                                                                             \
+    IFMA(0) SUBQ(1) ADDQ(2) MINUQ(3) ANDQ(4) PERMT2Q(5) IFMA(6) SUBQ(7) ADDQ(8) MINUQ(9)       \
+    ANDQ(10) PERMT2Q(0) IFMA(1) SUBQ(2) ADDQ(3) MINUQ(4) ANDQ(5) PERMT2Q(6) IFMA(7) SUBQ(8)    \
+    ADDQ(9) MINUQ(10) ANDQ(0) PERMT2Q(1) IFMA(2) SUBQ(3) ADDQ(4) MINUQ(5) ANDQ(6) PERMT2Q(7)   \
+    IFMA(8) SUBQ(9) ADDQ(10) MINUQ(0) ANDQ(1) PERMT2Q(2) IFMA(3) SUBQ(4) ADDQ(5) MINUQ(6)      \
+    ANDQ(7) PERMT2Q(8) IFMA(9) SUBQ(10) ADDQ(0) MINUQ(1) PERMT2Q(2) IFMA(3) SUBQ(4) ADDQ(5)    \
+    MINUQ(6) IFMA(7) SUBQ(8) ADDQ(9) MINUQ(10) IFMA(0) SUBQ(1) ADDQ(2) MINUQ(3) IFMA(4)        \
+    SUBQ(5) ADDQ(6) IFMA(7) SUBQ(8) ADDQ(9) IFMA(10) SUBQ(0) ADDQ(1) IFMA(2) SUBQ(3) IFMA(4)   \
+    SUBQ(5) IFMA(6) SUBQ(7) IFMA(8) SUBQ(9) IFMA(10) IFMA(0) IFMA(1)
+/* The block mix with the conditional subtractions' 64-bit minimum taken as `vminpd` (see
+ * docs/TARGETS.md: values below 2^52 order as doubles, a wrapped difference is a NaN). */
+#define MINPD(r) "vminpd %%zmm20, " R(r) ", " R(r) "\n"
+#define IFMA_GROUP_MINPD                                                                       \
+    IFMA(0) SUBQ(1) ADDQ(2) MINPD(3) ANDQ(4) PERMT2Q(5) IFMA(6) SUBQ(7) ADDQ(8) MINPD(9)       \
+    ANDQ(10) PERMT2Q(0) IFMA(1) SUBQ(2) ADDQ(3) MINPD(4) ANDQ(5) PERMT2Q(6) IFMA(7) SUBQ(8)    \
+    ADDQ(9) MINPD(10) ANDQ(0) PERMT2Q(1) IFMA(2) SUBQ(3) ADDQ(4) MINPD(5) ANDQ(6) PERMT2Q(7)   \
+    IFMA(8) SUBQ(9) ADDQ(10) MINPD(0) ANDQ(1) PERMT2Q(2) IFMA(3) SUBQ(4) ADDQ(5) MINPD(6)      \
+    ANDQ(7) PERMT2Q(8) IFMA(9) SUBQ(10) ADDQ(0) MINPD(1) PERMT2Q(2) IFMA(3) SUBQ(4) ADDQ(5)    \
+    MINPD(6) IFMA(7) SUBQ(8) ADDQ(9) MINPD(10) IFMA(0) SUBQ(1) ADDQ(2) MINPD(3) IFMA(4)        \
+    SUBQ(5) ADDQ(6) IFMA(7) SUBQ(8) ADDQ(9) IFMA(10) SUBQ(0) ADDQ(1) IFMA(2) SUBQ(3) IFMA(4)   \
+    SUBQ(5) IFMA(6) SUBQ(7) IFMA(8) SUBQ(9) IFMA(10) IFMA(0) IFMA(1)
+/* The same without the permutations: the butterflies of the memory passes. */
+#define IFMA_GROUP_NOPERM                                                                      \
+    IFMA(0) SUBQ(1) ADDQ(2) MINUQ(3) ANDQ(4) IFMA(5) SUBQ(6) ADDQ(7) MINUQ(8) ANDQ(9)          \
+    IFMA(10) SUBQ(0) ADDQ(1) MINUQ(2) ANDQ(3) IFMA(4) SUBQ(5) ADDQ(6) MINUQ(7) ANDQ(8)         \
+    IFMA(9) SUBQ(10) ADDQ(0) MINUQ(1) ANDQ(2) IFMA(3) SUBQ(4) ADDQ(5) MINUQ(6) ANDQ(7)         \
+    IFMA(8) SUBQ(9) ADDQ(10) MINUQ(0) ANDQ(1) IFMA(2) SUBQ(3) ADDQ(4) MINUQ(5) IFMA(6)         \
+    SUBQ(7) ADDQ(8) MINUQ(9) IFMA(10) SUBQ(0) ADDQ(1) MINUQ(2) IFMA(3) SUBQ(4) ADDQ(5)         \
+    MINUQ(6) IFMA(7) SUBQ(8) ADDQ(9) IFMA(10) SUBQ(0) ADDQ(1) IFMA(2) SUBQ(3) ADDQ(4)          \
+    IFMA(5) SUBQ(6) IFMA(7) SUBQ(8) IFMA(9) SUBQ(10) IFMA(0) SUBQ(1) IFMA(2) IFMA(3) IFMA(4)
+/* The 32-bit Shoup butterfly of 16 lanes: 2 vpmuludq + 2 vpmulld + 2 vpshufd + 3 subtractions
+ * + 2 additions + 1 vpminud. */
+#define SUBD(r) "vpsubd %%zmm20, " R(r) ", " R(r) "\n"
+#define ADDD(r) "vpaddd %%zmm20, " R(r) ", " R(r) "\n"
+#define MINUD(r) "vpminud %%zmm20, " R(r) ", " R(r) "\n"
+#define U32_BFLY(a, b, c, d, e, f)                                                             \
+    MULUDQ(a) MULLD(b) PSHUFD(c) SUBD(d) ADDD(e) MINUD(f) MULUDQ(b) MULLD(c) PSHUFD(d) SUBD(e) \
+    ADDD(f) SUBD(a)
+#define U32_GROUP U32_BFLY(0, 1, 2, 3, 4, 5) U32_BFLY(6, 7, 8, 9, 10, 11)
+
+PROBE(p_ifma_group, IFMA_GROUP)
+PROBE(p_ifma_group_noperm, IFMA_GROUP_NOPERM)
+PROBE(p_ifma_group_minpd, IFMA_GROUP_MINPD)
+PROBE(p_u32_group, U32_GROUP)
+
+struct probe {
+    const char *name;
+    double (*f)(void);
+    int per_loop; /* instructions (single probes) or groups (mixes) per iteration */
+    const char *unit;
+};
+
+int main(void) {
+    const struct probe probes[] = {
+        {"vpmadd52luq zmm", p_ifma, 12, "instruction"},
+        {"vpmadd52luq ymm", p_yifma, 12, "instruction"},
+        {"vpmuludq zmm", p_muludq, 12, "instruction"},
+        {"vpmulld zmm", p_mulld, 12, "instruction"},
+        {"vpmulld ymm", p_ymulld, 12, "instruction"},
+        {"vpmullw zmm", p_mullw, 12, "instruction"},
+        {"vpaddq zmm", p_addq, 12, "instruction"},
+        {"vpminuq zmm", p_minuq, 12, "instruction"},
+        {"vpblendmq zmm", p_blendmq, 12, "instruction"},
+        {"vpermt2q zmm", p_permt2q, 12, "instruction"},
+        {"vshufi64x2 zmm", p_shufi64x2, 12, "instruction"},
+        {"vpunpcklqdq zmm", p_unpcklqdq, 12, "instruction"},
+        {"vpshufd zmm", p_pshufd, 12, "instruction"},
+        {"IFMA block mix (79 ops)", p_ifma_group, 1, "7 vector butterflies"},
+        {"IFMA mix, no vpermt2q (71 ops)", p_ifma_group_noperm, 1, "7 vector butterflies"},
+        {"IFMA mix, vminpd for vpminuq", p_ifma_group_minpd, 1, "7 vector butterflies"},
+        {"u32 Shoup butterfly (12 ops)", p_u32_group, 2, "vector butterfly"},
+    };
+    double g = ghz();
+    printf("core clock %.2f GHz\n", g);
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
+        double best = 1e30;
+        for (int r = 0; r < 7; r++) {
+            double s = probes[i].f();
+            if (s < best)
+                best = s;
+        }
+        double cycles = best * g * 1e9 / ((double)N * probes[i].per_loop);
+        printf("%-32s %6.2f cycles per %s\n", probes[i].name, cycles, probes[i].unit);
+    }
+    return 0;
+}
