@@ -32,7 +32,8 @@ static double ghz(void) {
     return 4.0 * (double)(N * 50) / (now() - a) / 1e9;
 }
 
-/* A loop of `body` (registers zmm0-11 as destinations, the mixes spread over zmm0-10, zmm20/zmm21/k1 as sources), N times. */
+/* A loop of `body`, N times: destinations zmm0-11 (the mixes: their operations spread evenly
+ * through the group and over zmm0-10), sources zmm20, zmm21 and k1. */
 #define PROBE(name, body)                                                                      \
     static double name(void) {                                                                 \
         double a = now();                                                                      \
@@ -83,39 +84,64 @@ PROBE(p_blendmq, X12(BLENDMQ))
 PROBE(p_yifma, X12(YIFMA))
 PROBE(p_ymulld, X12(YMULLD))
 
-/* The IFMA register blocks of the forward transform per 7 vector butterflies (8 lanes each):
- * 21 IFMA, 18 vpsubq, 14 vpaddq, 11 vpminuq, 7 vpandq, 8 vpermt2q (a block of 16 vectors runs
- * 56 vector butterflies with 168 / 144 / 112 / 88 / 56 / 64 of them). */
-#define IFMA_GROUP                                                                             \
-    IFMA(0) SUBQ(1) ADDQ(2) MINUQ(3) ANDQ(4) PERMT2Q(5) IFMA(6) SUBQ(7) ADDQ(8) MINUQ(9)       \
-    ANDQ(10) PERMT2Q(0) IFMA(1) SUBQ(2) ADDQ(3) MINUQ(4) ANDQ(5) PERMT2Q(6) IFMA(7) SUBQ(8)    \
-    ADDQ(9) MINUQ(10) ANDQ(0) PERMT2Q(1) IFMA(2) SUBQ(3) ADDQ(4) MINUQ(5) ANDQ(6) PERMT2Q(7)   \
-    IFMA(8) SUBQ(9) ADDQ(10) MINUQ(0) ANDQ(1) PERMT2Q(2) IFMA(3) SUBQ(4) ADDQ(5) MINUQ(6)      \
-    ANDQ(7) PERMT2Q(8) IFMA(9) SUBQ(10) ADDQ(0) MINUQ(1) PERMT2Q(2) IFMA(3) SUBQ(4) ADDQ(5)    \
-    MINUQ(6) IFMA(7) SUBQ(8) ADDQ(9) MINUQ(10) IFMA(0) SUBQ(1) ADDQ(2) MINUQ(3) IFMA(4)        \
-    SUBQ(5) ADDQ(6) IFMA(7) SUBQ(8) ADDQ(9) IFMA(10) SUBQ(0) ADDQ(1) IFMA(2) SUBQ(3) IFMA(4)   \
-    SUBQ(5) IFMA(6) SUBQ(7) IFMA(8) SUBQ(9) IFMA(10) IFMA(0) IFMA(1)
-/* The block mix with the conditional subtractions' 64-bit minimum taken as `vminpd` (see
- * docs/TARGETS.md: values below 2^52 order as doubles, a wrapped difference is a NaN). */
+/* The IFMA transforms' butterflies per 7 vector butterflies (8 lanes each). A butterfly: three
+ * IFMA and a 52-bit mask for the twiddle product, `u + v` and `u - v + 2q` (two additions, one
+ * subtraction), and on the layers that reduce a conditional subtraction of `u` (`vpsubq` +
+ * `vpminuq`). Register blocks (the last seven layers, 16 vectors) add 8 `vpermt2q` per 7 for
+ * their three in-register layers and, in their last layer, the strict reduction of both
+ * outputs to [0, q).
+ * STD (primes of 50 bits, W3): every layer reduces; the last layer reduces both outputs twice
+ * (the counts of a 16-vector block, 55th session: 168 IFMA, 144 vpsubq, 112 vpaddq,
+ * 88 vpminuq, 56 vpandq, 64 vpermt2q for 56 vector butterflies). */
+#define STD_BLOCK                                                                              \
+    IFMA(0) SUBQ(1) ADDQ(2) MINUQ(3) PERMT2Q(4) IFMA(5) ANDQ(6) SUBQ(7) ADDQ(8) IFMA(9)        \
+    MINUQ(10) SUBQ(0) IFMA(1) ADDQ(2) PERMT2Q(3) SUBQ(4) IFMA(5) ANDQ(6) MINUQ(7) SUBQ(8)      \
+    ADDQ(9) IFMA(10) SUBQ(0) IFMA(1) PERMT2Q(2) MINUQ(3) ADDQ(4) IFMA(5) ANDQ(6) SUBQ(7)       \
+    ADDQ(8) IFMA(9) MINUQ(10) SUBQ(0) PERMT2Q(1) IFMA(2) ADDQ(3) SUBQ(4) IFMA(5) MINUQ(6)      \
+    ANDQ(7) SUBQ(8) ADDQ(9) IFMA(10) PERMT2Q(0) SUBQ(1) MINUQ(2) IFMA(3) ADDQ(4) SUBQ(5)       \
+    IFMA(6) ANDQ(7) ADDQ(8) MINUQ(9) PERMT2Q(10) IFMA(0) SUBQ(1) IFMA(2) SUBQ(3) ADDQ(4)       \
+    MINUQ(5) IFMA(6) ANDQ(7) SUBQ(8) PERMT2Q(9) ADDQ(10) IFMA(0) SUBQ(1) MINUQ(2) IFMA(3)      \
+    ADDQ(4) SUBQ(5) IFMA(6) ANDQ(7) PERMT2Q(8) MINUQ(9) ADDQ(10) SUBQ(0) IFMA(1)
+/* STD memory passes: one conditional subtraction per butterfly, no permutation. */
+#define STD_MEM                                                                                \
+    IFMA(0) SUBQ(1) ADDQ(2) IFMA(3) MINUQ(4) ANDQ(5) SUBQ(6) ADDQ(7) IFMA(8) IFMA(9)           \
+    SUBQ(10) ADDQ(0) IFMA(1) MINUQ(2) ANDQ(3) SUBQ(4) ADDQ(5) IFMA(6) IFMA(7) SUBQ(8)          \
+    ADDQ(9) IFMA(10) MINUQ(0) ANDQ(1) SUBQ(2) ADDQ(3) IFMA(4) IFMA(5) SUBQ(6) ADDQ(7)          \
+    IFMA(8) MINUQ(9) ANDQ(10) SUBQ(0) ADDQ(1) IFMA(2) IFMA(3) SUBQ(4) ADDQ(5) IFMA(6)          \
+    MINUQ(7) ANDQ(8) SUBQ(9) ADDQ(10) IFMA(0) IFMA(1) SUBQ(2) ADDQ(3) IFMA(4) MINUQ(5)         \
+    ANDQ(6) SUBQ(7) ADDQ(8) IFMA(9) IFMA(10) SUBQ(0) ADDQ(1) IFMA(2) MINUQ(3) ANDQ(4)          \
+    SUBQ(5) ADDQ(6) IFMA(7)
+/* lazy::SLOTH (primes below 2^49, W1-eq forward): three of the block's seven layers reduce,
+ * and its last layer brings both outputs from [0, 8q) to [0, q) (three subtractions each). */
+#define SLOTH_BLOCK                                                                            \
+    IFMA(0) SUBQ(1) ADDQ(2) MINUQ(3) PERMT2Q(4) IFMA(5) ANDQ(6) SUBQ(7) ADDQ(8) IFMA(9)        \
+    SUBQ(10) IFMA(0) MINUQ(1) ADDQ(2) PERMT2Q(3) IFMA(4) ANDQ(5) SUBQ(6) ADDQ(7) IFMA(8)       \
+    MINUQ(9) SUBQ(10) IFMA(0) PERMT2Q(1) ADDQ(2) SUBQ(3) IFMA(4) ANDQ(5) MINUQ(6) ADDQ(7)      \
+    IFMA(8) SUBQ(9) PERMT2Q(10) IFMA(0) ADDQ(1) SUBQ(2) IFMA(3) MINUQ(4) ANDQ(5) SUBQ(6)       \
+    ADDQ(7) IFMA(8) PERMT2Q(9) SUBQ(10) IFMA(0) ADDQ(1) MINUQ(2) IFMA(3) ANDQ(4) SUBQ(5)       \
+    ADDQ(6) PERMT2Q(7) IFMA(8) SUBQ(9) MINUQ(10) IFMA(0) ADDQ(1) SUBQ(2) IFMA(3) ANDQ(4)       \
+    PERMT2Q(5) ADDQ(6) IFMA(7) MINUQ(8) SUBQ(9) IFMA(10) ADDQ(0) SUBQ(1) IFMA(2) ANDQ(3)       \
+    PERMT2Q(4) MINUQ(5) ADDQ(6) SUBQ(7) IFMA(8)
+/* lazy::SLOTH memory passes: every other layer reduces. */
+#define SLOTH_MEM                                                                              \
+    IFMA(0) ADDQ(1) SUBQ(2) IFMA(3) ANDQ(4) ADDQ(5) IFMA(6) MINUQ(7) SUBQ(8) IFMA(9)           \
+    ADDQ(10) IFMA(0) ANDQ(1) SUBQ(2) ADDQ(3) IFMA(4) IFMA(5) SUBQ(6) ADDQ(7) IFMA(8) ANDQ(9)   \
+    MINUQ(10) ADDQ(0) IFMA(1) SUBQ(2) IFMA(3) ADDQ(4) IFMA(5) SUBQ(6) ANDQ(7) ADDQ(8)          \
+    IFMA(9) SUBQ(10) IFMA(0) ADDQ(1) MINUQ(2) IFMA(3) ANDQ(4) ADDQ(5) SUBQ(6) IFMA(7)          \
+    IFMA(8) ADDQ(9) SUBQ(10) IFMA(0) ANDQ(1) ADDQ(2) IFMA(3) SUBQ(4) MINUQ(5) IFMA(6)          \
+    ADDQ(7) IFMA(8) ANDQ(9) SUBQ(10) ADDQ(0) IFMA(1)
+/* STD_BLOCK with the 64-bit minimum taken as `vminpd` (values below 2^52 order as doubles; a
+ * wrapped difference has its top twelve bits set, a NaN `vminpd` passes over). */
 #define MINPD(r) "vminpd %%zmm20, " R(r) ", " R(r) "\n"
-#define IFMA_GROUP_MINPD                                                                       \
-    IFMA(0) SUBQ(1) ADDQ(2) MINPD(3) ANDQ(4) PERMT2Q(5) IFMA(6) SUBQ(7) ADDQ(8) MINPD(9)       \
-    ANDQ(10) PERMT2Q(0) IFMA(1) SUBQ(2) ADDQ(3) MINPD(4) ANDQ(5) PERMT2Q(6) IFMA(7) SUBQ(8)    \
-    ADDQ(9) MINPD(10) ANDQ(0) PERMT2Q(1) IFMA(2) SUBQ(3) ADDQ(4) MINPD(5) ANDQ(6) PERMT2Q(7)   \
-    IFMA(8) SUBQ(9) ADDQ(10) MINPD(0) ANDQ(1) PERMT2Q(2) IFMA(3) SUBQ(4) ADDQ(5) MINPD(6)      \
-    ANDQ(7) PERMT2Q(8) IFMA(9) SUBQ(10) ADDQ(0) MINPD(1) PERMT2Q(2) IFMA(3) SUBQ(4) ADDQ(5)    \
-    MINPD(6) IFMA(7) SUBQ(8) ADDQ(9) MINPD(10) IFMA(0) SUBQ(1) ADDQ(2) MINPD(3) IFMA(4)        \
-    SUBQ(5) ADDQ(6) IFMA(7) SUBQ(8) ADDQ(9) IFMA(10) SUBQ(0) ADDQ(1) IFMA(2) SUBQ(3) IFMA(4)   \
-    SUBQ(5) IFMA(6) SUBQ(7) IFMA(8) SUBQ(9) IFMA(10) IFMA(0) IFMA(1)
-/* The same without the permutations: the butterflies of the memory passes. */
-#define IFMA_GROUP_NOPERM                                                                      \
-    IFMA(0) SUBQ(1) ADDQ(2) MINUQ(3) ANDQ(4) IFMA(5) SUBQ(6) ADDQ(7) MINUQ(8) ANDQ(9)          \
-    IFMA(10) SUBQ(0) ADDQ(1) MINUQ(2) ANDQ(3) IFMA(4) SUBQ(5) ADDQ(6) MINUQ(7) ANDQ(8)         \
-    IFMA(9) SUBQ(10) ADDQ(0) MINUQ(1) ANDQ(2) IFMA(3) SUBQ(4) ADDQ(5) MINUQ(6) ANDQ(7)         \
-    IFMA(8) SUBQ(9) ADDQ(10) MINUQ(0) ANDQ(1) IFMA(2) SUBQ(3) ADDQ(4) MINUQ(5) IFMA(6)         \
-    SUBQ(7) ADDQ(8) MINUQ(9) IFMA(10) SUBQ(0) ADDQ(1) MINUQ(2) IFMA(3) SUBQ(4) ADDQ(5)         \
-    MINUQ(6) IFMA(7) SUBQ(8) ADDQ(9) IFMA(10) SUBQ(0) ADDQ(1) IFMA(2) SUBQ(3) ADDQ(4)          \
-    IFMA(5) SUBQ(6) IFMA(7) SUBQ(8) IFMA(9) SUBQ(10) IFMA(0) SUBQ(1) IFMA(2) IFMA(3) IFMA(4)
+#define STD_BLOCK_MINPD                                                                        \
+    IFMA(0) SUBQ(1) ADDQ(2) MINPD(3) PERMT2Q(4) IFMA(5) ANDQ(6) SUBQ(7) ADDQ(8) IFMA(9)        \
+    MINPD(10) SUBQ(0) IFMA(1) ADDQ(2) PERMT2Q(3) SUBQ(4) IFMA(5) ANDQ(6) MINPD(7) SUBQ(8)      \
+    ADDQ(9) IFMA(10) SUBQ(0) IFMA(1) PERMT2Q(2) MINPD(3) ADDQ(4) IFMA(5) ANDQ(6) SUBQ(7)       \
+    ADDQ(8) IFMA(9) MINPD(10) SUBQ(0) PERMT2Q(1) IFMA(2) ADDQ(3) SUBQ(4) IFMA(5) MINPD(6)      \
+    ANDQ(7) SUBQ(8) ADDQ(9) IFMA(10) PERMT2Q(0) SUBQ(1) MINPD(2) IFMA(3) ADDQ(4) SUBQ(5)       \
+    IFMA(6) ANDQ(7) ADDQ(8) MINPD(9) PERMT2Q(10) IFMA(0) SUBQ(1) IFMA(2) SUBQ(3) ADDQ(4)       \
+    MINPD(5) IFMA(6) ANDQ(7) SUBQ(8) PERMT2Q(9) ADDQ(10) IFMA(0) SUBQ(1) MINPD(2) IFMA(3)      \
+    ADDQ(4) SUBQ(5) IFMA(6) ANDQ(7) PERMT2Q(8) MINPD(9) ADDQ(10) SUBQ(0) IFMA(1)
 /* The 32-bit Shoup butterfly of 16 lanes: 2 vpmuludq + 2 vpmulld + 2 vpshufd + 3 subtractions
  * + 2 additions + 1 vpminud. */
 #define SUBD(r) "vpsubd %%zmm20, " R(r) ", " R(r) "\n"
@@ -126,9 +152,11 @@ PROBE(p_ymulld, X12(YMULLD))
     ADDD(f) SUBD(a)
 #define U32_GROUP U32_BFLY(0, 1, 2, 3, 4, 5) U32_BFLY(6, 7, 8, 9, 10, 11)
 
-PROBE(p_ifma_group, IFMA_GROUP)
-PROBE(p_ifma_group_noperm, IFMA_GROUP_NOPERM)
-PROBE(p_ifma_group_minpd, IFMA_GROUP_MINPD)
+PROBE(p_std_block, STD_BLOCK)
+PROBE(p_std_mem, STD_MEM)
+PROBE(p_sloth_block, SLOTH_BLOCK)
+PROBE(p_sloth_mem, SLOTH_MEM)
+PROBE(p_std_block_minpd, STD_BLOCK_MINPD)
 PROBE(p_u32_group, U32_GROUP)
 
 struct probe {
@@ -153,9 +181,11 @@ int main(void) {
         {"vshufi64x2 zmm", p_shufi64x2, 12, "instruction"},
         {"vpunpcklqdq zmm", p_unpcklqdq, 12, "instruction"},
         {"vpshufd zmm", p_pshufd, 12, "instruction"},
-        {"IFMA block mix (79 ops)", p_ifma_group, 1, "7 vector butterflies"},
-        {"IFMA mix, no vpermt2q (71 ops)", p_ifma_group_noperm, 1, "7 vector butterflies"},
-        {"IFMA mix, vminpd for vpminuq", p_ifma_group_minpd, 1, "7 vector butterflies"},
+        {"IFMA STD register block (79)", p_std_block, 1, "7 vector butterflies"},
+        {"IFMA STD memory pass (63)", p_std_mem, 1, "7 vector butterflies"},
+        {"IFMA SLOTH register block (75)", p_sloth_block, 1, "7 vector butterflies"},
+        {"IFMA SLOTH memory pass (57)", p_sloth_mem, 1, "7 vector butterflies"},
+        {"IFMA STD block, vminpd (79)", p_std_block_minpd, 1, "7 vector butterflies"},
         {"u32 Shoup butterfly (12 ops)", p_u32_group, 2, "vector butterfly"},
     };
     double g = ghz();
