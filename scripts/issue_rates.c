@@ -43,7 +43,7 @@ static double ghz(void) {
                          "mov %0, %%rcx\n 1:\n" body "dec %%rcx\n jnz 1b\n"                    \
                          :                                                                     \
                          : "r"(N)                                                              \
-                         : "rcx", "rax", "k1", "memory", "xmm0", "xmm1", "xmm2", "xmm3",      \
+                         : "rcx", "rax", "k1", "memory", "xmm0", "xmm1", "xmm2", "xmm3",       \
                            "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",   \
                            "xmm20", "xmm21");                                                  \
         return now() - a;                                                                      \
@@ -70,19 +70,23 @@ static double ghz(void) {
 #define YIFMA(r) "vpmadd52luq %%ymm20, %%ymm21, " Y(r) "\n"
 #define YMULLD(r) "vpmulld %%ymm20, " Y(r) ", " Y(r) "\n"
 
-PROBE(p_ifma, X12(IFMA))
-PROBE(p_muludq, X12(MULUDQ))
-PROBE(p_mulld, X12(MULLD))
-PROBE(p_mullw, X12(MULLW))
-PROBE(p_addq, X12(ADDQ))
-PROBE(p_minuq, X12(MINUQ))
-PROBE(p_permt2q, X12(PERMT2Q))
-PROBE(p_shufi64x2, X12(SHUFI64X2))
-PROBE(p_unpcklqdq, X12(UNPCKLQDQ))
-PROBE(p_pshufd, X12(PSHUFD))
-PROBE(p_blendmq, X12(BLENDMQ))
-PROBE(p_yifma, X12(YIFMA))
-PROBE(p_ymulld, X12(YMULLD))
+/* The single-instruction probes: name, instruction (a macro above), label. */
+#define SINGLES(P)                                                                             \
+    P(p_ifma, IFMA, "vpmadd52luq zmm")                                                         \
+    P(p_yifma, YIFMA, "vpmadd52luq ymm")                                                       \
+    P(p_muludq, MULUDQ, "vpmuludq zmm")                                                        \
+    P(p_mulld, MULLD, "vpmulld zmm")                                                           \
+    P(p_ymulld, YMULLD, "vpmulld ymm")                                                         \
+    P(p_mullw, MULLW, "vpmullw zmm")                                                           \
+    P(p_addq, ADDQ, "vpaddq zmm")                                                              \
+    P(p_minuq, MINUQ, "vpminuq zmm")                                                           \
+    P(p_blendmq, BLENDMQ, "vpblendmq zmm")                                                     \
+    P(p_permt2q, PERMT2Q, "vpermt2q zmm")                                                      \
+    P(p_shufi64x2, SHUFI64X2, "vshufi64x2 zmm")                                                \
+    P(p_unpcklqdq, UNPCKLQDQ, "vpunpcklqdq zmm")                                               \
+    P(p_pshufd, PSHUFD, "vpshufd zmm")
+#define DEFINE_SINGLE(name, op, label) PROBE(name, X12(op))
+SINGLES(DEFINE_SINGLE)
 
 /* The IFMA transforms' butterflies per 7 vector butterflies (8 lanes each). A butterfly: three
  * IFMA and a 52-bit mask for the twiddle product, `u + v` and `u - v + 2q` (two additions, one
@@ -93,15 +97,16 @@ PROBE(p_ymulld, X12(YMULLD))
  * STD (primes of 50 bits, W3): every layer reduces; the last layer reduces both outputs twice
  * (the counts of a 16-vector block, 55th session: 168 IFMA, 144 vpsubq, 112 vpaddq,
  * 88 vpminuq, 56 vpandq, 64 vpermt2q for 56 vector butterflies). */
-#define STD_BLOCK                                                                              \
-    IFMA(0) SUBQ(1) ADDQ(2) MINUQ(3) PERMT2Q(4) IFMA(5) ANDQ(6) SUBQ(7) ADDQ(8) IFMA(9)        \
-    MINUQ(10) SUBQ(0) IFMA(1) ADDQ(2) PERMT2Q(3) SUBQ(4) IFMA(5) ANDQ(6) MINUQ(7) SUBQ(8)      \
-    ADDQ(9) IFMA(10) SUBQ(0) IFMA(1) PERMT2Q(2) MINUQ(3) ADDQ(4) IFMA(5) ANDQ(6) SUBQ(7)       \
-    ADDQ(8) IFMA(9) MINUQ(10) SUBQ(0) PERMT2Q(1) IFMA(2) ADDQ(3) SUBQ(4) IFMA(5) MINUQ(6)      \
-    ANDQ(7) SUBQ(8) ADDQ(9) IFMA(10) PERMT2Q(0) SUBQ(1) MINUQ(2) IFMA(3) ADDQ(4) SUBQ(5)       \
-    IFMA(6) ANDQ(7) ADDQ(8) MINUQ(9) PERMT2Q(10) IFMA(0) SUBQ(1) IFMA(2) SUBQ(3) ADDQ(4)       \
-    MINUQ(5) IFMA(6) ANDQ(7) SUBQ(8) PERMT2Q(9) ADDQ(10) IFMA(0) SUBQ(1) MINUQ(2) IFMA(3)      \
-    ADDQ(4) SUBQ(5) IFMA(6) ANDQ(7) PERMT2Q(8) MINUQ(9) ADDQ(10) SUBQ(0) IFMA(1)
+#define STD_BLOCK_OF(MIN)                                                                      \
+    IFMA(0) SUBQ(1) ADDQ(2) MIN(3) PERMT2Q(4) IFMA(5) ANDQ(6) SUBQ(7) ADDQ(8) IFMA(9)          \
+    MIN(10) SUBQ(0) IFMA(1) ADDQ(2) PERMT2Q(3) SUBQ(4) IFMA(5) ANDQ(6) MIN(7) SUBQ(8)          \
+    ADDQ(9) IFMA(10) SUBQ(0) IFMA(1) PERMT2Q(2) MIN(3) ADDQ(4) IFMA(5) ANDQ(6) SUBQ(7)         \
+    ADDQ(8) IFMA(9) MIN(10) SUBQ(0) PERMT2Q(1) IFMA(2) ADDQ(3) SUBQ(4) IFMA(5) MIN(6)          \
+    ANDQ(7) SUBQ(8) ADDQ(9) IFMA(10) PERMT2Q(0) SUBQ(1) MIN(2) IFMA(3) ADDQ(4) SUBQ(5)         \
+    IFMA(6) ANDQ(7) ADDQ(8) MIN(9) PERMT2Q(10) IFMA(0) SUBQ(1) IFMA(2) SUBQ(3) ADDQ(4)         \
+    MIN(5) IFMA(6) ANDQ(7) SUBQ(8) PERMT2Q(9) ADDQ(10) IFMA(0) SUBQ(1) MIN(2) IFMA(3)          \
+    ADDQ(4) SUBQ(5) IFMA(6) ANDQ(7) PERMT2Q(8) MIN(9) ADDQ(10) SUBQ(0) IFMA(1)
+#define STD_BLOCK STD_BLOCK_OF(MINUQ)
 /* STD memory passes: one conditional subtraction per butterfly, no permutation. */
 #define STD_MEM                                                                                \
     IFMA(0) SUBQ(1) ADDQ(2) IFMA(3) MINUQ(4) ANDQ(5) SUBQ(6) ADDQ(7) IFMA(8) IFMA(9)           \
@@ -133,15 +138,7 @@ PROBE(p_ymulld, X12(YMULLD))
 /* STD_BLOCK with the 64-bit minimum taken as `vminpd` (values below 2^52 order as doubles; a
  * wrapped difference has its top twelve bits set, a NaN `vminpd` passes over). */
 #define MINPD(r) "vminpd %%zmm20, " R(r) ", " R(r) "\n"
-#define STD_BLOCK_MINPD                                                                        \
-    IFMA(0) SUBQ(1) ADDQ(2) MINPD(3) PERMT2Q(4) IFMA(5) ANDQ(6) SUBQ(7) ADDQ(8) IFMA(9)        \
-    MINPD(10) SUBQ(0) IFMA(1) ADDQ(2) PERMT2Q(3) SUBQ(4) IFMA(5) ANDQ(6) MINPD(7) SUBQ(8)      \
-    ADDQ(9) IFMA(10) SUBQ(0) IFMA(1) PERMT2Q(2) MINPD(3) ADDQ(4) IFMA(5) ANDQ(6) SUBQ(7)       \
-    ADDQ(8) IFMA(9) MINPD(10) SUBQ(0) PERMT2Q(1) IFMA(2) ADDQ(3) SUBQ(4) IFMA(5) MINPD(6)      \
-    ANDQ(7) SUBQ(8) ADDQ(9) IFMA(10) PERMT2Q(0) SUBQ(1) MINPD(2) IFMA(3) ADDQ(4) SUBQ(5)       \
-    IFMA(6) ANDQ(7) ADDQ(8) MINPD(9) PERMT2Q(10) IFMA(0) SUBQ(1) IFMA(2) SUBQ(3) ADDQ(4)       \
-    MINPD(5) IFMA(6) ANDQ(7) SUBQ(8) PERMT2Q(9) ADDQ(10) IFMA(0) SUBQ(1) MINPD(2) IFMA(3)      \
-    ADDQ(4) SUBQ(5) IFMA(6) ANDQ(7) PERMT2Q(8) MINPD(9) ADDQ(10) SUBQ(0) IFMA(1)
+#define STD_BLOCK_MINPD STD_BLOCK_OF(MINPD)
 /* The 32-bit Shoup butterfly of 16 lanes: 2 vpmuludq + 2 vpmulld + 2 vpshufd + 3 subtractions
  * + 2 additions + 1 vpminud. */
 #define SUBD(r) "vpsubd %%zmm20, " R(r) ", " R(r) "\n"
@@ -168,19 +165,8 @@ struct probe {
 
 int main(void) {
     const struct probe probes[] = {
-        {"vpmadd52luq zmm", p_ifma, 12, "instruction"},
-        {"vpmadd52luq ymm", p_yifma, 12, "instruction"},
-        {"vpmuludq zmm", p_muludq, 12, "instruction"},
-        {"vpmulld zmm", p_mulld, 12, "instruction"},
-        {"vpmulld ymm", p_ymulld, 12, "instruction"},
-        {"vpmullw zmm", p_mullw, 12, "instruction"},
-        {"vpaddq zmm", p_addq, 12, "instruction"},
-        {"vpminuq zmm", p_minuq, 12, "instruction"},
-        {"vpblendmq zmm", p_blendmq, 12, "instruction"},
-        {"vpermt2q zmm", p_permt2q, 12, "instruction"},
-        {"vshufi64x2 zmm", p_shufi64x2, 12, "instruction"},
-        {"vpunpcklqdq zmm", p_unpcklqdq, 12, "instruction"},
-        {"vpshufd zmm", p_pshufd, 12, "instruction"},
+#define SINGLE_ROW(name, op, label) {label, name, 12, "instruction"},
+        SINGLES(SINGLE_ROW)
         {"IFMA STD register block (79)", p_std_block, 1, "7 vector butterflies"},
         {"IFMA STD memory pass (63)", p_std_mem, 1, "7 vector butterflies"},
         {"IFMA SLOTH register block (75)", p_sloth_block, 1, "7 vector butterflies"},
