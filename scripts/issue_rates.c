@@ -1,15 +1,17 @@
 /* Issue-rate probes for the vector instructions and instruction mixes of latpoly's kernels.
  *
- *   gcc -O1 -mavx512f -mavx512ifma scripts/issue_rates.c -o /tmp/issue_rates && /tmp/issue_rates
+ *   gcc -O1 -mavx512f -mavx512bw -mavx512ifma scripts/issue_rates.c -o /tmp/issue_rates
+ *   /tmp/issue_rates
  *
- * Needs an x86-64 CPU with AVX-512F and AVX-512 IFMA. Each probe is a loop of independent
- * instructions on twelve registers (no chain is long enough to bound the loop: the latencies
- * are 1-4 cycles, twelve chains hide them), so the time per instruction is its issue cost.
- * Cycles come from the core clock measured with a chain of dependent register additions (one
- * a cycle), not from the TSC. The mixes are the operation counts of the transforms' hottest
- * code, in the proportions docs/TARGETS.md gives; their cost per group is the floor of that
- * code on this CPU whatever the scheduling. Not run by the tests: a measurement tool, used for
- * docs/TARGETS.md and docs/BENCH.md.
+ * Needs an x86-64 CPU with AVX-512F, AVX-512BW and AVX-512 IFMA. Each probe is a loop of
+ * independent instructions on twelve registers (no chain is long enough to bound the loop: the
+ * latencies are 1-4 cycles, twelve chains hide them), so the time per instruction is its issue
+ * cost. Cycles come from the core clock measured with a chain of dependent register additions
+ * (one a cycle), not from the TSC. The mixes are the operation counts of the transforms' hottest
+ * code, in the proportions docs/TARGETS.md gives; their cost per group is the issue floor of
+ * that code on this CPU: what the same operations cost with no memory traffic and no waits on
+ * dependencies. Not run by the tests: a measurement tool, used for docs/TARGETS.md and
+ * docs/BENCH.md.
  */
 #include <stdio.h>
 #include <time.h>
@@ -67,6 +69,12 @@ static double ghz(void) {
 #define UNPCKLQDQ(r) "vpunpcklqdq %%zmm20, " R(r) ", " R(r) "\n"
 #define PSHUFD(r) "vpshufd $0xf5, " R(r) ", " R(r) "\n"
 #define BLENDMQ(r) "vpblendmq %%zmm20, " R(r) ", " R(r) "%{%%k1%}\n"
+#define PERMW(r) "vpermw %%zmm20, %%zmm21, " R(r) "\n"
+#define PERMT2W(r) "vpermt2w %%zmm20, %%zmm21, " R(r) "\n"
+#define MULHW(r) "vpmulhw %%zmm20, " R(r) ", " R(r) "\n"
+#define MADDWD(r) "vpmaddwd %%zmm20, " R(r) ", " R(r) "\n"
+#define PSHUFB(r) "vpshufb %%zmm20, " R(r) ", " R(r) "\n"
+#define YPERMT2W(r) "vpermt2w %%ymm20, %%ymm21, " Y(r) "\n"
 #define YIFMA(r) "vpmadd52luq %%ymm20, %%ymm21, " Y(r) "\n"
 #define YMULLD(r) "vpmulld %%ymm20, " Y(r) ", " Y(r) "\n"
 
@@ -84,7 +92,13 @@ static double ghz(void) {
     P(p_permt2q, PERMT2Q, "vpermt2q zmm")                                                      \
     P(p_shufi64x2, SHUFI64X2, "vshufi64x2 zmm")                                                \
     P(p_unpcklqdq, UNPCKLQDQ, "vpunpcklqdq zmm")                                               \
-    P(p_pshufd, PSHUFD, "vpshufd zmm")
+    P(p_pshufd, PSHUFD, "vpshufd zmm")                                                         \
+    P(p_mulhw, MULHW, "vpmulhw zmm")                                                           \
+    P(p_maddwd, MADDWD, "vpmaddwd zmm")                                                        \
+    P(p_permw, PERMW, "vpermw zmm")                                                            \
+    P(p_permt2w, PERMT2W, "vpermt2w zmm")                                                      \
+    P(p_ypermt2w, YPERMT2W, "vpermt2w ymm")                                                    \
+    P(p_pshufb, PSHUFB, "vpshufb zmm")
 #define DEFINE_SINGLE(name, op, label) PROBE(name, X12(op))
 SINGLES(DEFINE_SINGLE)
 
