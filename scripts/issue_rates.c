@@ -35,7 +35,7 @@ static double ghz(void) {
 }
 
 /* A loop of `body`, N times: destinations zmm0-11 (the mixes: their operations spread evenly
- * through the group and over zmm0-10), sources zmm20, zmm21 and k1. */
+ * through the group and over zmm0-10), sources zmm20, zmm21 and k1 (comparisons write k2). */
 #define PROBE(name, body)                                                                      \
     static double name(void) {                                                                 \
         double a = now();                                                                      \
@@ -45,9 +45,9 @@ static double ghz(void) {
                          "mov %0, %%rcx\n 1:\n" body "dec %%rcx\n jnz 1b\n"                    \
                          :                                                                     \
                          : "r"(N)                                                              \
-                         : "rcx", "rax", "k1", "memory", "xmm0", "xmm1", "xmm2", "xmm3",       \
-                           "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",   \
-                           "xmm20", "xmm21");                                                  \
+                         : "rcx", "rax", "k1", "k2", "memory", "xmm0", "xmm1", "xmm2",         \
+                           "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",    \
+                           "xmm11", "xmm20", "xmm21");                                         \
         return now() - a;                                                                      \
     }
 
@@ -74,6 +74,14 @@ static double ghz(void) {
 #define MULHW(r) "vpmulhw %%zmm20, " R(r) ", " R(r) "\n"
 #define MADDWD(r) "vpmaddwd %%zmm20, " R(r) ", " R(r) "\n"
 #define PSHUFB(r) "vpshufb %%zmm20, " R(r) ", " R(r) "\n"
+#define PERMQ(r) "vpermq $0x4e, " R(r) ", " R(r) "\n"
+#define VALIGNQ(r) "valignq $4, %%zmm20, " R(r) ", " R(r) "\n"
+#define SHUFPD(r) "vshufpd $0x55, %%zmm20, " R(r) ", " R(r) "\n"
+#define PERMD(r) "vpermd %%zmm20, %%zmm21, " R(r) "\n"
+#define PERMT2D(r) "vpermt2d %%zmm20, %%zmm21, " R(r) "\n"
+#define CMPUQ(r) "vpcmpuq $5, %%zmm20, " R(r) ", %%k2\n"
+#define SRAQ(r) "vpsraq $63, " R(r) ", " R(r) "\n"
+#define SRLQ(r) "vpsrlq $3, " R(r) ", " R(r) "\n"
 #define YPERMT2W(r) "vpermt2w %%ymm20, %%ymm21, " Y(r) "\n"
 #define YIFMA(r) "vpmadd52luq %%ymm20, %%ymm21, " Y(r) "\n"
 #define YMULLD(r) "vpmulld %%ymm20, " Y(r) ", " Y(r) "\n"
@@ -93,6 +101,14 @@ static double ghz(void) {
     P(p_shufi64x2, SHUFI64X2, "vshufi64x2 zmm")                                                \
     P(p_unpcklqdq, UNPCKLQDQ, "vpunpcklqdq zmm")                                               \
     P(p_pshufd, PSHUFD, "vpshufd zmm")                                                         \
+    P(p_shufpd, SHUFPD, "vshufpd zmm")                                                         \
+    P(p_permq, PERMQ, "vpermq zmm")                                                            \
+    P(p_valignq, VALIGNQ, "valignq zmm")                                                       \
+    P(p_permd, PERMD, "vpermd zmm")                                                            \
+    P(p_permt2d, PERMT2D, "vpermt2d zmm")                                                      \
+    P(p_cmpuq, CMPUQ, "vpcmpuq zmm to a mask")                                                 \
+    P(p_sraq, SRAQ, "vpsraq zmm")                                                              \
+    P(p_srlq, SRLQ, "vpsrlq zmm")                                                              \
     P(p_mulhw, MULHW, "vpmulhw zmm")                                                           \
     P(p_maddwd, MADDWD, "vpmaddwd zmm")                                                        \
     P(p_permw, PERMW, "vpermw zmm")                                                            \
