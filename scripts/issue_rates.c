@@ -1,6 +1,6 @@
 /* Issue-rate probes for the vector instructions and instruction mixes of latpoly's kernels.
  *
- *   gcc -O1 -mavx512f -mavx512bw -mavx512ifma scripts/issue_rates.c -o /tmp/issue_rates
+ *   gcc -O2 -mavx512f -mavx512bw -mavx512ifma scripts/issue_rates.c -o /tmp/issue_rates
  *   /tmp/issue_rates
  *
  * Needs an x86-64 CPU with AVX-512F, AVX-512BW and AVX-512 IFMA. Each probe is a loop of
@@ -10,9 +10,13 @@
  * (one a cycle), not from the TSC. The mixes are the operation counts of the transforms' hottest
  * code, in the proportions docs/TARGETS.md gives; their cost per group is the issue floor of
  * that code on this CPU: what the same operations cost with no memory traffic and no waits on
- * dependencies. Not run by the tests: a measurement tool, used for docs/TARGETS.md and
- * docs/BENCH.md.
+ * dependencies. The dependent probes at the end (C intrinsics, hence -O2) time the memory passes'
+ * butterflies with their dependencies: radix-4 quads with one, two or three in flight, and the
+ * radix-4 pass over a block in L1. Not run by the tests: a measurement tool, used for
+ * docs/TARGETS.md and docs/BENCH.md.
  */
+#include <immintrin.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -186,6 +190,133 @@ PROBE(p_sloth_mem, SLOTH_MEM)
 PROBE(p_std_block_minpd, STD_BLOCK_MINPD)
 PROBE(p_u32_group, U32_GROUP)
 
+/* Dependent butterflies (C intrinsics, not a fixed instruction stream): the STD butterfly of the
+ * IFMA memory passes (three IFMA, the 52-bit mask, the conditional subtraction of `u`, `u + v`,
+ * `u - v + 2q`) in radix-4 quads (two layers: the second layer's two butterflies take the
+ * first's outputs), with a 50-bit modulus and Shoup quotients, so the values stay in [0, 4q)
+ * as in the transforms. `quads_k`: k independent quads per iteration in registers, each quad
+ * carried over to the next iteration (k = 1: one chain, its latency sets the pace).
+ * `mem_pass`: the radix-4 memory pass over a 16 KB block (L1), one or two quads per iteration
+ * (`pair`: the second set of four vectors 64 bytes on, its butterflies interleaved with the
+ * first's). Cycles per vector butterfly. */
+typedef __m512i V;
+#define QMOD 1125899906826241ULL /* below 2^50 */
+#define BF(x, y, w, wp)                                                                        \
+    do {                                                                                       \
+        V qh_ = _mm512_madd52hi_epu64(_mm512_setzero_si512(), y, wp);                          \
+        V r_ = _mm512_madd52lo_epu64(_mm512_setzero_si512(), y, w);                            \
+        V v_ = _mm512_and_si512(_mm512_madd52lo_epu64(r_, qh_, negq), mask);                   \
+        V u_ = _mm512_min_epu64(x, _mm512_sub_epi64(x, q2));                                   \
+        x = _mm512_add_epi64(u_, v_);                                                          \
+        y = _mm512_sub_epi64(_mm512_add_epi64(u_, q2), v_);                                    \
+    } while (0)
+#define BF_CONSTS                                                                              \
+    V q2 = _mm512_set1_epi64(2 * QMOD), negq = _mm512_set1_epi64((1LL << 52) - QMOD),          \
+      mask = _mm512_set1_epi64((1LL << 52) - 1)
+static V tw[3], twp[3];
+static uint64_t block[2048] __attribute__((aligned(64)));
+static volatile uint64_t sink;
+
+static double quads_1(void) {
+    BF_CONSTS;
+    V a0 = tw[0], a1 = tw[1], a2 = tw[2], a3 = twp[0];
+    double t = now();
+    for (long i = 0; i < N; i++) {
+        BF(a0, a2, tw[0], twp[0]); BF(a1, a3, tw[0], twp[0]);
+        BF(a0, a1, tw[1], twp[1]); BF(a2, a3, tw[2], twp[2]);
+    }
+    t = now() - t;
+    sink = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3)));
+    return t / 4;
+}
+static double quads_2(void) {
+    BF_CONSTS;
+    V a0 = tw[0], a1 = tw[1], a2 = tw[2], a3 = twp[0], b0 = twp[1], b1 = twp[2], b2 = tw[0], b3 = tw[1];
+    double t = now();
+    for (long i = 0; i < N; i++) {
+        BF(a0, a2, tw[0], twp[0]); BF(b0, b2, tw[0], twp[0]);
+        BF(a1, a3, tw[0], twp[0]); BF(b1, b3, tw[0], twp[0]);
+        BF(a0, a1, tw[1], twp[1]); BF(b0, b1, tw[1], twp[1]);
+        BF(a2, a3, tw[2], twp[2]); BF(b2, b3, tw[2], twp[2]);
+    }
+    t = now() - t;
+    sink = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3))) +
+           (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(b0, b1), _mm512_add_epi64(b2, b3)));
+    return t / 8;
+}
+static double quads_3(void) {
+    BF_CONSTS;
+    V a0 = tw[0], a1 = tw[1], a2 = tw[2], a3 = twp[0], b0 = twp[1], b1 = twp[2], b2 = tw[0], b3 = tw[1];
+    V c0 = tw[2], c1 = twp[0], c2 = twp[1], c3 = twp[2];
+    double t = now();
+    for (long i = 0; i < N; i++) {
+        BF(a0, a2, tw[0], twp[0]); BF(b0, b2, tw[0], twp[0]); BF(c0, c2, tw[0], twp[0]);
+        BF(a1, a3, tw[0], twp[0]); BF(b1, b3, tw[0], twp[0]); BF(c1, c3, tw[0], twp[0]);
+        BF(a0, a1, tw[1], twp[1]); BF(b0, b1, tw[1], twp[1]); BF(c0, c1, tw[1], twp[1]);
+        BF(a2, a3, tw[2], twp[2]); BF(b2, b3, tw[2], twp[2]); BF(c2, c3, tw[2], twp[2]);
+    }
+    t = now() - t;
+    V s = _mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3));
+    s = _mm512_add_epi64(s, _mm512_add_epi64(_mm512_add_epi64(b0, b1), _mm512_add_epi64(b2, b3)));
+    s = _mm512_add_epi64(s, _mm512_add_epi64(_mm512_add_epi64(c0, c1), _mm512_add_epi64(c2, c3)));
+    sink = (uint64_t)_mm512_reduce_add_epi64(s);
+    return t / 12;
+}
+/* One pass of distance t = 1024 over `block`, one or two quads per iteration. */
+static void mem_pass(int pair) {
+    BF_CONSTS;
+    uint64_t *a = block;
+    const long t = 1024, h = 512;
+    if (!pair) {
+        for (long j = 0; j < h; j += 8) {
+            V x0 = _mm512_load_si512(a + j), x1 = _mm512_load_si512(a + j + h);
+            V x2 = _mm512_load_si512(a + j + t), x3 = _mm512_load_si512(a + j + t + h);
+            BF(x0, x2, tw[0], twp[0]); BF(x1, x3, tw[0], twp[0]);
+            BF(x0, x1, tw[1], twp[1]); BF(x2, x3, tw[2], twp[2]);
+            _mm512_store_si512(a + j, x0); _mm512_store_si512(a + j + h, x1);
+            _mm512_store_si512(a + j + t, x2); _mm512_store_si512(a + j + t + h, x3);
+        }
+        return;
+    }
+    for (long j = 0; j < h; j += 16) {
+        V x0 = _mm512_load_si512(a + j), x1 = _mm512_load_si512(a + j + h);
+        V x2 = _mm512_load_si512(a + j + t), x3 = _mm512_load_si512(a + j + t + h);
+        V y0 = _mm512_load_si512(a + j + 8), y1 = _mm512_load_si512(a + j + 8 + h);
+        V y2 = _mm512_load_si512(a + j + 8 + t), y3 = _mm512_load_si512(a + j + 8 + t + h);
+        BF(x0, x2, tw[0], twp[0]); BF(y0, y2, tw[0], twp[0]);
+        BF(x1, x3, tw[0], twp[0]); BF(y1, y3, tw[0], twp[0]);
+        BF(x0, x1, tw[1], twp[1]); BF(y0, y1, tw[1], twp[1]);
+        BF(x2, x3, tw[2], twp[2]); BF(y2, y3, tw[2], twp[2]);
+        _mm512_store_si512(a + j, x0); _mm512_store_si512(a + j + h, x1);
+        _mm512_store_si512(a + j + t, x2); _mm512_store_si512(a + j + t + h, x3);
+        _mm512_store_si512(a + j + 8, y0); _mm512_store_si512(a + j + 8 + h, y1);
+        _mm512_store_si512(a + j + 8 + t, y2); _mm512_store_si512(a + j + 8 + t + h, y3);
+    }
+}
+/* 256 vector butterflies per pass (64 quads); N / 256 passes. */
+static double mem_single(void) {
+    double t = now();
+    for (long i = 0; i < N / 256; i++)
+        mem_pass(0);
+    return now() - t;
+}
+static double mem_pair(void) {
+    double t = now();
+    for (long i = 0; i < N / 256; i++)
+        mem_pass(1);
+    return now() - t;
+}
+static void dep_init(void) {
+    const uint64_t w[3] = {123456789012345ULL % QMOD, 987654321098765ULL % QMOD,
+                           555555555555555ULL % QMOD};
+    for (int k = 0; k < 3; k++) {
+        tw[k] = _mm512_set1_epi64((long long)w[k]);
+        twp[k] = _mm512_set1_epi64((long long)(((unsigned __int128)w[k] << 52) / QMOD));
+    }
+    for (int i = 0; i < 2048; i++)
+        block[i] = (uint64_t)i * 0x9e3779b97f4a7c15ULL % QMOD;
+}
+
 struct probe {
     const char *name;
     double (*f)(void);
@@ -203,7 +334,13 @@ int main(void) {
         {"IFMA SLOTH memory pass (57)", p_sloth_mem, 1, "7 vector butterflies"},
         {"IFMA STD block, vminpd (79)", p_std_block_minpd, 1, "7 vector butterflies"},
         {"u32 Shoup butterfly (12 ops)", p_u32_group, 2, "vector butterfly"},
+        {"STD radix-4 quads, 1 in flight", quads_1, 1, "vector butterfly"},
+        {"STD radix-4 quads, 2 in flight", quads_2, 1, "vector butterfly"},
+        {"STD radix-4 quads, 3 in flight", quads_3, 1, "vector butterfly"},
+        {"STD radix-4 pass in L1, 1 quad", mem_single, 1, "vector butterfly"},
+        {"STD radix-4 pass in L1, 2 quads", mem_pair, 1, "vector butterfly"},
     };
+    dep_init();
     double g = ghz();
     printf("core clock %.2f GHz\n", g);
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) {
