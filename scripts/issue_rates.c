@@ -10,10 +10,10 @@
  * (one a cycle), not from the TSC. The mixes are the operation counts of the transforms' hottest
  * code, in the proportions docs/TARGETS.md gives; their cost per group is the issue floor of
  * that code on this CPU: what the same operations cost with no memory traffic and no waits on
- * dependencies. The dependent probes at the end (C intrinsics, hence -O2) time the memory passes'
- * butterflies with their dependencies: radix-4 quads with one, two or three in flight, and the
- * radix-4 pass over a block in L1. Not run by the tests: a measurement tool, used for
- * docs/TARGETS.md and docs/BENCH.md.
+ * dependencies. The latency probes time chains of one instruction; the dependent probes at the
+ * end (C intrinsics, hence -O2) time the memory passes' butterflies with their dependencies:
+ * radix-4 quads with one, two or three in flight, and the radix-4 pass over a block in L1. Not
+ * run by the tests: a measurement tool, used for docs/TARGETS.md and docs/BENCH.md.
  */
 #include <immintrin.h>
 #include <stdint.h>
@@ -190,6 +190,28 @@ PROBE(p_sloth_mem, SLOTH_MEM)
 PROBE(p_std_block_minpd, STD_BLOCK_MINPD)
 PROBE(p_u32_group, U32_GROUP)
 
+/* Latencies: a chain of one instruction (its destination is its next input), four a loop
+ * iteration. */
+#define CHAIN(name, ins)                                                                       \
+    static double name(void) {                                                                 \
+        double a = now();                                                                      \
+        __asm__ volatile("vpxorq %%zmm20, %%zmm20, %%zmm20\n"                                  \
+                         "vpxorq %%zmm21, %%zmm21, %%zmm21\n"                                  \
+                         "mov %0, %%rcx\n 1:\n" ins ins ins ins "dec %%rcx\n jnz 1b\n"          \
+                         :                                                                     \
+                         : "r"(N)                                                              \
+                         : "rcx", "memory", "xmm0", "xmm20", "xmm21");                         \
+        return (now() - a) / 4;                                                                \
+    }
+CHAIN(l_ifma, "vpmadd52luq %%zmm20, %%zmm21, %%zmm0\n")
+CHAIN(l_minuq, "vpminuq %%zmm20, %%zmm0, %%zmm0\n")
+CHAIN(l_addq, "vpaddq %%zmm20, %%zmm0, %%zmm0\n")
+CHAIN(l_permt2q, "vpermt2q %%zmm20, %%zmm21, %%zmm0\n")
+CHAIN(l_shufi64x2, "vshufi64x2 $0x4e, %%zmm20, %%zmm0, %%zmm0\n")
+CHAIN(l_valignq, "valignq $2, %%zmm20, %%zmm0, %%zmm0\n")
+CHAIN(l_unpcklqdq, "vpunpcklqdq %%zmm20, %%zmm0, %%zmm0\n")
+CHAIN(l_shufpd, "vshufpd $0x55, %%zmm20, %%zmm0, %%zmm0\n")
+
 /* Dependent butterflies (C intrinsics, not a fixed instruction stream): the STD butterfly of the
  * IFMA memory passes (three IFMA, the 52-bit mask, the conditional subtraction of `u`, `u + v`,
  * `u - v + 2q`) in radix-4 quads (two layers: the second layer's two butterflies take the
@@ -334,6 +356,14 @@ int main(void) {
         {"IFMA SLOTH memory pass (57)", p_sloth_mem, 1, "7 vector butterflies"},
         {"IFMA STD block, vminpd (79)", p_std_block_minpd, 1, "7 vector butterflies"},
         {"u32 Shoup butterfly (12 ops)", p_u32_group, 2, "vector butterfly"},
+        {"latency vpmadd52luq zmm", l_ifma, 1, "instruction"},
+        {"latency vpminuq zmm", l_minuq, 1, "instruction"},
+        {"latency vpaddq zmm", l_addq, 1, "instruction"},
+        {"latency vpermt2q zmm", l_permt2q, 1, "instruction"},
+        {"latency vshufi64x2 zmm", l_shufi64x2, 1, "instruction"},
+        {"latency valignq zmm", l_valignq, 1, "instruction"},
+        {"latency vpunpcklqdq zmm", l_unpcklqdq, 1, "instruction"},
+        {"latency vshufpd zmm", l_shufpd, 1, "instruction"},
         {"STD radix-4 quads, 1 in flight", quads_1, 1, "vector butterfly"},
         {"STD radix-4 quads, 2 in flight", quads_2, 1, "vector butterfly"},
         {"STD radix-4 quads, 3 in flight", quads_3, 1, "vector butterfly"},
