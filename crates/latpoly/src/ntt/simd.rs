@@ -150,8 +150,9 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     /// `V`: [`Simd::mul_shoup_lazier`] returns values in `[0, V q)`.
     const LAZIER_V: u64 = 2;
     /// `w · x mod q` in `[0, LAZIER_V · q)` for any `x < 2^VALUE_BITS` (used with
-    /// [`Simd::SLOTHFUL`] only). Default: [`Simd::mul_shoup_lazy`], whose output is in
-    /// `[0, 2q)`.
+    /// [`Simd::SLOTHFUL`] only); backends with a [`Simd::clean`] may leave junk above
+    /// `VALUE_BITS` (and ignore it in `x`). Default: [`Simd::mul_shoup_lazy`], whose output
+    /// is in `[0, 2q)`.
     #[inline(always)]
     fn mul_shoup_lazier(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V {
         self.mul_shoup_lazy(x, w, wp, q)
@@ -160,6 +161,35 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     #[inline(always)]
     fn mul_shoup_lazier_splat(self, x: Self::V, w: Self::V, wp: Self::V, q: Self::V) -> Self::V {
         self.mul_shoup_lazy_splat(x, w, wp, q)
+    }
+    /// [`Simd::mul_shoup_lazy_splat`] for the butterflies, whose result may carry junk above
+    /// [`Simd::VALUE_BITS`] (see [`Simd::clean`]). Default: [`Simd::mul_shoup_lazy_splat`].
+    #[inline(always)]
+    fn mul_shoup_lazy_dirty_splat(
+        self,
+        x: Self::V,
+        w: Self::V,
+        wp: Self::V,
+        q: Self::V,
+    ) -> Self::V {
+        self.mul_shoup_lazy_splat(x, w, wp, q)
+    }
+    /// [`Simd::mul_shoup_lazy_lanes`] for the butterflies, whose result may carry junk above
+    /// [`Simd::VALUE_BITS`]. Default: [`Simd::mul_shoup_lazy_lanes`].
+    #[inline(always)]
+    fn mul_shoup_lazy_dirty_lanes(self, x: Self::V, tw: &LaneTw<Self::V>, q: Self::V) -> Self::V {
+        self.mul_shoup_lazy_lanes(x, tw, q)
+    }
+    /// `v` with the bits above [`Simd::VALUE_BITS`] cleared. Backends whose products read only
+    /// those low bits may leave junk above them in what the butterflies' products return
+    /// ([`Simd::mul_shoup_lazy_dirty_splat`], [`Simd::mul_shoup_lazy_dirty_lanes`],
+    /// [`Simd::mul_shoup_lazier`]); the sums of later layers carry it along (lane arithmetic
+    /// wraps and keeps the low bits exact), harmless to their products. The drivers call this
+    /// before every conditional subtraction of such a value and before the forward's output
+    /// leaves the transform. Default: `v` (no junk).
+    #[inline(always)]
+    fn clean(self, v: Self::V) -> Self::V {
+        v
     }
     /// `a · b · 2^-MONT_BITS mod q` in `[0, q)` for `a, b < q`; `qinv = q^-1 mod 2^MONT_BITS`.
     fn mont_mul(self, a: Self::V, b: Self::V, q: Self::V, qinv: Self::V) -> Self::V;
@@ -780,7 +810,7 @@ fn reduces<const M: u8>(layer: u32) -> bool {
 #[inline(always)]
 fn bf_mul<S: Simd, const M: u8>(s: S, y: S::V, w: S::V, wp: S::V, q: S::V) -> S::V {
     if M == lazy::STD {
-        s.mul_shoup_lazy_splat(y, w, wp, q)
+        s.mul_shoup_lazy_dirty_splat(y, w, wp, q)
     } else {
         s.mul_shoup_lazier_splat(y, w, wp, q)
     }
@@ -790,7 +820,7 @@ fn bf_mul<S: Simd, const M: u8>(s: S, y: S::V, w: S::V, wp: S::V, q: S::V) -> S:
 #[inline(always)]
 fn bf_mul_lanes<S: Simd, const M: u8>(s: S, y: S::V, tw: &LaneTw<S::V>, q: S::V) -> S::V {
     if M == lazy::STD {
-        s.mul_shoup_lazy_lanes(y, tw, q)
+        s.mul_shoup_lazy_dirty_lanes(y, tw, q)
     } else {
         s.mul_shoup_lazier_lanes(y, tw, q)
     }
@@ -811,10 +841,11 @@ fn ct_butterfly<S: Simd, const M: u8, const RED: bool>(
     ct_finish::<S, RED>(s, x, v, c)
 }
 
-/// The sums of [`ct_butterfly`] from `x` and the product `v`.
+/// The sums of [`ct_butterfly`] from `x` and the product `v` (`x` may carry the junk of
+/// [`Simd::clean`]).
 #[inline(always)]
 fn ct_finish<S: Simd, const RED: bool>(s: S, x: S::V, v: S::V, c: &Consts<S::V>) -> (S::V, S::V) {
-    let u = if RED { s.csub(x, c.cq) } else { x };
+    let u = if RED { s.csub(s.clean(x), c.cq) } else { x };
     (s.add(u, v), s.add(s.sub(u, v), c.vq))
 }
 
@@ -835,11 +866,12 @@ fn gs_butterfly<S: Simd, const M: u8, const RED: bool>(
     (u, bf_mul::<S, M>(s, d, w, wp, c.q))
 }
 
-/// The sum and the difference (before its product) of [`gs_butterfly`].
+/// The sum and the difference (before its product) of [`gs_butterfly`] (`x`, `y` may carry
+/// the junk of [`Simd::clean`]).
 #[inline(always)]
 fn gs_start<S: Simd, const RED: bool>(s: S, x: S::V, y: S::V, c: &Consts<S::V>) -> (S::V, S::V) {
     let u = if RED {
-        s.csub(s.add(x, y), c.cq)
+        s.csub(s.clean(s.add(x, y)), c.cq)
     } else {
         s.add(x, y)
     };
@@ -1086,7 +1118,7 @@ fn fwd_first_checked<S: Simd, const M: u8>(
     match done {
         None => Some(if radix4 { n / 8 } else { n / 4 }),
         Some(done) => {
-            undo_first(tb, q, a, radix4, done);
+            undo_first(tb, q, a, radix4, done, value_mask::<S>());
             None
         }
     }
@@ -1166,13 +1198,22 @@ fn first_radix4_checked<S: Simd, const M: u8, const R1: bool, const R2: bool>(
 /// pass ([`fwd_first_checked`]): the inverse butterflies modulo `q`, reduced to `[0, q)`, give
 /// back the inputs exactly, as those were below `q`. Scalar: it runs only for a rejected input.
 #[cold]
-fn undo_first<W: Word>(tb: &SimdTables<W>, q: W, a: &mut [W], radix4: bool, done: usize) {
+fn undo_first<W: Word>(
+    tb: &SimdTables<W>,
+    q: W,
+    a: &mut [W],
+    radix4: bool,
+    done: usize,
+    mask: u64,
+) {
     let m = W::Modulus::new(q.to_u64()).expect("the plan's modulus");
     let half = m.inv(m.reduce_u64(2)).expect("q is an odd prime");
     // `(y0, y1) = (x + w v, x - w v)` -> `(x, v) = ((y0 + y1) / 2, (y0 - y1) / (2 w))`;
-    // `k = 1 / (2 w)`. Inputs are lazy (a few q at most): reduced first.
+    // `k = 1 / (2 w)`. Inputs are lazy (a few q at most, below `mask` once the junk of
+    // `Simd::clean` is cleared): reduced first.
     let undo = |y0: W, y1: W, k: W| -> (W, W) {
-        let (y0, y1) = (m.reduce_u64(y0.to_u64()), m.reduce_u64(y1.to_u64()));
+        let r = |y: W| m.reduce_u64(y.to_u64() & mask);
+        let (y0, y1) = (r(y0), r(y1));
         (m.mul(m.add(y0, y1), half), m.mul(m.sub(y0, y1), k))
     };
     let k = |i: usize| m.mul(half, m.inv(tb.fwd[i]).expect("twiddles are units"));
@@ -1191,6 +1232,16 @@ fn undo_first<W: Word>(tb: &SimdTables<W>, q: W, a: &mut [W], radix4: bool, done
         for p in 0..done {
             (a[p], a[p + h]) = undo(a[p], a[p + h], k1);
         }
+    }
+}
+
+/// The lane bits that hold a value ([`Simd::VALUE_BITS`]; the rest may be the junk of
+/// [`Simd::clean`]), as a mask on the lane word.
+fn value_mask<S: Simd>() -> u64 {
+    if S::VALUE_BITS >= 64 {
+        u64::MAX
+    } else {
+        (1 << S::VALUE_BITS) - 1
     }
 }
 
@@ -1528,7 +1579,7 @@ fn small_regs<
 /// `4V q` ([`lazy::SLOTH`]).
 #[inline(always)]
 fn fwd_out<S: Simd, const STRICT: bool, const M: u8>(s: S, c: &Consts<S::V>, v: S::V) -> S::V {
-    let mut v = v;
+    let mut v = s.clean(v);
     if M != lazy::STD {
         // WIDE: 8q -> 4q; SLOTH: 4V q -> 2V q.
         v = s.csub(v, c.cq);
@@ -1633,7 +1684,7 @@ fn inv_last_bf<S: Simd, const STRICT: bool, const SCALED: bool, const M: u8>(
     let d = s.add(s.sub(x, y), c.vq);
     let (mut u, mut v) = if SCALED {
         // x + y < 2 V q: to [0, 2q) by one conditional subtraction per factor of two.
-        let mut u = s.add(x, y);
+        let mut u = s.clean(s.add(x, y));
         if M == lazy::WIDE || (M == lazy::HALF && S::LAZIER_V == 4) {
             u = s.csub(u, s.add(c.two_q, c.two_q));
         }
@@ -1914,7 +1965,7 @@ fn fwd_fused_pair<S: Simd, const STRICT: bool, const M: u8, const V: usize>(
                 s.store(&mut lo[i * l..], v[i]);
             }
         });
-        undo_first(tb, q, pair, false, bad * l);
+        undo_first(tb, q, pair, false, bad * l, value_mask::<S>());
         return false;
     }
     regs_core::<S, false, STRICT, false, M, V>(s, tb, c, &mut v, nv, bv);
