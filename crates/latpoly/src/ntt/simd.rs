@@ -191,6 +191,46 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn clean(self, v: Self::V) -> Self::V {
         v
     }
+    /// The Cooley-Tukey butterfly's product and sums from `u` (already reduced as the layer
+    /// needs): `(u + v, u - v + vq)` with `v = w y` the product of [`Simd::mul_shoup_lazy_dirty_splat`]
+    /// (`LAZIER = false`) or [`Simd::mul_shoup_lazier_splat`] (`true`), junk as they leave it.
+    /// Backends may fold `u` into the product (IFMA: into its accumulator, so no addition
+    /// follows the product on the butterfly's chain). Default: the product, then the sums.
+    #[inline(always)]
+    fn ct_mul_sums_splat<const LAZIER: bool>(
+        self,
+        u: Self::V,
+        y: Self::V,
+        w: Self::V,
+        wp: Self::V,
+        q: Self::V,
+        vq: Self::V,
+    ) -> (Self::V, Self::V) {
+        let v = if LAZIER {
+            self.mul_shoup_lazier_splat(y, w, wp, q)
+        } else {
+            self.mul_shoup_lazy_dirty_splat(y, w, wp, q)
+        };
+        (self.add(u, v), self.add(self.sub(u, v), vq))
+    }
+    /// [`Simd::ct_mul_sums_splat`] with a per-lane twiddle ([`Simd::mul_shoup_lazy_dirty_lanes`]
+    /// or [`Simd::mul_shoup_lazier_lanes`]).
+    #[inline(always)]
+    fn ct_mul_sums_lanes<const LAZIER: bool>(
+        self,
+        u: Self::V,
+        y: Self::V,
+        tw: &LaneTw<Self::V>,
+        q: Self::V,
+        vq: Self::V,
+    ) -> (Self::V, Self::V) {
+        let v = if LAZIER {
+            self.mul_shoup_lazier_lanes(y, tw, q)
+        } else {
+            self.mul_shoup_lazy_dirty_lanes(y, tw, q)
+        };
+        (self.add(u, v), self.add(self.sub(u, v), vq))
+    }
     /// `a · b · 2^-MONT_BITS mod q` in `[0, q)` for `a, b < q`; `qinv = q^-1 mod 2^MONT_BITS`.
     fn mont_mul(self, a: Self::V, b: Self::V, q: Self::V, qinv: Self::V) -> Self::V;
     /// `a · b mod q` in `[0, q)` for `a, b < q`. Default: the Montgomery product, then its factor
@@ -837,16 +877,23 @@ fn ct_butterfly<S: Simd, const M: u8, const RED: bool>(
     wp: S::V,
     c: &Consts<S::V>,
 ) -> (S::V, S::V) {
-    let v = bf_mul::<S, M>(s, y, w, wp, c.q);
-    ct_finish::<S, RED>(s, x, v, c)
+    let u = ct_u::<S, RED>(s, x, c);
+    if M == lazy::STD {
+        s.ct_mul_sums_splat::<false>(u, y, w, wp, c.q, c.vq)
+    } else {
+        s.ct_mul_sums_splat::<true>(u, y, w, wp, c.q, c.vq)
+    }
 }
 
-/// The sums of [`ct_butterfly`] from `x` and the product `v` (`x` may carry the junk of
-/// [`Simd::clean`]).
+/// The `u` of a Cooley-Tukey butterfly from its `x` (which may carry the junk of
+/// [`Simd::clean`]): `x` brought below `cq` when `RED`, else `x` itself.
 #[inline(always)]
-fn ct_finish<S: Simd, const RED: bool>(s: S, x: S::V, v: S::V, c: &Consts<S::V>) -> (S::V, S::V) {
-    let u = if RED { s.csub(s.clean(x), c.cq) } else { x };
-    (s.add(u, v), s.add(s.sub(u, v), c.vq))
+fn ct_u<S: Simd, const RED: bool>(s: S, x: S::V, c: &Consts<S::V>) -> S::V {
+    if RED {
+        s.csub(s.clean(x), c.cq)
+    } else {
+        x
+    }
 }
 
 /// Gentleman-Sande butterfly `(x + y` brought below `cq`, `w (x - y + V q))` with broadcast
@@ -1528,11 +1575,15 @@ fn small_regs<
                             let (u, d) = gs_start::<S, true>(s, x[j], y[j], c);
                             (u, bf_mul_lanes::<S, M>(s, d, &tw, c.q))
                         } else {
-                            let v = bf_mul_lanes::<S, M>(s, y[j], &tw, c.q);
-                            if red {
-                                ct_finish::<S, true>(s, x[j], v, c)
+                            let u = if red {
+                                ct_u::<S, true>(s, x[j], c)
                             } else {
-                                ct_finish::<S, false>(s, x[j], v, c)
+                                x[j]
+                            };
+                            if M == lazy::STD {
+                                s.ct_mul_sums_lanes::<false>(u, y[j], &tw, c.q, c.vq)
+                            } else {
+                                s.ct_mul_sums_lanes::<true>(u, y[j], &tw, c.q, c.vq)
                             }
                         };
                     }
