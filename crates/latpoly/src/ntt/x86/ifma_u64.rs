@@ -77,15 +77,7 @@ impl Simd for IfmaU64 {
 
     #[inline(always)]
     fn mul_shoup_lazy(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
-        // SAFETY: token proves AVX-512F and IFMA.
-        unsafe {
-            let zero = _mm512_setzero_si512();
-            let neg_q = _mm512_sub_epi64(_mm512_set1_epi64(1 << 52), q);
-            let qhat = _mm512_madd52hi_epu64(zero, x, wp);
-            let r = _mm512_madd52lo_epu64(zero, x, w);
-            let r = _mm512_madd52lo_epu64(r, qhat, neg_q);
-            _mm512_and_si512(r, _mm512_set1_epi64(MASK52))
-        }
+        self.clean(self.mul_shoup_lazier(x, w, wp, q))
     }
     // The butterflies' products skip the final mask: `r` is `x w - qhat q` plus `2^52` or
     // not, and that junk bit rides along in the sums of later layers (their IFMA products read
@@ -121,13 +113,9 @@ impl Simd for IfmaU64 {
         q: __m512i,
         vq: __m512i,
     ) -> (__m512i, __m512i) {
-        // SAFETY: token proves AVX-512F and IFMA.
+        let sum = self.shoup_acc(u, y, w, wp, q);
+        // SAFETY: token proves AVX-512F.
         unsafe {
-            let zero = _mm512_setzero_si512();
-            let neg_q = _mm512_sub_epi64(_mm512_set1_epi64(1 << 52), q);
-            let qhat = _mm512_madd52hi_epu64(zero, y, wp);
-            let s = _mm512_madd52lo_epu64(u, y, w);
-            let sum = _mm512_madd52lo_epu64(s, qhat, neg_q);
             let t = _mm512_add_epi64(_mm512_add_epi64(u, u), vq);
             (sum, _mm512_sub_epi64(t, sum))
         }
@@ -145,14 +133,8 @@ impl Simd for IfmaU64 {
     }
     #[inline(always)]
     fn mul_shoup_lazier(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
-        // SAFETY: token proves AVX-512F and IFMA.
-        unsafe {
-            let zero = _mm512_setzero_si512();
-            let neg_q = _mm512_sub_epi64(_mm512_set1_epi64(1 << 52), q);
-            let qhat = _mm512_madd52hi_epu64(zero, x, wp);
-            let r = _mm512_madd52lo_epu64(zero, x, w);
-            _mm512_madd52lo_epu64(r, qhat, neg_q)
-        }
+        // SAFETY: token proves AVX-512F.
+        self.shoup_acc(unsafe { _mm512_setzero_si512() }, x, w, wp, q)
     }
     #[inline(always)]
     fn mul_shoup_lazier_splat(self, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
@@ -178,6 +160,23 @@ impl Simd for IfmaU64 {
             let mh = _mm512_madd52hi_epu64(zero, m, q);
             let t = _mm512_sub_epi64(_mm512_add_epi64(hi, q), mh);
             _mm512_min_epu64(t, _mm512_sub_epi64(t, q))
+        }
+    }
+}
+
+impl IfmaU64 {
+    /// `acc + (x w - qhat q)` with the Shoup quotient `qhat = hi52(x wp)`, the product in
+    /// `[0, 2q)` taken mod `2^52` and added to all 64 bits of `acc`, so the result may carry
+    /// `2^52` above the sum ([`Simd::clean`]): three IFMA, `lo52(x w)` accumulating into
+    /// `acc` beside the quotient's.
+    #[inline(always)]
+    fn shoup_acc(self, acc: __m512i, x: __m512i, w: __m512i, wp: __m512i, q: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F and IFMA.
+        unsafe {
+            let neg_q = _mm512_sub_epi64(_mm512_set1_epi64(1 << 52), q);
+            let qhat = _mm512_madd52hi_epu64(_mm512_setzero_si512(), x, wp);
+            let r = _mm512_madd52lo_epu64(acc, x, w);
+            _mm512_madd52lo_epu64(r, qhat, neg_q)
         }
     }
 }
