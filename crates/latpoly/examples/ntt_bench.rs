@@ -8,12 +8,23 @@
 //! in an RNS polynomial. `bits` written `f60` takes `primes::fast_ntt_primes` (`q ≡ 1 mod
 //! 2^32`) instead of `primes::ntt_primes`; written `w30` (any size up to 30) it runs those
 //! primes in `u64` plans (which AVX2 runs in 32-bit lanes, `ntt/x86/avx2_narrow.rs`).
+//! The arrays start on a 64-byte boundary, or `NTT_BENCH_OFFSET` bytes past one.
 
 use latpoly::Plan;
 use std::hint::black_box;
 
 #[path = "common/timing.rs"]
 mod timing;
+
+/// Where the arrays start: `NTT_BENCH_OFFSET` bytes (default 0, at most 64) past a 64-byte
+/// boundary. The transforms run a few percent slower at offsets of 16 and 48 bytes than at 0
+/// and 32 (Zen 4), so the arrays are placed, not left where the allocator put them: binaries
+/// compared with each other would otherwise differ by where their buffers landed.
+fn offset() -> usize {
+    std::env::var("NTT_BENCH_OFFSET")
+        .ok()
+        .map_or(0, |s| s.parse::<usize>().expect("a byte count").min(64))
+}
 
 /// Median µs per call of `f` over 15 batches of `iters` calls.
 fn time(f: impl FnMut(), iters: u32) -> f64 {
@@ -30,13 +41,20 @@ fn run<W: latpoly::arith::Word>(n: usize, primes: &[u64]) {
             .iter()
             .map(|&q| Plan::<W>::with_isa(n, q, isa).unwrap())
             .collect();
-        let mut data: Vec<Vec<W>> = primes
+        let mut store: Vec<(Vec<W>, usize)> = primes
             .iter()
             .map(|&q| {
-                (0..n as u64)
-                    .map(|i| W::from_u64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % q))
-                    .collect()
+                let mut v = vec![W::from_u64(0); n + 128 / size_of::<W>()];
+                let at = ((64 - v.as_ptr() as usize % 64) % 64 + offset()) / size_of::<W>();
+                for (i, x) in v[at..at + n].iter_mut().enumerate() {
+                    *x = W::from_u64((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) % q);
+                }
+                (v, at)
             })
+            .collect();
+        let mut data: Vec<&mut [W]> = store
+            .iter_mut()
+            .map(|(v, at)| &mut v[*at..*at + n])
             .collect();
         let iters = (2_000_000 / (n * primes.len())).max(1) as u32;
         let fwd = time(
