@@ -822,7 +822,9 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
         let b: Vec<u16> = (0..n as u32)
             .map(|i| (i.wrapping_mul(2654435761) >> 16) as u16)
             .collect();
-        let (mut out, mut out_q) = (vec![0u16; n], vec![0u16; n]);
+        // latpoly's operands and outputs on a 64-byte boundary ([`Aligned`]), as PQClean's
+        // (copied into its own aligned polynomials by `set`).
+        let (mut out, mut out_q) = (Aligned::<u16>::zeroed(n), Aligned::<u16>::zeroed(n));
         let mut peer = NtruRqMul::new(n, build).expect("PQClean poly_Rq_mul");
         peer.set(&a, &b).expect("operand lengths");
         // Both sides compute the same product: checked on the benchmarked operands.
@@ -831,11 +833,12 @@ fn p1(rows: &mut Vec<Row>, rounds: usize) {
         assert!(
             peer.result()
                 .iter()
-                .zip(&out_q)
+                .zip(out_q.iter())
                 .all(|(&p, &l)| p & (q - 1) == l),
             "P1 n={n}: latpoly and PQClean {build} products differ"
         );
-        let (ar, br) = (&a, &b);
+        let (aa, ba) = (Aligned::new(&a), Aligned::new(&b));
+        let (ar, br) = (&aa[..], &ba[..]);
         let mut jobs: Vec<Job<'_>> = vec![
             Box::new(|| {
                 ntru::poly_rq_mul(ar, br, &mut out).expect("poly_rq_mul");
@@ -914,7 +917,14 @@ fn p2(rows: &mut Vec<Row>, rounds: usize) {
         peer3.r3_result(),
         "P2: latpoly and PQClean {build} R/3 products differ"
     );
-    let (ar, br, sr, s2r) = (&a, &b, &s, &s2);
+    // latpoly's operands on a 64-byte boundary ([`Aligned`]), as PQClean's (copied by `set`).
+    let (aa, ba, sa, s2a) = (
+        Aligned::new(&a),
+        Aligned::new(&b),
+        Aligned::new(&s),
+        Aligned::new(&s2),
+    );
+    let (ar, br, sr, s2r) = (&aa[..], &ba[..], &sa[..], &s2a[..]);
     let mut jobs: Vec<Job<'_>> = vec![
         Box::new(move || {
             black_box(ntruprime::mul_rq(ar, br).expect("mul_rq"));
@@ -975,16 +985,6 @@ fn p2(rows: &mut Vec<Row>, rounds: usize) {
     }
 }
 
-/// Room for the largest NTRU+ polynomial (1152 coefficients) on a 64-byte boundary.
-#[repr(C, align(64))]
-struct Aligned64([i16; 1152]);
-
-impl Default for Aligned64 {
-    fn default() -> Self {
-        Aligned64([0; 1152])
-    }
-}
-
 /// P3: NTRU+ NTT, inverse NTT, base multiplication and base inversion, against the official
 /// AVX2 figures measured on this machine kind (shared/BENCHMARKS.md).
 fn p3(rows: &mut Vec<Row>, rounds: usize) {
@@ -1006,16 +1006,15 @@ fn p3(rows: &mut Vec<Row>, rounds: usize) {
         // caller-provided buffer, as the official figures do. The transforms run again and
         // again on their own output (it stays in the input range (-q, q), and the timing does
         // not depend on the values), so no copy is timed.
-        // All buffers start on a 64-byte boundary, as the official code's polynomials are
-        // 32-byte aligned for its 256-bit loads: a `Vec<i16>` lands anywhere mod 64 (glibc
-        // gives 16), which moves the transforms by 10-20% from one build to the next.
+        // All buffers start on a 64-byte boundary ([`Aligned`]), as the official code's
+        // polynomials are 32-byte aligned for its 256-bit loads: a `Vec<i16>` lands anywhere
+        // mod 64 (glibc gives 16), which moves the transforms by 10-20% from one build to the
+        // next.
         let ring = ntruplus::NtruPlusRing::new(p);
-        let [mut x, mut y, mut c, mut r, mut ahb] = [(); 5].map(|_| Box::new(Aligned64::default()));
-        x.0[..n].copy_from_slice(&a);
-        y.0[..n].copy_from_slice(&ah);
-        ahb.0[..n].copy_from_slice(&ah);
-        let ahr = &ahb.0[..n];
-        let (x, y, c, r) = (&mut x.0[..n], &mut y.0[..n], &mut c.0[..n], &mut r.0[..n]);
+        let (mut x, mut y, ahb) = (Aligned::new(&a), Aligned::new(&ah), Aligned::new(&ah));
+        let (mut c, mut r) = (Aligned::<i16>::zeroed(n), Aligned::<i16>::zeroed(n));
+        let ahr = &ahb[..];
+        let (x, y, c, r) = (&mut x[..], &mut y[..], &mut c[..], &mut r[..]);
         let mut jobs: Vec<Job<'_>> = vec![
             Box::new(move || {
                 ring.ntt(black_box(&mut *x)).expect("ntt");
