@@ -288,6 +288,16 @@ pub(crate) trait Simd: Copy + Send + Sync + 'static {
     fn load_odd(self, s: &[Self::W]) -> Self::V {
         self.load(s)
     }
+    /// The odd words of a per-lane quotient vector `wp` of the in-register layer of distance
+    /// `2^log_t`, moved to the even positions, for backends without
+    /// [`Simd::ODD_TWIDDLES`] whose per-lane products read them ([`LaneTw::wp_odd`]). Default:
+    /// `wp` itself (backends whose products ignore `wp_odd`); a backend may return `wp` also
+    /// where its lane layout gives both words of every 64-bit lane the same twiddle.
+    #[inline(always)]
+    fn odd_words(self, wp: Self::V, log_t: u32) -> Self::V {
+        let _ = log_t;
+        wp
+    }
     /// [`Simd::mul_shoup_lazy`] with the per-lane twiddle `tw` (default: ignores its odd
     /// words).
     #[inline(always)]
@@ -1359,11 +1369,12 @@ fn small_twiddles<S: Simd, const INV: bool>(
         }
         (s.load(r), s.load(&r[l..]))
     };
+    let log_t = if INV { k } else { log_l - 1 - k };
     LaneTw {
         w,
         wp,
         w_odd: w,
-        wp_odd: wp,
+        wp_odd: s.odd_words(wp, log_t as u32),
     }
 }
 

@@ -103,6 +103,34 @@ const LAYOUTS: [[[u8; 16]; 2]; 4] = {
 
 /// `vpermt2d` indices `[log2 t][x, y]` from the pair `(a, b)` into the layout of distance `t`
 /// (`INTER = false`), or from the layout back to `(a, b)` (`INTER = true`).
+/// The smallest `log2` distance of the in-register layers from which [`LAYOUTS`] puts the two
+/// 32-bit words of every 64-bit lane in the same butterfly group (the pair's element `i` at
+/// distance `t` is in group `i / 2t`), so that they share a twiddle (checked at compile time).
+const SHARED_FROM: u32 = {
+    let mut k = 0;
+    let mut from = 0;
+    while k < 4 {
+        let x = LAYOUTS[k][0];
+        let mut shared = true;
+        let mut m = 0;
+        while m < 8 {
+            if x[2 * m] >> (k + 1) != x[2 * m + 1] >> (k + 1) {
+                shared = false;
+            }
+            m += 1;
+        }
+        if !shared {
+            from = k as u32 + 1;
+        }
+        k += 1;
+    }
+    assert!(
+        from == 2,
+        "the layouts of distance 4 and 8 share twiddles within 64-bit lanes"
+    );
+    from
+};
+
 const fn layout_perms<const INTER: bool>() -> [[[i32; 16]; 2]; 4] {
     let mut out = [[[0i32; 16]; 2]; 4];
     let mut k = 0;
@@ -234,6 +262,27 @@ impl Simd for Avx512U32 {
         unsafe {
             let qhat = mulhi32_split(x, wp, wp);
             _mm512_sub_epi32(_mm512_mullo_epi32(x, w), _mm512_mullo_epi32(qhat, q))
+        }
+    }
+    // The in-register layers of distance 4 and 8 give both 32-bit words of every 64-bit lane
+    // the same twiddle ([`SHARED_FROM`]), so their products take the quotients as they are;
+    // distances 1 and 2 move the odd words down once per twiddle vector.
+    #[inline(always)]
+    fn odd_words(self, wp: __m512i, log_t: u32) -> __m512i {
+        if log_t >= SHARED_FROM {
+            wp
+        } else {
+            // SAFETY: token proves AVX-512F.
+            unsafe { _mm512_shuffle_epi32::<0xF5>(wp) }
+        }
+    }
+    #[inline(always)]
+    fn mul_shoup_lazy_lanes(self, x: __m512i, tw: &simd::LaneTw<__m512i>, q: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F; `tw.wp_odd` holds the odd lanes' quotients in the
+        // even positions (`odd_words`).
+        unsafe {
+            let qhat = mulhi32_split(x, tw.wp, tw.wp_odd);
+            _mm512_sub_epi32(_mm512_mullo_epi32(x, tw.w), _mm512_mullo_epi32(qhat, q))
         }
     }
     #[inline(always)]
