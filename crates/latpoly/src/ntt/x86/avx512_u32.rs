@@ -101,8 +101,6 @@ const LAYOUTS: [[[u8; 16]; 2]; 4] = {
     out
 };
 
-/// `vpermt2d` indices `[log2 t][x, y]` from the pair `(a, b)` into the layout of distance `t`
-/// (`INTER = false`), or from the layout back to `(a, b)` (`INTER = true`).
 /// The smallest `log2` distance of the in-register layers from which [`LAYOUTS`] puts the two
 /// 32-bit words of every 64-bit lane in the same butterfly group (the pair's element `i` at
 /// distance `t` is in group `i / 2t`), so that they share a twiddle (checked at compile time).
@@ -131,6 +129,8 @@ const SHARED_FROM: u32 = {
     from
 };
 
+/// `vpermt2d` indices `[log2 t][x, y]` from the pair `(a, b)` into the layout of distance `t`
+/// (`INTER = false`), or from the layout back to `(a, b)` (`INTER = true`).
 const fn layout_perms<const INTER: bool>() -> [[[i32; 16]; 2]; 4] {
     let mut out = [[[0i32; 16]; 2]; 4];
     let mut k = 0;
