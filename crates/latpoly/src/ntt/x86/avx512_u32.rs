@@ -10,11 +10,14 @@
 //! `vpaddd` take 5.0 cycles, against 3.0 for `vpermd` or `vshufi64x2`). The butterfly layouts
 //! are chosen so that each step between layers is one such shuffle per vector
 //! ([`LAYOUTS`]): distance 8 from the pair `(a, b)` by 128-bit lane selects, 8 -> 4 by
-//! `vshufi64x2`, 4 -> 2 -> 1 by `vpunpck{l,h}dq` (the way back, 1 -> 2 -> 4, is `vshufps`);
-//! only the forward's way out of distance 1, the inverse's way in, and its step 4 -> 8 take
-//! two-source permutations (`vpermt2d`, `vpermt2q`).
+//! `vshufi64x2`, 4 -> 2 by `vpunpck{l,h}qdq` and 2 -> 1 by `vshufps` (the way back: 1 -> 2 by
+//! `vpunpck{l,h}dq`, 2 -> 4 by `vpunpck{l,h}qdq`); only the forward's way out of distance 1,
+//! the inverse's way in, and its step 4 -> 8 take two-source permutations (`vpermt2d`,
+//! `vpermt2q`). From distance 2 up, both words of every 64-bit lane belong to one butterfly
+//! group, so the per-lane Shoup quotients of those layers need no shuffle of the twiddle's
+//! quotients ([`SHARED_FROM`], `Simd::odd_words`).
 
-use super::{entry_points, model_natural, model_shufi, model_unpack, SHUFI_UP};
+use super::{entry_points, model_natural, model_shufi, SHUFI_UP};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, Simd, SimdTables};
@@ -71,6 +74,37 @@ fn merge_high(odd: __m512i, even: __m512i) -> __m512i {
     r
 }
 
+/// Lane model of `vpunpckl{qdq}` (`HI = false`) / `vpunpckhqdq` (`HI = true`) on 32-bit lanes:
+/// per 128-bit lane the low (high) quadword of `x`, then that of `y`.
+const fn model_unpack64<const HI: bool>(x: [u8; 16], y: [u8; 16]) -> [u8; 16] {
+    let h = if HI { 2 } else { 0 };
+    let mut o = [0u8; 16];
+    let mut c = 0;
+    while c < 4 {
+        o[4 * c] = x[4 * c + h];
+        o[4 * c + 1] = x[4 * c + h + 1];
+        o[4 * c + 2] = y[4 * c + h];
+        o[4 * c + 3] = y[4 * c + h + 1];
+        c += 1;
+    }
+    o
+}
+
+/// Lane model of `vshufps imm` with the same selector for both halves (`0x88`: words 0 and 2,
+/// `0xDD`: words 1 and 3): per 128-bit lane two words of `x`, then the same two of `y`.
+const fn model_shufps(x: [u8; 16], y: [u8; 16], imm: usize) -> [u8; 16] {
+    let mut o = [0u8; 16];
+    let mut c = 0;
+    while c < 4 {
+        o[4 * c] = x[4 * c + (imm & 3)];
+        o[4 * c + 1] = x[4 * c + ((imm >> 2) & 3)];
+        o[4 * c + 2] = y[4 * c + ((imm >> 4) & 3)];
+        o[4 * c + 3] = y[4 * c + ((imm >> 6) & 3)];
+        c += 1;
+    }
+    o
+}
+
 /// The butterfly layouts of the in-register layers: `LAYOUTS[k] = [x, y]` holds, per lane, the
 /// index (0..32, `a` then `b`) of the pair element in that lane of `x` and `y` at distance
 /// `t = 2^k`. Distance 8: `x = (a_0..a_7, b_0..b_7)`, `y` the elements 8 further; each smaller
@@ -80,14 +114,13 @@ const LAYOUTS: [[[u8; 16]; 2]; 4] = {
     let [a, b] = model_natural::<16>();
     let (x8, y8) = (model_shufi(a, b, 0x44), model_shufi(a, b, 0xEE));
     let (x4, y4) = (model_shufi(x8, y8, 0x88), model_shufi(x8, y8, 0xDD));
+    // 4 -> 2 by quadword unpacks, so that both words of a 64-bit lane stay in one group of
+    // distance 2 ([`SHARED_FROM`]); 2 -> 1 by `vshufps`.
     let (x2, y2) = (
-        model_unpack::<16, false>(x4, y4),
-        model_unpack::<16, true>(x4, y4),
+        model_unpack64::<false>(x4, y4),
+        model_unpack64::<true>(x4, y4),
     );
-    let (x1, y1) = (
-        model_unpack::<16, false>(x2, y2),
-        model_unpack::<16, true>(x2, y2),
-    );
+    let (x1, y1) = (model_shufps(x2, y2, 0x88), model_shufps(x2, y2, 0xDD));
     let out = [[x1, y1], [x2, y2], [x4, y4], [x8, y8]];
     let mut k = 0;
     while k < 4 {
@@ -123,8 +156,8 @@ const SHARED_FROM: u32 = {
         k += 1;
     }
     assert!(
-        from == 2,
-        "the layouts of distance 4 and 8 share twiddles within 64-bit lanes"
+        from == 1,
+        "the layouts of distance 2, 4 and 8 share twiddles within 64-bit lanes"
     );
     from
 };
@@ -264,9 +297,9 @@ impl Simd for Avx512U32 {
             _mm512_sub_epi32(_mm512_mullo_epi32(x, w), _mm512_mullo_epi32(qhat, q))
         }
     }
-    // The in-register layers of distance 4 and 8 give both 32-bit words of every 64-bit lane
-    // the same twiddle ([`SHARED_FROM`]), so their products take the quotients as they are;
-    // distances 1 and 2 move the odd words down once per twiddle vector.
+    // The in-register layers of distance 2, 4 and 8 give both 32-bit words of every 64-bit
+    // lane the same twiddle ([`SHARED_FROM`]), so their products take the quotients as they
+    // are; distance 1 moves the odd words down once per twiddle vector.
     #[inline(always)]
     fn odd_words(self, wp: __m512i, log_t: u32) -> __m512i {
         if log_t >= SHARED_FROM {
@@ -343,8 +376,14 @@ impl Simd for Avx512U32 {
                     _mm512_shuffle_i64x2::<0x88>(x, y),
                     _mm512_shuffle_i64x2::<0xDD>(x, y),
                 )
+            } else if t == 4 {
+                (_mm512_unpacklo_epi64(x, y), _mm512_unpackhi_epi64(x, y))
             } else {
-                (_mm512_unpacklo_epi32(x, y), _mm512_unpackhi_epi32(x, y))
+                let (xf, yf) = (_mm512_castsi512_ps(x), _mm512_castsi512_ps(y));
+                (
+                    _mm512_castps_si512(_mm512_shuffle_ps::<0x88>(xf, yf)),
+                    _mm512_castps_si512(_mm512_shuffle_ps::<0xDD>(xf, yf)),
+                )
             }
         }
     }
@@ -358,13 +397,12 @@ impl Simd for Avx512U32 {
                     _mm512_permutex2var_epi64(x, idx64(&SHUFI_UP[0]), y),
                     _mm512_permutex2var_epi64(x, idx64(&SHUFI_UP[1]), y),
                 )
+            } else if t == 2 {
+                // undoes the quadword unpacks of `step_down`
+                (_mm512_unpacklo_epi64(x, y), _mm512_unpackhi_epi64(x, y))
             } else {
-                // even and odd lanes of each 128-bit group: undoes one `vpunpck{l,h}dq` step
-                let (xf, yf) = (_mm512_castsi512_ps(x), _mm512_castsi512_ps(y));
-                (
-                    _mm512_castps_si512(_mm512_shuffle_ps::<0x88>(xf, yf)),
-                    _mm512_castps_si512(_mm512_shuffle_ps::<0xDD>(xf, yf)),
-                )
+                // undoes the `vshufps` of `step_down`
+                (_mm512_unpacklo_epi32(x, y), _mm512_unpackhi_epi32(x, y))
             }
         }
     }
