@@ -74,7 +74,7 @@ fn merge_high(odd: __m512i, even: __m512i) -> __m512i {
     r
 }
 
-/// Lane model of `vpunpckl{qdq}` (`HI = false`) / `vpunpckhqdq` (`HI = true`) on 32-bit lanes:
+/// Lane model of `vpunpcklqdq` (`HI = false`) / `vpunpckhqdq` (`HI = true`) on 32-bit lanes:
 /// per 128-bit lane the low (high) quadword of `x`, then that of `y`.
 const fn model_unpack64<const HI: bool>(x: [u8; 16], y: [u8; 16]) -> [u8; 16] {
     let h = if HI { 2 } else { 0 };
