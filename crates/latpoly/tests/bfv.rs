@@ -98,6 +98,68 @@ fn small_parameters_full_cycle() {
     }
 }
 
+/// Two decryption bugs (found and fixed in the seventy-ninth session), each caught by this
+/// test's cases:
+/// * many primes near `2^62` with `t < 2^32`: the decryption formula summed one integer part
+///   per prime (each below `q_i`) in 64 bits, which overflowed from about six such primes on
+///   (every decryption wrong with eight; a panic in debug builds);
+/// * `t` large against `Q` (one 62-bit prime, `t` from `2^31`): the plaintext entered as
+///   `floor(Q/t) m`, whose error `(Q mod t) m / Q` reaches `t^2 / Q`, so large coefficients
+///   decrypted one or more too small whatever the noise. It now enters as `round(Q m / t)`.
+///
+/// Every case has a positive noise budget; decryptions of fresh ciphertexts, of sums and of
+/// plaintext sums (which scale the plaintext too) must be exact.
+#[test]
+fn decryption_with_large_primes_and_large_t() {
+    let mut cases = Vec::new();
+    for t in [257u64, 65537, (1 << 32) - 5] {
+        for count in [1usize, 2, 4, 5, 6, 8, 10, 12] {
+            cases.push((62u32, count, t));
+        }
+    }
+    for t in [
+        (1u64 << 31) - 1,
+        (1 << 32) - 5,
+        1 << 32,
+        (1 << 34) + 1,
+        (1 << 40) + 15,
+    ] {
+        cases.push((62, 1, t));
+    }
+    cases.extend([
+        (50, 1, (1 << 32) - 5),
+        (40, 2, (1 << 36) - 5),
+        (60, 2, (1 << 61) + 1),
+    ]);
+    for (bits, count, t) in cases {
+        let what = format!("{count} primes of {bits} bits, t = {t}");
+        let bfv = Bfv::new(BfvParams::new(64, bits, count, t).unwrap()).unwrap();
+        let mut rng = Sampler::from_seed([count as u8; 32]);
+        let mut prng = ChaCha20Rng::seed_from_u64(count as u64 ^ t);
+        let keys = bfv.keygen(&mut rng).unwrap();
+        for round in 0..3 {
+            let mut m1 = random_plain(&mut prng, 64, t);
+            if round == 0 {
+                m1.fill(t - 1); // the largest error of the textbook scaling
+            }
+            let m2 = random_plain(&mut prng, 64, t);
+            let c1 = bfv.encrypt(&keys.public, &m1, &mut rng).unwrap();
+            let c2 = bfv.encrypt(&keys.public, &m2, &mut rng).unwrap();
+            assert!(bfv.noise_budget(&keys.secret, &c1).unwrap() > 0, "{what}");
+            assert_eq!(bfv.decrypt(&keys.secret, &c1).unwrap(), m1, "{what}");
+            let sum = add_plain(&m1, &m2, t);
+            let c = bfv.add(&c1, &c2).unwrap();
+            assert_eq!(bfv.decrypt(&keys.secret, &c).unwrap(), sum, "{what}, sum");
+            let c = bfv.add_plain(&c1, &m2).unwrap();
+            assert_eq!(
+                bfv.decrypt(&keys.secret, &c).unwrap(),
+                sum,
+                "{what}, plain sum"
+            );
+        }
+    }
+}
+
 #[test]
 fn n4096_q124_add_and_multiply() {
     let t = 65537;

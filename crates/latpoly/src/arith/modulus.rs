@@ -502,22 +502,40 @@ impl Modulus64 {
     /// ```
     #[inline(always)]
     pub fn div_rem_u128(&self, x: u128) -> (u128, u64) {
-        const M: u128 = u64::MAX as u128;
-        let (x0, x1) = (x & M, x >> 64);
-        let (m0, m1) = (self.mu & M, self.mu >> 64);
-        let p00 = x0 * m0;
-        let p01 = x0 * m1;
-        let p10 = x1 * m0;
-        let p11 = x1 * m1;
-        let mid = (p00 >> 64) + (p01 & M) + (p10 & M);
         // qhat = floor(x mu / 2^128), which is floor(x/q) or one less.
-        let qhat = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+        let qhat = mulhi_u128(x, self.mu);
         let r = x.wrapping_sub(qhat.wrapping_mul(self.q as u128)) as u64;
         let (t, borrow) = r.overflowing_sub(self.q);
         let keep = super::ct::barrier(0u64.wrapping_sub(borrow as u64)); // all-ones if r < q
         let rem = (t & !keep) | (r & keep);
         (qhat + (1 ^ (keep & 1)) as u128, rem)
     }
+}
+
+/// `floor(x · y / 2^128)`, exact (all four 64 x 64 partial products), branch-free.
+#[inline(always)]
+pub(crate) fn mulhi_u128(x: u128, y: u128) -> u128 {
+    const M: u128 = u64::MAX as u128;
+    let (x0, x1) = (x & M, x >> 64);
+    let (y0, y1) = (y & M, y >> 64);
+    let (p00, p01, p10, p11) = (x0 * y0, x0 * y1, x1 * y0, x1 * y1);
+    let mid = (p00 >> 64) + (p01 & M) + (p10 & M);
+    p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64)
+}
+
+/// `floor(x / d)` for any `x < 2^128` and `d >= 2`, branch-free, given `mu = u128::MAX / d`
+/// (`floor(2^128 / d)`, one less when `d` is a power of two): the estimate
+/// `floor(x mu / 2^128)` is at most one short (`x mu / 2^128 > x/d - 1`), and one masked
+/// correction fixes it. For divisors that are not a [`Modulus64`] (any `d`, even or above
+/// `2^62`), e.g. BFV's plaintext modulus.
+#[inline(always)]
+pub(crate) fn ct_div_u128(x: u128, d: u64, mu: u128) -> u128 {
+    let qhat = mulhi_u128(x, mu);
+    let r = x.wrapping_sub(qhat.wrapping_mul(d as u128)); // in [0, 2d)
+    let (_, borrow) = r.overflowing_sub(d as u128);
+    // 1 iff r >= d (no borrow), as a value, not a branch
+    let more = super::ct::barrier((borrow as u64) ^ 1);
+    qhat + more as u128
 }
 
 impl Modulus for Modulus64 {
@@ -572,6 +590,55 @@ mod tests {
         assert!(Modulus32::new((1 << 30) + 1).is_err());
         assert!(Modulus16::new(1 << 14 | 1).is_err());
         assert!(Modulus16::new(12289).is_ok());
+    }
+
+    /// `mulhi_u128` and `ct_div_u128` against `u128` division: divisors at the edges (2, powers
+    /// of two, odd and even, near `2^32`, `2^62`, `2^64`), dividends at the edges and random.
+    #[test]
+    fn ct_div_u128_matches_division() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(128);
+        let mut ds = vec![
+            2u64,
+            3,
+            4,
+            257,
+            65536,
+            65537,
+            (1 << 32) - 5,
+            1 << 32,
+            (1 << 32) + 15,
+        ];
+        ds.extend([
+            (1 << 62) - 57,
+            1 << 63,
+            (1 << 63) + 1,
+            u64::MAX - 1,
+            u64::MAX,
+        ]);
+        ds.extend((0..40).map(|_| rng.gen_range(2..u64::MAX)));
+        for d in ds {
+            let mu = u128::MAX / d as u128;
+            let mut xs = vec![0u128, 1, d as u128 - 1, d as u128, d as u128 + 1, u128::MAX];
+            xs.extend([
+                u128::MAX - 1,
+                u128::MAX / d as u128 * d as u128,
+                (d as u128) << 64,
+            ]);
+            xs.extend((0..200).map(|_| rng.gen::<u128>() >> rng.gen_range(0..128)));
+            for x in xs {
+                assert_eq!(ct_div_u128(x, d, mu), x / d as u128, "{x} / {d}");
+            }
+        }
+        for (x, y) in [
+            (u128::MAX, u128::MAX),
+            (1 << 64, 1 << 64),
+            (3, 5),
+            (u128::MAX, 2),
+        ] {
+            let want = (num_bigint::BigUint::from(x) * y) >> 128u32;
+            assert_eq!(num_bigint::BigUint::from(mulhi_u128(x, y)), want);
+        }
     }
 
     #[test]

@@ -5,9 +5,14 @@
 //!
 //! ```text
 //! KeyGen:   s <- ternary, a <- U(R_Q), e <- χ;   pk = (-(a s + e), a)
-//! Encrypt:  u <- ternary, e1, e2 <- χ;          c = (pk_0 u + e1 + Δ m,  pk_1 u + e2)
+//! Encrypt:  u <- ternary, e1, e2 <- χ;          c = (pk_0 u + e1 + [Q m / t],  pk_1 u + e2)
 //! Decrypt:  m = round(t (c_0 + c_1 s) / Q) mod t
 //! ```
+//!
+//! The plaintext enters as `[Q m / t] = Δ m + round((Q mod t) m / t)` (rounded, as in SEAL and
+//! the "revisited" BFV of Kim, Polyakov and Zucca), not as the textbook `Δ m`, whose error
+//! `(Q mod t) m / Q` reaches `t^2 / Q` and breaks decryption when `t` is large against `Q`
+//! (for example `t` near `2^32` over one 62-bit prime) however small the noise.
 //!
 //! Everything is computed in RNS form, never through big integers:
 //!
@@ -333,8 +338,11 @@ pub struct Bfv {
     qp: Arc<RnsContext>,
     q_to_p: BaseExtender,
     p_to_q: BaseExtender,
-    /// `Δ mod q_i`.
+    /// `Δ mod q_i`, `Δ = floor(Q/t)`.
     delta: Vec<u64>,
+    /// `Q mod t` and `u128::MAX / t`: the plaintext enters as `round(Q m / t) = Δ m +
+    /// round((Q mod t) m / t)` ([`Bfv::round_part`]).
+    q_mod_t: (u64, u128),
     /// `(Q/q_i)^-1 mod q_i`.
     qhat_inv: Vec<u64>,
     /// `t mod p_k`.
@@ -414,6 +422,7 @@ impl Bfv {
         all.extend_from_slice(&pm);
         let qp = RnsContext::new(params.n, &all)?;
         let delta_big = &big_q / params.t;
+        let q_mod_t = (low_u64(&big_q, params.t), u128::MAX / params.t as u128);
         let delta = params
             .moduli
             .iter()
@@ -467,6 +476,7 @@ impl Bfv {
             p,
             qp,
             delta,
+            q_mod_t,
             qhat_inv,
             t_mod_p,
             q_inv_mod_p,
@@ -702,14 +712,27 @@ impl Bfv {
         Ok(())
     }
 
-    /// `Δ·m` in basis `Q`, coefficient form.
+    /// `round((Q mod t) m / t)` for `m < t` (below `t`), branch-free: with it, `Δ m` becomes
+    /// `round(Q m / t)`. Textbook BFV scales by `Δ = floor(Q/t)` alone, which leaves an error of
+    /// `(Q mod t) m / Q` (up to `t^2 / Q`) in every decryption: wrong results once `t^2`
+    /// approaches `Q`, as with `t` near `2^32` over one 62-bit prime, whatever the noise.
+    #[inline(always)]
+    fn round_part(&self, m: u64) -> u64 {
+        let (r, mu) = self.q_mod_t;
+        let t = self.params.t;
+        // r m + floor(t/2) < t^2 < 2^128
+        crate::arith::modulus::ct_div_u128(r as u128 * m as u128 + (t / 2) as u128, t, mu) as u64
+    }
+
+    /// `round(Q m / t)` in basis `Q`, coefficient form.
     fn scaled_plain(&self, m: &[u64]) -> RnsPoly {
         let n = self.params.n;
         let mut data = vec![0u64; n * self.q.len()];
+        let rounded: Vec<u64> = m.iter().map(|&x| self.round_part(x)).collect();
         for (i, (md, &d)) in self.q.crt().moduli().iter().zip(&self.delta).enumerate() {
             let dp = md.shoup(d);
-            for (o, &x) in data[i * n..(i + 1) * n].iter_mut().zip(m) {
-                *o = md.mul_shoup(md.reduce_u64(x), d, dp);
+            for ((o, &x), &c) in data[i * n..(i + 1) * n].iter_mut().zip(m).zip(&rounded) {
+                *o = md.add(md.mul_shoup(md.reduce_u64(x), d, dp), md.reduce_u64(c));
             }
         }
         RnsPoly::from_residues_unchecked(&self.q, data, Representation::Coefficient)
@@ -757,10 +780,11 @@ impl Bfv {
         let e2 = Wiped::new(rng.gaussian(n, self.params.sigma)?);
         let bound = ((GAUSSIAN_TAIL_CUT * self.params.sigma).ceil() as u64).max(1);
         // Limb by limb: u in NTT form (a pooled buffer, wiped afterwards), the two products,
-        // their inverse transforms, then + e1 + Δ m and + e2 in coefficient form.
+        // their inverse transforms, then + e1 + [Q m / t] and + e2 in coefficient form.
         let l = self.q.len();
         let (mut c0, mut c1) = (vec![0u64; l * n], vec![0u64; l * n]);
         let mut un = scratch::take(n);
+        let rounded = Wiped::new(m.iter().map(|&x| self.round_part(x)).collect::<Vec<u64>>());
         let moduli = self.q.crt().moduli();
         for (j, (md, plan)) in moduli.iter().zip(self.q.plans()).enumerate() {
             let r = j * n..(j + 1) * n;
@@ -773,14 +797,16 @@ impl Bfv {
             plan.inverse_unchecked(&mut c0[r.clone()]);
             plan.inverse_unchecked(&mut c1[r.clone()]);
             let (d, dp) = (self.delta[j], md.shoup(self.delta[j]));
-            for ((((o0, o1), &x), &a), &b) in c0[r.clone()]
+            for (((((o0, o1), &x), &a), &b), &c) in c0[r.clone()]
                 .iter_mut()
                 .zip(&mut c1[r.clone()])
                 .zip(m)
                 .zip(e1.iter())
                 .zip(e2.iter())
+                .zip(rounded.iter())
             {
-                let dm = md.mul_shoup(md.reduce_u64(x), d, dp);
+                // round(Q m / t) mod q_i
+                let dm = md.add(md.mul_shoup(md.reduce_u64(x), d, dp), md.reduce_u64(c));
                 *o0 = md.add(md.add(*o0, small_residue(md, a, bound)), dm);
                 *o1 = md.add(*o1, small_residue(md, b, bound));
             }
@@ -939,9 +965,9 @@ impl Bfv {
     /// Barrett step and two masked subtractions. Branch-free in `x`.
     fn scale_and_round_small_t(&self, dec: &DecTables, data: &[u64]) -> Vec<u64> {
         use crate::arith::ct::barrier;
+        use crate::arith::modulus::mulhi_u128;
         let n = self.params.n;
         let t = self.params.t;
-        let (m0, m1) = (dec.t_inv as u64 as u128, dec.t_inv >> 64);
         let csub = |r: u64| -> u64 {
             let (d, borrow) = r.overflowing_sub(t);
             let keep = barrier(0u64.wrapping_sub(borrow as u64)); // all-ones iff r < t
@@ -949,22 +975,20 @@ impl Bfv {
         };
         let mut out = vec![0u64; n];
         for (j, o) in out.iter_mut().enumerate() {
-            let (mut a, mut int, mut frac) = (0u128, 0u64, 0u128);
+            // Integer parts in 128 bits: each is below q_i < 2^62, so a 64-bit sum overflowed
+            // from about six primes near 2^62 on.
+            let (mut a, mut int, mut frac) = (0u128, 0u128, 0u128);
             for (i, (&w, &(th, tl))) in dec.omega.iter().zip(&dec.theta).enumerate() {
                 let xi = data[i * n + j] as u128;
                 a += xi * w as u128;
                 let s = xi * th as u128 + ((xi * tl as u128) >> 64);
-                int += (s >> 64) as u64;
+                int += s >> 64;
                 frac += s as u64 as u128;
             }
             // Integer part plus the carry out of the fractions, rounded by the top fraction bit.
-            let v = a + int as u128 + (frac >> 64) + ((frac >> 63) & 1);
+            let v = a + int + (frac >> 64) + ((frac >> 63) & 1);
             // v mod t: the quotient estimate floor(v floor(2^128/t) / 2^128) is at most 2 short.
-            const M: u128 = u64::MAX as u128;
-            let (v0, v1) = (v & M, v >> 64);
-            let (p00, p01, p10, p11) = (v0 * m0, v0 * m1, v1 * m0, v1 * m1);
-            let mid = (p00 >> 64) + (p01 & M) + (p10 & M);
-            let qhat = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+            let qhat = mulhi_u128(v, dec.t_inv);
             let r = v.wrapping_sub(qhat.wrapping_mul(t as u128)) as u64;
             *o = csub(csub(r));
         }
