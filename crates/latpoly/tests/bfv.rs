@@ -12,7 +12,10 @@ fn random_plain(rng: &mut ChaCha20Rng, n: usize, t: u64) -> Vec<u64> {
 }
 
 fn add_plain(a: &[u64], b: &[u64], t: u64) -> Vec<u64> {
-    a.iter().zip(b).map(|(x, y)| (x + y) % t).collect()
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| ((x as u128 + y as u128) % t as u128) as u64)
+        .collect()
 }
 
 #[test]
@@ -107,6 +110,8 @@ fn small_parameters_full_cycle() {
 ///   `floor(Q/t) m`, whose error `(Q mod t) m / Q` reaches `t^2 / Q`, so large coefficients
 ///   decrypted one or more too small whatever the noise. It now enters as `round(Q m / t)`.
 ///
+/// And one in the noise budget: from `t = 2^63` on it read 0 for every ciphertext.
+///
 /// Every case has a positive noise budget; decryptions of fresh ciphertexts, of sums and of
 /// plaintext sums (which scale the plaintext too) must be exact.
 #[test]
@@ -130,6 +135,12 @@ fn decryption_with_large_primes_and_large_t() {
         (50, 1, (1 << 32) - 5),
         (40, 2, (1 << 36) - 5),
         (60, 2, (1 << 61) + 1),
+    ]);
+    // t from 2^63 (the noise budget multiplied by `t as i64`, negative there, and read 0)
+    cases.extend([
+        (62, 3, (1 << 63) + 1),
+        (62, 3, u64::MAX),
+        (62, 6, u64::MAX - 2),
     ]);
     for (bits, count, t) in cases {
         let what = format!("{count} primes of {bits} bits, t = {t}");

@@ -1100,7 +1100,8 @@ impl Bfv {
         let mut x =
             RnsPoly::from_residues_unchecked(&self.q, ph.clone(), Representation::Coefficient);
         scratch::give_wiped(ph);
-        let tx = x.scalar_mul_i64(self.params.t as i64);
+        // t as an integer of any size: `t as i64` was negative from 2^63 on (budget 0).
+        let tx = x.scalar_mul(&BigInt::from(self.params.t));
         x.wipe();
         let worst = tx
             .to_centered_bigints()
