@@ -33,7 +33,9 @@ def test_lpr_determinism_and_errors():
         with pytest.raises(ValueError):
             a.encrypt(pk, bad)
     for kwargs in (dict(n=300), dict(n=256, q=12288), dict(n=256, q=40961), dict(n=256, sigma=0.0),
-                   dict(n=256, eta=0), dict(n=256, sigma=3.0, eta=2), dict(n=4), dict(n=256, seed=b"x")):
+                   dict(n=256, eta=0), dict(n=256, sigma=3.0, eta=2), dict(n=4), dict(n=256, seed=b"x"),
+                   # noise that would wrap mod q (2 B + 1 >= q)
+                   dict(n=256, sigma=3000.0), dict(n=8, q=17, sigma=3.19), dict(n=8, q=17, eta=8)):
         with pytest.raises(ValueError):
             Lpr(**kwargs)
     with pytest.raises(ValueError):

@@ -120,6 +120,32 @@ fn bad_input() {
         noise: Noise::Cbd(0)
     })
     .is_err());
+    // Noise whose values (times 2, plus a message bit) reach q: refused, where it used to wrap
+    // into wrong residues (a Gaussian of sigma 3000 at q = 12289; any Gaussian at q = 17).
+    for (q, noise) in [
+        (12289, Noise::Gaussian(3000.0)),
+        (12289, Noise::Gaussian(438.9)), // tail 6145: 2 B + 1 = 12291
+        (17, Noise::Gaussian(3.19)),
+        (17, Noise::Cbd(8)), // 2 B + 1 = 17
+    ] {
+        let n = if q == 17 { 8 } else { 256 };
+        assert!(
+            matches!(
+                Lpr::new(LprParams { n, q, noise }),
+                Err(Error::InvalidArgument(_))
+            ),
+            "q = {q}, {noise:?}"
+        );
+    }
+    // the largest accepted noise at q = 17 (2 B + 1 = 15), and sigma just inside q = 12289
+    for (q, noise) in [(17, Noise::Cbd(7)), (12289, Noise::Gaussian(438.7))] {
+        let n = if q == 17 { 8 } else { 256 };
+        let lpr = Lpr::new(LprParams { n, q, noise }).unwrap();
+        let mut rng = Sampler::from_seed([2; 32]);
+        let (pk, _) = lpr.keygen(&mut rng).unwrap();
+        // keys the library generated are accepted by its own encryption (residues below q)
+        lpr.encrypt(&pk, &vec![0x5a; n / 8], &mut rng).unwrap();
+    }
     let lpr = Lpr::new(LprParams::n256()).unwrap();
     let mut rng = Sampler::from_seed([1; 32]);
     let (pk, sk) = lpr.keygen(&mut rng).unwrap();

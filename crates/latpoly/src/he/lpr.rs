@@ -31,7 +31,7 @@
 use crate::error::{Error, Result};
 use crate::ntt::NttPlan16;
 use crate::parallel::Threads;
-use crate::sampling::Sampler;
+use crate::sampling::{Sampler, GAUSSIAN_TAIL_CUT};
 use rayon::prelude::*;
 use zeroize::Zeroize;
 
@@ -306,6 +306,12 @@ impl Lpr {
     /// assert!(matches!(tiny, Err(Error::InvalidDegree { n: 4, .. })));
     /// assert!(Lpr::new(LprParams { n: 4096, ..ok }).is_err()); // 7681 is not 1 mod 8192
     /// assert!(Lpr::new(LprParams { q: 513, ..ok }).is_err()); // 1 mod 512 but 513 = 27 · 19
+    /// // noise that would wrap mod q: 2 B + 1 must stay below q (B = ceil(14 sigma), or eta)
+    /// let wide = Noise::Gaussian(3000.0);
+    /// assert!(matches!(Lpr::new(LprParams { noise: wide, ..ok }), Err(Error::InvalidArgument(_))));
+    /// let small_q = LprParams { n: 8, q: 17, noise: Noise::Gaussian(3.19) };
+    /// assert!(Lpr::new(small_q).is_err());
+    /// assert!(Lpr::new(LprParams { noise: Noise::Cbd(2), ..small_q }).is_ok());
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn new(params: LprParams) -> Result<Lpr> {
@@ -327,6 +333,20 @@ impl Lpr {
                 )))
             }
             _ => {}
+        }
+        // The noise enters as `factor x + bit` with `factor <= 2` and `|x| <= B` (the Gaussian
+        // tail cut or `eta`), reduced into `[0, q)` by one conditional addition of `q`: that
+        // needs `2 B + 1 < q`, or residues wrap (`sigma = 3000` at `q = 12289`, any Gaussian
+        // at `q = 17`).
+        let b = match params.noise {
+            Noise::Gaussian(s) => (GAUSSIAN_TAIL_CUT * s).ceil().max(1.0),
+            Noise::Cbd(eta) => eta as f64,
+        };
+        if 2.0 * b + 1.0 >= params.q as f64 {
+            return Err(Error::InvalidArgument(format!(
+                "noise bound {b} too large for q = {}: 2 B + 1 must be below q",
+                params.q
+            )));
         }
         Ok(Lpr {
             params,
