@@ -226,6 +226,9 @@ def test_sampler_determinism_and_ranges():
     g = s.gaussian(20000, 3.19)
     assert abs(g.mean()) < 0.2 and abs(g.std() - 3.19) < 0.15
     assert not (Sampler(seed=1).uniform(64, 2**62) == Sampler(seed=2).uniform(64, 2**62)).all()
+    # the widest q the int64 results hold: every value in [0, 2^63)
+    w = s.uniform(4000, 2**63)
+    assert w.dtype == np.int64 and (w >= 0).all() and int(w.max()) > 2**62
     R = ring(16, 50, 3)
     p = Sampler(seed=3).uniform_poly(R)
     assert p.ring == R and not p.is_ntt and all(0 <= v < R.modulus for v in p.to_ints())
@@ -236,6 +239,8 @@ def test_sampler_determinism_and_ranges():
     "call",
     [
         lambda s: s.uniform(8, 0),
+        lambda s: s.uniform(8, 2**63 + 1),  # int64 results (values above 2^63 came out negative)
+        lambda s: s.uniform(8, 2**64 - 1),
         lambda s: s.cbd(8, 0),
         lambda s: s.cbd(8, 1000),
         lambda s: s.gaussian(8, 0.0),

@@ -302,6 +302,12 @@ impl Sampler {
         n: usize,
         q: u64,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        // The results are int64 (as every sampler's): values up to 2^63 - 1.
+        if q > 1 << 63 {
+            return Err(PyValueError::new_err(format!(
+                "q = {q} exceeds 2^63: the int64 results could not hold the values"
+            )));
+        }
         let v = self.with(py, |s| s.uniform(n, q))?.map_err(value_error)?;
         Ok(vec_i64(py, v.into_iter().map(|x| x as i64).collect()))
     }

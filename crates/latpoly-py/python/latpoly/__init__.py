@@ -338,7 +338,7 @@ class Sampler:
         self._inner = _latpoly.Sampler(_seed_bytes(seed))
 
     def uniform(self, n: int, q: int) -> np.ndarray:
-        """n values uniform in [0, q)."""
+        """n values uniform in [0, q), for 1 <= q <= 2^63 (int64 results)."""
         return self._inner.uniform(_check_int(n, "n"), _check_int(q, "q"))
 
     def bounded(self, n: int, bound: int) -> np.ndarray:
