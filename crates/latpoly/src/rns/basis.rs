@@ -508,11 +508,11 @@ impl BaseExtender {
                 };
             }
             let x = if centered {
-                self.from.crt().reconstruct_centered(&res)
+                self.from.crt().reconstruct_centered_unchecked(&res)
             } else {
-                BigInt::from_biguint(Sign::Plus, self.from.crt().reconstruct(&res))
+                BigInt::from_biguint(Sign::Plus, self.from.crt().reconstruct_unchecked(&res))
             };
-            self.to.crt().decompose_bigint(&x, &mut big);
+            self.to.crt().decompose_bigint_unchecked(&x, &mut big);
             for (k, &b) in big.iter().enumerate() {
                 out[k * n + j] = b;
             }

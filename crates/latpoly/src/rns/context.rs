@@ -111,6 +111,10 @@ impl RnsContext {
     /// ```
     /// let ctx = latpoly::rns::RnsContext::with_modulus_bits(8192, 240).unwrap();
     /// assert!(ctx.modulus_bits() >= 240);
+    /// // a small modulus at a large degree: primes 1 mod 2n of enough bits, on every backend
+    /// let ctx = latpoly::rns::RnsContext::with_modulus_bits(1024, 10).unwrap();
+    /// assert!(ctx.modulus_bits() >= 10);
+    /// assert!(latpoly::rns::RnsContext::with_modulus_bits(1 << 17, 18).is_ok());
     /// ```
     pub fn with_modulus_bits(n: usize, bits: u32) -> Result<Arc<Self>> {
         check_degree(n)?;
@@ -143,8 +147,19 @@ impl RnsContext {
         // Smallest k with k (max_bits - 1) >= bits, then the smallest prime size b that works.
         let k = bits.div_ceil(max_bits - 1).max(1);
         let b = ((bits - 1).div_ceil(k) + 1).min(max_bits);
-        let moduli = ntt_primes(b, n, k as usize)?;
-        Self::new(n, &moduli)
+        // Small requests at large n: no prime of b bits is 1 mod 2n (b <= log2(2n)), so the
+        // next sizes up (still at least `bits` bits in all), e.g. 12 bits for (1024, 10).
+        let mut last = None;
+        for b in b..=max_bits {
+            match ntt_primes(b, n, k as usize) {
+                Ok(moduli) => return Self::new(n, &moduli),
+                Err(e @ Error::NotEnoughPrimes { .. }) => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or(Error::InvalidArgument(format!(
+            "no primes of {b}..={max_bits} bits for n = {n}"
+        ))))
     }
 
     /// Ring degree `n`.
@@ -245,7 +260,7 @@ impl RnsContext {
     /// ```
     /// let ctx = latpoly::rns::RnsContext::new(8, &[17, 97])?;
     /// assert_eq!(ctx.crt().modulus(), ctx.modulus());
-    /// assert_eq!(ctx.crt().reconstruct(&[1, 2]), 681u32.into()); // 681 = 1 mod 17 = 2 mod 97
+    /// assert_eq!(ctx.crt().reconstruct(&[1, 2])?, 681u32.into()); // 681 = 1 mod 17 = 2 mod 97
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn crt(&self) -> &Crt {

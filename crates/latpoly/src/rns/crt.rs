@@ -31,9 +31,9 @@ use num_traits::Zero;
 /// use latpoly::rns::Crt;
 /// let crt = Crt::new(&[17, 97, 113])?; // Q = 186337
 /// let mut r = [0u64; 3];
-/// crt.decompose_biguint(&123456u32.into(), &mut r);
+/// crt.decompose_biguint(&123456u32.into(), &mut r)?;
 /// assert_eq!(r, [123456 % 17, 123456 % 97, 123456 % 113]);
-/// assert_eq!(crt.reconstruct(&r), 123456u32.into());
+/// assert_eq!(crt.reconstruct(&r)?, 123456u32.into());
 /// # Ok::<(), latpoly::Error>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -164,7 +164,7 @@ impl Crt {
     /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
     /// let x = BigUint::from(1u8) << 100u32; // far above Q: reduced mod each prime
     /// let mut r = [0u64; 3];
-    /// crt.decompose_biguint(&x, &mut r);
+    /// crt.decompose_biguint(&x, &mut r)?;
     /// let want: Vec<u64> = [17u64, 97, 113]
     ///     .iter()
     ///     .map(|&q| u64::try_from(&x % q).unwrap())
@@ -172,7 +172,18 @@ impl Crt {
     /// assert_eq!(r.to_vec(), want);
     /// # Ok::<(), latpoly::Error>(())
     /// ```
-    pub fn decompose_biguint(&self, x: &BigUint, out: &mut [u64]) {
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `out` does not have one entry per prime.
+    pub fn decompose_biguint(&self, x: &BigUint, out: &mut [u64]) -> Result<()> {
+        check_len(self.moduli.len(), out.len())?;
+        self.decompose_biguint_unchecked(x, out);
+        Ok(())
+    }
+
+    /// [`Self::decompose_biguint`] into `out` of length `L` (not checked: a shorter `out` gets
+    /// the first residues).
+    pub(crate) fn decompose_biguint_unchecked(&self, x: &BigUint, out: &mut [u64]) {
         let words = x.to_u64_digits();
         if words.len() > self.width {
             return self.decompose_horner(&words, out);
@@ -202,12 +213,22 @@ impl Crt {
     /// ```
     /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
     /// let mut r = [0u64; 3];
-    /// crt.decompose_bigint(&(-1).into(), &mut r);
+    /// crt.decompose_bigint(&(-1).into(), &mut r)?;
     /// assert_eq!(r, [16, 96, 112]);
     /// # Ok::<(), latpoly::Error>(())
     /// ```
-    pub fn decompose_bigint(&self, x: &BigInt, out: &mut [u64]) {
-        self.decompose_biguint(x.magnitude(), out);
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `out` does not have one entry per prime.
+    pub fn decompose_bigint(&self, x: &BigInt, out: &mut [u64]) -> Result<()> {
+        check_len(self.moduli.len(), out.len())?;
+        self.decompose_bigint_unchecked(x, out);
+        Ok(())
+    }
+
+    /// [`Self::decompose_bigint`] into `out` of length `L` (not checked).
+    pub(crate) fn decompose_bigint_unchecked(&self, x: &BigInt, out: &mut [u64]) {
+        self.decompose_biguint_unchecked(x.magnitude(), out);
         if x.sign() == Sign::Minus {
             for (o, m) in out.iter_mut().zip(&self.moduli) {
                 *o = m.neg(*o);
@@ -221,12 +242,27 @@ impl Crt {
     /// ```
     /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
     /// let mut out = vec![u64::MAX; crt.limb_width()]; // overwritten
-    /// crt.reconstruct_limbs(&[16, 96, 112], &mut out); // -1 mod each prime
+    /// crt.reconstruct_limbs(&[16, 96, 112], &mut out)?; // -1 mod each prime
+    /// // a short output is an error (it used to loop for ever)
+    /// assert!(crt.reconstruct_limbs(&[16, 96, 112], &mut [0u64; 1]).is_err());
     /// assert_eq!(out[0], 186336); // Q - 1
     /// assert!(out[1..].iter().all(|&w| w == 0));
     /// # Ok::<(), latpoly::Error>(())
     /// ```
-    pub fn reconstruct_limbs(&self, residues: &[u64], out: &mut [u64]) {
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `residues` does not have one entry per prime or `out` is
+    /// not [`Self::limb_width`] long (a short `out` made the final correction loop run for
+    /// ever before the check).
+    pub fn reconstruct_limbs(&self, residues: &[u64], out: &mut [u64]) -> Result<()> {
+        check_len(self.moduli.len(), residues.len())?;
+        check_len(self.width, out.len())?;
+        self.reconstruct_limbs_unchecked(residues, out);
+        Ok(())
+    }
+
+    /// [`Self::reconstruct_limbs`] with lengths the caller guarantees.
+    fn reconstruct_limbs_unchecked(&self, residues: &[u64], out: &mut [u64]) {
         debug_assert_eq!(residues.len(), self.moduli.len());
         debug_assert_eq!(out.len(), self.width);
         let l = self.moduli.len();
@@ -277,13 +313,23 @@ impl Crt {
     ///
     /// ```
     /// let crt = latpoly::rns::Crt::new(&[17, 97])?;
-    /// assert_eq!(crt.reconstruct(&[1, 2]), 681u32.into()); // 681 = 40·17 + 1 = 7·97 + 2
-    /// assert_eq!(crt.reconstruct(&[16, 96]), (17u32 * 97 - 1).into());
+    /// assert_eq!(crt.reconstruct(&[1, 2])?, 681u32.into()); // 681 = 40·17 + 1 = 7·97 + 2
+    /// assert_eq!(crt.reconstruct(&[16, 96])?, (17u32 * 97 - 1).into());
+    /// assert!(crt.reconstruct(&[1, 2, 3]).is_err()); // one residue per prime
     /// # Ok::<(), latpoly::Error>(())
     /// ```
-    pub fn reconstruct(&self, residues: &[u64]) -> BigUint {
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `residues` does not have one entry per prime.
+    pub fn reconstruct(&self, residues: &[u64]) -> Result<BigUint> {
+        check_len(self.moduli.len(), residues.len())?;
+        Ok(self.reconstruct_unchecked(residues))
+    }
+
+    /// [`Self::reconstruct`] of `L` residues (not checked).
+    pub(crate) fn reconstruct_unchecked(&self, residues: &[u64]) -> BigUint {
         let mut limbs = vec![0u64; self.width];
-        self.reconstruct_limbs(residues, &mut limbs);
+        self.reconstruct_limbs_unchecked(residues, &mut limbs);
         biguint_from_limbs(&limbs)
     }
 
@@ -292,16 +338,25 @@ impl Crt {
     /// ```
     /// use num_bigint::BigInt;
     /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?; // Q = 186337, Q/2 = 93168.5
-    /// assert_eq!(crt.reconstruct_centered(&[16, 96, 112]), BigInt::from(-1));
+    /// assert_eq!(crt.reconstruct_centered(&[16, 96, 112])?, BigInt::from(-1));
     /// let mut r = [0u64; 3];
-    /// crt.decompose_biguint(&93168u32.into(), &mut r);
-    /// assert_eq!(crt.reconstruct_centered(&r), BigInt::from(93168));
-    /// crt.decompose_biguint(&93169u32.into(), &mut r);
-    /// assert_eq!(crt.reconstruct_centered(&r), BigInt::from(-93168));
+    /// crt.decompose_biguint(&93168u32.into(), &mut r)?;
+    /// assert_eq!(crt.reconstruct_centered(&r)?, BigInt::from(93168));
+    /// crt.decompose_biguint(&93169u32.into(), &mut r)?;
+    /// assert_eq!(crt.reconstruct_centered(&r)?, BigInt::from(-93168));
     /// # Ok::<(), latpoly::Error>(())
     /// ```
-    pub fn reconstruct_centered(&self, residues: &[u64]) -> BigInt {
-        let x = self.reconstruct(residues);
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `residues` does not have one entry per prime.
+    pub fn reconstruct_centered(&self, residues: &[u64]) -> Result<BigInt> {
+        check_len(self.moduli.len(), residues.len())?;
+        Ok(self.reconstruct_centered_unchecked(residues))
+    }
+
+    /// [`Self::reconstruct_centered`] of `L` residues (not checked).
+    pub(crate) fn reconstruct_centered_unchecked(&self, residues: &[u64]) -> BigInt {
+        let x = self.reconstruct_unchecked(residues);
         let half = &self.big_q >> 1u32;
         if x > half {
             BigInt::from_biguint(Sign::Minus, &self.big_q - x)
@@ -310,6 +365,15 @@ impl Crt {
         } else {
             BigInt::from_biguint(Sign::Plus, x)
         }
+    }
+}
+
+/// `Ok` when a slice has the length the CRT needs.
+fn check_len(expected: usize, got: usize) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch { expected, got })
     }
 }
 
@@ -383,6 +447,30 @@ mod tests {
     use super::*;
     use crate::primes::ntt_primes;
 
+    /// Wrong lengths are errors on every public entry point (a short output of
+    /// `reconstruct_limbs` used to loop for ever in release builds).
+    #[test]
+    fn wrong_lengths_are_errors() {
+        let crt = Crt::new(&[17, 97, 113]).unwrap();
+        let mismatch = |e: Result<()>| matches!(e, Err(Error::LengthMismatch { .. }));
+        for len in [0usize, 1, 3, 4] {
+            let mut out = vec![0u64; len];
+            assert_eq!(
+                len == 2,
+                !mismatch(crt.reconstruct_limbs(&[1, 2, 3], &mut out))
+            );
+        }
+        assert!(mismatch(crt.reconstruct_limbs(&[1, 2], &mut [0u64; 2])));
+        for res in [&[1u64, 2][..], &[1, 2, 3, 4], &[]] {
+            assert!(crt.reconstruct(res).is_err() && crt.reconstruct_centered(res).is_err());
+        }
+        for len in [0usize, 2, 4] {
+            let mut out = vec![0u64; len];
+            assert!(mismatch(crt.decompose_biguint(&5u32.into(), &mut out)));
+            assert!(mismatch(crt.decompose_bigint(&(-5).into(), &mut out)));
+        }
+    }
+
     #[test]
     fn roundtrip_small() {
         let ps = [17u64, 97, 113];
@@ -390,9 +478,9 @@ mod tests {
         let q = 17 * 97 * 113u64;
         for x in 0..q {
             let mut r = [0u64; 3];
-            crt.decompose_biguint(&BigUint::from(x), &mut r);
+            crt.decompose_biguint(&BigUint::from(x), &mut r).unwrap();
             assert_eq!(r, [x % 17, x % 97, x % 113]);
-            assert_eq!(crt.reconstruct(&r), BigUint::from(x));
+            assert_eq!(crt.reconstruct(&r).unwrap(), BigUint::from(x));
         }
     }
 
@@ -411,16 +499,16 @@ mod tests {
             &q - BigUint::from(ps[0]),
         ] {
             let mut r = vec![0u64; ps.len()];
-            crt.decompose_biguint(&x, &mut r);
-            assert_eq!(crt.reconstruct(&r), x);
+            crt.decompose_biguint(&x, &mut r).unwrap();
+            assert_eq!(crt.reconstruct(&r).unwrap(), x);
         }
         // Residues all q_i - 1 is Q - 1.
         let r: Vec<u64> = ps.iter().map(|&p| p - 1).collect();
-        assert_eq!(crt.reconstruct(&r), &q - &one);
+        assert_eq!(crt.reconstruct(&r).unwrap(), &q - &one);
         // Centered.
         let mut r = vec![0u64; ps.len()];
-        crt.decompose_bigint(&BigInt::from(-5), &mut r);
-        assert_eq!(crt.reconstruct_centered(&r), BigInt::from(-5));
+        crt.decompose_bigint(&BigInt::from(-5), &mut r).unwrap();
+        assert_eq!(crt.reconstruct_centered(&r).unwrap(), BigInt::from(-5));
     }
 
     /// The dot-product decomposition against `%` of `num-bigint` and against Horner's rule,
@@ -451,7 +539,7 @@ mod tests {
                         .collect();
                     let x = biguint_from_limbs(&limbs);
                     let mut got = vec![0u64; ps.len()];
-                    crt.decompose_biguint(&x, &mut got);
+                    crt.decompose_biguint(&x, &mut got).unwrap();
                     let want: Vec<u64> = ps
                         .iter()
                         .map(|&q| (&x % q).to_u64_digits().first().copied().unwrap_or(0))
@@ -461,7 +549,7 @@ mod tests {
                     crt.decompose_horner(&x.to_u64_digits(), &mut horner);
                     assert_eq!(horner, want);
                     // and back: the reconstruction is x mod Q
-                    assert_eq!(crt.reconstruct(&got), &x % crt.modulus());
+                    assert_eq!(crt.reconstruct(&got).unwrap(), &x % crt.modulus());
                 }
             }
         }

@@ -221,7 +221,7 @@ impl RnsPoly {
         let (n, l) = (ctx.n(), ctx.len());
         let mut r = vec![0u64; l];
         for (j, c) in coeffs.iter().enumerate() {
-            ctx.crt().decompose_biguint(c, &mut r);
+            ctx.crt().decompose_biguint_unchecked(c, &mut r);
             for (i, &x) in r.iter().enumerate() {
                 p.data[i * n + j] = x;
             }
@@ -246,7 +246,7 @@ impl RnsPoly {
         let (n, l) = (ctx.n(), ctx.len());
         let mut r = vec![0u64; l];
         for (j, c) in coeffs.iter().enumerate() {
-            ctx.crt().decompose_bigint(c, &mut r);
+            ctx.crt().decompose_bigint_unchecked(c, &mut r);
             for (i, &x) in r.iter().enumerate() {
                 p.data[i * n + j] = x;
             }
@@ -381,7 +381,7 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn to_biguints(&self) -> Vec<BigUint> {
-        self.map_coeffs(|crt, r| crt.reconstruct(r))
+        self.map_coeffs(|crt, r| crt.reconstruct_unchecked(r))
     }
 
     /// Exact coefficients in the centred range `(-Q/2, Q/2]`.
@@ -396,7 +396,7 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn to_centered_bigints(&self) -> Vec<BigInt> {
-        self.map_coeffs(|crt, r| crt.reconstruct_centered(r))
+        self.map_coeffs(|crt, r| crt.reconstruct_centered_unchecked(r))
     }
 
     fn map_coeffs<T>(&self, f: impl Fn(&super::crt::Crt, &[u64]) -> T) -> Vec<T> {
@@ -645,7 +645,7 @@ impl RnsPoly {
     pub fn scalar_mul(&self, c: &BigInt) -> RnsPoly {
         let n = self.ctx.n();
         let mut rc = vec![0u64; self.ctx.len()];
-        self.ctx.crt().decompose_bigint(c, &mut rc);
+        self.ctx.crt().decompose_bigint_unchecked(c, &mut rc);
         let mut r = self.clone();
         for ((a, m), &w) in r
             .data
