@@ -176,16 +176,21 @@ pub fn write_rsp(header: &str, records: &[KatRecord]) -> String {
 }
 
 fn unhex(s: &str) -> Result<Vec<u8>> {
-    let s = s.trim();
+    // Bytes, not `str` slices: a multi-byte character would put a slice boundary inside it
+    // (a panic), and `from_str_radix` would take a leading `+`.
+    let s = s.trim().as_bytes();
     if !s.len().is_multiple_of(2) {
         return Err(Error::InvalidArgument("odd-length hex string".into()));
     }
+    let digit = |i: usize| {
+        (s[i] as char)
+            .to_digit(16)
+            .map(|d| d as u8)
+            .ok_or_else(|| Error::InvalidArgument(format!("bad hex at offset {i}")))
+    };
     (0..s.len())
         .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(&s[i..i + 2], 16)
-                .map_err(|_| Error::InvalidArgument(format!("bad hex at offset {i}")))
-        })
+        .map(|i| Ok((digit(i)? << 4) | digit(i + 1)?))
         .collect()
 }
 
@@ -198,6 +203,9 @@ fn unhex(s: &str) -> Result<Vec<u8>> {
 /// let r = KatRecord { count: 3, seed: vec![0xAB; 48], pk: vec![1], sk: vec![2], ct: vec![3], ss: vec![4] };
 /// assert_eq!(parse_rsp(&write_rsp("demo", &[r.clone()]))?, [r]);
 /// assert!(matches!(parse_rsp("count = 0\nseed = 0G\n"), Err(Error::InvalidArgument(_))));
+/// // not hex either: a sign, a multi-byte character (an error, not a panic)
+/// assert!(matches!(parse_rsp("count = 0\nseed = +A+B\n"), Err(Error::InvalidArgument(_))));
+/// assert!(matches!(parse_rsp("count = 0\nseed = 0é0\n"), Err(Error::InvalidArgument(_))));
 /// assert!(matches!(parse_rsp("pk = 00\n"), Err(Error::InvalidArgument(_)))); // before count
 /// # Ok::<(), latpoly::Error>(())
 /// ```
