@@ -421,7 +421,9 @@ enum latpoly_status latpoly_ntruplus_mul(uint16_t *out,
                                          uintptr_t n);
 
 // Key pair of the KEM `name` into `pk` (`pk_len` bytes) and `sk` (`sk_len` bytes); lengths
-// must equal the scheme's (see [`latpoly_kem_sizes`]). Randomness from the OS.
+// must equal the scheme's (see [`latpoly_kem_sizes`]). Randomness from the OS. Both lengths
+// are checked before any work (`LATPOLY_STATUS_LENGTH_MISMATCH` leaves both buffers as they
+// were); overlapping `pk` and `sk` are `LATPOLY_STATUS_INVALID_PARAMETER`.
 //
 // # Safety
 // `name` NULL or NUL-terminated; `pk`/`sk` NULL or valid for their lengths.
@@ -431,7 +433,9 @@ enum latpoly_status latpoly_kem_keypair(const char *name,
                                         uint8_t *sk,
                                         uintptr_t sk_len);
 
-// Encapsulation to `pk`: writes the ciphertext and the shared secret.
+// Encapsulation to `pk`: writes the ciphertext and the shared secret. The output lengths are
+// checked before any work (an error writes neither); `ct` may be the buffer that holds `pk`
+// (it is read first), but `ct` and `ss` must not overlap (`LATPOLY_STATUS_INVALID_PARAMETER`).
 //
 // # Safety
 // `name` NULL or NUL-terminated; buffers NULL or valid for their lengths.
@@ -444,7 +448,8 @@ enum latpoly_status latpoly_kem_encapsulate(const char *name,
                                             uintptr_t pk_len);
 
 // Decapsulation: writes the shared secret (rejection as the scheme specifies; NTRU+ returns
-// an all-zero secret for an invalid ciphertext).
+// an all-zero secret for an invalid ciphertext). `ss` may overlap the inputs (they are read
+// first); the library's copy of the secret key is wiped.
 //
 // # Safety
 // `name` NULL or NUL-terminated; buffers NULL or valid for their lengths.

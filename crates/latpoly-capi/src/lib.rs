@@ -28,6 +28,7 @@ use latpoly::{Error, NttPlan};
 use std::ffi::{c_char, c_int};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
+use zeroize::Zeroize;
 
 /// Result of every call.
 #[repr(C)]
@@ -136,6 +137,10 @@ pub(crate) unsafe fn slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T], la
     if p.is_null() {
         return Err(latpoly_status::NullPointer);
     }
+    if !p.is_aligned() {
+        // a slice of a misaligned pointer would be undefined behaviour
+        return Err(latpoly_status::InvalidParameter);
+    }
     // SAFETY: non-NULL and, by the caller's contract, valid for `len` reads.
     Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
@@ -149,7 +154,11 @@ pub(crate) unsafe fn slice_mut<'a, T>(
     if p.is_null() {
         return Err(latpoly_status::NullPointer);
     }
-    // SAFETY: non-NULL and, by the caller's contract, valid and exclusive for `len` elements.
+    if !p.is_aligned() {
+        return Err(latpoly_status::InvalidParameter);
+    }
+    // SAFETY: non-NULL, aligned and, by the caller's contract, valid and exclusive for `len`
+    // elements.
     Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
 }
 
@@ -1064,6 +1073,13 @@ pub(crate) fn copy_out(dst: &mut [u8], src: &[u8]) -> CResult {
     Ok(())
 }
 
+/// Whether `a_len` bytes at `a` and `b_len` bytes at `b` share memory (address comparison
+/// only): two output buffers of one call must not.
+fn bytes_overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {
+    let (a, b) = (a as usize, b as usize);
+    a_len > 0 && b_len > 0 && a < b.saturating_add(b_len) && b < a.saturating_add(a_len)
+}
+
 /// Whether the `len`-element buffers at `a` and `b` share memory (address comparison only).
 fn overlaps<T>(a: *const T, b: *const T, len: usize) -> bool {
     let bytes = len.saturating_mul(core::mem::size_of::<T>());
@@ -1196,7 +1212,9 @@ pub unsafe extern "C" fn latpoly_ntruplus_mul(
 }
 
 /// Key pair of the KEM `name` into `pk` (`pk_len` bytes) and `sk` (`sk_len` bytes); lengths
-/// must equal the scheme's (see [`latpoly_kem_sizes`]). Randomness from the OS.
+/// must equal the scheme's (see [`latpoly_kem_sizes`]). Randomness from the OS. Both lengths
+/// are checked before any work (`LATPOLY_STATUS_LENGTH_MISMATCH` leaves both buffers as they
+/// were); overlapping `pk` and `sk` are `LATPOLY_STATUS_INVALID_PARAMETER`.
 ///
 /// # Safety
 /// `name` NULL or NUL-terminated; `pk`/`sk` NULL or valid for their lengths.
@@ -1210,20 +1228,29 @@ pub unsafe extern "C" fn latpoly_kem_keypair(
 ) -> latpoly_status {
     guard(|| {
         // SAFETY: contract of this function.
-        let (k, pk, sk) = unsafe {
-            (
-                kem_by_name(name)?,
-                slice_mut(pk, pk_len)?,
-                slice_mut(sk, sk_len)?,
-            )
-        };
-        let (p, s) = lift(k.keypair(&mut latpoly::kem::OsRandom))?;
-        copy_out(pk, &p)?;
-        copy_out(sk, &s)
+        let k = unsafe { kem_by_name(name)? };
+        // Every length and the two outputs' separation are checked before any work: an error
+        // leaves both buffers untouched (no public key without its secret key).
+        let (pk_bytes, sk_bytes, _, _) = k.sizes();
+        if pk_len != pk_bytes || sk_len != sk_bytes {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        if bytes_overlap(pk, pk_len, sk, sk_len) {
+            return Err(latpoly_status::InvalidParameter);
+        }
+        // SAFETY: contract of this function; the two buffers are disjoint (checked above).
+        let (pk, sk) = unsafe { (slice_mut(pk, pk_len)?, slice_mut(sk, sk_len)?) };
+        let (p, mut s) = lift(k.keypair(&mut latpoly::kem::OsRandom))?;
+        pk.copy_from_slice(&p);
+        sk.copy_from_slice(&s);
+        s.zeroize();
+        Ok(())
     })
 }
 
-/// Encapsulation to `pk`: writes the ciphertext and the shared secret.
+/// Encapsulation to `pk`: writes the ciphertext and the shared secret. The output lengths are
+/// checked before any work (an error writes neither); `ct` may be the buffer that holds `pk`
+/// (it is read first), but `ct` and `ss` must not overlap (`LATPOLY_STATUS_INVALID_PARAMETER`).
 ///
 /// # Safety
 /// `name` NULL or NUL-terminated; buffers NULL or valid for their lengths.
@@ -1239,22 +1266,31 @@ pub unsafe extern "C" fn latpoly_kem_encapsulate(
 ) -> latpoly_status {
     guard(|| {
         // SAFETY: contract of this function.
-        let (k, ct, ss, pk) = unsafe {
-            (
-                kem_by_name(name)?,
-                slice_mut(ct, ct_len)?,
-                slice_mut(ss, ss_len)?,
-                slice(pk, pk_len)?,
-            )
-        };
-        let (c, s) = lift(k.encapsulate(pk, &mut latpoly::kem::OsRandom))?;
-        copy_out(ct, &c)?;
-        copy_out(ss, &s)
+        let k = unsafe { kem_by_name(name)? };
+        let (_, _, ct_bytes, ss_bytes) = k.sizes();
+        if ct_len != ct_bytes || ss_len != ss_bytes {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        if bytes_overlap(ct, ct_len, ss, ss_len) {
+            return Err(latpoly_status::InvalidParameter);
+        }
+        // The public key is copied first, so `ct` may be the buffer that holds it.
+        // SAFETY: contract of this function.
+        let pk = unsafe { copied(pk, pk_len)? };
+        let (c, mut s) = lift(k.encapsulate(&pk, &mut latpoly::kem::OsRandom))?;
+        // SAFETY: contract of this function; the outputs are disjoint (checked above) and no
+        // input borrow is live.
+        let (ct, ss) = unsafe { (slice_mut(ct, ct_len)?, slice_mut(ss, ss_len)?) };
+        ct.copy_from_slice(&c);
+        ss.copy_from_slice(&s);
+        s.zeroize();
+        Ok(())
     })
 }
 
 /// Decapsulation: writes the shared secret (rejection as the scheme specifies; NTRU+ returns
-/// an all-zero secret for an invalid ciphertext).
+/// an all-zero secret for an invalid ciphertext). `ss` may overlap the inputs (they are read
+/// first); the library's copy of the secret key is wiped.
 ///
 /// # Safety
 /// `name` NULL or NUL-terminated; buffers NULL or valid for their lengths.
@@ -1270,16 +1306,21 @@ pub unsafe extern "C" fn latpoly_kem_decapsulate(
 ) -> latpoly_status {
     guard(|| {
         // SAFETY: contract of this function.
-        let (k, ss, ct, sk) = unsafe {
-            (
-                kem_by_name(name)?,
-                slice_mut(ss, ss_len)?,
-                slice(ct, ct_len)?,
-                slice(sk, sk_len)?,
-            )
-        };
-        let s = lift(k.decapsulate(sk, ct))?;
-        copy_out(ss, &s)
+        let k = unsafe { kem_by_name(name)? };
+        if ss_len != k.sizes().3 {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        // Inputs copied first, so `ss` may overlap them; the secret key's copy is wiped.
+        // SAFETY: contract of this function.
+        let (ct, mut sk) = unsafe { (copied(ct, ct_len)?, copied(sk, sk_len)?) };
+        let r = k.decapsulate(&sk, &ct);
+        sk.zeroize();
+        let mut s = lift(r)?;
+        // SAFETY: contract of this function; no input borrow is live.
+        let ss = unsafe { slice_mut(ss, ss_len)? };
+        ss.copy_from_slice(&s);
+        s.zeroize();
+        Ok(())
     })
 }
 
@@ -2094,5 +2135,95 @@ mod tests {
         }
         // SAFETY: created above, freed once.
         unsafe { latpoly_rns_context_free(ctx) };
+    }
+
+    /// The byte-level KEM calls check every length and the outputs' separation before any
+    /// work (an error leaves the buffers as they were), accept an output that aliases an input
+    /// (encapsulation over the public key's buffer), and misaligned pointers are refused.
+    #[test]
+    fn kem_calls_validate_before_writing() {
+        let name = c"ntruhps2048509";
+        let (pkl, skl, ctl, ssl) = latpoly::kem::by_name("ntruhps2048509").unwrap().sizes();
+        let (mut pk, mut sk) = (vec![0xAAu8; pkl], vec![0xBBu8; skl]);
+        // SAFETY: buffers at least as long as the lengths given (sk one shorter than needed).
+        let st = unsafe {
+            latpoly_kem_keypair(
+                name.as_ptr(),
+                pk.as_mut_ptr(),
+                pkl,
+                sk.as_mut_ptr(),
+                skl - 1,
+            )
+        };
+        assert_eq!(st, latpoly_status::LengthMismatch);
+        assert!(pk.iter().all(|&b| b == 0xAA) && sk.iter().all(|&b| b == 0xBB));
+        // two outputs in one buffer, overlapping
+        let mut both = vec![0u8; pkl + skl];
+        let p = both.as_mut_ptr();
+        // SAFETY: pk at p (pkl bytes) and sk at p + 1 (skl bytes) lie inside `both`.
+        let st = unsafe { latpoly_kem_keypair(name.as_ptr(), p, pkl, p.add(1), skl) };
+        assert_eq!(st, latpoly_status::InvalidParameter);
+        assert!(both.iter().all(|&b| b == 0));
+        // SAFETY: disjoint buffers of the scheme's lengths.
+        let st = unsafe {
+            latpoly_kem_keypair(name.as_ptr(), pk.as_mut_ptr(), pkl, sk.as_mut_ptr(), skl)
+        };
+        assert_eq!(st, latpoly_status::Ok);
+        // encapsulation in place: the ciphertext overwrites the public key (same length here)
+        assert_eq!(pkl, ctl);
+        let (mut buf, mut ss) = (pk.clone(), vec![0u8; ssl]);
+        let b = buf.as_mut_ptr();
+        // SAFETY: `buf` holds pkl = ctl bytes (read as pk, then written as ct); ss disjoint.
+        let st =
+            unsafe { latpoly_kem_encapsulate(name.as_ptr(), b, ctl, ss.as_mut_ptr(), ssl, b, pkl) };
+        assert_eq!(st, latpoly_status::Ok);
+        assert_ne!(buf, pk);
+        let mut ss2 = vec![0u8; ssl];
+        // SAFETY: buffers of the scheme's lengths.
+        let st = unsafe {
+            let (s2, c) = (ss2.as_mut_ptr(), buf.as_ptr());
+            latpoly_kem_decapsulate(name.as_ptr(), s2, ssl, c, ctl, sk.as_ptr(), skl)
+        };
+        assert_eq!(st, latpoly_status::Ok);
+        assert_eq!(ss, ss2);
+        // a wrong shared-secret length: the ciphertext buffer is not written either
+        let (mut ct, mut big) = (vec![0xCCu8; ctl], vec![0xDDu8; ssl + 1]);
+        // SAFETY: buffers at least as long as the lengths given.
+        let st = unsafe {
+            let (c, s) = (ct.as_mut_ptr(), big.as_mut_ptr());
+            latpoly_kem_encapsulate(name.as_ptr(), c, ctl, s, ssl + 1, pk.as_ptr(), pkl)
+        };
+        assert_eq!(st, latpoly_status::LengthMismatch);
+        assert!(ct.iter().all(|&b| b == 0xCC) && big.iter().all(|&b| b == 0xDD));
+        // SAFETY: as above; the decapsulation's output length is wrong.
+        let st = unsafe {
+            let s = big.as_mut_ptr();
+            latpoly_kem_decapsulate(
+                name.as_ptr(),
+                s,
+                ssl + 1,
+                buf.as_ptr(),
+                ctl,
+                sk.as_ptr(),
+                skl,
+            )
+        };
+        assert_eq!(st, latpoly_status::LengthMismatch);
+        assert!(big.iter().all(|&b| b == 0xDD));
+        // a u64 array one byte off its alignment
+        let mut plan: *mut latpoly_ntt_plan = core::ptr::null_mut();
+        // SAFETY: valid out-pointer.
+        let st = unsafe { latpoly_ntt_plan_new(16, 97, &mut plan) };
+        assert_eq!(st, latpoly_status::Ok);
+        let mut words = vec![0u64; 17];
+        let odd = (words.as_mut_ptr() as *mut u8).wrapping_add(1) as *mut u64;
+        // SAFETY: the call refuses the misaligned pointer before any access.
+        let st = unsafe { latpoly_ntt_forward(plan, odd, 16) };
+        assert_eq!(st, latpoly_status::InvalidParameter);
+        // SAFETY: live plan, aligned buffer of 16 elements.
+        let st = unsafe { latpoly_ntt_forward(plan, words.as_mut_ptr(), 16) };
+        assert_eq!(st, latpoly_status::Ok);
+        // SAFETY: the plan from latpoly_ntt_plan_new, freed once.
+        unsafe { latpoly_ntt_plan_free(plan) };
     }
 }
