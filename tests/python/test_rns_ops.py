@@ -226,6 +226,13 @@ def test_sampler_determinism_and_ranges():
     g = s.gaussian(20000, 3.19)
     assert abs(g.mean()) < 0.2 and abs(g.std() - 3.19) < 0.15
     assert not (Sampler(seed=1).uniform(64, 2**62) == Sampler(seed=2).uniform(64, 2**62)).all()
+    # sizes the allocator cannot hold are ValueErrors (ternary used to panic, poisoning the
+    # sampler); integers of 2^64 and more are ValueErrors too (not OverflowError)
+    t = Sampler(seed=9)
+    for call in (lambda: t.ternary(2**61), lambda: t.uniform(2**64, 5), lambda: t.bounded(8, 2**64)):
+        with pytest.raises(ValueError):
+            call()
+    assert len(t.ternary(8)) == 8  # still usable
     # the widest q the int64 results hold: every value in [0, 2^63)
     w = s.uniform(4000, 2**63)
     assert w.dtype == np.int64 and (w >= 0).all() and int(w.max()) > 2**62

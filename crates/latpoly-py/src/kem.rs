@@ -5,6 +5,7 @@ use latpoly::kem::{self, DynKem, OsRandom};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use zeroize::Zeroize;
 
 /// A key encapsulation mechanism (randomness from the OS).
 #[pyclass(frozen, module = "latpoly._latpoly")]
@@ -59,10 +60,12 @@ impl Kem {
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let k = self.inner;
-        let (pk, sk) = py
+        let (pk, mut sk) = py
             .detach(|| k.keypair(&mut OsRandom))
             .map_err(value_error)?;
-        Ok((PyBytes::new(py, &pk), PyBytes::new(py, &sk)))
+        let out = (PyBytes::new(py, &pk), PyBytes::new(py, &sk));
+        sk.zeroize(); // the Python bytes object is the only copy left
+        Ok(out)
     }
 
     /// (ciphertext, shared secret) as bytes.
@@ -73,10 +76,12 @@ impl Kem {
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let k = self.inner;
         let pk = pk.to_vec();
-        let (ct, ss) = py
+        let (ct, mut ss) = py
             .detach(|| k.encapsulate(&pk, &mut OsRandom))
             .map_err(value_error)?;
-        Ok((PyBytes::new(py, &ct), PyBytes::new(py, &ss)))
+        let out = (PyBytes::new(py, &ct), PyBytes::new(py, &ss));
+        ss.zeroize();
+        Ok(out)
     }
 
     /// The shared secret (implicit or explicit rejection as the scheme specifies).
@@ -87,9 +92,13 @@ impl Kem {
         ct: &[u8],
     ) -> PyResult<Bound<'py, PyBytes>> {
         let k = self.inner;
-        let (sk, ct) = (sk.to_vec(), ct.to_vec());
-        let ss = py.detach(|| k.decapsulate(&sk, &ct)).map_err(value_error)?;
-        Ok(PyBytes::new(py, &ss))
+        let (mut sk, ct) = (sk.to_vec(), ct.to_vec());
+        let r = py.detach(|| k.decapsulate(&sk, &ct));
+        sk.zeroize();
+        let mut ss = r.map_err(value_error)?;
+        let out = PyBytes::new(py, &ss);
+        ss.zeroize();
+        Ok(out)
     }
 
     fn __repr__(&self) -> String {

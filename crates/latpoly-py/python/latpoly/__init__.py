@@ -120,6 +120,9 @@ def _check_int(x, name: str) -> int:
     v = _as_int(x, name)
     if v < 0:
         raise ValueError(f"{name} must be non-negative, got {v}")
+    if v >= 1 << 64:
+        # the Rust side takes 64-bit integers; PyO3 would raise OverflowError, not ValueError
+        raise ValueError(f"{name} must be below 2^64, got {v}")
     return v
 
 
