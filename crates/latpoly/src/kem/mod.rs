@@ -9,7 +9,9 @@
 //! * [`ntruprime`]: sntrup761 and ntrulpr761 (NTRU Prime, NIST round 3).
 //! * [`all`] and [`by_name`]: every KEM of the crate as a [`DynKem`].
 //!
-//! Secrets (secret keys, shared secrets) are wiped on drop; wrong-length inputs are errors.
+//! Secrets (secret keys, shared secrets) of the typed API are wiped on drop; the byte-level
+//! [`DynKem`] hands them over as plain `Vec<u8>`s, which the caller wipes (the C and Python
+//! fronts do, with `zeroize`, once they have copied them out). Wrong-length inputs are errors.
 
 /// Implements [`Kem`] for a unit struct from the scheme's byte-level functions:
 /// `keypair(rng) -> (pk, sk)`, `encapsulate(pk, rng) -> (ct, ss)` and
@@ -622,6 +624,8 @@ pub trait Kem: Sized + 'static {
 }
 
 /// Object-safe view of a [`Kem`] on byte slices, for the Python and C fronts and the CLI.
+/// The secret keys and shared secrets it returns are plain `Vec<u8>`s, not wiped on drop:
+/// zeroize them when done (the typed [`Kem`] API wipes its own).
 ///
 /// ```
 /// use latpoly::kem::{all, DynKem, OsRandom};
