@@ -1073,11 +1073,35 @@ pub(crate) fn copy_out(dst: &mut [u8], src: &[u8]) -> CResult {
     Ok(())
 }
 
-/// Whether `a_len` bytes at `a` and `b_len` bytes at `b` share memory (address comparison
-/// only): two output buffers of one call must not.
-fn bytes_overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {
-    let (a, b) = (a as usize, b as usize);
-    a_len > 0 && b_len > 0 && a < b.saturating_add(b_len) && b < a.saturating_add(a_len)
+/// An output byte buffer of a C call: pointer and length, not yet a slice.
+pub(crate) struct Out(*mut u8, usize);
+
+/// The two outputs of a KEM call (public and secret key, or ciphertext and shared secret),
+/// checked before any work: each of the length the scheme needs
+/// (`LATPOLY_STATUS_LENGTH_MISMATCH`), and disjoint (`LATPOLY_STATUS_INVALID_PARAMETER`).
+fn check_pair(a: &Out, a_want: usize, b: &Out, b_want: usize) -> CResult {
+    if a.1 != a_want || b.1 != b_want {
+        return Err(latpoly_status::LengthMismatch);
+    }
+    let (x, y) = (a.0 as usize, b.0 as usize);
+    if a.1 > 0 && b.1 > 0 && x < y.saturating_add(b.1) && y < x.saturating_add(a.1) {
+        return Err(latpoly_status::InvalidParameter);
+    }
+    Ok(())
+}
+
+/// Writes `first` to `a` and `second` (a secret) to `b`, then wipes `second`.
+///
+/// # Safety
+/// `a` and `b` passed [`check_pair`] for the lengths of `first` and `second`, and are NULL or
+/// valid for writes of their lengths, with no live borrow of their memory.
+unsafe fn put_pair(a: Out, first: &[u8], b: Out, mut second: Vec<u8>) -> CResult {
+    // SAFETY: the caller's contract; the buffers are disjoint (check_pair).
+    let (x, y) = unsafe { (slice_mut(a.0, a.1)?, slice_mut(b.0, b.1)?) };
+    x.copy_from_slice(first);
+    y.copy_from_slice(&second);
+    second.zeroize();
+    Ok(())
 }
 
 /// Whether the `len`-element buffers at `a` and `b` share memory (address comparison only).
@@ -1232,19 +1256,11 @@ pub unsafe extern "C" fn latpoly_kem_keypair(
         // Every length and the two outputs' separation are checked before any work: an error
         // leaves both buffers untouched (no public key without its secret key).
         let (pk_bytes, sk_bytes, _, _) = k.sizes();
-        if pk_len != pk_bytes || sk_len != sk_bytes {
-            return Err(latpoly_status::LengthMismatch);
-        }
-        if bytes_overlap(pk, pk_len, sk, sk_len) {
-            return Err(latpoly_status::InvalidParameter);
-        }
-        // SAFETY: contract of this function; the two buffers are disjoint (checked above).
-        let (pk, sk) = unsafe { (slice_mut(pk, pk_len)?, slice_mut(sk, sk_len)?) };
-        let (p, mut s) = lift(k.keypair(&mut latpoly::kem::OsRandom))?;
-        pk.copy_from_slice(&p);
-        sk.copy_from_slice(&s);
-        s.zeroize();
-        Ok(())
+        let (pk, sk) = (Out(pk, pk_len), Out(sk, sk_len));
+        check_pair(&pk, pk_bytes, &sk, sk_bytes)?;
+        let (p, s) = lift(k.keypair(&mut latpoly::kem::OsRandom))?;
+        // SAFETY: contract of this function (the pair was checked above).
+        unsafe { put_pair(pk, &p, sk, s) }
     })
 }
 
@@ -1268,23 +1284,15 @@ pub unsafe extern "C" fn latpoly_kem_encapsulate(
         // SAFETY: contract of this function.
         let k = unsafe { kem_by_name(name)? };
         let (_, _, ct_bytes, ss_bytes) = k.sizes();
-        if ct_len != ct_bytes || ss_len != ss_bytes {
-            return Err(latpoly_status::LengthMismatch);
-        }
-        if bytes_overlap(ct, ct_len, ss, ss_len) {
-            return Err(latpoly_status::InvalidParameter);
-        }
+        let (ct, ss) = (Out(ct, ct_len), Out(ss, ss_len));
+        check_pair(&ct, ct_bytes, &ss, ss_bytes)?;
         // The public key is copied first, so `ct` may be the buffer that holds it.
         // SAFETY: contract of this function.
         let pk = unsafe { copied(pk, pk_len)? };
-        let (c, mut s) = lift(k.encapsulate(&pk, &mut latpoly::kem::OsRandom))?;
-        // SAFETY: contract of this function; the outputs are disjoint (checked above) and no
-        // input borrow is live.
-        let (ct, ss) = unsafe { (slice_mut(ct, ct_len)?, slice_mut(ss, ss_len)?) };
-        ct.copy_from_slice(&c);
-        ss.copy_from_slice(&s);
-        s.zeroize();
-        Ok(())
+        let (c, s) = lift(k.encapsulate(&pk, &mut latpoly::kem::OsRandom))?;
+        // SAFETY: contract of this function (the pair was checked above; no input borrow is
+        // live).
+        unsafe { put_pair(ct, &c, ss, s) }
     })
 }
 

@@ -116,13 +116,13 @@ def _int_list(a: Iterable, name: str) -> List[int]:
         raise ValueError(f"{name} must be a sequence of integers") from None
 
 
-def _check_int(x, name: str) -> int:
+def _check_int(x, name: str, bits: int = 64) -> int:
     v = _as_int(x, name)
     if v < 0:
         raise ValueError(f"{name} must be non-negative, got {v}")
-    if v >= 1 << 64:
+    if v >> bits:
         # the Rust side takes 64-bit integers; PyO3 would raise OverflowError, not ValueError
-        raise ValueError(f"{name} must be below 2^64, got {v}")
+        raise ValueError(f"{name} must be below 2^{bits}, got {v}")
     return v
 
 
@@ -315,9 +315,7 @@ def _seed_bytes(seed) -> Optional[bytes]:
         if len(b) != 32:
             raise ValueError(f"seed must be 32 bytes, got {len(b)}")
         return b
-    v = _check_int(seed, "seed")
-    if v >= 1 << 256:
-        raise ValueError("an integer seed must be below 2^256")
+    v = _check_int(seed, "seed", bits=256)
     return v.to_bytes(32, "little")
 
 
