@@ -728,10 +728,14 @@ impl Bfv {
     fn scaled_plain(&self, m: &[u64]) -> RnsPoly {
         let n = self.params.n;
         let mut data = vec![0u64; n * self.q.len()];
-        let rounded: Vec<u64> = m.iter().map(|&x| self.round_part(x)).collect();
+        let rounded = Wiped::new(m.iter().map(|&x| self.round_part(x)).collect::<Vec<u64>>());
         for (i, (md, &d)) in self.q.crt().moduli().iter().zip(&self.delta).enumerate() {
             let dp = md.shoup(d);
-            for ((o, &x), &c) in data[i * n..(i + 1) * n].iter_mut().zip(m).zip(&rounded) {
+            for ((o, &x), &c) in data[i * n..(i + 1) * n]
+                .iter_mut()
+                .zip(m)
+                .zip(rounded.iter())
+            {
                 *o = md.add(md.mul_shoup(md.reduce_u64(x), d, dp), md.reduce_u64(c));
             }
         }
