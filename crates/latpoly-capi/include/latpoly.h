@@ -63,7 +63,8 @@ typedef enum latpoly_status {
   LATPOLY_STATUS_LENGTH_MISMATCH = 2,
   // A coefficient is not below its modulus (or required bound).
   LATPOLY_STATUS_OUT_OF_RANGE = 3,
-  // Invalid parameter: n not a power of two, modulus not an NTT prime, etc.
+  // Invalid parameter: n not a power of two, modulus not an NTT prime, a misaligned pointer,
+  // overlapping output buffers, etc.
   LATPOLY_STATUS_INVALID_PARAMETER = 4,
   // A handle of the wrong type, or operands from different contexts.
   LATPOLY_STATUS_HANDLE_MISMATCH = 5,

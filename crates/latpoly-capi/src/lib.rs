@@ -28,7 +28,7 @@ use latpoly::{Error, NttPlan};
 use std::ffi::{c_char, c_int};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use zeroize::Zeroize;
+use zeroize::Zeroizing;
 
 /// Result of every call.
 #[repr(C)]
@@ -42,7 +42,8 @@ pub enum latpoly_status {
     LengthMismatch = 2,
     /// A coefficient is not below its modulus (or required bound).
     OutOfRange = 3,
-    /// Invalid parameter: n not a power of two, modulus not an NTT prime, etc.
+    /// Invalid parameter: n not a power of two, modulus not an NTT prime, a misaligned pointer,
+    /// overlapping output buffers, etc.
     InvalidParameter = 4,
     /// A handle of the wrong type, or operands from different contexts.
     HandleMismatch = 5,
@@ -1077,9 +1078,13 @@ pub(crate) fn copy_out(dst: &mut [u8], src: &[u8]) -> CResult {
 pub(crate) struct Out(*mut u8, usize);
 
 /// The two outputs of a KEM call (public and secret key, or ciphertext and shared secret),
-/// checked before any work: each of the length the scheme needs
-/// (`LATPOLY_STATUS_LENGTH_MISMATCH`), and disjoint (`LATPOLY_STATUS_INVALID_PARAMETER`).
+/// checked before any work: not NULL (`LATPOLY_STATUS_NULL_POINTER`), each of the length the
+/// scheme needs (`LATPOLY_STATUS_LENGTH_MISMATCH`), and disjoint
+/// (`LATPOLY_STATUS_INVALID_PARAMETER`).
 fn check_pair(a: &Out, a_want: usize, b: &Out, b_want: usize) -> CResult {
+    if a.0.is_null() || b.0.is_null() {
+        return Err(latpoly_status::NullPointer);
+    }
     if a.1 != a_want || b.1 != b_want {
         return Err(latpoly_status::LengthMismatch);
     }
@@ -1095,12 +1100,12 @@ fn check_pair(a: &Out, a_want: usize, b: &Out, b_want: usize) -> CResult {
 /// # Safety
 /// `a` and `b` passed [`check_pair`] for the lengths of `first` and `second`, and are NULL or
 /// valid for writes of their lengths, with no live borrow of their memory.
-unsafe fn put_pair(a: Out, first: &[u8], b: Out, mut second: Vec<u8>) -> CResult {
-    // SAFETY: the caller's contract; the buffers are disjoint (check_pair).
+unsafe fn put_pair(a: Out, first: &[u8], b: Out, second: Zeroizing<Vec<u8>>) -> CResult {
+    // SAFETY: the caller's contract; the buffers are disjoint (check_pair). `second` is wiped
+    // when it drops, on every path.
     let (x, y) = unsafe { (slice_mut(a.0, a.1)?, slice_mut(b.0, b.1)?) };
     x.copy_from_slice(first);
     y.copy_from_slice(&second);
-    second.zeroize();
     Ok(())
 }
 
@@ -1260,7 +1265,7 @@ pub unsafe extern "C" fn latpoly_kem_keypair(
         check_pair(&pk, pk_bytes, &sk, sk_bytes)?;
         let (p, s) = lift(k.keypair(&mut latpoly::kem::OsRandom))?;
         // SAFETY: contract of this function (the pair was checked above).
-        unsafe { put_pair(pk, &p, sk, s) }
+        unsafe { put_pair(pk, &p, sk, Zeroizing::new(s)) }
     })
 }
 
@@ -1292,7 +1297,7 @@ pub unsafe extern "C" fn latpoly_kem_encapsulate(
         let (c, s) = lift(k.encapsulate(&pk, &mut latpoly::kem::OsRandom))?;
         // SAFETY: contract of this function (the pair was checked above; no input borrow is
         // live).
-        unsafe { put_pair(ct, &c, ss, s) }
+        unsafe { put_pair(ct, &c, ss, Zeroizing::new(s)) }
     })
 }
 
@@ -1315,19 +1320,20 @@ pub unsafe extern "C" fn latpoly_kem_decapsulate(
     guard(|| {
         // SAFETY: contract of this function.
         let k = unsafe { kem_by_name(name)? };
+        if ss.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
         if ss_len != k.sizes().3 {
             return Err(latpoly_status::LengthMismatch);
         }
-        // Inputs copied first, so `ss` may overlap them; the secret key's copy is wiped.
+        // Inputs copied first, so `ss` may overlap them; the secret key's copy and the shared
+        // secret are wiped when they drop, on every path.
         // SAFETY: contract of this function.
-        let (ct, mut sk) = unsafe { (copied(ct, ct_len)?, copied(sk, sk_len)?) };
-        let r = k.decapsulate(&sk, &ct);
-        sk.zeroize();
-        let mut s = lift(r)?;
+        let (ct, sk) = unsafe { (copied(ct, ct_len)?, Zeroizing::new(copied(sk, sk_len)?)) };
+        let s = Zeroizing::new(lift(k.decapsulate(&sk, &ct))?);
         // SAFETY: contract of this function; no input borrow is live.
         let ss = unsafe { slice_mut(ss, ss_len)? };
         ss.copy_from_slice(&s);
-        s.zeroize();
         Ok(())
     })
 }
@@ -2165,6 +2171,27 @@ mod tests {
         };
         assert_eq!(st, latpoly_status::LengthMismatch);
         assert!(pk.iter().all(|&b| b == 0xAA) && sk.iter().all(|&b| b == 0xBB));
+        // NULL outputs: NULL_POINTER before any work, whatever the lengths
+        let null = core::ptr::null_mut();
+        // SAFETY: NULL pointers are refused before any access.
+        unsafe {
+            let (n, k) = (name.as_ptr(), sk.as_mut_ptr());
+            assert_eq!(
+                latpoly_kem_keypair(n, null, pkl, null, skl),
+                latpoly_status::NullPointer
+            );
+            assert_eq!(
+                latpoly_kem_keypair(n, null, pkl, k, skl),
+                latpoly_status::NullPointer
+            );
+            assert_eq!(
+                latpoly_kem_keypair(n, null, 1, k, skl),
+                latpoly_status::NullPointer
+            );
+            let st = latpoly_kem_decapsulate(n, null, ssl, pk.as_ptr(), ctl, sk.as_ptr(), skl);
+            assert_eq!(st, latpoly_status::NullPointer);
+        }
+        assert!(sk.iter().all(|&b| b == 0xBB));
         // two outputs in one buffer, overlapping
         let mut both = vec![0u8; pkl + skl];
         let p = both.as_mut_ptr();

@@ -121,7 +121,7 @@ fn bad_input() {
     })
     .is_err());
     // Noise whose values (times 2, plus a message bit) reach q: refused, where it used to wrap
-    // into wrong residues (a Gaussian of sigma 3000 at q = 12289; any Gaussian at q = 17).
+    // into wrong residues (a Gaussian of sigma 3000 at q = 12289, of sigma 3.19 at q = 17).
     for (q, noise) in [
         (12289, Noise::Gaussian(3000.0)),
         (12289, Noise::Gaussian(438.9)), // tail 6145: 2 B + 1 = 12291

@@ -965,7 +965,7 @@ impl Bfv {
     /// `t x / Q ≡ Σ x_i (ω_i + θ_i) (mod t)`. Per prime three 64 x 64 products: `x_i ω_i`
     /// (integer, below `2^94`) and `x_i θ_i` from the two halves of the 128-bit fraction (its
     /// integer and fractional parts summed separately; truncation error below `L 2^-64`). The
-    /// total, below `2^100`, is rounded (top fraction bit) and reduced mod `t` by a 128-bit
+    /// total, below `L 2^95`, is rounded (top fraction bit) and reduced mod `t` by a 128-bit
     /// Barrett step and two masked subtractions. Branch-free in `x`.
     fn scale_and_round_small_t(&self, dec: &DecTables, data: &[u64]) -> Vec<u64> {
         use crate::arith::ct::barrier;
@@ -991,7 +991,8 @@ impl Bfv {
             }
             // Integer part plus the carry out of the fractions, rounded by the top fraction bit.
             let v = a + int + (frac >> 64) + ((frac >> 63) & 1);
-            // v mod t: the quotient estimate floor(v floor(2^128/t) / 2^128) is at most 2 short.
+            // v mod t: the quotient estimate floor(v floor(2^128/t) / 2^128) is at most 1 short
+            // (two masked subtractions, one to spare).
             let qhat = mulhi_u128(v, dec.t_inv);
             let r = v.wrapping_sub(qhat.wrapping_mul(t as u128)) as u64;
             *o = csub(csub(r));
@@ -1205,7 +1206,10 @@ impl Bfv {
         self.check_ct(a)?;
         self.check_plain(m)?;
         let mut c = a.c.clone();
-        c[0].add_assign(&self.scaled_plain(m))?;
+        let mut p = self.scaled_plain(m);
+        let r = c[0].add_assign(&p);
+        p.wipe(); // the plaintext can be read off it
+        r?;
         Ok(BfvCiphertext { c })
     }
 

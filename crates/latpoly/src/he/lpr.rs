@@ -336,7 +336,7 @@ impl Lpr {
         }
         // The noise enters as `factor x + bit` with `factor <= 2` and `|x| <= B` (the Gaussian
         // tail cut or `eta`), reduced into `[0, q)` by one conditional addition of `q`: that
-        // needs `2 B + 1 < q`, or residues wrap (`sigma = 3000` at `q = 12289`, any Gaussian
+        // needs `2 B + 1 < q`, or residues wrap (`sigma = 3000` at `q = 12289`, `sigma = 3.19`
         // at `q = 17`).
         let b = match params.noise {
             Noise::Gaussian(s) => (GAUSSIAN_TAIL_CUT * s).ceil().max(1.0),
