@@ -125,5 +125,14 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// `Ok` when a slice has the length a call needs, else [`Error::LengthMismatch`].
+pub(crate) fn check_len(expected: usize, got: usize) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch { expected, got })
+    }
+}
+
 /// Shorthand for `Result<T, latpoly::Error>`.
 pub type Result<T> = core::result::Result<T, Error>;

@@ -365,6 +365,13 @@ struct DecTables {
     t_inv: u128,
 }
 
+/// `round(Q m / t) mod q_i = Δ m + c mod q_i` from `Δ mod q_i` with its Shoup quotient and
+/// `c = round((Q mod t) m / t)` ([`Bfv::round_part`]), branch-free.
+#[inline(always)]
+fn scaled_residue(md: &crate::arith::Modulus64, (d, dp): (u64, u64), m: u64, c: u64) -> u64 {
+    md.add(md.mul_shoup(md.reduce_u64(m), d, dp), md.reduce_u64(c))
+}
+
 fn low_u64(x: &BigUint, m: u64) -> u64 {
     (x % m).to_u64_digits().first().copied().unwrap_or(0)
 }
@@ -736,7 +743,7 @@ impl Bfv {
                 .zip(m)
                 .zip(rounded.iter())
             {
-                *o = md.add(md.mul_shoup(md.reduce_u64(x), d, dp), md.reduce_u64(c));
+                *o = scaled_residue(md, (d, dp), x, c);
             }
         }
         RnsPoly::from_residues_unchecked(&self.q, data, Representation::Coefficient)
@@ -809,8 +816,7 @@ impl Bfv {
                 .zip(e2.iter())
                 .zip(rounded.iter())
             {
-                // round(Q m / t) mod q_i
-                let dm = md.add(md.mul_shoup(md.reduce_u64(x), d, dp), md.reduce_u64(c));
+                let dm = scaled_residue(md, (d, dp), x, c);
                 *o0 = md.add(md.add(*o0, small_residue(md, a, bound)), dm);
                 *o1 = md.add(*o1, small_residue(md, b, bound));
             }

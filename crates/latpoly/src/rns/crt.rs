@@ -21,7 +21,7 @@
 //! 42-45 ms -> 6-9 ms, residues to big integers 10-12 ms -> 6-9 ms.
 
 use crate::arith::{Modulus, Modulus64};
-use crate::error::{Error, Result};
+use crate::error::{check_len, Error, Result};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::Zero;
 
@@ -365,15 +365,6 @@ impl Crt {
         } else {
             BigInt::from_biguint(Sign::Plus, x)
         }
-    }
-}
-
-/// `Ok` when a slice has the length the CRT needs.
-fn check_len(expected: usize, got: usize) -> Result<()> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch { expected, got })
     }
 }
 

@@ -77,7 +77,7 @@ mod vnni;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-use crate::error::{Error, Result};
+use crate::error::{check_len, Error, Result};
 use crate::isa::Isa;
 use std::sync::OnceLock;
 use toom::Operand;
@@ -218,15 +218,6 @@ impl NtruParams {
     /// ```
     pub const fn s3_bytes(self) -> usize {
         (self.n() - 1).div_ceil(5)
-    }
-}
-
-/// Checks that `len == expected`.
-fn check_len(expected: usize, got: usize) -> Result<()> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch { expected, got })
     }
 }
 

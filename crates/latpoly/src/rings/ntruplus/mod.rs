@@ -293,10 +293,7 @@ impl Coeff for i16 {
 }
 
 fn check_len(got: usize, expected: usize) -> Result<()> {
-    if got != expected {
-        return Err(Error::LengthMismatch { expected, got });
-    }
-    Ok(())
+    crate::error::check_len(expected, got)
 }
 
 /// Checks `|a_i| < q` for all `i` without data-dependent branches (only the error path, which

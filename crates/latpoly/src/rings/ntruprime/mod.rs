@@ -170,10 +170,7 @@ pub const SMALL_BYTES: usize = P.div_ceil(4);
 const ROUNDED_M: u16 = Q.div_ceil(3);
 
 fn check_len(got: usize, expected: usize) -> Result<()> {
-    if got != expected {
-        return Err(Error::LengthMismatch { expected, got });
-    }
-    Ok(())
+    crate::error::check_len(expected, got)
 }
 
 /// Checks `s` holds `P` entries in `{-1, 0, 1}`: a max-reduction of `x + 1` as bytes
