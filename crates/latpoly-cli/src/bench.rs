@@ -1228,8 +1228,8 @@ fn k_rows(rows: &mut Vec<Row>, rounds: usize) {
 
 /// Runs the whole suite (or the workloads whose name starts with `only`) and prints the table.
 pub fn run(opts: BenchOpts) -> Result<(), String> {
-    println!("CPU: {}", crate::cpu::describe());
-    println!();
+    outln!("CPU: {}", crate::cpu::describe());
+    outln!();
     let runs = opts.runs.max(1);
     let mut all = Vec::with_capacity(runs);
     for i in 0..runs {
@@ -1240,18 +1240,18 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
     }
     let rows = &all[runs - 1];
     if runs > 1 {
-        println!("Last of {runs} runs:");
-        println!();
+        outln!("Last of {runs} runs:");
+        outln!();
     }
     print_table(rows);
     if runs > 1 {
-        println!();
+        outln!();
         // Runs in one process share its memory placement (which moves some NTRU rows by up
         // to 45% between processes): separate processes sample that too.
-        println!(
+        outln!(
             "Same-run ratios over {runs} runs in this process (latpoly / peer, lower is better):"
         );
-        println!();
+        outln!();
         print_summary(&summarize(&all));
     }
     if let Some(path) = &opts.json {
@@ -1266,12 +1266,12 @@ pub fn run(opts: BenchOpts) -> Result<(), String> {
             to_json(rows)
         };
         std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
-        println!("wrote {path}");
+        outln!("wrote {path}");
     }
     if let Some(path) = &opts.plot {
         let svg = plot_svg(opts.quick)?;
         std::fs::write(path, svg).map_err(|e| format!("{path}: {e}"))?;
-        println!("wrote {path}");
+        outln!("wrote {path}");
     }
     Ok(())
 }
@@ -1446,11 +1446,11 @@ fn summarize(runs: &[Vec<Row>]) -> Vec<Summary> {
 }
 
 fn print_summary(sums: &[Summary]) {
-    println!("| workload | op | backend | peer | min | median | max | target | met in |");
-    println!("|---|---|---|---|---:|---:|---:|---:|---:|");
+    outln!("| workload | op | backend | peer | min | median | max | target | met in |");
+    outln!("|---|---|---|---|---:|---:|---:|---:|---:|");
     for s in sums {
         let (lo, med, hi) = s.range();
-        println!(
+        outln!(
             "| {} | {} | {} | {} | {lo:.2} | {med:.2} | {hi:.2} | {} | {} |",
             s.workload,
             s.op,
@@ -1485,8 +1485,8 @@ fn summary_json(sums: &[Summary]) -> String {
 }
 
 fn print_table(rows: &[Row]) {
-    println!("| workload | op | backend | latpoly µs | tfhe-ntt µs | ratio | target | other peers µs | note |");
-    println!("|---|---|---|---:|---:|---:|---:|---|---|");
+    outln!("| workload | op | backend | latpoly µs | tfhe-ntt µs | ratio | target | other peers µs | note |");
+    outln!("|---|---|---|---:|---:|---:|---:|---|---|");
     for r in rows {
         let tf = r.tfhe();
         let ratio = tf.map(|t| r.latpoly_us / t);
@@ -1501,7 +1501,7 @@ fn print_table(rows: &[Row]) {
             .filter(|p| p.0 != "tfhe-ntt")
             .map(|p| format!("{} {:.2}", p.0, p.1))
             .collect();
-        println!(
+        outln!(
             "| {} | {} | {} | {:.3} | {} | {} | {} | {} | {} |",
             r.workload,
             r.op,

@@ -5,6 +5,24 @@
 //!   against an exact big-integer computation of sampled coefficients, and prints timings.
 //! * `latpoly info`: backends and limits.
 
+/// `println!` for the command's output: writes through [`write_out`], so a closed standard
+/// output (`latpoly bench | head`) ends the process quietly instead of panicking.
+macro_rules! outln {
+    () => {
+        $crate::write_out(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::write_out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` through [`write_out`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::write_out(format_args!($($arg)*))
+    };
+}
+
 mod bench;
 mod cpu;
 
@@ -23,6 +41,21 @@ const USAGE: &str = "usage:
   latpoly kat NAME [--count N] [--out FILE]                  NIST KAT .rsp of a KEM (default 100 records, stdout)
   latpoly info                                               backends and limits
 ";
+
+/// Writes to standard output. When the reader has gone (a broken pipe), the output is not
+/// wanted any more: the process exits with status 0 at once, as a filter cut short by `head`
+/// does, rather than running the rest of a benchmark for nobody; any other write error ends
+/// it with status 1 and a message.
+fn write_out(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to standard output: {e}");
+        std::process::exit(1);
+    }
+}
 
 fn kat(args: &[String]) -> Result<(), String> {
     let names: Vec<&str> = latpoly::kem::all().iter().map(|k| k.name()).collect();
@@ -46,7 +79,7 @@ fn kat(args: &[String]) -> Result<(), String> {
     let text = latpoly::kem::kat::write_rsp(&latpoly::kem::kat::rsp_header(kem.name()), &records);
     match out {
         Some(path) => std::fs::write(&path, text).map_err(|e| format!("{path}: {e}"))?,
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(())
 }
@@ -151,7 +184,7 @@ fn exact_coeff(a: &[BigUint], b: &[BigUint], k: usize, q: &BigUint) -> BigUint {
 
 fn demo(d: DemoArgs) -> Result<(), String> {
     let ctx = RnsContext::with_prime_bits(d.n, d.bits, d.primes).map_err(|e| e.to_string())?;
-    println!(
+    outln!(
         "latpoly demo: n = {}, {} primes of {} bits (Q has {} bits), backend {}",
         d.n,
         d.primes,
@@ -159,7 +192,7 @@ fn demo(d: DemoArgs) -> Result<(), String> {
         ctx.modulus_bits(),
         ctx.plan(0).isa()
     );
-    println!("moduli: {:?}", ctx.moduli());
+    outln!("moduli: {:?}", ctx.moduli());
     let mut rng = ChaCha20Rng::seed_from_u64(2016);
     let residues = |rng: &mut ChaCha20Rng| -> Vec<u64> {
         ctx.moduli()
@@ -185,7 +218,7 @@ fn demo(d: DemoArgs) -> Result<(), String> {
             ));
         }
     }
-    println!(
+    outln!(
         "check: coefficients {:?} of the product equal the exact big-integer values",
         samples
     );
@@ -219,21 +252,21 @@ fn demo(d: DemoArgs) -> Result<(), String> {
         std::hint::black_box(c.to_biguints());
     });
     let sub = |t: Duration| us(t.saturating_sub(t_clone));
-    println!("\n| operation (all {} limbs) | median µs |", d.primes);
-    println!("|---|---:|");
-    println!("| forward NTT | {:.1} |", sub(t_fwd));
-    println!("| inverse NTT (1/n included) | {:.1} |", sub(t_inv));
-    println!("| pointwise product | {:.1} |", us(t_mul));
-    println!(
+    outln!("\n| operation (all {} limbs) | median µs |", d.primes);
+    outln!("|---|---:|");
+    outln!("| forward NTT | {:.1} |", sub(t_fwd));
+    outln!("| inverse NTT (1/n included) | {:.1} |", sub(t_inv));
+    outln!("| pointwise product | {:.1} |", us(t_mul));
+    outln!(
         "| full negacyclic product (2 forward, pointwise, inverse) | {:.1} |",
         us(t_full)
     );
-    println!(
+    outln!(
         "| exact CRT of all {} coefficients to big integers | {:.1} |",
         d.n,
         us(t_crt)
     );
-    println!(
+    outln!(
         "\n(median of {reps} runs, one thread, backend {})",
         ctx.plan(0).isa()
     );
@@ -242,15 +275,15 @@ fn demo(d: DemoArgs) -> Result<(), String> {
 
 fn info() {
     use latpoly::{NttPlan, NttPlan16, NttPlan32};
-    println!("latpoly {}", env!("CARGO_PKG_VERSION"));
-    println!("cpu: {}", cpu::describe());
+    outln!("latpoly {}", env!("CARGO_PKG_VERSION"));
+    outln!("cpu: {}", cpu::describe());
     match std::env::var("LATPOLY_ISA") {
-        Ok(v) => println!(
+        Ok(v) => outln!(
             "LATPOLY_ISA={v:?}: {}",
             latpoly::Isa::parse(&v)
                 .map_or("unrecognised, ignored".to_string(), |i| format!("cap {i}"))
         ),
-        Err(_) => println!("LATPOLY_ISA not set: no cap"),
+        Err(_) => outln!("LATPOLY_ISA not set: no cap"),
     }
     let q50 = latpoly::primes::ntt_primes(50, 4096, 1).unwrap_or_default();
     let q62 = latpoly::primes::ntt_primes(62, 4096, 1).unwrap_or_default();
@@ -261,31 +294,29 @@ fn info() {
             .join(", ")
     };
     if let (Some(&a), Some(&b)) = (q50.first(), q62.first()) {
-        println!(
+        outln!(
             "u64 lanes, q < 2^50 (n=4096): {}",
             show(NttPlan::available_isas(4096, a))
         );
-        println!(
+        outln!(
             "u64 lanes, q < 2^62 (n=4096): {}",
             show(NttPlan::available_isas(4096, b))
         );
     }
-    println!(
+    outln!(
         "u32 lanes (n=4096): {}",
         show(NttPlan32::available_isas(4096, 40961))
     );
-    println!(
+    outln!(
         "u16 lanes (n=4096): {}",
         show(NttPlan16::available_isas(4096, 12289))
     );
-    println!(
-        "(backends available on this CPU, best first; plans pick the first allowed by the cap)"
-    );
-    println!(
+    outln!("(backends available on this CPU, best first; plans pick the first allowed by the cap)");
+    outln!(
         "sampler keystream (ChaCha20): {}",
         latpoly::sampling::Sampler::stream_isa()
     );
-    println!(
+    outln!(
         "NTRU ring products: {}{}",
         latpoly::rings::ntru::rq_mul_isa(),
         if latpoly::rings::ntru::amx_in_use() {
@@ -294,8 +325,8 @@ fn info() {
             ""
         }
     );
-    println!("ring degree n: powers of two in {MIN_N}..={MAX_N}");
-    println!(
+    outln!("ring degree n: powers of two in {MIN_N}..={MAX_N}");
+    outln!(
         "moduli: u16 lanes q < 2^14, u32 lanes q < 2^30, u64 lanes q < 2^62; q prime, q = 1 mod 2n"
     );
 }
@@ -311,7 +342,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some("-h") | Some("--help") | Some("help") => {
-            print!("{USAGE}");
+            out!("{USAGE}");
             Ok(())
         }
         None => parse_demo(&[]).and_then(demo),
