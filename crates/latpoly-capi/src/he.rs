@@ -150,7 +150,9 @@ pub unsafe extern "C" fn latpoly_sampler_free(sampler: *mut latpoly_sampler) {
     unsafe { free_handle(sampler, |b| b.tag = 0) }
 }
 
-/// Runs `f` on the sampler and an output buffer of `n` elements.
+/// Runs `f` on the sampler and the caller's output buffer of `n` elements, which it fills in
+/// place: no allocation (so no size the allocator refuses, and no copy of secret samples left
+/// behind in freed memory).
 ///
 /// # Safety
 /// `sampler` NULL or live and not used concurrently; `out` NULL or valid for `n` writes.
@@ -158,13 +160,12 @@ unsafe fn fill<T: Copy>(
     sampler: *mut latpoly_sampler,
     out: *mut T,
     n: usize,
-    f: impl FnOnce(&mut Sampler) -> latpoly::Result<Vec<T>>,
+    f: impl FnOnce(&mut Sampler, &mut [T]) -> latpoly::Result<()>,
 ) -> latpoly_status {
     guard(|| {
         // SAFETY: contract of this function.
         let (s, o) = unsafe { (handle_mut(sampler, TAG_SAMPLER)?, slice_mut(out, n)?) };
-        o.copy_from_slice(&lift(f(&mut s.s))?);
-        Ok(())
+        lift(f(&mut s.s, o))
     })
 }
 
@@ -180,7 +181,7 @@ pub unsafe extern "C" fn latpoly_sampler_uniform(
     n: usize,
 ) -> latpoly_status {
     // SAFETY: forwarded contract.
-    unsafe { fill(sampler, out, n, |s| s.uniform(n, q)) }
+    unsafe { fill(sampler, out, n, |s, o| s.fill_uniform(o, q)) }
 }
 
 /// `n` values uniform in `[-bound, bound]`.
@@ -195,7 +196,7 @@ pub unsafe extern "C" fn latpoly_sampler_bounded(
     n: usize,
 ) -> latpoly_status {
     // SAFETY: forwarded contract.
-    unsafe { fill(sampler, out, n, |s| s.bounded(n, bound)) }
+    unsafe { fill(sampler, out, n, |s, o| s.fill_bounded(o, bound)) }
 }
 
 /// `n` values of the centred binomial distribution `CBD_eta` (`1 <= eta <= 32`).
@@ -210,7 +211,7 @@ pub unsafe extern "C" fn latpoly_sampler_cbd(
     n: usize,
 ) -> latpoly_status {
     // SAFETY: forwarded contract.
-    unsafe { fill(sampler, out, n, |s| s.cbd(n, eta)) }
+    unsafe { fill(sampler, out, n, |s, o| s.fill_cbd(o, eta)) }
 }
 
 /// `n` values of the discrete Gaussian of standard deviation `sigma` (constant-time table
@@ -226,7 +227,7 @@ pub unsafe extern "C" fn latpoly_sampler_gaussian(
     n: usize,
 ) -> latpoly_status {
     // SAFETY: forwarded contract.
-    unsafe { fill(sampler, out, n, |s| s.gaussian(n, sigma)) }
+    unsafe { fill(sampler, out, n, |s, o| s.fill_gaussian_sigma(o, sigma)) }
 }
 
 /// `n` values uniform in `{-1, 0, 1}`.
@@ -240,7 +241,12 @@ pub unsafe extern "C" fn latpoly_sampler_ternary(
     n: usize,
 ) -> latpoly_status {
     // SAFETY: forwarded contract.
-    unsafe { fill(sampler, out, n, |s| Ok(s.ternary(n))) }
+    unsafe {
+        fill(sampler, out, n, |s, o| {
+            s.fill_ternary(o);
+            Ok(())
+        })
+    }
 }
 
 /// `n` values in `{-1, 0, 1}` with exactly `weight` nonzero ones (`weight <= n`).
@@ -255,7 +261,7 @@ pub unsafe extern "C" fn latpoly_sampler_ternary_fixed(
     n: usize,
 ) -> latpoly_status {
     // SAFETY: forwarded contract.
-    unsafe { fill(sampler, out, n, |s| s.ternary_fixed(n, weight)) }
+    unsafe { fill(sampler, out, n, |s, o| s.fill_ternary_fixed(o, weight)) }
 }
 
 // The distributions of [`latpoly_sampler_poly`] (plain integer constants rather than a C enum:

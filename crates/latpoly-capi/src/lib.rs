@@ -2261,4 +2261,76 @@ mod tests {
         // SAFETY: the plan from latpoly_ntt_plan_new, freed once.
         unsafe { latpoly_ntt_plan_free(plan) };
     }
+
+    /// The C samplers fill the caller's buffer with exactly the values of the core sampler of
+    /// the same seed (the same calls, in the same order), and refuse bad parameters before
+    /// writing anything.
+    #[test]
+    fn samplers_match_the_core_streams() {
+        use crate::he::*;
+        use latpoly::sampling::Sampler;
+        let seed = [9u8; 32];
+        let mut c: *mut latpoly_sampler = core::ptr::null_mut();
+        // SAFETY: 32-byte seed, valid out-pointer.
+        let st = unsafe { latpoly_sampler_new(seed.as_ptr(), &mut c) };
+        assert_eq!(st, latpoly_status::Ok);
+        let mut r = Sampler::from_seed(seed);
+        let n = 1000;
+        let mut u = vec![0u64; n];
+        let mut i = vec![0i64; n];
+        // SAFETY: every call below gets a live sampler and buffers of n elements (one
+        // NULL, refused); the sampler is freed once, last.
+        unsafe {
+            assert_eq!(
+                latpoly_sampler_uniform(c, 12289, u.as_mut_ptr(), n),
+                latpoly_status::Ok
+            );
+            assert_eq!(u, r.uniform(n, 12289).unwrap());
+            assert_eq!(
+                latpoly_sampler_bounded(c, 7, i.as_mut_ptr(), n),
+                latpoly_status::Ok
+            );
+            assert_eq!(i, r.bounded(n, 7).unwrap());
+            assert_eq!(
+                latpoly_sampler_cbd(c, 3, i.as_mut_ptr(), n),
+                latpoly_status::Ok
+            );
+            assert_eq!(i, r.cbd(n, 3).unwrap());
+            assert_eq!(
+                latpoly_sampler_gaussian(c, 3.19, i.as_mut_ptr(), n),
+                latpoly_status::Ok
+            );
+            assert_eq!(i, r.gaussian(n, 3.19).unwrap());
+            assert_eq!(
+                latpoly_sampler_ternary(c, i.as_mut_ptr(), n),
+                latpoly_status::Ok
+            );
+            assert_eq!(i, r.ternary(n).unwrap());
+            let st = latpoly_sampler_ternary_fixed(c, 64, i.as_mut_ptr(), n);
+            assert_eq!(st, latpoly_status::Ok);
+            assert_eq!(i, r.ternary_fixed(n, 64).unwrap());
+            // Refusals leave the buffer as it was.
+            let before = i.clone();
+            let bad = [
+                latpoly_sampler_cbd(c, 0, i.as_mut_ptr(), n),
+                latpoly_sampler_gaussian(c, -1.0, i.as_mut_ptr(), n),
+                latpoly_sampler_gaussian(c, f64::NAN, i.as_mut_ptr(), n),
+                latpoly_sampler_ternary_fixed(c, n + 1, i.as_mut_ptr(), n),
+                latpoly_sampler_bounded(c, u64::MAX, i.as_mut_ptr(), n),
+            ];
+            assert!(
+                bad.iter().all(|&st| st == latpoly_status::InvalidParameter),
+                "{bad:?}"
+            );
+            assert_eq!(i, before);
+            assert_eq!(
+                latpoly_sampler_uniform(c, 0, u.as_mut_ptr(), n),
+                latpoly_status::InvalidParameter
+            );
+            // A NULL buffer is refused, even for no values.
+            let st = latpoly_sampler_ternary(c, core::ptr::null_mut(), 0);
+            assert_eq!(st, latpoly_status::NullPointer);
+            latpoly_sampler_free(c);
+        }
+    }
 }

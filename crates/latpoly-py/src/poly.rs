@@ -342,13 +342,7 @@ impl Sampler {
     }
 
     fn ternary<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        // Allocated here, fallibly (the core's `ternary` allocates with `vec!`, which panics
-        // on a size it cannot hold, and a panic inside `with` poisoned the sampler).
-        let mut v: Vec<i64> = Vec::new();
-        v.try_reserve_exact(n)
-            .map_err(|_| PyValueError::new_err(format!("cannot allocate {n} samples")))?;
-        v.resize(n, 0);
-        self.with(py, |s| s.fill_ternary(&mut v))?;
+        let v = self.with(py, |s| s.ternary(n))?.map_err(value_error)?;
         Ok(vec_i64(py, v))
     }
 

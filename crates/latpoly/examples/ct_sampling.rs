@@ -87,7 +87,7 @@ fn run_all() -> usize {
     sink(s.gaussian_with(&table, 16).unwrap());
     calls += 2;
 
-    sink(s.ternary(128));
+    sink(s.ternary(128).unwrap());
     calls += 1;
     for (n, w) in [
         (64usize, 0usize),

@@ -296,7 +296,7 @@ fn everything(s: &mut Sampler, ctx: &std::sync::Arc<RnsContext>) -> Vec<i128> {
     out.extend(s.bounded(50, 1 << 40).unwrap().into_iter().map(i128::from));
     out.extend(s.cbd(50, 3).unwrap().into_iter().map(i128::from));
     out.extend(s.gaussian(50, 3.19).unwrap().into_iter().map(i128::from));
-    out.extend(s.ternary(50).into_iter().map(i128::from));
+    out.extend(s.ternary(50).unwrap().into_iter().map(i128::from));
     out.extend(s.ternary_fixed(50, 10).unwrap().into_iter().map(i128::from));
     out.extend(
         s.uniform_poly(ctx)
@@ -364,7 +364,7 @@ fn stream_is_stable_across_versions() {
         s.bounded(4, 1000).unwrap(),
         s.cbd(4, 2).unwrap(),
         s.gaussian(4, 3.19).unwrap(),
-        s.ternary(4),
+        s.ternary(4).unwrap(),
         s.ternary_fixed(6, 3).unwrap(),
     );
     let want = KNOWN_ANSWERS;
@@ -415,7 +415,7 @@ fn fill_variants_match_allocating_variants() {
     b.fill_cbd(&mut ibuf, 5).unwrap();
     assert_eq!(a.cbd(100, 5).unwrap(), ibuf);
     b.fill_ternary(&mut ibuf);
-    assert_eq!(a.ternary(100), ibuf);
+    assert_eq!(a.ternary(100).unwrap(), ibuf);
     b.fill_ternary_fixed(&mut ibuf, 31).unwrap();
     assert_eq!(a.ternary_fixed(100, 31).unwrap(), ibuf);
     let t = GaussianCdt::new(2.5).unwrap();
@@ -447,7 +447,10 @@ fn poly_variants_match_vector_variants() {
         centered(&a.cbd_poly(&ctx, 4).unwrap()),
         as_big(&b.cbd(64, 4).unwrap())
     );
-    assert_eq!(centered(&a.ternary_poly(&ctx)), as_big(&b.ternary(64)));
+    assert_eq!(
+        centered(&a.ternary_poly(&ctx)),
+        as_big(&b.ternary(64).unwrap())
+    );
     assert_eq!(
         centered(&a.ternary_fixed_poly(&ctx, 9).unwrap()),
         as_big(&b.ternary_fixed(64, 9).unwrap())
@@ -546,9 +549,10 @@ fn cbd_values_are_within_eta() {
 
 #[test]
 fn ternary_values_are_ternary() {
-    let v = seeded(13).ternary(10_000);
+    let v = seeded(13).ternary(10_000).unwrap();
     assert!(v.iter().all(|x| (-1..=1).contains(x)));
-    assert!(seeded(13).ternary(0).is_empty());
+    assert!(seeded(13).ternary(0).unwrap().is_empty());
+    assert!(seeded(13).ternary(usize::MAX / 8).is_err());
 }
 
 #[test]
@@ -685,7 +689,7 @@ fn cbd_fits_exact_binomial() {
 
 #[test]
 fn ternary_fits() {
-    let v = seeded(40).ternary(300_000);
+    let v = seeded(40).ternary(300_000).unwrap();
     assert_fits("ternary", &histogram(&v, -1, 1), &[1.0 / 3.0; 3]);
     // Consecutive pairs are independent: 9 outcomes, 1/9 each.
     let pairs: Vec<i64> = v

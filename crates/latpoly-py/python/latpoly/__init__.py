@@ -230,7 +230,10 @@ class NttPlan:
 
     @staticmethod
     def available_isas(n: int, q: int) -> List[str]:
-        """Backends this CPU can run for (n, q), best first (always ends with 'scalar')."""
+        """Backends this CPU offers for size n modulo q, best first (always ends with 'scalar').
+
+        Does not check that (n, q) admits a transform at all; the constructor does.
+        """
         n, q = _check_int(n, "n"), _check_int(q, "q")
         if n > _U64_MAX or q > _U64_MAX:
             raise ValueError("n and q must fit in 64 bits")

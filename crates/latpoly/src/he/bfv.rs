@@ -786,7 +786,7 @@ impl Bfv {
         }
         // Same draws, in the same order, as ternary_poly and gaussian_poly.
         let n = self.params.n;
-        let u = Wiped::new(rng.ternary(n));
+        let u = Wiped::new(rng.ternary(n)?);
         let e1 = Wiped::new(rng.gaussian(n, self.params.sigma)?);
         let e2 = Wiped::new(rng.gaussian(n, self.params.sigma)?);
         let bound = ((GAUSSIAN_TAIL_CUT * self.params.sigma).ceil() as u64).max(1);

@@ -170,8 +170,10 @@ impl<W: Word> Plan<W> {
         Self::with_isa(n, q, isa)
     }
 
-    /// Backends usable for `(n, q)` on this CPU, best first (always ends with `Scalar`).
-    /// Ignores `LATPOLY_ISA`.
+    /// Backends this CPU offers for a transform of size `n` modulo `q`, best first (always
+    /// ends with `Scalar`): those whose lanes hold `q` and whose vectors `n` fills. Ignores
+    /// `LATPOLY_ISA`. It does not check that `(n, q)` admits a transform at all (`n` a power of
+    /// two in range, `q` a prime `≡ 1 (mod 2n)`); [`Self::new`] does.
     ///
     /// ```
     /// use latpoly::{Isa, NttPlan};

@@ -332,6 +332,24 @@ impl Sampler {
         }
     }
 
+    /// Fills `out` with discrete Gaussian samples of standard deviation `sigma` (no allocation
+    /// but the table, kept for the next call with the same `sigma` as [`Sampler::gaussian`]
+    /// keeps it). Errors as [`GaussianCdt::new`].
+    ///
+    /// ```
+    /// let mut s = latpoly::sampling::Sampler::from_seed([6; 32]);
+    /// let mut buf = [0i64; 1024];
+    /// s.fill_gaussian_sigma(&mut buf, 3.19)?;
+    /// assert_eq!(buf.to_vec(), latpoly::sampling::Sampler::from_seed([6; 32]).gaussian(1024, 3.19)?);
+    /// assert!(s.fill_gaussian_sigma(&mut buf, 0.0).is_err());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn fill_gaussian_sigma(&mut self, out: &mut [i64], sigma: f64) -> Result<()> {
+        let table = self.cached_table(sigma)?;
+        self.fill_gaussian(&table, out);
+        Ok(())
+    }
+
     /// A polynomial with discrete Gaussian coefficients, reduced into every limb of `ctx`
     /// (coefficient representation). Errors as [`Sampler::gaussian`].
     ///

@@ -101,11 +101,12 @@ use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 /// ```
 /// use latpoly::sampling::Sampler;
 /// let mut os = Sampler::new(); // seeded from the OS CSPRNG
-/// let v = os.ternary(16);
+/// let v = os.ternary(16)?;
 /// assert!(v.iter().all(|x| (-1..=1).contains(x)));
 /// let mut a = Sampler::from_seed([1; 32]);
 /// let mut b = Sampler::from_seed([1; 32]);
 /// assert_eq!(a.cbd(32, 2).unwrap(), b.cbd(32, 2).unwrap());
+/// # Ok::<(), latpoly::Error>(())
 /// ```
 pub struct Sampler {
     rng: Box<chacha::ChaCha20>,

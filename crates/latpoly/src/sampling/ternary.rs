@@ -23,25 +23,23 @@ use crate::secret::Wiped;
 use std::sync::Arc;
 
 impl Sampler {
-    /// `n` values uniform in `{-1, 0, 1}`. Constant time.
-    ///
-    /// # Panics
-    ///
-    /// Only if `n` values cannot be allocated (like `vec![0; n]`); use
-    /// [`Sampler::fill_ternary`] with your own buffer to avoid allocating.
+    /// `n` values uniform in `{-1, 0, 1}`. Constant time. Errors: `n` values cannot be
+    /// allocated ([`Sampler::fill_ternary`] fills a buffer of your own instead).
     ///
     /// ```
     /// let mut s = latpoly::sampling::Sampler::from_seed([4; 32]);
-    /// let v = s.ternary(300);
+    /// let v = s.ternary(300)?;
     /// for t in -1..=1 {
     ///     assert!(v.contains(&t));
     /// }
     /// assert!(v.iter().all(|x| (-1..=1).contains(x)));
+    /// assert!(s.ternary(1 << 61).is_err()); // 2^64 bytes: refused, not a panic or an abort
+    /// # Ok::<(), latpoly::Error>(())
     /// ```
-    pub fn ternary(&mut self, n: usize) -> Vec<i64> {
-        let mut v = vec![0i64; n];
+    pub fn ternary(&mut self, n: usize) -> Result<Vec<i64>> {
+        let mut v = try_zeroed(n)?;
         self.fill_ternary(&mut v);
-        v
+        Ok(v)
     }
 
     /// Fills `out` with values uniform in `{-1, 0, 1}`.
@@ -119,7 +117,9 @@ impl Sampler {
     /// assert!(s.to_centered_bigints().iter().all(|c| c.magnitude() <= &1u32.into()));
     /// ```
     pub fn ternary_poly(&mut self, ctx: &Arc<RnsContext>) -> RnsPoly {
-        let v = Wiped::new(self.ternary(ctx.n()));
+        // A context's n (at most `ntt::MAX_N`) always allocates, as its polynomials do.
+        let mut v = Wiped::new(vec![0i64; ctx.n()]);
+        self.fill_ternary(&mut v);
         small_poly(ctx, v, 1)
     }
 
