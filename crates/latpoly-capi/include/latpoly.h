@@ -1,4 +1,4 @@
-/* latpoly C API. Every function returns a latpoly_status; 0 (LATPOLY_OK) is success. */
+/* latpoly C API. Every call that can fail returns a latpoly_status, LATPOLY_STATUS_OK (0) on success; the *_free calls return nothing, latpoly_status_message and latpoly_version a static string. */
 
 #ifndef LATPOLY_H
 #define LATPOLY_H
@@ -80,8 +80,11 @@ typedef enum latpoly_status {
 extern "C" {
 #endif // __cplusplus
 
-// A static NUL-terminated description of `status`.
-const char *latpoly_status_message(enum latpoly_status status);
+// A static NUL-terminated description of `status`, a `latpoly_status` value; any other
+// value (from a newer library, or not a status at all) reads "unknown status". The parameter
+// is an `int`, not the enumeration: a value outside the enumeration would be undefined
+// behaviour in a Rust `enum`.
+const char *latpoly_status_message(int status);
 
 // The library version as a static NUL-terminated string.
 const char *latpoly_version(void);

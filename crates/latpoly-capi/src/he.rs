@@ -4,8 +4,9 @@
 //! [`latpoly_status`], handles carry a type tag, panics are caught at the boundary.
 
 use crate::{
-    copied, copy_out, guard, handle, handle_mut, latpoly_rns_context, latpoly_rns_poly,
-    latpoly_status, lift, put, put_poly, slice, slice_mut, write, TAG_CTX, TAG_POLY,
+    copied, copy_out, free_tagged, guard, handle, handle_mut, latpoly_rns_context,
+    latpoly_rns_poly, latpoly_status, lift, put, put_poly, slice, slice_mut, write, TAG_CTX,
+    TAG_POLY,
 };
 use latpoly::he::bfv::{
     Bfv, BfvCiphertext, BfvGaloisKeys, BfvParams, BfvPublicKey, BfvRelinKey, BfvSecretKey,
@@ -93,18 +94,6 @@ pub struct latpoly_lpr_secret_key {
     sk: LprSecretKey,
 }
 
-/// Releases a boxed handle after clearing its tag (NULL is ignored).
-///
-/// # Safety
-/// `p` must be NULL or a handle of type `T` from this library, not freed before.
-unsafe fn free_handle<T>(p: *mut T, clear_tag: impl FnOnce(&mut T)) {
-    if !p.is_null() {
-        // SAFETY: created by Box::into_raw in this library and not freed before.
-        let mut b = unsafe { Box::from_raw(p) };
-        clear_tag(&mut b);
-    }
-}
-
 // ----- samplers
 
 /// Creates a sampler: ChaCha20 seeded with the 32 bytes at `seed`, or from the operating
@@ -147,7 +136,7 @@ pub unsafe extern "C" fn latpoly_sampler_new(
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_sampler_free(sampler: *mut latpoly_sampler) {
     // SAFETY: contract of this function.
-    unsafe { free_handle(sampler, |b| b.tag = 0) }
+    unsafe { free_tagged(sampler, TAG_SAMPLER) }
 }
 
 /// Runs `f` on the sampler and the caller's output buffer of `n` elements, which it fills in
@@ -375,7 +364,7 @@ pub unsafe extern "C" fn latpoly_bfv_new(
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_bfv_free(bfv: *mut latpoly_bfv) {
     // SAFETY: contract of this function.
-    unsafe { free_handle(bfv, |b| b.tag = 0) }
+    unsafe { free_tagged(bfv, TAG_BFV) }
 }
 
 /// A new handle of the instance's RNS context (the basis `Q` of its ciphertexts), for
@@ -435,7 +424,7 @@ pub unsafe extern "C" fn latpoly_bfv_keygen(
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_bfv_keys_free(keys: *mut latpoly_bfv_keys) {
     // SAFETY: contract of this function.
-    unsafe { free_handle(keys, |b| b.tag = 0) }
+    unsafe { free_tagged(keys, TAG_BFV_KEYS) }
 }
 
 /// Releases a ciphertext (NULL is ignored).
@@ -445,7 +434,7 @@ pub unsafe extern "C" fn latpoly_bfv_keys_free(keys: *mut latpoly_bfv_keys) {
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_bfv_ciphertext_free(ct: *mut latpoly_bfv_ciphertext) {
     // SAFETY: contract of this function.
-    unsafe { free_handle(ct, |b| b.tag = 0) }
+    unsafe { free_tagged(ct, TAG_BFV_CT) }
 }
 
 /// # Safety
@@ -1250,7 +1239,7 @@ pub unsafe extern "C" fn latpoly_lpr_new(n: usize, out: *mut *mut latpoly_lpr) -
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_lpr_free(lpr: *mut latpoly_lpr) {
     // SAFETY: contract of this function.
-    unsafe { free_handle(lpr, |b| b.tag = 0) }
+    unsafe { free_tagged(lpr, TAG_LPR) }
 }
 
 /// The degree `n`, the modulus `q` and the message length in bytes (any output pointer may be
@@ -1332,7 +1321,7 @@ pub unsafe extern "C" fn latpoly_lpr_keygen(
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_lpr_public_key_free(pk: *mut latpoly_lpr_public_key) {
     // SAFETY: contract of this function.
-    unsafe { free_handle(pk, |b| b.tag = 0) }
+    unsafe { free_tagged(pk, TAG_LPR_PK) }
 }
 
 /// Releases a secret key (NULL is ignored); it is wiped.
@@ -1342,7 +1331,7 @@ pub unsafe extern "C" fn latpoly_lpr_public_key_free(pk: *mut latpoly_lpr_public
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_lpr_secret_key_free(sk: *mut latpoly_lpr_secret_key) {
     // SAFETY: contract of this function.
-    unsafe { free_handle(sk, |b| b.tag = 0) }
+    unsafe { free_tagged(sk, TAG_LPR_SK) }
 }
 
 /// Writes the public key `(a, b)` as `len = 2 n` values below `q` (`a` first) to `out`.
@@ -1533,7 +1522,8 @@ pub unsafe extern "C" fn latpoly_lpr_decrypt_batch(
             0 => None,
             t => Some(lift(latpoly::parallel::Threads::new(t))?),
         };
-        let out = lift(l.lpr.decrypt_batch(&k.sk, &cts, pool.as_ref()))?;
+        // The plaintexts are the caller's secrets: the intermediate copy is wiped.
+        let out = zeroize::Zeroizing::new(lift(l.lpr.decrypt_batch(&k.sk, &cts, pool.as_ref()))?);
         // SAFETY: contract of this function.
         let m = unsafe { slice_mut(msg, msg_len)? };
         m.copy_from_slice(&out);

@@ -1,12 +1,14 @@
 //! C ABI of latpoly: opaque handles, status codes, no aborts across the boundary.
 //!
-//! * Every function returns a [`latpoly_status`]; `LATPOLY_STATUS_OK` (0) is success.
+//! * Every call that can fail returns a [`latpoly_status`]; `LATPOLY_STATUS_OK` (0) is
+//!   success. The `*_free` calls return nothing, `latpoly_status_message` and
+//!   `latpoly_version` a static string.
 //! * Handles (`latpoly_ntt_plan`, `latpoly_rns_context`, `latpoly_rns_poly`, and in `he.rs`
 //!   `latpoly_sampler`, `latpoly_bfv`, `latpoly_bfv_keys`, `latpoly_bfv_ciphertext`,
 //!   `latpoly_lpr`, `latpoly_lpr_public_key`, `latpoly_lpr_secret_key`) are created by the
 //!   `*_new` functions and by the calls that return new objects (key generation, encryption,
 //!   the ciphertext operations, polynomial arithmetic, the `*_from_bytes` readers), and released
-//!   by the matching `*_free` (which accepts NULL).
+//!   by the matching `*_free` (which accepts NULL, and ignores a handle of another type).
 //! * Objects go to bytes in two calls, `*_serialized_len` then `*_to_bytes` into a buffer of
 //!   exactly that length, and come back with `*_from_bytes` (`LATPOLY_STATUS_MALFORMED` for bad
 //!   bytes, `LATPOLY_STATUS_HANDLE_MISMATCH` for another context's).
@@ -123,6 +125,30 @@ pub(crate) unsafe fn handle<'a, T>(p: *const T, tag: u64) -> Result<&'a T, latpo
     Ok(unsafe { &*p })
 }
 
+/// Releases a handle of type `T`, whose tag is `tag` (NULL is ignored). A pointer to a handle
+/// of another type (another tag) is left alone: freeing it as a `T` would be undefined
+/// behaviour, and the free calls return no status to report the mistake with. The tag is
+/// cleared before the memory is released, so a stale copy of the pointer reads as
+/// `HANDLE_MISMATCH` while the memory is not reused (a best effort only: any use of a freed
+/// handle, a second free included, is undefined behaviour).
+///
+/// # Safety
+/// `p` must be NULL or point to a live handle of this library (of any type).
+pub(crate) unsafe fn free_tagged<T>(p: *mut T, tag: u64) {
+    if p.is_null() {
+        return;
+    }
+    // SAFETY: every handle type is #[repr(C)] with a u64 tag first, and `p` points to a live
+    // handle (contract), so its first 8 bytes are readable and initialised.
+    if unsafe { (p as *const u64).read() } != tag {
+        return;
+    }
+    // SAFETY: as above, writable; volatile, so the store is not dropped as dead before the free.
+    unsafe { (p as *mut u64).write_volatile(0) };
+    // SAFETY: the tag proves `p` is a `T` from `Box::into_raw` in this library, live (contract).
+    drop(unsafe { Box::from_raw(p) });
+}
+
 /// # Safety
 /// As [`handle`], for mutable access with no other live reference.
 pub(crate) unsafe fn handle_mut<'a, T>(p: *mut T, tag: u64) -> Result<&'a mut T, latpoly_status> {
@@ -187,19 +213,35 @@ pub(crate) unsafe fn write<T>(p: *mut T, v: T) -> CResult {
     Ok(())
 }
 
-/// A static NUL-terminated description of `status`.
+/// A static NUL-terminated description of `status`, a `latpoly_status` value; any other
+/// value (from a newer library, or not a status at all) reads "unknown status". The parameter
+/// is an `int`, not the enumeration: a value outside the enumeration would be undefined
+/// behaviour in a Rust `enum`.
 #[no_mangle]
-pub extern "C" fn latpoly_status_message(status: latpoly_status) -> *const c_char {
-    let s: &'static [u8] = match status {
-        latpoly_status::Ok => b"ok\0",
-        latpoly_status::NullPointer => b"a required pointer was NULL\0",
-        latpoly_status::LengthMismatch => b"a buffer length does not match\0",
-        latpoly_status::OutOfRange => b"a coefficient is out of range\0",
-        latpoly_status::InvalidParameter => b"invalid parameter\0",
-        latpoly_status::HandleMismatch => b"handle of the wrong type or different contexts\0",
-        latpoly_status::Representation => b"wrong representation (coefficient vs NTT)\0",
-        latpoly_status::Malformed => b"malformed encoded data\0",
-        latpoly_status::Internal => b"internal error\0",
+pub extern "C" fn latpoly_status_message(status: c_int) -> *const c_char {
+    use latpoly_status as S;
+    let known = [
+        S::Ok,
+        S::NullPointer,
+        S::LengthMismatch,
+        S::OutOfRange,
+        S::InvalidParameter,
+        S::HandleMismatch,
+        S::Representation,
+        S::Malformed,
+        S::Internal,
+    ];
+    let s: &'static [u8] = match known.into_iter().find(|&k| k as c_int == status) {
+        Some(S::Ok) => b"ok\0",
+        Some(S::NullPointer) => b"a required pointer was NULL\0",
+        Some(S::LengthMismatch) => b"a buffer length does not match\0",
+        Some(S::OutOfRange) => b"a coefficient is out of range\0",
+        Some(S::InvalidParameter) => b"invalid parameter\0",
+        Some(S::HandleMismatch) => b"handle of the wrong type or different contexts\0",
+        Some(S::Representation) => b"wrong representation (coefficient vs NTT)\0",
+        Some(S::Malformed) => b"malformed encoded data\0",
+        Some(S::Internal) => b"internal error\0",
+        None => b"unknown status\0",
     };
     s.as_ptr() as *const c_char
 }
@@ -296,11 +338,8 @@ pub unsafe extern "C" fn latpoly_ntt_plan_new(
 /// `plan` must be NULL or a plan from [`latpoly_ntt_plan_new`] not freed before.
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_ntt_plan_free(plan: *mut latpoly_ntt_plan) {
-    if !plan.is_null() {
-        // SAFETY: created by Box::into_raw in latpoly_ntt_plan_new and not freed before.
-        let mut b = unsafe { Box::from_raw(plan) };
-        b.tag = 0;
-    }
+    // SAFETY: contract of this function.
+    unsafe { free_tagged(plan, TAG_PLAN) }
 }
 
 /// Writes the name of the plan's backend (`"scalar"`, `"avx2"`, `"avx512"`, `"avx512ifma"`,
@@ -389,13 +428,15 @@ pub unsafe extern "C" fn latpoly_ntt_multiply(
         if !overlaps(a, out, len) && !overlaps(b, out, len) {
             // SAFETY: contract of this function; `out` overlaps neither input.
             let (a, b, out) = unsafe { (slice(a, len)?, slice(b, len)?, slice_mut(out, len)?) };
-            let mut scratch = vec![0u64; len];
+            // The scratch ends holding the transform of `b`, which may be secret: wiped.
+            let mut scratch = Zeroizing::new(vec![0u64; len]);
             return lift(p.plan.multiply_into(a, b, out, &mut scratch));
         }
         let c = {
             // SAFETY: as above.
             let (a, b) = unsafe { (slice(a, len)?, slice(b, len)?) };
-            lift(p.plan.multiply(a, b))?
+            // The product (a copy of the caller's output) is wiped once copied out.
+            Zeroizing::new(lift(p.plan.multiply(a, b))?)
         };
         // SAFETY: as above.
         let out = unsafe { slice_mut(out, len)? };
@@ -524,11 +565,8 @@ pub unsafe extern "C" fn latpoly_rns_context_new(
 /// `ctx` must be NULL or a context from [`latpoly_rns_context_new`] not freed before.
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_rns_context_free(ctx: *mut latpoly_rns_context) {
-    if !ctx.is_null() {
-        // SAFETY: created by Box::into_raw and not freed before.
-        let mut b = unsafe { Box::from_raw(ctx) };
-        b.tag = 0;
-    }
+    // SAFETY: contract of this function.
+    unsafe { free_tagged(ctx, TAG_CTX) }
 }
 
 /// A polynomial from `len = L·n` residues laid out limb by limb (`data[i*n + j] < q_i`), in
@@ -565,11 +603,8 @@ pub unsafe extern "C" fn latpoly_rns_poly_from_residues(
 /// `poly` must be NULL or a polynomial from this library not freed before.
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_rns_poly_free(poly: *mut latpoly_rns_poly) {
-    if !poly.is_null() {
-        // SAFETY: created by Box::into_raw and not freed before.
-        let mut b = unsafe { Box::from_raw(poly) };
-        b.tag = 0;
-    }
+    // SAFETY: contract of this function.
+    unsafe { free_tagged(poly, TAG_POLY) }
 }
 
 /// Copies the `L·n` residues (limb by limb) to `out`; `*is_ntt` (if not NULL) receives 1 for
@@ -2331,6 +2366,55 @@ mod tests {
             let st = latpoly_sampler_ternary(c, core::ptr::null_mut(), 0);
             assert_eq!(st, latpoly_status::NullPointer);
             latpoly_sampler_free(c);
+        }
+    }
+
+    /// A free call given a handle of another type leaves it alone (the handle stays usable
+    /// and is freed by its own call); status messages for values outside the enumeration.
+    #[test]
+    fn frees_ignore_other_types_and_messages_cover_any_int() {
+        let moduli = [7681u64, 12289];
+        let mut ctx: *mut latpoly_rns_context = core::ptr::null_mut();
+        // SAFETY: two moduli, a valid out-pointer.
+        let st = unsafe { latpoly_rns_context_new(16, moduli.as_ptr(), 2, &mut ctx) };
+        assert_eq!(st, latpoly_status::Ok);
+        // SAFETY: `ctx` is a live handle of this library, of another type than each free's;
+        // each call reads its tag and ignores it.
+        unsafe {
+            latpoly_rns_poly_free(ctx.cast());
+            latpoly_ntt_plan_free(ctx.cast());
+            crate::he::latpoly_sampler_free(ctx.cast());
+            crate::he::latpoly_bfv_free(ctx.cast());
+            crate::he::latpoly_lpr_secret_key_free(ctx.cast());
+        }
+        let mut count = 0usize;
+        // SAFETY: `ctx` still live (nothing freed it), a valid output.
+        let st = unsafe {
+            latpoly_rns_context_info(
+                ctx,
+                core::ptr::null_mut(),
+                &mut count,
+                core::ptr::null_mut(),
+            )
+        };
+        assert_eq!((st, count), (latpoly_status::Ok, 2));
+        // SAFETY: the context from latpoly_rns_context_new, freed once.
+        unsafe { latpoly_rns_context_free(ctx) };
+
+        let text = |v: c_int| {
+            // SAFETY: the call returns a static NUL-terminated string.
+            unsafe { std::ffi::CStr::from_ptr(latpoly_status_message(v)) }
+                .to_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(text(latpoly_status::Ok as c_int), "ok");
+        assert_eq!(text(latpoly_status::Internal as c_int), "internal error");
+        for v in 0..=8 {
+            assert_ne!(text(v), "unknown status", "{v}");
+        }
+        for v in [-1, 9, 42, c_int::MAX, c_int::MIN] {
+            assert_eq!(text(v), "unknown status", "{v}");
         }
     }
 }

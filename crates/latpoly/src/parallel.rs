@@ -39,20 +39,26 @@ pub struct Threads {
     pool: rayon::ThreadPool,
 }
 
+/// The most workers a [`Threads`] pool takes: far above any core count these kernels scale
+/// to, and a bound on what one call can ask of the operating system (a count from an
+/// unchecked `size_t` would otherwise start tens of thousands of threads).
+pub const MAX_THREADS: usize = 1024;
+
 impl Threads {
-    /// A pool of `threads` workers (`threads >= 1`).
+    /// A pool of `threads` workers (`1 <= threads <= MAX_THREADS`).
     ///
     /// ```
-    /// use latpoly::{parallel::Threads, Error};
+    /// use latpoly::{parallel::{Threads, MAX_THREADS}, Error};
     /// assert_eq!(Threads::new(1)?.len(), 1);
     /// assert!(matches!(Threads::new(0), Err(Error::InvalidArgument(_))));
+    /// assert!(matches!(Threads::new(MAX_THREADS + 1), Err(Error::InvalidArgument(_))));
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn new(threads: usize) -> Result<Threads> {
-        if threads == 0 {
-            return Err(Error::InvalidArgument(
-                "thread count must be at least 1".into(),
-            ));
+        if !(1..=MAX_THREADS).contains(&threads) {
+            return Err(Error::InvalidArgument(format!(
+                "thread count {threads} must be in 1..={MAX_THREADS}"
+            )));
         }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -38,7 +38,18 @@ mod private {
 /// assert_eq!(<u32 as Word>::MAX_MODULUS_BITS, 30);
 /// ```
 pub trait Word:
-    private::Sealed + Copy + Clone + Eq + Ord + Default + Debug + Hash + Send + Sync + 'static
+    private::Sealed
+    + Copy
+    + Clone
+    + Eq
+    + Ord
+    + Default
+    + Debug
+    + Hash
+    + Send
+    + Sync
+    + zeroize::DefaultIsZeroes
+    + 'static
 {
     /// Width of the word in bits.
     const BITS: u32;

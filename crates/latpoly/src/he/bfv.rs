@@ -387,7 +387,8 @@ impl Bfv {
     /// assert_eq!(bfv.context().moduli(), &p.moduli[..]);
     /// assert!(Bfv::new(BfvParams { t: 1, ..p.clone() }).is_err());
     /// assert!(Bfv::new(BfvParams { t: p.moduli[0], ..p.clone() }).is_err()); // t not coprime to Q
-    /// assert!(Bfv::new(BfvParams { n: 12, ..p }).is_err()); // not a power of two
+    /// assert!(Bfv::new(BfvParams { n: 12, ..p.clone() }).is_err()); // not a power of two
+    /// assert!(Bfv::new(BfvParams { sigma: 5000.0, ..p }).is_err()); // above the sampler's limit
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn new(params: BfvParams) -> Result<Bfv> {
@@ -396,9 +397,12 @@ impl Bfv {
                 "plaintext modulus t must be at least 2".into(),
             ));
         }
-        if !(params.sigma > 0.0 && params.sigma.is_finite()) {
+        // The sampler's table limit: a larger sigma would pass here and fail in every key
+        // generation and encryption.
+        let max = crate::sampling::MAX_GAUSSIAN_SIGMA;
+        if !(params.sigma > 0.0 && params.sigma <= max) {
             return Err(Error::InvalidArgument(format!(
-                "sigma {} must be positive",
+                "sigma {} must be positive and at most {max}",
                 params.sigma
             )));
         }

@@ -32,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::ntt::NttPlan16;
 use crate::parallel::Threads;
 use crate::sampling::{Sampler, GAUSSIAN_TAIL_CUT};
+use crate::secret::Wiped;
 use rayon::prelude::*;
 use zeroize::Zeroize;
 
@@ -458,13 +459,17 @@ impl Lpr {
             .into_iter()
             .map(|x| x as u16)
             .collect();
-        let s = self.noise_ntt(rng, 1, None)?;
-        let e2 = self.noise_ntt(rng, 2, None)?;
-        let mut b = vec![0u16; n];
-        self.plan.pointwise_unchecked(&a, &s, &mut b);
+        // The secret key owns `s` from the start (wiped on drop, on the error path too); the
+        // error and `a s` (either one gives `s` away, with the public key) are wiped.
+        let sk = LprSecretKey {
+            s: self.noise_ntt(rng, 1, None)?,
+        };
+        let e2 = Wiped::new(self.noise_ntt(rng, 2, None)?);
+        let mut b = Wiped::new(vec![0u16; n]);
+        self.plan.pointwise_unchecked(&a, &sk.s, &mut b);
         let mut out = vec![0u16; n];
         self.plan.add_unchecked(&b, &e2, &mut out);
-        Ok((LprPublicKey { a, b: out }, LprSecretKey { s }))
+        Ok((LprPublicKey { a, b: out }, sk))
     }
 
     /// Encrypts `msg` (`n / 8` bytes).
@@ -498,10 +503,12 @@ impl Lpr {
             });
         }
         self.check_public_key(pk)?;
-        let e1 = self.noise_ntt(rng, 1, None)?;
-        let e2 = self.noise_ntt(rng, 2, None)?;
-        let e3m = self.noise_ntt(rng, 2, Some(msg))?;
-        let mut t = vec![0u16; n];
+        // The noise and `2 e3 + m` (whose parity is the message) are wiped, as is `t`, which
+        // holds `a e1` and `b e1`.
+        let e1 = Wiped::new(self.noise_ntt(rng, 1, None)?);
+        let e2 = Wiped::new(self.noise_ntt(rng, 2, None)?);
+        let e3m = Wiped::new(self.noise_ntt(rng, 2, Some(msg))?);
+        let mut t = Wiped::new(vec![0u16; n]);
         let mut u = vec![0u16; n];
         self.plan.pointwise_unchecked(&pk.a, &e1, &mut t);
         self.plan.add_unchecked(&t, &e2, &mut u);

@@ -627,7 +627,8 @@ impl<W: Word> Plan<W> {
     /// ```
     pub fn multiply(&self, a: &[W], b: &[W]) -> Result<Vec<W>> {
         let mut c = vec![W::ZERO; self.n];
-        let mut scratch = vec![W::ZERO; self.n];
+        // Ends holding the transform of `b`, which may be secret: wiped.
+        let mut scratch = crate::secret::Wiped::new(vec![W::ZERO; self.n]);
         self.multiply_into(a, b, &mut c, &mut scratch)?;
         Ok(c)
     }
