@@ -201,6 +201,33 @@ def test_bad_poly_inputs():
         R.poly([0] * 8) + 3
     with pytest.raises(ValueError):
         RnsPoly()
+    # byte strings and buffers are not coefficient lists (bytearray and memoryview were read
+    # as their bytes)
+    for raw in (b"\x01" * 8, bytearray(8), memoryview(bytes(8))):
+        with pytest.raises(ValueError):
+            R.poly(raw)
+    with pytest.raises(ValueError):
+        RnsRing(2, bytearray([5, 13]))
+
+
+def test_flags_must_be_booleans():
+    # bool("False") is True: a string, number or None given for a flag used to pick the other
+    # representation or lift silently
+    R = ring(8, 40, 2)
+    res = np.zeros((2, 8), dtype=np.uint64)
+    assert not R.poly_from_residues(res, ntt=np.bool_(False)).is_ntt
+    assert R.poly_from_residues(res, ntt=True).is_ntt
+    p = R.poly([-5] * 8)
+    ext = BaseExtender(R, ring(8, 41, 2))
+    for bad in ("False", 0, 1, None, [True]):
+        with pytest.raises(ValueError):
+            R.poly_from_residues(res, ntt=bad)
+        with pytest.raises(ValueError):
+            Sampler(seed=1).uniform_poly(R, ntt=bad)
+        with pytest.raises(ValueError):
+            ext.extend_exact(p, centered=bad)
+        with pytest.raises(ValueError):
+            latpoly.transform_batch([p], bad)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,6 +286,8 @@ def test_sampler_determinism_and_ranges():
         lambda s: s.uniform(-1, 5),
         lambda s: s.bounded(8, -1),
         lambda s: s.uniform_poly("ring"),
+        lambda s: s.cbd(4, 2**32),  # was OverflowError
+        lambda s: s.cbd(4, 2**40),
     ],
 )
 def test_sampler_bad_input(call):

@@ -299,11 +299,10 @@ impl<'a> Header<'a> {
 /// Appends the header of the `RnsPoly` layout (also a BFV secret key's): magic, version,
 /// `kind`, the representation byte `repr`, `log2(n)`, `L` and the primes of `ctx`.
 ///
-/// # Panics
-///
-/// If `ctx` has more than 65,535 primes (the format's limit).
+/// Never panics: the format holds up to 65,535 primes and a context at most
+/// [`crate::rns::MAX_PRIMES`] (4,096).
 fn write_header(out: &mut Vec<u8>, kind: u8, repr: u8, ctx: &RnsContext) {
-    let l16 = u16::try_from(ctx.len()).expect("the format holds at most 65535 primes");
+    let l16 = u16::try_from(ctx.len()).expect("a context holds at most MAX_PRIMES = 4096 primes");
     out.extend_from_slice(&MAGIC);
     out.push(FORMAT_VERSION);
     out.push(kind);
@@ -429,12 +428,8 @@ impl RnsPoly {
     }
 
     /// Encodes the polynomial, its representation and its ring (degree and primes) in the
-    /// format of [`crate::serialize`].
-    ///
-    /// # Panics
-    ///
-    /// If the context has more than 65,535 primes (the format's limit; such a context's CRT
-    /// tables alone would take about 34 GB).
+    /// format of [`crate::serialize`]. (A context has at most [`crate::rns::MAX_PRIMES`]
+    /// primes, well within the format's 65,535.)
     ///
     /// ```
     /// use latpoly::rns::{RnsContext, RnsPoly};
@@ -584,7 +579,8 @@ pub(crate) fn container_len<'a>(parts: impl IntoIterator<Item = &'a RnsPoly>) ->
 ///
 /// # Panics
 ///
-/// With more than 65,535 parts (callers have at most `2 L`, and `L` is far smaller).
+/// With more than 65,535 parts (callers have at most `2 L`, and `L` is at most
+/// [`crate::rns::MAX_PRIMES`]).
 pub(crate) fn write_container(kind: u8, parts: &[&RnsPoly]) -> Vec<u8> {
     let count = u16::try_from(parts.len()).expect("a container holds at most 65535 parts");
     write_container_with(kind, count, &[], parts)

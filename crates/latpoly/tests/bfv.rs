@@ -695,7 +695,7 @@ fn galois_automorphisms_on_coefficient_plaintexts_and_errors() {
     let c = bfv.encrypt(&keys.public, &m, &mut rng).unwrap();
     for &g in &elements {
         let mut want = vec![0u64; n];
-        for (i, &(to, neg)) in coeff_map(n, g).iter().enumerate() {
+        for (i, &(to, neg)) in coeff_map(n, g as i64).unwrap().iter().enumerate() {
             want[to] = if neg { (t - m[i]) % t } else { m[i] };
         }
         let cg = bfv.apply_galois(&c, g, &gk).unwrap();

@@ -101,8 +101,18 @@ def _as_int(x, name: str) -> int:
         raise ValueError(f"{name} must hold integers, got {type(x).__name__}") from None
 
 
+def _flag(x, name: str) -> bool:
+    # bool(x) would read any object as a flag ("False" is true): a flag is a bool or nothing.
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {type(x).__name__}")
+    return bool(x)
+
+
 def _int_list(a: Iterable, name: str) -> List[int]:
-    if isinstance(a, (str, bytes, dict, set, frozenset)) or isinstance(a, np.ma.MaskedArray):
+    # Byte strings and buffers are refused: their elements are bytes, not coefficients.
+    if isinstance(a, (str, bytes, bytearray, memoryview, dict, set, frozenset)) or isinstance(
+        a, np.ma.MaskedArray
+    ):
         raise ValueError(f"{name} must be an ordered sequence of integers")
     if isinstance(a, np.ndarray):
         if a.ndim != 1:
@@ -351,7 +361,7 @@ class Sampler:
 
     def cbd(self, n: int, eta: int) -> np.ndarray:
         """n values from the centred binomial distribution CBD_eta (in [-eta, eta])."""
-        return self._inner.cbd(_check_int(n, "n"), _check_int(eta, "eta"))
+        return self._inner.cbd(_check_int(n, "n"), _check_int(eta, "eta", bits=32))
 
     def gaussian(self, n: int, sigma: float) -> np.ndarray:
         """n values from the discrete Gaussian with standard deviation sigma (e.g. 3.19)."""
@@ -371,7 +381,7 @@ class Sampler:
         """A polynomial uniform mod Q of `ring` (in NTT form if ntt=True)."""
         if not isinstance(ring, RnsRing):
             raise ValueError("ring must be a latpoly.RnsRing")
-        return RnsPoly._wrap(self._inner.uniform_poly(ring._inner, bool(ntt)))
+        return RnsPoly._wrap(self._inner.uniform_poly(ring._inner, _flag(ntt, "ntt")))
 
 
 class RnsRing:
@@ -465,7 +475,7 @@ def _ring_poly_from_residues(self, residues, ntt: bool = False) -> "RnsPoly":
     arr = np.asarray(residues)
     if arr.ndim != 2:
         raise ValueError(f"residues must be 2-dimensional, got {arr.ndim} dimensions")
-    return RnsPoly._wrap(self._inner.poly_from_residues(_u64_array(arr, "residues"), bool(ntt)))
+    return RnsPoly._wrap(self._inner.poly_from_residues(_u64_array(arr, "residues"), _flag(ntt, "ntt")))
 
 
 def _ring_poly_from_bytes(self, data: bytes) -> "RnsPoly":
@@ -620,7 +630,7 @@ class BaseExtender:
         """x mod P, for x the representative in [0, Q) (or (-Q/2, Q/2) if centered)."""
         if not isinstance(poly, RnsPoly):
             raise ValueError("poly must be an RnsPoly")
-        return RnsPoly._wrap(self._inner.extend_exact(poly._inner, bool(centered)))
+        return RnsPoly._wrap(self._inner.extend_exact(poly._inner, _flag(centered, "centered")))
 
     def extend_fast(self, poly: RnsPoly) -> RnsPoly:
         """x + u Q mod P for some 0 <= u < L (no correction)."""
@@ -639,7 +649,7 @@ def transform_batch(polys: Sequence[RnsPoly], ntt: bool, threads: Optional[int] 
         threads = _check_int(threads, "threads")
         if threads < 1 or threads > 1024:
             raise ValueError("threads must lie in 1..1024")
-    out = _latpoly.transform_batch([p._inner for p in ps], bool(ntt), threads)
+    out = _latpoly.transform_batch([p._inner for p in ps], _flag(ntt, "ntt"), threads)
     return [RnsPoly._wrap(p) for p in out]
 
 
@@ -889,9 +899,7 @@ class Bfv:
         [8, 9, 10, 11]
         """
         els = [self.rotation_element(k) for k in _int_list(steps, "steps")]
-        if not isinstance(swap, bool):
-            raise ValueError("swap must be True or False")
-        if swap:
+        if _flag(swap, "swap"):
             els.append(self.row_swap_element())
         return self.with_galois_keys(keys, [g for g in els if g != 1])
 

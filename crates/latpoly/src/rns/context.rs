@@ -43,6 +43,9 @@ impl RnsContext {
     /// ));
     /// assert!(RnsContext::new(16, &[113]).is_err()); // 113 is not 1 mod 32
     /// assert!(RnsContext::new(12, &qs).is_err()); // not a power of two
+    /// // at most MAX_PRIMES primes (refused before any plan is built)
+    /// let many = vec![qs[0]; latpoly::rns::MAX_PRIMES + 1];
+    /// assert!(matches!(RnsContext::new(16, &many), Err(Error::InvalidArgument(_))));
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn new(n: usize, moduli: &[u64]) -> Result<Arc<Self>> {
@@ -52,13 +55,14 @@ impl RnsContext {
                 "an RNS basis needs at least one modulus".into(),
             ));
         }
-        for (i, &q) in moduli.iter().enumerate() {
-            if moduli[..i].contains(&q) {
-                return Err(Error::InvalidModulus {
-                    q,
-                    reason: "appears twice in the RNS basis",
-                });
-            }
+        super::crt::check_count(moduli.len())?;
+        let mut sorted = moduli.to_vec();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            return Err(Error::InvalidModulus {
+                q: w[0],
+                reason: "appears twice in the RNS basis",
+            });
         }
         let plans = moduli
             .iter()
@@ -84,6 +88,7 @@ impl RnsContext {
     /// ```
     pub fn with_prime_bits(n: usize, bits: u32, count: usize) -> Result<Arc<Self>> {
         check_degree(n)?;
+        super::crt::check_count(count)?; // before the search for that many primes
         let moduli = ntt_primes(bits, n, count)?;
         Self::new(n, &moduli)
     }
@@ -115,6 +120,9 @@ impl RnsContext {
     /// let ctx = latpoly::rns::RnsContext::with_modulus_bits(1024, 10).unwrap();
     /// assert!(ctx.modulus_bits() >= 10);
     /// assert!(latpoly::rns::RnsContext::with_modulus_bits(1 << 17, 18).is_ok());
+    /// // more than MAX_PRIMES primes: refused at once
+    /// assert!(latpoly::rns::RnsContext::with_modulus_bits(1024, u32::MAX).is_err());
+    /// assert!(latpoly::rns::RnsContext::with_prime_bits(1024, 62, 1 << 20).is_err());
     /// ```
     pub fn with_modulus_bits(n: usize, bits: u32) -> Result<Arc<Self>> {
         check_degree(n)?;
@@ -132,7 +140,10 @@ impl RnsContext {
             // The largest 30-bit primes, as many as Q needs: ceil(bits / 30), or a few more
             // for large `bits` and `n` (the primes 1 mod 2n then reach further below 2^30).
             let mut k = bits.div_ceil(30) as usize;
-            while let Ok(moduli) = ntt_primes(30, n, k) {
+            while k <= super::crt::MAX_PRIMES {
+                let Ok(moduli) = ntt_primes(30, n, k) else {
+                    break;
+                };
                 let q: BigUint = moduli.iter().map(|&p| BigUint::from(p)).product();
                 if q.bits() >= u64::from(bits) {
                     return Self::new(n, &moduli);
@@ -146,6 +157,7 @@ impl RnsContext {
         let max_bits: u32 = if small { 50 } else { 62 };
         // Smallest k with k (max_bits - 1) >= bits, then the smallest prime size b that works.
         let k = bits.div_ceil(max_bits - 1).max(1);
+        super::crt::check_count(k as usize)?;
         let b = ((bits - 1).div_ceil(k) + 1).min(max_bits);
         // Small requests at large n: no prime of b bits is 1 mod 2n (b <= log2(2n)), so the
         // next sizes up (still at least `bits` bits in all), e.g. 12 bits for (1024, 10).
@@ -208,6 +220,10 @@ impl RnsContext {
     }
 
     /// NTT plan of prime `i`.
+    ///
+    /// # Panics
+    ///
+    /// If `i >= self.len()`, as slice indexing does.
     ///
     /// ```
     /// let ctx = latpoly::rns::RnsContext::new(8, &[17, 97])?;

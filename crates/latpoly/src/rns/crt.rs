@@ -72,6 +72,23 @@ pub(crate) fn biguint_from_limbs(limbs: &[u64]) -> BigUint {
     BigUint::new(digits)
 }
 
+/// The most primes an RNS basis ([`Crt`], [`crate::rns::RnsContext`]) takes: 4,096 primes of
+/// up to 62 bits, a modulus of about 250,000 bits, far beyond any scheme's. The tables of a
+/// basis grow with the square of its size (about `8·L²` bytes, some 130 MB at this limit), so
+/// a count from untrusted input must not choose it freely; the byte format's 16-bit count
+/// (65,535) would allow a basis of tens of gigabytes.
+pub const MAX_PRIMES: usize = 4096;
+
+/// Refuses bases of more than [`MAX_PRIMES`] primes.
+pub(crate) fn check_count(l: usize) -> Result<()> {
+    if l > MAX_PRIMES {
+        return Err(Error::InvalidArgument(format!(
+            "an RNS basis of {l} primes: at most {MAX_PRIMES}"
+        )));
+    }
+    Ok(())
+}
+
 impl Crt {
     /// Precomputes for the given primes (assumed validated: distinct primes below `2^62`).
     ///
@@ -81,11 +98,15 @@ impl Crt {
     /// assert!(matches!(Crt::new(&[]), Err(Error::InvalidArgument(_))));
     /// // a repeated prime: not coprime
     /// assert!(matches!(Crt::new(&[17, 17]), Err(Error::InvalidModulus { q: 17, .. })));
+    /// // more than MAX_PRIMES moduli: refused before any work
+    /// let many = vec![17; latpoly::rns::MAX_PRIMES + 1];
+    /// assert!(matches!(Crt::new(&many), Err(Error::InvalidArgument(_))));
     /// ```
     pub fn new(primes: &[u64]) -> Result<Self> {
         if primes.is_empty() {
             return Err(Error::InvalidArgument("need at least one modulus".into()));
         }
+        check_count(primes.len())?;
         let moduli = primes
             .iter()
             .map(|&q| Modulus64::new(q))

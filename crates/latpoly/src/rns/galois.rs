@@ -20,26 +20,43 @@ use std::sync::Arc;
 /// Normalises an automorphism index: `k` must be odd; it is reduced mod `2n`.
 fn check_k(k: i64, n: usize) -> Result<usize> {
     let two_n = 2 * n as i64;
-    let k = k.rem_euclid(two_n);
     if k % 2 == 0 {
         return Err(Error::InvalidArgument(format!(
             "automorphism index k must be odd (x -> x^k is a ring automorphism only for odd k), got {k}"
         )));
     }
-    Ok(k as usize)
+    Ok(k.rem_euclid(two_n) as usize)
+}
+
+/// `n` a power of two in `MIN_N..=MAX_N` (the ring degrees of [`crate::rns::RnsContext`]).
+fn check_n(n: usize) -> Result<()> {
+    use crate::ntt::{MAX_N, MIN_N};
+    if !n.is_power_of_two() || !(MIN_N..=MAX_N).contains(&n) {
+        return Err(Error::InvalidDegree {
+            n,
+            reason: "must be a power of two in MIN_N..=MAX_N",
+        });
+    }
+    Ok(())
 }
 
 /// For coefficient form: destination index and sign of source coefficient `i` under `x -> x^k`
-/// (`k` odd, already reduced mod `2n`).
+/// (`k` odd, of any sign, reduced mod `2n` here). Errors: `n` not a power of two in
+/// `MIN_N..=MAX_N`, `k` even.
 ///
 /// ```
 /// use latpoly::rns::galois::coeff_map;
 /// // n = 4, x -> x^3: x^2 -> x^6 = -x^2 and x^3 -> x^9 = x (as x^4 = -1).
-/// let m = coeff_map(4, 3);
+/// let m = coeff_map(4, 3)?;
 /// assert_eq!(m, vec![(0, false), (3, false), (2, true), (1, false)]);
+/// assert_eq!(coeff_map(4, 3 - 8)?, m); // k mod 2n
+/// assert!(coeff_map(4, 2).is_err() && coeff_map(6, 3).is_err());
+/// # Ok::<(), latpoly::Error>(())
 /// ```
-pub fn coeff_map(n: usize, k: usize) -> Vec<(usize, bool)> {
-    (0..n)
+pub fn coeff_map(n: usize, k: i64) -> Result<Vec<(usize, bool)>> {
+    check_n(n)?;
+    let k = check_k(k, n)?;
+    Ok((0..n)
         .map(|i| {
             let m = (i * k) % (2 * n);
             if m < n {
@@ -48,17 +65,27 @@ pub fn coeff_map(n: usize, k: usize) -> Vec<(usize, bool)> {
                 (m - n, true)
             }
         })
-        .collect()
+        .collect())
 }
 
-/// For NTT form (bit-reversed slots): `out[i] = in[perm[i]]` under `x -> x^k`.
+/// For NTT form (bit-reversed slots): `out[i] = in[perm[i]]` under `x -> x^k` (`k` odd, of
+/// any sign). Errors as [`coeff_map`].
 ///
 /// ```
+/// use latpoly::rns::galois::ntt_permutation;
 /// // k = 1 is the identity; k = 2n - 1 (x -> x^-1) reverses pairs of conjugate slots.
-/// let p = latpoly::rns::galois::ntt_permutation(8, 1);
-/// assert_eq!(p, (0..8).collect::<Vec<_>>());
+/// assert_eq!(ntt_permutation(8, 1)?, (0..8).collect::<Vec<_>>());
+/// assert_eq!(ntt_permutation(8, -1)?, ntt_permutation(8, 15)?);
+/// assert!(ntt_permutation(8, 16).is_err());
+/// # Ok::<(), latpoly::Error>(())
 /// ```
-pub fn ntt_permutation(n: usize, k: usize) -> Vec<usize> {
+pub fn ntt_permutation(n: usize, k: i64) -> Result<Vec<usize>> {
+    check_n(n)?;
+    Ok(ntt_perm(n, check_k(k, n)?))
+}
+
+/// [`ntt_permutation`] of a checked `n` and an odd `k` reduced mod `2n`.
+fn ntt_perm(n: usize, k: usize) -> Vec<usize> {
     let log_n = n.trailing_zeros();
     let two_n = 2 * n;
     (0..n)
@@ -108,7 +135,7 @@ impl RnsPoly {
                 });
             }
             Representation::Ntt => {
-                let perm = ntt_permutation(n, k);
+                let perm = ntt_perm(n, k);
                 out.map_limbs_from(self, |_, src, dst| {
                     for (d, &p) in dst.iter_mut().zip(&perm) {
                         *d = src[p];

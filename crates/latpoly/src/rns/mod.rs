@@ -17,5 +17,5 @@ pub(crate) mod scratch;
 
 pub use basis::BaseExtender;
 pub use context::RnsContext;
-pub use crt::Crt;
+pub use crt::{Crt, MAX_PRIMES};
 pub use poly::{Representation, RnsPoly};

@@ -307,6 +307,10 @@ impl RnsPoly {
 
     /// Residues modulo `q_i`.
     ///
+    /// # Panics
+    ///
+    /// If `i` is not below the number of primes, as slice indexing does.
+    ///
     /// ```
     /// use latpoly::rns::{RnsContext, RnsPoly};
     /// let ctx = RnsContext::new(4, &[17, 97])?;
