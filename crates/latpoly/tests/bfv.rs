@@ -826,3 +826,67 @@ fn multiply_plain_against_plaintext_products() {
         ));
     }
 }
+
+/// Key switching adds `Σ D_i e_i`, one digit `D_i` (uniform below `q_i`) per prime: with one
+/// prime, or one prime far larger than the others, that noise alone exceeds what decryption
+/// tolerates, and relinearization and rotations returned undecryptable ciphertexts without an
+/// error. They are refused now; balanced bases of two primes and more key-switch correctly.
+#[test]
+fn key_switching_refused_where_its_noise_cannot_fit() {
+    let t = 65537u64;
+    let constant = |c: u64| {
+        let mut m = vec![0u64; 64];
+        m[0] = c;
+        m
+    };
+    let lopsided = {
+        let big = latpoly::primes::ntt_primes(62, 64, 1).unwrap()[0];
+        let small = latpoly::primes::ntt_primes(20, 64, 1).unwrap()[0];
+        BfvParams {
+            moduli: vec![big, small],
+            ..BfvParams::new(64, 62, 1, t).unwrap()
+        }
+    };
+    for params in [BfvParams::new(64, 62, 1, t).unwrap(), lopsided] {
+        let what = format!("{:?}", params.moduli);
+        let bfv = Bfv::new(params).unwrap();
+        let mut rng = Sampler::from_seed([21; 32]);
+        let keys = bfv.keygen(&mut rng).unwrap();
+        let c = bfv.encrypt(&keys.public, &constant(2), &mut rng).unwrap();
+        // Encryption, decryption and the 3-part product still work.
+        assert_eq!(
+            bfv.decrypt(&keys.secret, &c).unwrap(),
+            constant(2),
+            "{what}"
+        );
+        let c3 = bfv.multiply(&c, &c).unwrap();
+        assert_eq!(
+            bfv.decrypt(&keys.secret, &c3).unwrap(),
+            constant(4),
+            "{what}"
+        );
+        let refused = |r: Result<_, Error>| matches!(r, Err(Error::InvalidArgument(m)) if m.contains("key switching"));
+        assert!(
+            refused(bfv.relinearize(&c3, &keys.relin).map(|_| ())),
+            "{what}"
+        );
+        assert!(
+            refused(bfv.multiply_relin(&c, &c, &keys.relin).map(|_| ())),
+            "{what}"
+        );
+        assert!(
+            refused(bfv.galois_keygen(&keys.secret, &[3], &mut rng).map(|_| ())),
+            "{what}"
+        );
+    }
+    // Two balanced primes of 62 bits: relinearization and a rotation decrypt correctly.
+    let bfv = Bfv::new(BfvParams::new(64, 62, 2, 257).unwrap()).unwrap();
+    let mut rng = Sampler::from_seed([22; 32]);
+    let keys = bfv.keygen(&mut rng).unwrap();
+    let c = bfv.encrypt(&keys.public, &constant(3), &mut rng).unwrap();
+    let sq = bfv.multiply_relin(&c, &c, &keys.relin).unwrap();
+    assert_eq!(bfv.decrypt(&keys.secret, &sq).unwrap(), constant(9));
+    let gk = bfv.galois_keygen(&keys.secret, &[3], &mut rng).unwrap();
+    let g = bfv.apply_galois(&c, 3, &gk).unwrap(); // x -> x^3 fixes constants
+    assert_eq!(bfv.decrypt(&keys.secret, &g).unwrap(), constant(3));
+}

@@ -555,15 +555,19 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn keygen(&self, rng: &mut Sampler) -> Result<BfvKeys> {
-        let s = Self::ntt(rng.ternary_poly(&self.q));
+        // The secret key owns s from the start, so an error return wipes it too.
+        let secret = BfvSecretKey {
+            s: Self::ntt(rng.ternary_poly(&self.q)),
+        };
+        let s = &secret.s;
         let a = rng.uniform_poly_ntt(&self.q);
-        let p0 = self.neg_as_plus_e(&a, &s, rng)?;
-        let mut s2 = s.mul(&s)?;
-        let keys = self.switching_key(&s, &s2, rng);
+        let p0 = self.neg_as_plus_e(&a, s, rng)?;
+        let mut s2 = s.mul(s)?;
+        let keys = self.switching_key(s, &s2, rng);
         s2.wipe();
         let (b, av) = keys?;
         Ok(BfvKeys {
-            secret: BfvSecretKey { s },
+            secret,
             public: BfvPublicKey { p0, p1: a },
             relin: BfvRelinKey { b, a: av },
         })
@@ -683,7 +687,37 @@ impl Bfv {
     }
 
     /// Checks a key-switching key has `L` NTT-form pairs of this instance's basis.
+    /// `log2` of a bound on the noise one key switch adds, against `log2(Q / 4t)`: the digits
+    /// `D_i` (one per prime, uniform in `[0, q_i)`) multiply fresh Gaussian errors `e_i`, so a
+    /// coefficient of `Σ D_i e_i` has variance `n σ² Σ q_i² / 3`; the bound is six standard
+    /// deviations. `Q / 2t` is what decryption tolerates in all, and half of it is left to the
+    /// ciphertext's own noise.
+    fn key_switch_noise_log2(&self) -> (f64, f64) {
+        let p = &self.params;
+        let sum_sq: f64 = p.moduli.iter().map(|&q| (q as f64) * (q as f64)).sum();
+        let bound = (6.0 * p.sigma).log2() + 0.5 * (p.n as f64 * sum_sq / 3.0).log2();
+        let q_log2: f64 = p.moduli.iter().map(|&q| (q as f64).log2()).sum();
+        (bound, q_log2 - (p.t as f64).log2() - 2.0)
+    }
+
+    /// Refuses key switching (relinearization, Galois automorphisms, rotations) where the noise
+    /// it adds ([`Self::key_switch_noise_log2`]) would make the result undecryptable: a basis of
+    /// one prime (the digit is then the whole of `c_2`), or one prime much larger than the rest.
+    fn check_key_switching(&self) -> Result<()> {
+        let (noise, room) = self.key_switch_noise_log2();
+        if noise >= room {
+            return Err(Error::InvalidArgument(format!(
+                "key switching with these primes adds noise up to about 2^{noise:.1}, above the \
+                 2^{room:.1} (Q / 4t) decryption leaves for it (one digit per prime: a basis of \
+                 one prime, or one prime much larger than the others, cannot key-switch; use \
+                 several primes of similar size)"
+            )));
+        }
+        Ok(())
+    }
+
     fn check_switching_key(&self, b: &[RnsPoly], a: &[RnsPoly], what: &str) -> Result<()> {
+        self.check_key_switching()?;
         if b.len() != self.q.len()
             || a.len() != self.q.len()
             || b.iter()
@@ -1094,7 +1128,10 @@ impl Bfv {
     }
 
     /// Invariant noise budget in bits: `log2(Q) - log2(2 ||[t (c_0 + c_1 s)]_Q||_∞) - 1` (0 when
-    /// decryption may fail). Uses exact big-integer CRT (a diagnostic, not a hot path).
+    /// decryption may fail). Uses exact big-integer CRT (a diagnostic, not a hot path). As in
+    /// other libraries, the measure is meaningful only while the noise is below `Q / 2t`: a
+    /// ciphertext whose noise has wrapped around modulo `Q` may read a positive budget and
+    /// still decrypt wrongly.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -1116,14 +1153,17 @@ impl Bfv {
             RnsPoly::from_residues_unchecked(&self.q, ph.clone(), Representation::Coefficient);
         scratch::give_wiped(ph);
         // t as an integer of any size: `t as i64` was negative from 2^63 on (budget 0).
-        let tx = x.scalar_mul(&BigInt::from(self.params.t));
+        let mut tx = x.scalar_mul(&BigInt::from(self.params.t));
         x.wipe();
+        // `tx` and `c_1` give `s` away (`t` and, in NTT form, `c_1` are invertible): wiped.
+        // The big integers of the lift cannot be wiped (`num-bigint` owns their memory).
         let worst = tx
             .to_centered_bigints()
             .into_iter()
             .map(|v| v.abs())
             .max()
             .unwrap_or_else(BigInt::zero);
+        tx.wipe();
         let qbits = self.q.modulus().bits() as i64;
         let nbits = if worst.is_zero() {
             0

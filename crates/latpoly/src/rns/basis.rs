@@ -144,9 +144,9 @@ pub struct BaseExtender {
     simd: ConvTables,
 }
 
-/// Products summed before one Montgomery reduction: each is below `2^124` (primes below `2^62`),
-/// so 12 of them plus the `u Q` term stay below `2^128`, and the reduction's output below
-/// `12 · 2^60 + 2^62 < 2^64`.
+/// Products summed before one Montgomery reduction: each is strictly below `2^124` (primes
+/// below `2^62`), so 12 of them plus the `u Q` term stay below `12 · 2^124 + 2^126 = 2^128`,
+/// and the reduction's output below `2^64` (strictly, as every bound above is).
 const MONT_CHUNK: usize = 12;
 
 /// `T 2^-64 mod p` up to multiples of `p`: the result is below `T / 2^64 + p` (Montgomery's

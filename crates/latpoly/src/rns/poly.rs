@@ -781,7 +781,11 @@ impl RnsPoly {
         let mut b = other.clone();
         a.to_ntt();
         b.to_ntt();
-        let mut c = a.mul(&b)?;
+        let c = a.mul(&b);
+        // The copies of the operands, either of which may be secret (a plaintext, a key).
+        a.wipe();
+        b.wipe();
+        let mut c = c?;
         c.to_coeff();
         Ok(c)
     }

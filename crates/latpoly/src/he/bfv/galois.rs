@@ -183,6 +183,7 @@ impl Bfv {
         rng: &mut Sampler,
     ) -> Result<BfvGaloisKeys> {
         self.check_key_ctx(&sk.s)?;
+        self.check_key_switching()?;
         for &g in elements {
             self.check_galois_element(g)?;
         }

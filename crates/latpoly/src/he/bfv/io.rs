@@ -14,8 +14,11 @@
 //!   invalid), least significant bits first, `n / 4` bytes (one zero-padded byte for `n = 2`).
 //!   Encoding and decoding branch on no coefficient.
 //!
-//! Readers are methods of [`Bfv`] and accept only the encodings of objects of that instance:
-//! polynomials of another degree or other primes are [`Error::ContextMismatch`]; malformed
+//! Readers are methods of [`Bfv`] and accept only the encodings of objects of its ring:
+//! polynomials of another degree or other primes are [`Error::ContextMismatch`]. (The
+//! plaintext modulus `t` is not part of a ciphertext's encoding, as in SEAL's: a ciphertext of
+//! an instance with the same `n` and primes but another `t` reads without error and decrypts
+//! to unrelated values; keys do not depend on `t`.) Malformed
 //! bytes, and keys of another shape (a relinearization key of another number of primes, a
 //! Galois element not below this `2n`), are [`Error::Malformed`] (or
 //! [`Error::CoefficientOutOfRange`] for a residue not below its prime); never a panic.

@@ -40,8 +40,9 @@ impl SlotEncoder {
 }
 
 impl Bfv {
-    /// True when `t` is a prime `≡ 1 (mod 2n)`: then plaintexts can be used as `n` slots
-    /// ([`Self::encode_slots`]) and rotated under encryption ([`Self::rotate_rows`]).
+    /// True when `t` is a prime `≡ 1 (mod 2n)` below `2^62` (the NTT limit of 64-bit words):
+    /// then plaintexts can be used as `n` slots ([`Self::encode_slots`]) and rotated under
+    /// encryption ([`Self::rotate_rows`]).
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
