@@ -25,6 +25,10 @@ def names() -> List[str]:
 
 
 def _bytes(x, what: str) -> bytes:
+    # A bytearray or memoryview is copied into an immutable bytes object, which Python frees
+    # without wiping: a secret key kept in a bytearray (to wipe it later) leaves this copy
+    # behind, as the returned shared secrets and keys (bytes) do. The Rust side wipes its own
+    # copies.
     if not isinstance(x, (bytes, bytearray, memoryview)):
         raise ValueError(f"{what} must be bytes")
     return bytes(x)

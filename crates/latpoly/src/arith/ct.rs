@@ -82,6 +82,17 @@ pub fn barrier<T: Opaque>(x: T) -> T {
     x.opaque()
 }
 
+/// `a mod 3` for any `u16`, by a multiplication and a shift written out: `floor(a / 3) =
+/// (a · 43691) >> 17` for every `a < 2^17` (`43691 = ceil(2^17 / 3)`, whose excess
+/// `3 · 43691 - 2^17 = 1` times `a` stays below `2^17`). The `%` operator compiles to the same
+/// in optimised builds, but to a `div` instruction, whose time may depend on its operand,
+/// without optimisation; the samplers and decoders apply this to secret values.
+#[inline(always)]
+pub(crate) fn mod3_u16(a: u16) -> u16 {
+    let q = (u32::from(a) * 43_691) >> 17;
+    (u32::from(a) - 3 * q) as u16
+}
+
 /// `Choice(1)` iff `a == b` (lengths included), in constant time in the contents: the
 /// differences are OR-ed eight bytes at a time and tested once, without a per-byte optimisation
 /// barrier (so it runs at memory speed, unlike a byte-wise `subtle` comparison).
@@ -111,6 +122,16 @@ pub fn bytes_equal(a: &[u8], b: &[u8]) -> subtle::Choice {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// [`mod3_u16`] against `%` on every `u16`.
+    #[test]
+    fn mod3_u16_is_exact() {
+        for a in 0..=u16::MAX {
+            assert_eq!(mod3_u16(a), a % 3, "{a}");
+        }
+    }
+
     #[test]
     fn barrier_is_identity() {
         assert_eq!(super::barrier(0xdead_beef_u64), 0xdead_beef);

@@ -115,12 +115,12 @@ const fn weight(p: NtruParams) -> usize {
 
 // ----- sampling
 
-/// `sample_iid`: `r[i] = bytes[i] mod 3` for `i < n - 1`, `r[n-1] = 0` (`%` by a constant is a
-/// multiply and a shift).
+/// `sample_iid`: `r[i] = bytes[i] mod 3` for `i < n - 1`, `r[n-1] = 0` (a multiply and a
+/// shift, no division: [`crate::arith::ct::mod3_u16`]).
 fn sample_iid(bytes: &[u8], r: &mut [u16]) {
     let n = r.len();
     for (x, &b) in r[..n - 1].iter_mut().zip(bytes) {
-        *x = u16::from(b) % 3;
+        *x = crate::arith::ct::mod3_u16(u16::from(b));
     }
     r[n - 1] = 0;
 }

@@ -40,7 +40,9 @@
 //! accept/reject flag (SOTP inverse, re-encryption comparison, canonical ciphertext) is
 //! combined and applied with [`subtle`]. Encapsulation is constant time in `m` and `r`.
 //! `tests/ct_kem.rs` checks both under Valgrind (no branch or memory index depends on the
-//! secret key or on the encapsulation randomness). Key generation branches only on the
+//! secret key or on the encapsulation randomness) on the scalar and AVX2 backends (Valgrind
+//! does not run AVX-512 code; the AVX-512 kernels are the AVX2 ones' operations on wider
+//! vectors, with no branch or table index on data, by inspection). Key generation branches only on the
 //! invertibility of each candidate, i.e. reveals how many candidates were discarded, as the
 //! reference does.
 //!
@@ -52,9 +54,11 @@
 //!   encapsulation fail with [`Error::CoefficientOutOfRange`].
 //! * A ciphertext with a field `>= q` (never produced by encapsulation) is **rejected**:
 //!   decapsulation returns the all-zero secret. The reference would reduce such a field mod `q`
-//!   and could accept the ciphertext as a malleated copy of an honest one; this is the only
-//!   place where this implementation is stricter than the reference, and it cannot change any
-//!   KAT (canonicity depends only on the public ciphertext).
+//!   and could accept the ciphertext as a malleated copy of an honest one; this and the
+//!   public-key check above are where this implementation is stricter than the v2.2.1
+//!   reference (whose encapsulation reduces such a public-key field mod `q`; PARAMS.md C.7:
+//!   the check arrived in a later reference update), and neither can change any KAT (both
+//!   depend only on public data that the reference itself always produces canonical).
 //! * The secret key is not validated, as in the reference (a key-dependent check would be a
 //!   branch on the secret): 12-bit fields `>= q` are reduced mod `q`, so a corrupted key simply
 //!   rejects (all-zero secrets) or yields wrong secrets.

@@ -20,11 +20,11 @@ use zeroize::Zeroize;
 
 /// `a mod 3` for any `u16`. The reference `mod3(uint16_t)` folds `a` and ends with a mask
 /// select; it returns the exact residue (checked exhaustively in the tests), so this computes the
-/// residue directly: `%` by a constant compiles to a multiply and a shift, with no branch that a
-/// select could become.
+/// residue directly, by the multiply and shift of [`crate::arith::ct::mod3_u16`] (no division,
+/// in any build profile, and no branch that a select could become).
 #[inline(always)]
 pub(crate) fn mod3_u16(a: u16) -> u16 {
-    a % 3
+    crate::arith::ct::mod3_u16(a)
 }
 
 /// The reference `mod3(uint16_t)` statement for statement (kept to test [`mod3_u16`]).

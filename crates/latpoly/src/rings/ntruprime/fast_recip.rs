@@ -42,16 +42,21 @@ const OFF: usize = 32;
 type RBuf = Buf<{ OFF + RP + OFF }>;
 
 /// A secret centred scalar `c` (`|c| <= 2295`) as the pair `(c, c')` of [`comb`], with
-/// `c' = round(c · 2^16 / q)` (at most 32762 in absolute value), computed branch-free (the
-/// division is by a constant).
+/// `c' = round(c · 2^16 / q)` (at most 32762 in absolute value), computed branch-free and
+/// without a division (a `div` instruction, which unoptimised builds would emit for `/ q`, may
+/// take operand-dependent time): `floor(y / q) = (y · M) >> 44` with `M = ceil(2^44 / q)`, exact
+/// for `y < 2^31` because `(M q - 2^44) · y < q · 2^31 < 2^44`.
 #[inline(always)]
 fn sh_q(c: i16) -> (i16, i16) {
+    const M: u64 = (1u64 << 44).div_ceil(Q as u64);
     let c = i32::from(c);
     let q = Q as i32;
-    // round half away from zero: (|x| + q/2) / q with the sign restored
+    // round half away from zero: (|x| + q/2) / q with the sign restored (|x| <= 2^31 - 2^16,
+    // so the sum is below 2^31)
     let x = c << 16;
     let sign = x >> 31;
-    let r = ((x ^ sign) - sign + q / 2) / q;
+    let y = ((x ^ sign) - sign + q / 2) as u32;
+    let r = ((u64::from(y) * M) >> 44) as i32;
     (c as i16, ((r ^ sign) - sign) as i16)
 }
 
@@ -158,5 +163,27 @@ pub(crate) fn rq_recip3<S: Lanes>(s: S, a: &[i8]) -> (Vec<i16>, bool) {
     let out = (0..P)
         .map(|i| fq_freeze_small(scale * i32::from(v.0[OFF + P - 1 - i])))
         .collect();
+    // The divstep state holds the secret input and its reciprocal (stack buffers: no drop
+    // guard, wiped here).
+    for b in [&mut f, &mut g, &mut r, &mut va, &mut vb] {
+        crate::secret::wipe(&mut b.0);
+    }
     (out, nonzero_mask_i32(delta) == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`sh_q`]'s multiply-shift quotient against the division it replaces, for every `c`
+    /// whose `c · 2^16` fits an `i32` magnitude.
+    #[test]
+    fn sh_q_matches_the_division() {
+        let q = i64::from(Q);
+        for c in -32767i16..=32767 {
+            let x = i64::from(c) << 16;
+            let want = (x.abs() + q / 2) / q * x.signum();
+            assert_eq!(sh_q(c), (c, want as i16), "{c}");
+        }
+    }
 }

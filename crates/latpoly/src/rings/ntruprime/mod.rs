@@ -479,7 +479,7 @@ pub(crate) mod unchecked {
         match global().isa {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 | Isa::Avx2 => x86::mul_rq_small_into(global().isa, a, s, out),
-            _ => out[..P].copy_from_slice(&scalar::mul_rq_small(a, s)),
+            _ => out[..P].copy_from_slice(&crate::secret::Wiped::new(scalar::mul_rq_small(a, s))),
         }
     }
 
@@ -489,7 +489,7 @@ pub(crate) mod unchecked {
         match global().isa {
             #[cfg(target_arch = "x86_64")]
             Isa::Avx512 | Isa::Avx2 => x86::mul_r3_into(global().isa, a, b, out),
-            _ => out.copy_from_slice(&scalar::mul_r3(a, b)),
+            _ => out.copy_from_slice(&crate::secret::Wiped::new(scalar::mul_r3(a, b))),
         }
     }
 

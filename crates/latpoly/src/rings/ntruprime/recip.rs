@@ -12,6 +12,7 @@
 use super::scalar::{f3_freeze, fq_freeze, neg_mask_i32, nonzero_mask_i32};
 use super::{P, Q};
 use crate::rings::bitslice::{divsteps3, scalar_masks, top_mask, TritOps, Trits};
+use crate::secret::Wiped;
 
 /// `x^(q-2) mod q` (the reference `Fq_recip`, which multiplies `q - 3` times; the result is the
 /// same canonical residue), by square-and-multiply over the public exponent: constant time.
@@ -41,10 +42,11 @@ pub(crate) fn swap_mask(delta: i32, g0: i32) -> i32 {
 pub(crate) fn r3_recip(a: &[i8]) -> (Vec<i8>, bool) {
     debug_assert_eq!(a.len(), P);
     let n = P + 1;
-    let mut f = vec![0i8; n];
-    let mut g = vec![0i8; n];
-    let mut v = vec![0i8; n];
-    let mut r = vec![0i8; n];
+    // The divstep state holds the secret input and its reciprocal: wiped on return.
+    let mut f = Wiped::new(vec![0i8; n]);
+    let mut g = Wiped::new(vec![0i8; n]);
+    let mut v = Wiped::new(vec![0i8; n]);
+    let mut r = Wiped::new(vec![0i8; n]);
     r[0] = 1;
     f[0] = 1;
     f[P - 1] = -1;
@@ -94,8 +96,8 @@ pub(crate) fn r3_recip_bitsliced<T: TritOps>(
     debug_assert_eq!(a.len(), P);
     const W: usize = (P + 1).div_ceil(64);
     let top_mask = top_mask(P + 1);
-    // {-1, 0, 1} -> {2, 0, 1} (a constant division, no branch)
-    let trit = |x: i8| ((x + 3) as u8) % 3;
+    // {-1, 0, 1} -> {2, 0, 1} (a multiply and a shift: no division, no branch)
+    let trit = |x: i8| crate::arith::ct::mod3_u16(u16::from((x + 3) as u8)) as u8;
     let mut f0 = Trits::<W>::ZERO;
     f0.set(0, 1);
     f0.set(P - 1, 2);
@@ -141,10 +143,11 @@ fn f3_small(x: i32) -> i8 {
 pub(crate) fn rq_recip3(a: &[i8]) -> (Vec<i16>, bool) {
     debug_assert_eq!(a.len(), P);
     let n = P + 1;
-    let mut f = vec![0i16; n];
-    let mut g = vec![0i16; n];
-    let mut v = vec![0i16; n];
-    let mut r = vec![0i16; n];
+    // The divstep state holds the secret input and its reciprocal: wiped on return.
+    let mut f = Wiped::new(vec![0i16; n]);
+    let mut g = Wiped::new(vec![0i16; n]);
+    let mut v = Wiped::new(vec![0i16; n]);
+    let mut r = Wiped::new(vec![0i16; n]);
     r[0] = fq_recip(3);
     f[0] = 1;
     f[P - 1] = -1;

@@ -9,6 +9,7 @@
 
 use super::{P, Q, Q12};
 use crate::arith::ct::barrier;
+use crate::secret::Wiped;
 
 /// All-ones if `x < 0`, else zero, hidden from the optimiser (so selects stay arithmetic).
 #[inline(always)]
@@ -84,7 +85,8 @@ fn fold(c: &mut [i64]) {
 fn convolve(a: &[i32], b: &[i32]) -> Vec<i64> {
     debug_assert!(a.len() == P && b.len() == P);
     let mut c = vec![0i64; 2 * P - 1];
-    let mut acc = vec![0i32; 2 * P - 1];
+    // Partial sums of a product of secrets (the caller wipes `c`).
+    let mut acc = Wiped::new(vec![0i32; 2 * P - 1]);
     for rows in [0..P / 2, P / 2..P] {
         acc.iter_mut().for_each(|x| *x = 0);
         for i in rows {
@@ -93,36 +95,51 @@ fn convolve(a: &[i32], b: &[i32]) -> Vec<i64> {
                 *cj += ai * bj;
             }
         }
-        for (x, &y) in c.iter_mut().zip(&acc) {
+        for (x, &y) in c.iter_mut().zip(acc.iter()) {
             *x += i64::from(y);
         }
     }
     c
 }
 
-/// `a · b` in `R/q`: inputs any `i16` (`p` of each), output centred.
+/// `a · b` in `R/q`: inputs any `i16` (`p` of each), output centred. The operands may be
+/// secret (a key, a message): every temporary copy is wiped.
 pub(crate) fn mul_rq(a: &[i16], b: &[i16]) -> Vec<i16> {
-    let fa: Vec<i32> = a.iter().map(|&x| fq_freeze(i64::from(x)).into()).collect();
-    let fb: Vec<i32> = b.iter().map(|&x| fq_freeze(i64::from(x)).into()).collect();
-    let mut c = convolve(&fa, &fb);
+    let fa = Wiped::new(
+        a.iter()
+            .map(|&x| fq_freeze(i64::from(x)).into())
+            .collect::<Vec<i32>>(),
+    );
+    let fb = Wiped::new(
+        b.iter()
+            .map(|&x| fq_freeze(i64::from(x)).into())
+            .collect::<Vec<i32>>(),
+    );
+    let mut c = Wiped::new(convolve(&fa, &fb));
     fold(&mut c);
     c[..P].iter().map(|&x| fq_freeze(x)).collect()
 }
 
-/// `a · s` in `R/q` for small `s` (entries in `{-1, 0, 1}`, checked by the caller).
+/// `a · s` in `R/q` for small `s` (entries in `{-1, 0, 1}`, checked by the caller);
+/// temporaries wiped as in [`mul_rq`].
 pub(crate) fn mul_rq_small(a: &[i16], s: &[i8]) -> Vec<i16> {
-    let fa: Vec<i32> = a.iter().map(|&x| fq_freeze(i64::from(x)).into()).collect();
-    let fs: Vec<i32> = s.iter().map(|&x| x.into()).collect();
-    let mut c = convolve(&fa, &fs);
+    let fa = Wiped::new(
+        a.iter()
+            .map(|&x| fq_freeze(i64::from(x)).into())
+            .collect::<Vec<i32>>(),
+    );
+    let fs = Wiped::new(s.iter().map(|&x| x.into()).collect::<Vec<i32>>());
+    let mut c = Wiped::new(convolve(&fa, &fs));
     fold(&mut c);
     c[..P].iter().map(|&x| fq_freeze(x)).collect()
 }
 
-/// `a · b` in `R/3` for entries in `{-1, 0, 1}` (checked by the caller).
+/// `a · b` in `R/3` for entries in `{-1, 0, 1}` (checked by the caller); temporaries wiped
+/// as in [`mul_rq`].
 pub(crate) fn mul_r3(a: &[i8], b: &[i8]) -> Vec<i8> {
-    let fa: Vec<i32> = a.iter().map(|&x| x.into()).collect();
-    let fb: Vec<i32> = b.iter().map(|&x| x.into()).collect();
-    let mut c = convolve(&fa, &fb);
+    let fa = Wiped::new(a.iter().map(|&x| x.into()).collect::<Vec<i32>>());
+    let fb = Wiped::new(b.iter().map(|&x| x.into()).collect::<Vec<i32>>());
+    let mut c = Wiped::new(convolve(&fa, &fb));
     fold(&mut c);
     // |c_i| <= 3 · 761: fits i32.
     c[..P].iter().map(|&x| f3_freeze(x as i32)).collect()

@@ -872,7 +872,7 @@ pub(crate) fn mul_rq_small_into(isa: Isa, a: &[i16], s: &[i8], out: &mut [i16]) 
                 )
             })
         },
-        _ => out[..P].copy_from_slice(&scalar::mul_rq_small(a, s)),
+        _ => out[..P].copy_from_slice(&crate::secret::Wiped::new(scalar::mul_rq_small(a, s))),
     }
 }
 
@@ -895,7 +895,7 @@ pub(crate) fn mul_r3_into(isa: Isa, a: &[i8], b: &[i8], out: &mut [i8]) {
         (Isa::Avx2, _, Some(s)) => unsafe {
             with_scratch(|sc| s.tf_mul_r3(avx2_tables(s), sc, a, b, &mut wide[..]))
         },
-        _ => return out.copy_from_slice(&scalar::mul_r3(a, b)),
+        _ => return out.copy_from_slice(&crate::secret::Wiped::new(scalar::mul_r3(a, b))),
     }
     for (o, &x) in out.iter_mut().zip(wide.iter()) {
         *o = x as i8;
