@@ -213,36 +213,47 @@ pub(crate) unsafe fn write<T>(p: *mut T, v: T) -> CResult {
     Ok(())
 }
 
+impl latpoly_status {
+    /// Every status, in order of its value (0, 1, ...): add a new one here and in
+    /// [`Self::message`] (whose exhaustive `match` the compiler checks).
+    const ALL: [latpoly_status; 9] = [
+        Self::Ok,
+        Self::NullPointer,
+        Self::LengthMismatch,
+        Self::OutOfRange,
+        Self::InvalidParameter,
+        Self::HandleMismatch,
+        Self::Representation,
+        Self::Malformed,
+        Self::Internal,
+    ];
+
+    /// The NUL-terminated description.
+    fn message(self) -> &'static [u8] {
+        match self {
+            Self::Ok => b"ok\0",
+            Self::NullPointer => b"a required pointer was NULL\0",
+            Self::LengthMismatch => b"a buffer length does not match\0",
+            Self::OutOfRange => b"a coefficient is out of range\0",
+            Self::InvalidParameter => b"invalid parameter\0",
+            Self::HandleMismatch => b"handle of the wrong type or different contexts\0",
+            Self::Representation => b"wrong representation (coefficient vs NTT)\0",
+            Self::Malformed => b"malformed encoded data\0",
+            Self::Internal => b"internal error\0",
+        }
+    }
+}
+
 /// A static NUL-terminated description of `status`, a `latpoly_status` value; any other
 /// value (from a newer library, or not a status at all) reads "unknown status". The parameter
 /// is an `int`, not the enumeration: a value outside the enumeration would be undefined
 /// behaviour in a Rust `enum`.
 #[no_mangle]
 pub extern "C" fn latpoly_status_message(status: c_int) -> *const c_char {
-    use latpoly_status as S;
-    let known = [
-        S::Ok,
-        S::NullPointer,
-        S::LengthMismatch,
-        S::OutOfRange,
-        S::InvalidParameter,
-        S::HandleMismatch,
-        S::Representation,
-        S::Malformed,
-        S::Internal,
-    ];
-    let s: &'static [u8] = match known.into_iter().find(|&k| k as c_int == status) {
-        Some(S::Ok) => b"ok\0",
-        Some(S::NullPointer) => b"a required pointer was NULL\0",
-        Some(S::LengthMismatch) => b"a buffer length does not match\0",
-        Some(S::OutOfRange) => b"a coefficient is out of range\0",
-        Some(S::InvalidParameter) => b"invalid parameter\0",
-        Some(S::HandleMismatch) => b"handle of the wrong type or different contexts\0",
-        Some(S::Representation) => b"wrong representation (coefficient vs NTT)\0",
-        Some(S::Malformed) => b"malformed encoded data\0",
-        Some(S::Internal) => b"internal error\0",
-        None => b"unknown status\0",
-    };
+    let s = usize::try_from(status)
+        .ok()
+        .and_then(|i| latpoly_status::ALL.get(i))
+        .map_or(&b"unknown status\0"[..], |k| k.message());
     s.as_ptr() as *const c_char
 }
 
@@ -2410,10 +2421,12 @@ mod tests {
         };
         assert_eq!(text(latpoly_status::Ok as c_int), "ok");
         assert_eq!(text(latpoly_status::Internal as c_int), "internal error");
-        for v in 0..=8 {
-            assert_ne!(text(v), "unknown status", "{v}");
+        for (i, &k) in latpoly_status::ALL.iter().enumerate() {
+            assert_eq!(k as usize, i, "ALL is in order of value");
+            assert_ne!(text(i as c_int), "unknown status", "{i}");
         }
-        for v in [-1, 9, 42, c_int::MAX, c_int::MIN] {
+        let past = latpoly_status::ALL.len() as c_int;
+        for v in [-1, past, 42, c_int::MAX, c_int::MIN] {
             assert_eq!(text(v), "unknown status", "{v}");
         }
     }

@@ -98,8 +98,9 @@ fn time_jobs(jobs: &mut [Job<'_>], rounds: usize) -> Vec<f64> {
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(rounds); jobs.len()];
     let count = jobs.len();
     for r in 0..rounds {
-        // The order rotates from round to round, so that no job always runs first (after
-        // whatever came before the round) or always follows the same one.
+        // The order rotates from round to round, so that no job always runs first (right
+        // after whatever came before the round); with two jobs, neither always follows the
+        // other.
         for k in 0..count {
             let i = (r + k) % count;
             let job = &mut jobs[i];
@@ -1275,6 +1276,11 @@ fn k_rows(rows: &mut Vec<Row>, rounds: usize) {
 
 /// Runs the whole suite (or the workloads whose name starts with `only`) and prints the table.
 pub fn run(opts: BenchOpts) -> Result<(), String> {
+    // With output files asked for, a closed standard output does not end the run.
+    crate::FILES_PENDING.store(
+        opts.json.is_some() || opts.plot.is_some(),
+        std::sync::atomic::Ordering::Relaxed,
+    );
     outln!("CPU: {}", crate::cpu::describe());
     outln!();
     let runs = opts.runs.max(1);

@@ -32,6 +32,7 @@ use num_bigint::{BigInt, BigUint};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "usage:
@@ -42,14 +43,29 @@ const USAGE: &str = "usage:
   latpoly info                                               backends and limits
 ";
 
+/// Whether the command still has work for someone when its standard output goes away (set
+/// by `bench` with `--json` or `--plot`: the files are still wanted).
+static FILES_PENDING: AtomicBool = AtomicBool::new(false);
+
+/// Whether standard output has gone (a broken pipe seen with [`FILES_PENDING`] set).
+static STDOUT_GONE: AtomicBool = AtomicBool::new(false);
+
 /// Writes to standard output. When the reader has gone (a broken pipe), the output is not
 /// wanted any more: the process exits with status 0 at once, as a filter cut short by `head`
-/// does, rather than running the rest of a benchmark for nobody; any other write error ends
-/// it with status 1 and a message.
+/// does, rather than running the rest of a benchmark for nobody, unless files are still to be
+/// written ([`FILES_PENDING`]): then the rest of the output is dropped and the command goes
+/// on. Any other write error ends the process with status 1 and a message.
 fn write_out(args: std::fmt::Arguments<'_>) {
     use std::io::Write;
+    if STDOUT_GONE.load(Ordering::Relaxed) {
+        return;
+    }
     if let Err(e) = std::io::stdout().lock().write_fmt(args) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
+            if FILES_PENDING.load(Ordering::Relaxed) {
+                STDOUT_GONE.store(true, Ordering::Relaxed);
+                return;
+            }
             std::process::exit(0);
         }
         eprintln!("error: writing to standard output: {e}");

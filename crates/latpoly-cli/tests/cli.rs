@@ -6,19 +6,23 @@ fn latpoly() -> Command {
     Command::new(env!("CARGO_BIN_EXE_latpoly"))
 }
 
-/// `latpoly kat ... | head -1`: the reader closes the pipe before the (about 500 KB, far more
-/// than a pipe holds) output is written, and the command ends quietly with status 0 instead
-/// of panicking.
+/// A pipe whose reader is already closed: every write to it fails with a broken pipe.
+fn closed_pipe() -> Stdio {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    Stdio::from(writer)
+}
+
+/// `latpoly kat ... | head -1` with the reader gone before the first write: the command ends
+/// quietly with status 0 instead of panicking.
 #[test]
 fn closed_stdout_ends_quietly() {
-    let mut child = latpoly()
+    let out = latpoly()
         .args(["kat", "ntruhps2048509", "--count", "100"])
-        .stdout(Stdio::piped())
+        .stdout(closed_pipe())
         .stderr(Stdio::piped())
-        .spawn()
+        .output()
         .unwrap();
-    drop(child.stdout.take()); // the reader goes away before anything is read
-    let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
@@ -26,6 +30,30 @@ fn closed_stdout_ends_quietly() {
         out.status
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// `latpoly bench --json FILE | head`: the output files are still written when standard
+/// output has gone.
+#[test]
+fn bench_writes_its_json_when_stdout_is_closed() {
+    let path = std::env::temp_dir().join(format!("latpoly-cli-test-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let out = latpoly()
+        .args(["bench", "--quick", "--only", "W4", "--json"])
+        .arg(&path)
+        .stdout(closed_pipe())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "status {:?}, stderr: {stderr}",
+        out.status
+    );
+    let json = std::fs::read_to_string(&path).expect("the JSON file is written");
+    let _ = std::fs::remove_file(&path);
+    assert!(json.contains("W4 n=256"), "{json}");
 }
 
 /// The same command with a reader prints the whole file.

@@ -102,7 +102,8 @@ def _as_int(x, name: str) -> int:
 
 
 def _flag(x, name: str) -> bool:
-    # bool(x) would read any object as a flag ("False" is true): a flag is a bool or nothing.
+    # bool(x) would read any object as a flag ("False" is true): a flag is a bool (Python's or
+    # numpy's), nothing else, None included.
     if not isinstance(x, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {type(x).__name__}")
     return bool(x)

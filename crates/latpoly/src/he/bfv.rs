@@ -27,6 +27,7 @@
 //!   extension. See [`crate::rns::BaseExtender`].
 //! * **Relinearization**: RNS gadget key switching — `c_2 = Σ_i D_i · (Q/q_i)` with digits
 //!   `D_i = [c_2 (Q/q_i)^-1]_{q_i}`, and keys `rlk_i = (-(a_i s + e_i) + (Q/q_i) s², a_i)`.
+//!   Key switching (relinearization, Galois automorphisms, rotations) needs several primes of similar size (one digit per prime: with one prime, or one much larger than the others, the noise a key switch adds does not fit, and these calls refuse).
 //!
 //! ```
 //! use latpoly::he::bfv::{Bfv, BfvParams};
@@ -77,7 +78,8 @@ pub use galois::BfvGaloisKeys;
 pub struct BfvParams {
     /// Ring degree `n` (power of two).
     pub n: usize,
-    /// The primes of `Q` (distinct, NTT-friendly for `n`, below `2^62`).
+    /// The primes of `Q` (distinct, NTT-friendly for `n`, below `2^62`). Relinearization and
+    /// rotations need several of similar size ([`Bfv::relinearize`]).
     pub moduli: Vec<u64>,
     /// Plaintext modulus `t >= 2`, coprime to `Q`.
     pub t: u64,
@@ -686,7 +688,6 @@ impl Bfv {
         BfvCiphertext { c: out }
     }
 
-    /// Checks a key-switching key has `L` NTT-form pairs of this instance's basis.
     /// `log2` of a bound on the noise one key switch adds, against `log2(Q / 4t)`: the digits
     /// `D_i` (one per prime, uniform in `[0, q_i)`) multiply fresh Gaussian errors `e_i`, so a
     /// coefficient of `Σ D_i e_i` has variance `n σ² Σ q_i² / 3`; the bound is six standard
@@ -716,6 +717,8 @@ impl Bfv {
         Ok(())
     }
 
+    /// Checks that key switching works with these primes ([`Self::check_key_switching`]) and
+    /// that a key-switching key has `L` NTT-form pairs of this instance's basis.
     fn check_switching_key(&self, b: &[RnsPoly], a: &[RnsPoly], what: &str) -> Result<()> {
         self.check_key_switching()?;
         if b.len() != self.q.len()
@@ -1434,6 +1437,9 @@ impl Bfv {
     }
 
     /// Relinearizes a 3-polynomial ciphertext back to 2 polynomials.
+    ///
+    /// Errors: [`Error::InvalidArgument`] for a key of other parameters, or primes that cannot
+    /// key-switch: it needs several primes of similar size (one digit per prime: with one prime, or one much larger than the others, the noise a key switch adds does not fit,).
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};

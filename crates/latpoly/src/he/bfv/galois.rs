@@ -154,9 +154,9 @@ impl Bfv {
     /// Galois keys for the given elements (each odd and below `2n`; repeats are merged). Needs
     /// the secret key; the keys themselves are public evaluation keys, `2 L` polynomials each.
     ///
-    /// Errors: [`Error::InvalidArgument`] for an even element or one `>= 2n`, or more than
-    /// 65,535 distinct elements (the limit of the byte format); [`Error::ContextMismatch`] for a
-    /// secret key of other parameters.
+    /// Errors: [`Error::InvalidArgument`] for an even element or one `>= 2n`, more than 65,535
+    /// distinct elements (the limit of the byte format), or primes that cannot key-switch (see
+    /// [`Bfv::relinearize`]); [`Error::ContextMismatch`] for a secret key of other parameters.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -183,7 +183,6 @@ impl Bfv {
         rng: &mut Sampler,
     ) -> Result<BfvGaloisKeys> {
         self.check_key_ctx(&sk.s)?;
-        self.check_key_switching()?;
         for &g in elements {
             self.check_galois_element(g)?;
         }
@@ -196,6 +195,7 @@ impl Bfv {
                 gs.len()
             )));
         }
+        self.check_key_switching()?;
         let mut keys = Vec::with_capacity(gs.len());
         for g in gs {
             let mut sg = sk.s.automorphism(g as i64)?;
@@ -245,7 +245,8 @@ impl Bfv {
     /// the identity and needs no key.
     ///
     /// Errors: [`Error::InvalidArgument`] for a ciphertext of 3 polynomials (relinearize
-    /// first), an invalid `g`, no key for `g` in `gk`, or keys of other parameters;
+    /// first), an invalid `g`, no key for `g` in `gk`, keys of other parameters, or primes that
+    /// cannot key-switch (see [`Bfv::relinearize`]);
     /// [`Error::ContextMismatch`] for a ciphertext of another instance.
     ///
     /// ```

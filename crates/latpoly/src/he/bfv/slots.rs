@@ -58,7 +58,7 @@ impl Bfv {
     fn slot_encoder(&self) -> Result<&SlotEncoder> {
         self.slots.as_ref().ok_or_else(|| {
             Error::InvalidArgument(format!(
-                "batching needs a prime t ≡ 1 (mod 2n = {}); t = {} is not one",
+                "batching needs a prime t ≡ 1 (mod 2n = {}) below 2^62; t = {} is not one",
                 2 * self.params.n,
                 self.params.t
             ))

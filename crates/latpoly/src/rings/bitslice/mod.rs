@@ -23,12 +23,12 @@ pub(crate) fn top_mask(n: usize) -> u64 {
     }
 }
 
-/// `a mod 3` for `a <= 9` (exact residue; the compiler turns the constant division into a
-/// multiplication, no branch).
+/// `a mod 3` for `a <= 9` (exact residue, by the multiply and shift of
+/// [`crate::arith::ct::mod3_u16`]: no division in any build profile, no branch).
 #[inline(always)]
 pub(crate) fn mod3_small(a: u8) -> u8 {
     debug_assert!(a <= 9);
-    a % 3
+    crate::arith::ct::mod3_u16(u16::from(a)) as u8
 }
 
 /// A GF(3) polynomial bit-sliced into two planes of `W` 64-bit words: bit `i` of `p` is set
