@@ -13,12 +13,9 @@ fn closed_pipe() -> Stdio {
     Stdio::from(writer)
 }
 
-/// `latpoly kat ... | head -1` with the reader gone before the first write: the command ends
-/// quietly with status 0 instead of panicking.
-#[test]
-fn closed_stdout_ends_quietly() {
-    let out = latpoly()
-        .args(["kat", "ntruhps2048509", "--count", "100"])
+/// Runs `cmd` with standard output closed: it must end with status 0 and no panic.
+fn run_with_closed_stdout(cmd: &mut Command) {
+    let out = cmd
         .stdout(closed_pipe())
         .stderr(Stdio::piped())
         .output()
@@ -32,24 +29,23 @@ fn closed_stdout_ends_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// `latpoly kat ... | head -1` with the reader gone before the first write: the command ends
+/// quietly with status 0 instead of panicking.
+#[test]
+fn closed_stdout_ends_quietly() {
+    run_with_closed_stdout(latpoly().args(["kat", "ntruhps2048509", "--count", "100"]));
+}
+
 /// `latpoly bench --json FILE | head`: the output files are still written when standard
 /// output has gone.
 #[test]
 fn bench_writes_its_json_when_stdout_is_closed() {
     let path = std::env::temp_dir().join(format!("latpoly-cli-test-{}.json", std::process::id()));
     let _ = std::fs::remove_file(&path);
-    let out = latpoly()
-        .args(["bench", "--quick", "--only", "W4", "--json"])
-        .arg(&path)
-        .stdout(closed_pipe())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "status {:?}, stderr: {stderr}",
-        out.status
+    run_with_closed_stdout(
+        latpoly()
+            .args(["bench", "--quick", "--only", "W4", "--json"])
+            .arg(&path),
     );
     let json = std::fs::read_to_string(&path).expect("the JSON file is written");
     let _ = std::fs::remove_file(&path);
