@@ -49,8 +49,9 @@
 
 use crate::arith::Modulus;
 use crate::error::{Error, Result};
+use crate::isa::Isa;
 use crate::primes::ntt_primes;
-use crate::rns::{scratch, BaseExtender, Representation, RnsContext, RnsPoly};
+use crate::rns::{convert_simd, scratch, BaseExtender, Representation, RnsContext, RnsPoly};
 use crate::sampling::{small_residue, Sampler, GAUSSIAN_TAIL_CUT};
 use crate::secret::Wiped;
 use num_bigint::{BigInt, BigUint};
@@ -59,6 +60,7 @@ use std::sync::Arc;
 
 mod galois;
 mod io;
+pub(crate) mod round;
 mod slots;
 
 pub use galois::BfvGaloisKeys;
@@ -352,19 +354,11 @@ pub struct Bfv {
     q_inv_mod_p: Vec<u64>,
     /// `Q/q_i mod q_i` (the gadget).
     qhat_mod_qi: Vec<u64>,
-    /// Decryption constants when `t < 2^32` (see [`Bfv::scale_and_round`]).
-    dec: Option<DecTables>,
+    /// Decryption's scale-and-round constants, when `t` is in the range of [`round`] (below
+    /// every prime and `4 L t < 2^63`), and the backend that runs it.
+    round: Option<(round::RoundTables, Isa)>,
     /// The slot encoder when `t` is a prime `≡ 1 (mod 2n)` (see [`Bfv::encode_slots`]).
     slots: Option<slots::SlotEncoder>,
-}
-
-/// Decryption constants for `t < 2^32`: per prime `t (Q/q_i)^-1 / q_i = ω_i + θ_i` with
-/// `ω_i = floor(..) mod t` and `θ_i` a 128-bit binary fraction, and `floor(2^128 / t)`.
-#[derive(Debug, Clone)]
-struct DecTables {
-    omega: Vec<u64>,
-    theta: Vec<(u64, u64)>,
-    t_inv: u128,
 }
 
 /// `round(Q m / t) mod q_i = Δ m + c mod q_i` from `Δ mod q_i` with its Shoup quotient and
@@ -459,29 +453,11 @@ impl Bfv {
             .zip(&pm)
             .map(|(m, &x)| m.inv(low_u64(&big_q, x)).unwrap_or(0))
             .collect();
-        let dec = (params.t < 1 << 32).then(|| {
-            let t = params.t as u128;
-            let (omega, theta) = params
-                .moduli
-                .iter()
-                .zip(&qhat_inv)
-                .map(|(&qi, &h)| {
-                    let r = t * h as u128; // < 2^94
-                    let omega = ((r / qi as u128) % t) as u64;
-                    let frac = (BigUint::from(r % qi as u128) << 128u32) / qi;
-                    let frac = u128::try_from(&frac).unwrap_or(u128::MAX);
-                    (omega, ((frac >> 64) as u64, frac as u64))
-                })
-                .unzip();
-            DecTables {
-                omega,
-                theta,
-                t_inv: u128::MAX / t, // floor(2^128 / t) for t >= 2 not a power of two, else 1 less
-            }
-        });
+        let round = round::RoundTables::new(q.crt().moduli(), &qhat_inv, params.t)
+            .map(|tb| (tb, round::best_isa(params.n)));
         Ok(Bfv {
             slots: slots::SlotEncoder::new(params.n, params.t),
-            dec,
+            round,
             q_to_p: BaseExtender::new(&q, &p)?,
             p_to_q: BaseExtender::new(&p, &q)?,
             params,
@@ -666,17 +642,14 @@ impl Bfv {
     /// switch, in coefficient form.
     fn finish_switch(&self, acc: [Vec<u64>; 2], c: [Option<&[u64]>; 2]) -> BfvCiphertext {
         let n = self.params.n;
-        let moduli = self.q.crt().moduli();
         let plans = self.q.plans();
         let mut out = Vec::with_capacity(2);
         for (mut acc, ci) in acc.into_iter().zip(c) {
-            for (j, (mj, plan)) in moduli.iter().zip(plans).enumerate() {
+            for (j, plan) in plans.iter().enumerate() {
                 let r = j * n..(j + 1) * n;
                 plan.inverse_unchecked(&mut acc[r.clone()]);
                 if let Some(ci) = ci {
-                    for (o, &x) in acc[r.clone()].iter_mut().zip(&ci[r]) {
-                        *o = mj.add(*o, x);
-                    }
+                    plan.add_assign_unchecked(&mut acc[r.clone()], &ci[r]);
                 }
             }
             out.push(RnsPoly::from_residues_unchecked(
@@ -973,13 +946,9 @@ impl Bfv {
             plan.inverse_unchecked(&mut acc[r.clone()]);
         }
         let c0 = Self::coeff_residues(&c.c[0]);
-        for (j, m) in self.q.crt().moduli().iter().enumerate() {
-            for (a, &b) in acc[j * n..(j + 1) * n]
-                .iter_mut()
-                .zip(&c0[j * n..(j + 1) * n])
-            {
-                *a = m.add(*a, b);
-            }
+        for (j, plan) in plans.iter().enumerate() {
+            let r = j * n..(j + 1) * n;
+            plan.add_assign_unchecked(&mut acc[r.clone()], &c0[r]);
         }
         scratch::give_wiped(x);
         if let Some(mut s2) = s2 {
@@ -1008,55 +977,20 @@ impl Bfv {
         Ok(out)
     }
 
-    /// [`Self::scale_and_round`] for `t < 2^32` (the HPS formula on the residues themselves):
-    /// `t x / Q ≡ Σ x_i (ω_i + θ_i) (mod t)`. Per prime three 64 x 64 products: `x_i ω_i`
-    /// (integer, below `2^94`) and `x_i θ_i` from the two halves of the 128-bit fraction (its
-    /// integer and fractional parts summed separately; truncation error below `L 2^-64`). The
-    /// total, below `L 2^95`, is rounded (top fraction bit) and reduced mod `t` by a 128-bit
-    /// Barrett step and two masked subtractions. Branch-free in `x`.
-    fn scale_and_round_small_t(&self, dec: &DecTables, data: &[u64]) -> Vec<u64> {
-        use crate::arith::ct::barrier;
-        use crate::arith::modulus::mulhi_u128;
-        let n = self.params.n;
-        let t = self.params.t;
-        let csub = |r: u64| -> u64 {
-            let (d, borrow) = r.overflowing_sub(t);
-            let keep = barrier(0u64.wrapping_sub(borrow as u64)); // all-ones iff r < t
-            (r & keep) | (d & !keep)
-        };
-        let mut out = vec![0u64; n];
-        for (j, o) in out.iter_mut().enumerate() {
-            // Integer parts in 128 bits: each is below q_i < 2^62, so a 64-bit sum overflowed
-            // from about six primes near 2^62 on.
-            let (mut a, mut int, mut frac) = (0u128, 0u128, 0u128);
-            for (i, (&w, &(th, tl))) in dec.omega.iter().zip(&dec.theta).enumerate() {
-                let xi = data[i * n + j] as u128;
-                a += xi * w as u128;
-                let s = xi * th as u128 + ((xi * tl as u128) >> 64);
-                int += s >> 64;
-                frac += s as u64 as u128;
-            }
-            // Integer part plus the carry out of the fractions, rounded by the top fraction bit.
-            let v = a + int + (frac >> 64) + ((frac >> 63) & 1);
-            // v mod t: the quotient estimate floor(v floor(2^128/t) / 2^128) is at most 1 short
-            // (two masked subtractions, one to spare).
-            let qhat = mulhi_u128(v, dec.t_inv);
-            let r = v.wrapping_sub(qhat.wrapping_mul(t as u128)) as u64;
-            *o = csub(csub(r));
-        }
-        out
-    }
-
     /// `round(t x / Q) mod t` for `x` in basis `Q` (coefficient form), branch-free in `x`.
     ///
     /// With `y_i = [x_i (Q/q_i)^-1]_{q_i}`, `t x / Q ≡ Σ y_i t / q_i (mod t)`; `y_i t` splits into
-    /// `α_i q_i + β_i` (Shoup's quotient estimate when `t < q_i`, a 128-bit Barrett division
-    /// otherwise): the `α_i` are summed as integers, the `β_i / q_i` in floating point (absolute
-    /// error below `L 2^-52`), and the sum, below `(L + 1) t`, is reduced mod `t` by `⌈log2(L+1)⌉`
-    /// masked subtractions.
+    /// `α_i q_i + β_i`: the `α_i` are summed as integers, the `β_i / q_i` in floating point
+    /// (absolute error below `L (L + 3) 2^-53`), and the sum, below `(L + 1) t`, is reduced
+    /// mod `t` by `⌈log2(L+1)⌉` masked subtractions. When `t` is below every prime and
+    /// `4 L t < 2^63` (every common parameter set), the kernels of [`round`] run it in
+    /// 64-bit lanes (SIMD where the CPU has it, the same output on every backend); otherwise
+    /// the split is a 128-bit Barrett division and the sums are 128-bit, below.
     fn scale_and_round(&self, x: &[u64]) -> Vec<u64> {
-        if let Some(dec) = &self.dec {
-            return self.scale_and_round_small_t(dec, x);
+        let mut out = vec![0u64; self.params.n];
+        if let Some((tb, isa)) = &self.round {
+            round::run(*isa, tb, x, &mut out);
+            return out;
         }
         use crate::arith::ct::barrier;
         let n = self.params.n;
@@ -1075,57 +1009,24 @@ impl Bfv {
             }
             v as u64
         };
-        let mut out = vec![0u64; n];
-        if moduli.iter().all(|m| t < m.value()) {
-            // Coefficient by coefficient, all limbs in registers.
-            let consts: Vec<(u64, u64, u64, u64, f64)> = moduli
-                .iter()
-                .zip(&self.qhat_inv)
-                .map(|(m, &h)| (m.value(), h, m.shoup(h), m.shoup(t), 1.0 / m.value() as f64))
-                .collect();
-            let data = x;
-            for (j, o) in out.iter_mut().enumerate() {
-                let (mut a, mut f) = (0u128, 0.0f64);
-                for (i, &(q, h, hp, tp, inv)) in consts.iter().enumerate() {
-                    let xi = data[i * n + j];
-                    // y = x_i (Q/q_i)^-1 mod q_i (Shoup, then one masked subtraction).
-                    let y = xi
-                        .wrapping_mul(h)
-                        .wrapping_sub((((xi as u128 * hp as u128) >> 64) as u64).wrapping_mul(q));
-                    let (y2, borrow) = y.overflowing_sub(q);
-                    let keep = barrier(0u64.wrapping_sub(borrow as u64));
-                    let y = (y & keep) | (y2 & !keep);
-                    // alpha = floor(y t / q) or one less; beta = y t - alpha q < 2q.
-                    let alpha = ((y as u128 * tp as u128) >> 64) as u64;
-                    let beta = y.wrapping_mul(t).wrapping_sub(alpha.wrapping_mul(q));
-                    let (b2, borrow) = beta.overflowing_sub(q);
-                    let keep = barrier(0u64.wrapping_sub(borrow as u64)); // all-ones iff beta < q
-                    a += (alpha + (1 ^ (keep & 1))) as u128;
-                    // beta < q < 2^62: the signed conversion is one instruction.
-                    f += ((beta & keep) | (b2 & !keep)) as i64 as f64 * inv;
-                }
-                *o = finish(a, f);
+        let mut int_part = vec![0u128; n];
+        let mut frac = vec![0.0f64; n];
+        for (i, m) in moduli.iter().enumerate() {
+            let (h, hp) = (self.qhat_inv[i], m.shoup(self.qhat_inv[i]));
+            let inv = 1.0 / m.value() as f64;
+            for ((ip, f), &xi) in int_part
+                .iter_mut()
+                .zip(frac.iter_mut())
+                .zip(&x[i * n..(i + 1) * n])
+            {
+                let y = m.mul_shoup(xi, h, hp);
+                let (alpha, beta) = m.div_rem_u128(y as u128 * t as u128);
+                *ip += alpha;
+                *f += beta as i64 as f64 * inv;
             }
-        } else {
-            let mut int_part = vec![0u128; n];
-            let mut frac = vec![0.0f64; n];
-            for (i, m) in moduli.iter().enumerate() {
-                let (h, hp) = (self.qhat_inv[i], m.shoup(self.qhat_inv[i]));
-                let inv = 1.0 / m.value() as f64;
-                for ((ip, f), &xi) in int_part
-                    .iter_mut()
-                    .zip(frac.iter_mut())
-                    .zip(&x[i * n..(i + 1) * n])
-                {
-                    let y = m.mul_shoup(xi, h, hp);
-                    let (alpha, beta) = m.div_rem_u128(y as u128 * t as u128);
-                    *ip += alpha;
-                    *f += beta as i64 as f64 * inv;
-                }
-            }
-            for ((o, &a), &f) in out.iter_mut().zip(&int_part).zip(&frac) {
-                *o = finish(a, f);
-            }
+        }
+        for ((o, &a), &f) in out.iter_mut().zip(&int_part).zip(&frac) {
+            *o = finish(a, f);
         }
         out
     }
@@ -1352,14 +1253,18 @@ impl Bfv {
         let mut r = scratch::take(self.p.len() * n);
         self.q_to_p
             .extend_exact_scaled_into(q_part, t, true, &mut r);
+        let isa = self.q_to_p.isa();
         for (k, m) in self.p.crt().moduli().iter().enumerate() {
             let (tk, qinv) = (self.t_mod_p[k], self.q_inv_mod_p[k]);
             let (tkp, qinvp) = (m.shoup(tk), m.shoup(qinv));
-            for (o, &x) in r[k * n..(k + 1) * n]
-                .iter_mut()
-                .zip(&p_part[k * n..(k + 1) * n])
+            let (x, rk) = (&p_part[k * n..(k + 1) * n], &mut r[k * n..(k + 1) * n]);
+            // The SIMD twin runs where the base conversion does (same residues).
+            if isa == Isa::Scalar
+                || !convert_simd::run_mul_sub_mul(isa, m.value(), [(tk, tkp), (qinv, qinvp)], x, rk)
             {
-                *o = m.mul_shoup(m.sub(m.mul_shoup(x, tk, tkp), *o), qinv, qinvp);
+                for (o, &x) in rk.iter_mut().zip(x) {
+                    *o = m.mul_shoup(m.sub(m.mul_shoup(x, tk, tkp), *o), qinv, qinvp);
+                }
             }
         }
         self.p_to_q.extend_exact_into(&r, true, out);

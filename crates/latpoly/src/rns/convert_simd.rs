@@ -41,6 +41,8 @@ pub(crate) trait ConvertEntry: Simd<W = u64> {
         eps: f64,
         fallback: &mut Vec<usize>,
     );
+    /// Runs [`mul_sub_mul`] with the token's features enabled.
+    fn mul_sub_mul_entry(self, p: u64, w: [(u64, u64); 2], x: &[u64], r: &mut [u64]);
 }
 
 /// Whether backend `isa` runs this kernel on this CPU for `sources` source primes and degree
@@ -156,6 +158,126 @@ pub(crate) fn convert<S: Simd<W = u64>>(
                 acc = s.csub(s.add(acc, s.csub(t, p)), p);
             }
             s.store(&mut out[k * n + j..], acc);
+        }
+    }
+}
+
+/// Runs [`mul_sub_mul`] on backend `isa` (which must be [`supported`] at `n = r.len()`); false if
+/// it did not run.
+pub(crate) fn run_mul_sub_mul(
+    isa: Isa,
+    p: u64,
+    w: [(u64, u64); 2],
+    x: &[u64],
+    r: &mut [u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::ntt::x86::{Avx2U64, Avx512U64};
+        match isa {
+            Isa::Avx512 => {
+                if let Some(s) = Avx512U64::try_new() {
+                    s.mul_sub_mul_entry(p, w, x, r);
+                    return true;
+                }
+            }
+            Isa::Avx2 => {
+                if let Some(s) = Avx2U64::try_new() {
+                    s.mul_sub_mul_entry(p, w, x, r);
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    let _ = (isa, p, w, x, r);
+    false
+}
+
+/// `r_j <- (x_j w_0 - r_j) w_1 mod p` for `x_j, r_j < p`, the constants `w = [(w_0, Shoup
+/// quotient), (w_1, quotient)]` below `p`, `r.len()` a multiple of `LANES`: the same residues
+/// as the scalar loop of BFV's multiplication (`Bfv::scale_down_into`), which it replaces.
+#[inline(always)]
+pub(crate) fn mul_sub_mul<S: Simd<W = u64>>(
+    s: S,
+    p: u64,
+    w: [(u64, u64); 2],
+    x: &[u64],
+    r: &mut [u64],
+) {
+    let lanes = S::LANES;
+    debug_assert!(r.len().is_multiple_of(lanes) && x.len() == r.len());
+    let pv = s.splat(p);
+    let (w0, w0p, w1, w1p) = (
+        s.splat(w[0].0),
+        s.splat(w[0].1),
+        s.splat(w[1].0),
+        s.splat(w[1].1),
+    );
+    for j in (0..r.len()).step_by(lanes) {
+        let a = s.csub(s.mul_shoup_lazy_splat(s.load(&x[j..]), w0, w0p, pv), pv);
+        // a + p - r is in [1, 2p) and ≡ a - r.
+        let d = s.sub(s.add(a, pv), s.load(&r[j..]));
+        let o = s.csub(s.mul_shoup_lazy_splat(d, w1, w1p, pv), pv);
+        s.store(&mut r[j..], o);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arith::{Modulus, Modulus64};
+    use crate::primes::ntt_primes;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// [`mul_sub_mul`] on every backend against the scalar formula, at prime sizes up to the
+    /// 62-bit limit, with residues at the edges (0, 1, p - 1) and random.
+    #[test]
+    fn mul_sub_mul_matches_the_scalar_formula() {
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        let n = 64;
+        for bits in [20, 31, 50, 61, 62] {
+            let p = ntt_primes(bits, n, 1).unwrap()[0];
+            let m = Modulus64::new(p).unwrap();
+            for (w0, w1) in [
+                (0, 0),
+                (1, p - 1),
+                (p - 1, 1),
+                (rng.gen_range(0..p), rng.gen_range(0..p)),
+            ] {
+                let w = [(w0, m.shoup(w0)), (w1, m.shoup(w1))];
+                let edge = [0, 1, p - 1, p / 2];
+                let x: Vec<u64> = (0..n)
+                    .map(|j| {
+                        if j < 16 {
+                            edge[j % 4]
+                        } else {
+                            rng.gen_range(0..p)
+                        }
+                    })
+                    .collect();
+                let r: Vec<u64> = (0..n)
+                    .map(|j| {
+                        if j < 16 {
+                            edge[j / 4]
+                        } else {
+                            rng.gen_range(0..p)
+                        }
+                    })
+                    .collect();
+                let want: Vec<u64> = x
+                    .iter()
+                    .zip(&r)
+                    .map(|(&x, &r)| m.mul(m.sub(m.mul(x, w0), r), w1))
+                    .collect();
+                for isa in [Isa::Avx512, Isa::Avx2] {
+                    let mut got = r.clone();
+                    if run_mul_sub_mul(isa, p, w, &x, &mut got) {
+                        assert_eq!(got, want, "{isa}, {bits} bits");
+                    }
+                }
+            }
         }
     }
 }

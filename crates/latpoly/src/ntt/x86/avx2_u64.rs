@@ -12,7 +12,7 @@
 //! twiddle product takes seven `vpmuludq` instead of nine and about 20 vector operations
 //! instead of 25.
 
-use super::{convert_entry, entry_points};
+use super::{convert_entry, entry_points, round_entry};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, LaneTw, MulConsts, Simd, SimdTables};
@@ -412,6 +412,86 @@ impl<const Q1: bool> Simd for Avx2U64<Q1> {
 entry_points!(Avx2U64<false>, u64, Isa::Avx2, "avx2");
 entry_points!(Avx2U64<true>, u64, Isa::Avx2, "avx2");
 convert_entry!(Avx2U64, "avx2");
+round_entry!(Avx2U64, "avx2");
+
+/// `2^52` as a double: adding it to an integer below `2^52` leaves the integer in the low
+/// mantissa bits.
+const TWO52: f64 = 4_503_599_627_370_496.0;
+
+impl crate::he::bfv::round::RoundLanes for Avx2U64 {
+    type F = __m256d;
+    #[inline(always)]
+    fn mulhi_exact(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { mulhi64(a, b) }
+    }
+    #[inline(always)]
+    fn mullo(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: token proves AVX2.
+        unsafe { mullo64(a, b) }
+    }
+    #[inline(always)]
+    fn carry_fix(self, alpha: __m256i, beta: __m256i, q: __m256i) -> (__m256i, __m256i) {
+        // SAFETY: token proves AVX2. beta, q < 2^63, so the signed compare orders them.
+        unsafe {
+            let lt = _mm256_cmpgt_epi64(q, beta); // all-ones where beta < q
+            (
+                _mm256_add_epi64(_mm256_add_epi64(alpha, _mm256_set1_epi64x(1)), lt),
+                _mm256_sub_epi64(beta, _mm256_andnot_si256(lt, q)),
+            )
+        }
+    }
+    #[inline(always)]
+    fn to_f64(self, v: __m256i) -> __m256d {
+        // SAFETY: token proves AVX2. Both 32-bit halves convert exactly (the 2^52 trick), the
+        // high one times 2^32 stays exact, and the one rounding of the sum is that of the
+        // direct conversion (round to nearest under the default MXCSR).
+        unsafe {
+            let magic = _mm256_set1_pd(TWO52);
+            let bits = _mm256_castpd_si256(magic);
+            let hi = _mm256_sub_pd(
+                _mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64::<32>(v), bits)),
+                magic,
+            );
+            let lo = _mm256_sub_pd(
+                _mm256_castsi256_pd(_mm256_or_si256(
+                    _mm256_and_si256(v, _mm256_set1_epi64x(0xffff_ffff)),
+                    bits,
+                )),
+                magic,
+            );
+            _mm256_add_pd(_mm256_mul_pd(hi, _mm256_set1_pd(4_294_967_296.0)), lo)
+        }
+    }
+    #[inline(always)]
+    fn fsplat(self, x: f64) -> __m256d {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_set1_pd(x) }
+    }
+    #[inline(always)]
+    fn fadd(self, a: __m256d, b: __m256d) -> __m256d {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_add_pd(a, b) }
+    }
+    #[inline(always)]
+    fn fmul(self, a: __m256d, b: __m256d) -> __m256d {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_mul_pd(a, b) }
+    }
+    #[inline(always)]
+    fn trunc(self, f: __m256d) -> __m256i {
+        // SAFETY: token proves AVX2. trunc(f) < 2^52 plus 2^52 is exact, and its low 52
+        // mantissa bits are trunc(f).
+        unsafe {
+            let magic = _mm256_set1_pd(TWO52);
+            let r = _mm256_add_pd(
+                _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(f),
+                magic,
+            );
+            _mm256_xor_si256(_mm256_castpd_si256(r), _mm256_castpd_si256(magic))
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 //! exact quotient, corrected by one conditional subtraction, see [`mulhi64_approx`]); low
 //! products use `vpmullq` (AVX-512DQ).
 
-use super::{convert_entry, entry_points, perm_tables, step_tables};
+use super::{convert_entry, entry_points, perm_tables, round_entry, step_tables};
 use crate::isa::Isa;
 use crate::ntt::backend::Entry;
 use crate::ntt::simd::{self, MulConsts, Simd, SimdTables};
@@ -361,6 +361,58 @@ impl Simd for Avx512U64 {
 
 entry_points!(Avx512U64, u64, Isa::Avx512, "avx512f,avx512dq");
 convert_entry!(Avx512U64, "avx512f,avx512dq");
+round_entry!(Avx512U64, "avx512f,avx512dq");
+
+impl crate::he::bfv::round::RoundLanes for Avx512U64 {
+    type F = __m512d;
+    #[inline(always)]
+    fn mulhi_exact(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512F.
+        unsafe { mulhi64(a, b) }
+    }
+    #[inline(always)]
+    fn mullo(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: token proves AVX-512DQ (vpmullq).
+        unsafe { _mm512_mullo_epi64(a, b) }
+    }
+    #[inline(always)]
+    fn carry_fix(self, alpha: __m512i, beta: __m512i, q: __m512i) -> (__m512i, __m512i) {
+        // SAFETY: token proves AVX-512F.
+        unsafe {
+            let ge = _mm512_cmpge_epu64_mask(beta, q);
+            (
+                _mm512_mask_add_epi64(alpha, ge, alpha, _mm512_set1_epi64(1)),
+                _mm512_mask_sub_epi64(beta, ge, beta, q),
+            )
+        }
+    }
+    #[inline(always)]
+    fn to_f64(self, v: __m512i) -> __m512d {
+        // SAFETY: token proves AVX-512DQ (vcvtqq2pd: signed, exact for v < 2^63, rounded to
+        // nearest under the default MXCSR, as Rust's `as` is).
+        unsafe { _mm512_cvtepi64_pd(v) }
+    }
+    #[inline(always)]
+    fn fsplat(self, x: f64) -> __m512d {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_set1_pd(x) }
+    }
+    #[inline(always)]
+    fn fadd(self, a: __m512d, b: __m512d) -> __m512d {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_add_pd(a, b) }
+    }
+    #[inline(always)]
+    fn fmul(self, a: __m512d, b: __m512d) -> __m512d {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_mul_pd(a, b) }
+    }
+    #[inline(always)]
+    fn trunc(self, f: __m512d) -> __m512i {
+        // SAFETY: token proves AVX-512DQ (vcvttpd2uqq truncates whatever the MXCSR says).
+        unsafe { _mm512_cvttpd_epu64(f) }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -357,10 +357,46 @@ macro_rules! convert_entry {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { inner(self, tb, w, src, out, lift, eps, fallback) }
             }
+            fn mul_sub_mul_entry(self, p: u64, w: [(u64, u64); 2], x: &[u64], r: &mut [u64]) {
+                #[target_feature(enable = $feat)]
+                fn inner(s: $tok, p: u64, w: [(u64, u64); 2], x: &[u64], r: &mut [u64]) {
+                    crate::rns::convert_simd::mul_sub_mul(s, p, w, x, r)
+                }
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { inner(self, p, w, x, r) }
+            }
         }
     };
 }
 pub(crate) use convert_entry;
+
+/// Generates the `#[target_feature]` entry point of BFV decryption's SIMD scale-and-round for
+/// a u64 token (see `he::bfv::round`).
+macro_rules! round_entry {
+    ($tok:ty, $feat:literal) => {
+        impl crate::he::bfv::round::RoundEntry for $tok {
+            fn round_entry(
+                self,
+                tb: &crate::he::bfv::round::RoundTables,
+                x: &[u64],
+                out: &mut [u64],
+            ) {
+                #[target_feature(enable = $feat)]
+                fn inner(
+                    s: $tok,
+                    tb: &crate::he::bfv::round::RoundTables,
+                    x: &[u64],
+                    out: &mut [u64],
+                ) {
+                    crate::he::bfv::round::simd(s, tb, x, out)
+                }
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { inner(self, tb, x, out) }
+            }
+        }
+    };
+}
+pub(crate) use round_entry;
 
 /// Generates the `#[target_feature]` entry points of a token (see `backend::Entry`).
 macro_rules! entry_points {
