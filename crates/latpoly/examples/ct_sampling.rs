@@ -131,7 +131,9 @@ fn run_he() {
     use latpoly::he::lpr::{Lpr, LprParams};
     let mut s = poisoned_sampler();
     for (bits, t) in [(40u32, 257u64), (30, (1 << 35) - 31)] {
-        // t < 2^32 and t above the primes take the two scale-and-round paths of decryption.
+        // t below the primes and t above them take the two scale-and-round paths of
+        // decryption (the 64-bit kernels of `he/bfv/round.rs`: the AVX2 one under
+        // `LATPOLY_ISA=avx2`, the scalar one under `scalar`; and the 128-bit path).
         let bfv = Bfv::new(BfvParams::new(1024, bits, 5, t).unwrap()).unwrap();
         let keys = bfv.keygen(&mut s).unwrap();
         let m: Vec<u64> = (0..1024u64).map(|i| i * 7919 % t).collect();

@@ -25,13 +25,16 @@ fn small_parameters_full_cycle() {
         (40, 3, 65537),
         (50, 2, 3),
         (60, 2, 2),
-        // t above the primes: decryption's general scale-and-round path (128-bit division
-        // instead of the t < 2^32 formula)
+        // t above the primes, and t below them with 4 L t >= 2^63: decryption's 128-bit
+        // scale-and-round path (the others take the 64-bit kernels of `he/bfv/round.rs`)
         (30, 5, (1 << 35) - 31),
+        (62, 4, (1 << 59) + 5),
     ] {
         let bfv = Bfv::new(BfvParams::new(1024, bits, count, t).unwrap()).unwrap();
         if t >= 1 << 32 {
-            assert!(bfv.context().moduli().iter().all(|&q| q < t));
+            // the 128-bit path: t above the primes, or 4 L t >= 2^63
+            let q = bfv.context().moduli();
+            assert!(q.iter().all(|&q| q < t) || 4 * q.len() as u128 * t as u128 >= 1 << 63);
         }
         let mut rng = Sampler::from_seed([bits as u8; 32]);
         let mut prng = ChaCha20Rng::seed_from_u64(bits as u64);

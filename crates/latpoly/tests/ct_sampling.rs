@@ -45,6 +45,20 @@ fn lpr_and_bfv_have_no_secret_dependent_branches_or_indices() {
     }
 }
 
+/// The same with the scalar kernels (decryption's scale-and-round, multiplication's scale
+/// step), which CPUs without AVX2 and `LATPOLY_ISA=scalar` run.
+#[test]
+fn lpr_and_bfv_scalar_kernels_have_no_secret_dependent_branches_or_indices() {
+    if valgrind_available() {
+        assert_clean(
+            "ct_sampling",
+            "he",
+            "scalar",
+            "LPR and BFV on a poisoned seed done",
+        );
+    }
+}
+
 /// A BFV secret key read from its bytes: one branch on the validity verdict, nothing else.
 #[test]
 fn bfv_secret_key_decoding_branches_only_on_its_verdict() {

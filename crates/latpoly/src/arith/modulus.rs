@@ -129,7 +129,7 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
         let (t, borrow) = a.sub_borrow(b);
         t.wrapping_add(
             self.value()
-                .and(Self::W::ZERO.wrapping_sub(borrow).barrier()),
+                .and(Self::W::ZERO.wrapping_sub(borrow.barrier())),
         )
     }
 
@@ -171,7 +171,7 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
         let m = lo.wrapping_mul(self.qinv());
         // m q == lo (mod R), so (a b - m q) / R = hi - mulhi(m, q) exactly, in (-q, q).
         let (t, borrow) = hi.sub_borrow(m.mul_hi(q));
-        t.wrapping_add(q.and(Self::W::ZERO.wrapping_sub(borrow).barrier()))
+        t.wrapping_add(q.and(Self::W::ZERO.wrapping_sub(borrow.barrier())))
     }
 
     /// Converts `a` (any lane value) to Montgomery form `a R mod q`; output in `[0, q)`.

@@ -130,20 +130,23 @@ pub trait Word:
     #[inline(always)]
     fn csub(self, m: Self) -> Self {
         let (t, borrow) = self.sub_borrow(m);
-        // borrow is 0 or 1; mask is all-ones when we must add m back. The barrier keeps LLVM
-        // from turning the masked add back into a select, which its x86 backend may lower to a
-        // data-dependent branch inside loops.
-        let mask = Self::ZERO.wrapping_sub(borrow).barrier();
+        // borrow is 0 or 1; mask is all-ones when we must add m back. The barrier sits on the
+        // borrow itself, so LLVM cannot turn `0 - borrow` and the masked add back into a
+        // select, which its x86 backend may lower to a data-dependent branch inside loops. (A
+        // barrier on the mask came too late: for 16-bit words LLVM built the mask with a `jb`
+        // over the constant, which Valgrind flagged in the scalar NTT of LPR key generation.)
+        let mask = Self::ZERO.wrapping_sub(borrow.barrier());
         t.wrapping_add(m.and(mask))
     }
 
-    /// Returns `self` unchanged, but opaque to the optimiser (an empty `asm!` on the register):
-    /// masks pass through it so they stay masks.
+    /// Returns `self` unchanged, but opaque to the optimiser (an empty `asm!` on the register).
+    /// Put it on a borrow or carry bit before it becomes a mask: LLVM may build a mask from a
+    /// known 0/1 value with a branch, before a barrier on the mask itself.
     ///
     /// ```
     /// use latpoly::arith::Word;
     /// let borrow = 3u32.sub_borrow(5).1;
-    /// let mask = 0u32.wrapping_sub(borrow).barrier(); // all-ones, hidden from the optimiser
+    /// let mask = 0u32.wrapping_sub(borrow.barrier()); // all-ones, built where LLVM cannot see a 0/1
     /// assert_eq!(mask, u32::MAX);
     /// assert_eq!(Word::and(7681u32, mask), 7681);
     /// ```

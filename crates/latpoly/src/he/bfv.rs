@@ -355,8 +355,12 @@ pub struct Bfv {
     /// `Q/q_i mod q_i` (the gadget).
     qhat_mod_qi: Vec<u64>,
     /// Decryption's scale-and-round constants, when `t` is in the range of [`round`] (below
-    /// every prime and `4 L t < 2^63`), and the backend that runs it.
-    round: Option<(round::RoundTables, Isa)>,
+    /// every prime and `4 L t < 2^63`).
+    round: Option<round::RoundTables>,
+    /// The backend of the u64-lane kernels of this module (decryption's scale-and-round,
+    /// multiplication's scale step): the best of AVX-512 and AVX2 this CPU runs at this `n`
+    /// within the `LATPOLY_ISA` cap, or scalar.
+    lane_isa: Isa,
     /// The slot encoder when `t` is a prime `≡ 1 (mod 2n)` (see [`Bfv::encode_slots`]).
     slots: Option<slots::SlotEncoder>,
 }
@@ -453,11 +457,11 @@ impl Bfv {
             .zip(&pm)
             .map(|(m, &x)| m.inv(low_u64(&big_q, x)).unwrap_or(0))
             .collect();
-        let round = round::RoundTables::new(q.crt().moduli(), &qhat_inv, params.t)
-            .map(|tb| (tb, round::best_isa(params.n)));
+        let round = round::RoundTables::new(q.crt().moduli(), &qhat_inv, params.t);
         Ok(Bfv {
             slots: slots::SlotEncoder::new(params.n, params.t),
             round,
+            lane_isa: round::best_isa(params.n),
             q_to_p: BaseExtender::new(&q, &p)?,
             p_to_q: BaseExtender::new(&p, &q)?,
             params,
@@ -981,15 +985,16 @@ impl Bfv {
     ///
     /// With `y_i = [x_i (Q/q_i)^-1]_{q_i}`, `t x / Q ≡ Σ y_i t / q_i (mod t)`; `y_i t` splits into
     /// `α_i q_i + β_i`: the `α_i` are summed as integers, the `β_i / q_i` in floating point
-    /// (absolute error below `L (L + 3) 2^-53`), and the sum, below `(L + 1) t`, is reduced
-    /// mod `t` by `⌈log2(L+1)⌉` masked subtractions. When `t` is below every prime and
-    /// `4 L t < 2^63` (every common parameter set), the kernels of [`round`] run it in
-    /// 64-bit lanes (SIMD where the CPU has it, the same output on every backend); otherwise
-    /// the split is a 128-bit Barrett division and the sums are 128-bit, below.
+    /// (absolute error below `L (L + 3) 2^-53`), and the sum is reduced mod `t` by masked
+    /// subtractions. When `t` is below every prime and `4 L t < 2^63` (every common parameter
+    /// set), the kernels of [`round`] run it in 64-bit lanes (SIMD where the CPU has it, the
+    /// same output on every backend); otherwise (below) the split is a 128-bit Barrett
+    /// division, the sums are 128-bit, and the total, below `(L + 1) t`, takes `⌈log2(L+1)⌉`
+    /// masked subtractions.
     fn scale_and_round(&self, x: &[u64]) -> Vec<u64> {
         let mut out = vec![0u64; self.params.n];
-        if let Some((tb, isa)) = &self.round {
-            round::run(*isa, tb, x, &mut out);
+        if let Some(tb) = &self.round {
+            round::run(self.lane_isa, tb, x, &mut out);
             return out;
         }
         use crate::arith::ct::barrier;
@@ -1253,12 +1258,12 @@ impl Bfv {
         let mut r = scratch::take(self.p.len() * n);
         self.q_to_p
             .extend_exact_scaled_into(q_part, t, true, &mut r);
-        let isa = self.q_to_p.isa();
+        let isa = self.lane_isa;
         for (k, m) in self.p.crt().moduli().iter().enumerate() {
             let (tk, qinv) = (self.t_mod_p[k], self.q_inv_mod_p[k]);
             let (tkp, qinvp) = (m.shoup(tk), m.shoup(qinv));
             let (x, rk) = (&p_part[k * n..(k + 1) * n], &mut r[k * n..(k + 1) * n]);
-            // The SIMD twin runs where the base conversion does (same residues).
+            // The SIMD twin gives the same residues.
             if isa == Isa::Scalar
                 || !convert_simd::run_mul_sub_mul(isa, m.value(), [(tk, tkp), (qinv, qinvp)], x, rk)
             {

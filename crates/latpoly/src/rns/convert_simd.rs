@@ -162,8 +162,8 @@ pub(crate) fn convert<S: Simd<W = u64>>(
     }
 }
 
-/// Runs [`mul_sub_mul`] on backend `isa` (which must be [`supported`] at `n = r.len()`); false if
-/// it did not run.
+/// Runs [`mul_sub_mul`] on backend `isa` (`r.len()` a multiple of its lanes: 8 for AVX-512, 4
+/// for AVX2); false if it did not run (another backend, or a CPU without it).
 pub(crate) fn run_mul_sub_mul(
     isa: Isa,
     p: u64,

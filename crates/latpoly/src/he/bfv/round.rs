@@ -45,6 +45,12 @@ pub(crate) trait RoundLanes: Simd<W = u64> {
     fn fmul(self, a: Self::F, b: Self::F) -> Self::F;
     /// Lane-wise `f as u64` (truncation) for `0 <= f < 2^52`.
     fn trunc(self, f: Self::F) -> Self::V;
+    /// Loads `LANES` doubles from the front of `x` (tests).
+    #[cfg(test)]
+    fn fload(self, x: &[f64]) -> Self::F;
+    /// Stores the lanes to the front of `out` (tests).
+    #[cfg(test)]
+    fn fstore(self, f: Self::F, out: &mut [f64]);
 }
 
 /// The `#[target_feature]` entry point of a token (generated in `ntt/x86` by `round_entry!`).
@@ -157,7 +163,12 @@ pub(crate) fn simd<S: RoundLanes>(s: S, tb: &RoundTables, x: &[u64], out: &mut [
     let n = out.len();
     let lanes = S::LANES;
     debug_assert!(n.is_multiple_of(lanes) && x.len() == tb.primes.len() * n);
-    const { assert!(S::LAZIER_V <= 4, "the sums' bound (RoundTables::steps)") };
+    const {
+        assert!(
+            S::LAZIER_V <= 4 && S::VALUE_BITS == 64,
+            "y below 4q and no junk above the lanes' bits (RoundTables::steps)"
+        )
+    };
     let (t, half) = (s.splat(tb.t), s.fsplat(0.5));
     for j in (0..n).step_by(lanes) {
         let (mut a, mut f) = (s.splat(0), s.fsplat(0.0));
@@ -180,22 +191,10 @@ pub(crate) fn simd<S: RoundLanes>(s: S, tb: &RoundTables, x: &[u64], out: &mut [
     }
 }
 
-/// Whether backend `isa` runs the SIMD kernel on this CPU at degree `n`.
+/// Whether backend `isa` runs the SIMD kernel on this CPU at degree `n` (the u64 tokens and
+/// lane counts of the base-conversion kernel).
 pub(crate) fn supported(isa: Isa, n: usize) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use crate::ntt::x86::{Avx2U64, Avx512U64};
-        match isa {
-            Isa::Avx512 => Avx512U64::try_new().is_some() && n.is_multiple_of(8),
-            Isa::Avx2 => Avx2U64::try_new().is_some() && n.is_multiple_of(4),
-            _ => false,
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (isa, n);
-        false
-    }
+    crate::rns::convert_simd::supported(isa, 1, n)
 }
 
 /// The backends that run this kernel on this CPU at degree `n`, best first, ending with
@@ -281,13 +280,111 @@ mod tests {
             .collect()
     }
 
-    /// Every backend against the scalar kernel, and the scalar kernel against the exact
+    /// The lane conversions of one backend against Rust's `as`, bit for bit: integers that
+    /// doubles cannot hold (ties above `2^53`, values near `2^62` and `2^63`) and random ones
+    /// of every size; truncation of integers, their neighbours and halves below `2^52`.
+    fn conversions_match_as<S: RoundLanes>(s: S) {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let lanes = S::LANES;
+        let mut ints: Vec<u64> = vec![
+            0,
+            1,
+            (1 << 52) + 1,
+            (1 << 53) - 1,
+            (1 << 53) + 1,
+            (1 << 53) + 3,
+            (1 << 54) + 2,
+            (1 << 54) + 6,
+            (1 << 62) - 1,
+            (1 << 62) + (1 << 9),
+            (1 << 62) + (3 << 9),
+            (1 << 63) - 1,
+            (1 << 63) - 512,
+            (1 << 63) - 1536,
+            u32::MAX as u64,
+            1 << 32,
+        ];
+        // Around the ties of every binade above 2^53 (the rounding direction, ties to even).
+        for e in 53..63 {
+            let ulp = 1u64 << (e - 52);
+            for m in [0u64, 1, 2, 3, (1 << 52) - 2] {
+                let base = (1u64 << e) + m * ulp;
+                ints.extend([
+                    base + ulp / 2 - 1,
+                    base + ulp / 2,
+                    base + ulp / 2 + 1,
+                    base + ulp - 1,
+                ]);
+            }
+        }
+        ints.extend((0..296).map(|_| rng.gen::<u64>() >> rng.gen_range(1..64)));
+        let mut out = vec![0.0f64; lanes];
+        for c in ints.chunks_exact(lanes) {
+            s.fstore(s.to_f64(s.load(c)), &mut out);
+            for (g, &v) in out.iter().zip(c) {
+                assert_eq!(g.to_bits(), (v as i64 as f64).to_bits(), "to_f64({v})");
+            }
+        }
+        let mut floats: Vec<f64> = vec![0.0, 0.25, 0.5, 0.75, 1.0, 2.5, 3.5, 65537.5];
+        for k in [1u64, 2, 3, 1 << 20, (1 << 51) + 1, (1 << 52) - 1] {
+            let f = k as f64;
+            floats.extend([
+                f,
+                f64::from_bits(f.to_bits() - 1),
+                f64::from_bits(f.to_bits() + 1),
+            ]);
+        }
+        floats.extend([4503599627370495.5, 2251799813685248.5]);
+        floats.extend((0..200).map(|_| rng.gen_range(0.0..4503599627370495.0)));
+        floats.truncate(floats.len() / lanes * lanes);
+        let mut got = vec![0u64; lanes];
+        for c in floats.chunks_exact(lanes) {
+            s.store(&mut got, s.trunc(s.fload(c)));
+            for (&g, &f) in got.iter().zip(c) {
+                assert!(f < 4503599627370496.0);
+                assert_eq!(g, f as u64, "trunc({f})");
+            }
+        }
+    }
+
+    #[test]
+    fn lane_conversions_match_rusts_as() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use crate::ntt::x86::{Avx2U64, Avx512U64};
+            if let Some(s) = Avx2U64::try_new() {
+                conversions_match_as(s);
+            }
+            if let Some(s) = Avx512U64::try_new() {
+                conversions_match_as(s);
+            }
+        }
+    }
+
+    /// Every SIMD backend against the scalar kernel, and the scalar kernel against the exact
     /// big-integer rounding, over prime sizes 31-62 bits, one to nine primes, `t` from 2 to the
-    /// range's edge, and residues at the edges (0, 1, q - 1) and random.
+    /// range's edge, and residues at the edges (0, 1, q - 1) and random; at n = 12, which the
+    /// AVX-512 kernel does not take (`run` falls back to the scalar kernel), as well as n = 64.
+    /// (The lane operations that must match the scalar ones bit for bit, the conversions to
+    /// and from doubles, are tested on their own in `ntt/x86/avx2_u64.rs` and `avx512_u64.rs`:
+    /// a one-ulp difference would show here only near a half-integer.)
     #[test]
     fn backends_match_the_scalar_kernel_and_the_exact_rounding() {
-        let mut rng = ChaCha20Rng::seed_from_u64(7);
-        let n = 64;
+        #[cfg(target_arch = "x86_64")]
+        if is_x86_feature_detected!("avx2") {
+            assert!(
+                available_isas(64).contains(&Isa::Avx2),
+                "the AVX2 kernel is tested here"
+            );
+        }
+        for n in [64, 12] {
+            assert!(available_isas(n).contains(&best_isa(n)));
+            check_degree(n);
+        }
+    }
+
+    fn check_degree(n: usize) {
+        let mut rng = ChaCha20Rng::seed_from_u64(7 + n as u64);
         for (bits, l) in [
             (62, 1),
             (62, 2),
@@ -297,7 +394,7 @@ mod tests {
             (31, 2),
             (61, 9),
         ] {
-            let primes = ntt_primes(bits, n, l).unwrap();
+            let primes = ntt_primes(bits, 64, l).unwrap();
             let moduli: Vec<Modulus64> =
                 primes.iter().map(|&q| Modulus64::new(q).unwrap()).collect();
             let h = qhat_inv(&moduli);
@@ -329,7 +426,7 @@ mod tests {
                             "{bits} bits, L = {l}, t = {t}"
                         );
                     }
-                    for isa in available_isas(n) {
+                    for isa in [Isa::Avx512, Isa::Avx2] {
                         let mut got = vec![u64::MAX; n];
                         run(isa, &tb, &x, &mut got);
                         assert_eq!(

@@ -491,6 +491,20 @@ impl crate::he::bfv::round::RoundLanes for Avx2U64 {
             _mm256_xor_si256(_mm256_castpd_si256(r), _mm256_castpd_si256(magic))
         }
     }
+    #[cfg(test)]
+    #[inline(always)]
+    fn fload(self, x: &[f64]) -> __m256d {
+        let x = &x[..4];
+        // SAFETY: token proves AVX2; `x` holds 4 doubles (an unaligned load).
+        unsafe { _mm256_loadu_pd(x.as_ptr()) }
+    }
+    #[cfg(test)]
+    #[inline(always)]
+    fn fstore(self, f: __m256d, out: &mut [f64]) {
+        let out = &mut out[..4];
+        // SAFETY: token proves AVX2; `out` holds 4 doubles (an unaligned store).
+        unsafe { _mm256_storeu_pd(out.as_mut_ptr(), f) }
+    }
 }
 
 #[cfg(test)]

@@ -388,8 +388,8 @@ impl crate::he::bfv::round::RoundLanes for Avx512U64 {
     }
     #[inline(always)]
     fn to_f64(self, v: __m512i) -> __m512d {
-        // SAFETY: token proves AVX-512DQ (vcvtqq2pd: signed, exact for v < 2^63, rounded to
-        // nearest under the default MXCSR, as Rust's `as` is).
+        // SAFETY: token proves AVX-512DQ (vcvtqq2pd: the signed reading, which is v itself for
+        // v < 2^63, rounded once under the MXCSR's mode, as Rust's `as` is).
         unsafe { _mm512_cvtepi64_pd(v) }
     }
     #[inline(always)]
@@ -411,6 +411,20 @@ impl crate::he::bfv::round::RoundLanes for Avx512U64 {
     fn trunc(self, f: __m512d) -> __m512i {
         // SAFETY: token proves AVX-512DQ (vcvttpd2uqq truncates whatever the MXCSR says).
         unsafe { _mm512_cvttpd_epu64(f) }
+    }
+    #[cfg(test)]
+    #[inline(always)]
+    fn fload(self, x: &[f64]) -> __m512d {
+        let x = &x[..8];
+        // SAFETY: token proves AVX-512F; `x` holds 8 doubles (an unaligned load).
+        unsafe { _mm512_loadu_pd(x.as_ptr()) }
+    }
+    #[cfg(test)]
+    #[inline(always)]
+    fn fstore(self, f: __m512d, out: &mut [f64]) {
+        let out = &mut out[..8];
+        // SAFETY: token proves AVX-512F; `out` holds 8 doubles (an unaligned store).
+        unsafe { _mm512_storeu_pd(out.as_mut_ptr(), f) }
     }
 }
 
