@@ -20,7 +20,7 @@
 //! data-dependent addresses (the phase of a decryption is secret).
 
 use crate::arith::ct::barrier;
-use crate::arith::{Modulus, Modulus64};
+use crate::arith::{Modulus, Modulus64, Word};
 use crate::isa::Isa;
 use crate::ntt::simd::Simd;
 
@@ -113,9 +113,7 @@ impl RoundTables {
     #[inline(always)]
     fn reduce(&self, mut v: u64) -> u64 {
         for j in (0..self.steps).rev() {
-            let (d, borrow) = v.overflowing_sub(self.t << j);
-            let keep = barrier(0u64.wrapping_sub(borrow as u64)); // all-ones iff v < t 2^j
-            v = (v & keep) | (d & !keep);
+            v = v.csub(self.t << j);
         }
         v
     }
@@ -126,9 +124,13 @@ impl RoundTables {
 fn split(p: &Prime, t: u64, y: u64) -> (u64, u64) {
     let alpha = ((y as u128 * p.tp as u128) >> 64) as u64;
     let beta = y.wrapping_mul(t).wrapping_sub(alpha.wrapping_mul(p.q)); // < 2q
-    let (b2, borrow) = beta.overflowing_sub(p.q);
-    let keep = barrier(0u64.wrapping_sub(borrow as u64)); // all-ones iff beta < q
-    (alpha + (1 ^ (keep & 1)), (beta & keep) | (b2 & !keep))
+                                                                        // The barrier on the borrow bit, before it becomes a mask (see `Word::barrier`).
+    let (b2, borrow) = beta.sub_borrow(p.q);
+    let borrow = barrier(borrow); // 1 iff beta < q
+    (
+        alpha + 1 - borrow,
+        b2.wrapping_add(p.q & 0u64.wrapping_sub(borrow)),
+    )
 }
 
 /// The specification: `out[j] = round(t x_j / Q) mod t` for `x` limb-major (`x[i n + j]`,
@@ -143,10 +145,8 @@ pub(crate) fn scalar(tb: &RoundTables, x: &[u64], out: &mut [u64]) {
             // y = x_i (Q/q_i)^-1 mod q_i: Shoup's product in [0, 2q), then one masked subtraction.
             let y = xi
                 .wrapping_mul(p.h)
-                .wrapping_sub((((xi as u128 * p.hp as u128) >> 64) as u64).wrapping_mul(p.q));
-            let (y2, borrow) = y.overflowing_sub(p.q);
-            let keep = barrier(0u64.wrapping_sub(borrow as u64));
-            let y = (y & keep) | (y2 & !keep);
+                .wrapping_sub((((xi as u128 * p.hp as u128) >> 64) as u64).wrapping_mul(p.q))
+                .csub(p.q);
             let (alpha, beta) = split(p, tb.t, y);
             a += alpha;
             // beta < q < 2^62: exact in i64, then one rounding to double (one instruction).
