@@ -13,7 +13,7 @@
 ///
 /// /// `a` if `choose_a`, else `b`, by masking (no branch on `choose_a`).
 /// fn select<T: Opaque + Into<u64>>(choose_a: bool, a: T, b: T) -> u64 {
-///     let mask = (0u64.wrapping_sub(choose_a as u64)).opaque();
+///     let mask = 0u64.wrapping_sub((choose_a as u64).opaque()); // barrier on the 0/1 value
 ///     (a.into() & mask) | (b.into() & !mask)
 /// }
 /// assert_eq!(select(true, 7u32, 9), 7);
@@ -71,15 +71,81 @@ opaque_via_u64!(u16, u32, i64);
 ///
 /// ```
 /// use latpoly::arith::ct::barrier;
-/// // The mask of a borrow, as the reductions build it: all-ones iff a < b.
+/// // The mask of a borrow, as the reductions build it: all-ones iff a < b. The barrier goes
+/// // on the 0/1 borrow, not on the mask (see [`mask_u64`]).
 /// let (a, b) = (3u64, 7u64);
-/// let mask = barrier(0u64.wrapping_sub(a.overflowing_sub(b).1 as u64));
+/// let mask = 0u64.wrapping_sub(barrier(a.overflowing_sub(b).1 as u64));
 /// assert_eq!(mask, u64::MAX);
 /// assert_eq!(barrier(7u16), 7);
 /// ```
 #[inline(always)]
 pub fn barrier<T: Opaque>(x: T) -> T {
     x.opaque()
+}
+
+macro_rules! masks {
+    ($($mask:ident, $neg:ident, $u:ty, $i:ty;)*) => {$(
+        #[doc = concat!("All-ones iff `bit == 1` (`bit` must be 0 or 1), as `", stringify!($u), "`.")]
+        ///
+        /// The barrier sits on the bit, before it becomes a mask: LLVM knows a borrow, a compare
+        /// or a top bit to be 0 or 1 and may build `0 - bit` as a select, which its x86 backend
+        /// can lower to a conditional jump (it did so for 16-bit borrows); a barrier on the
+        /// finished mask comes too late. Masks built here are plain negations of an opaque
+        /// register.
+        ///
+        /// ```
+        #[doc = concat!("use latpoly::arith::ct::", stringify!($mask), ";")]
+        #[doc = concat!("assert_eq!(", stringify!($mask), "(1), ", stringify!($u), "::MAX);")]
+        #[doc = concat!("assert_eq!(", stringify!($mask), "(0), 0);")]
+        #[doc = concat!("let (a, b): (", stringify!($u), ", ", stringify!($u), ") = (3, 7);")]
+        #[doc = concat!("let (t, borrow) = a.overflowing_sub(b);")]
+        #[doc = concat!("assert_eq!(t.wrapping_add(b & ", stringify!($mask), "(borrow as ", stringify!($u), ")), a);")]
+        /// ```
+        #[inline(always)]
+        pub fn $mask(bit: $u) -> $u {
+            debug_assert!(bit <= 1);
+            (0 as $u).wrapping_sub(barrier(bit))
+        }
+
+        #[doc = concat!("All-ones iff `x < 0`, as `", stringify!($u), "`: the sign bit, taken by a logical shift and")]
+        #[doc = concat!("passed through the barrier before it becomes a mask ([`", stringify!($mask), "`]).")]
+        ///
+        /// ```
+        #[doc = concat!("use latpoly::arith::ct::", stringify!($neg), ";")]
+        #[doc = concat!("assert_eq!(", stringify!($neg), "(-1), ", stringify!($u), "::MAX);")]
+        #[doc = concat!("assert_eq!(", stringify!($neg), "(", stringify!($i), "::MIN), ", stringify!($u), "::MAX);")]
+        #[doc = concat!("assert_eq!(", stringify!($neg), "(0), 0);")]
+        #[doc = concat!("assert_eq!(", stringify!($neg), "(", stringify!($i), "::MAX), 0);")]
+        /// ```
+        #[inline(always)]
+        pub fn $neg(x: $i) -> $u {
+            $mask((x as $u) >> (<$u>::BITS - 1))
+        }
+    )*};
+}
+masks! {
+    mask_u64, neg_mask_i64, u64, i64;
+    mask_u32, neg_mask_i32, u32, i32;
+    mask_u16, neg_mask_i16, u16, i16;
+}
+
+/// A shift count, opaque to the optimiser, for sign masks in element-wise loops: with
+/// `s = opaque_shift(15)`, `x >> s` is all-ones iff the `i16` `x` is negative, like `x >> 15`,
+/// but LLVM cannot recognise it as a sign splat, so `(x >> s) & c` is not rewritten into
+/// `select(x < 0, c, 0)` (which scalar code may lower to a branch). Unlike a barrier per
+/// element, a loop-invariant count keeps the loop vectorisable (one uniform vector shift). Take
+/// it once, outside the loop, and shift with `wrapping_shr`.
+///
+/// ```
+/// use latpoly::arith::ct::opaque_shift;
+/// let s = opaque_shift(15);
+/// let q = 3457i16;
+/// let r: Vec<i16> = [-5i16, 0, 7].iter().map(|&x| x + (x.wrapping_shr(s) & q)).collect();
+/// assert_eq!(r, [3452, 0, 7]);
+/// ```
+#[inline(always)]
+pub fn opaque_shift(count: u32) -> u32 {
+    barrier(count)
 }
 
 /// `a mod 3` for any `u16`, by a multiplication and a shift written out: `floor(a / 3) =
@@ -130,6 +196,39 @@ mod tests {
         for a in 0..=u16::MAX {
             assert_eq!(mod3_u16(a), a % 3, "{a}");
         }
+    }
+
+    /// The sign masks against the comparison, on every `i16` and the edges of the wider types;
+    /// the bit masks on 0 and 1.
+    #[test]
+    fn masks_match_comparisons() {
+        for x in i16::MIN..=i16::MAX {
+            assert_eq!(neg_mask_i16(x), if x < 0 { u16::MAX } else { 0 }, "{x}");
+            assert_eq!(
+                neg_mask_i32(x.into()),
+                if x < 0 { u32::MAX } else { 0 },
+                "{x}"
+            );
+            let s = opaque_shift(15);
+            assert_eq!(x.wrapping_shr(s), if x < 0 { -1 } else { 0 }, "{x}");
+        }
+        for x in [
+            i64::MIN,
+            i64::MIN + 1,
+            -1,
+            0,
+            1,
+            i64::MAX,
+            1 << 62,
+            -(1 << 62),
+        ] {
+            assert_eq!(neg_mask_i64(x), if x < 0 { u64::MAX } else { 0 }, "{x}");
+            let y = x as i32;
+            assert_eq!(neg_mask_i32(y), if y < 0 { u32::MAX } else { 0 }, "{y}");
+        }
+        assert_eq!((mask_u16(0), mask_u16(1)), (0, u16::MAX));
+        assert_eq!((mask_u32(0), mask_u32(1)), (0, u32::MAX));
+        assert_eq!((mask_u64(0), mask_u64(1)), (0, u64::MAX));
     }
 
     #[test]

@@ -325,7 +325,7 @@ pub trait Modulus: Clone + Debug + PartialEq + Eq + Send + Sync + 'static {
         let r = self.reduce_u64(x.unsigned_abs());
         // Branch-free negation when x < 0.
         let neg = self.neg(r);
-        let mask = super::ct::barrier(0u64.wrapping_sub((x as u64) >> 63));
+        let mask = super::ct::neg_mask_i64(x);
         Self::W::from_u64((r.to_u64() & !mask) | (neg.to_u64() & mask))
     }
 }
@@ -506,7 +506,7 @@ impl Modulus64 {
         let qhat = mulhi_u128(x, self.mu);
         let r = x.wrapping_sub(qhat.wrapping_mul(self.q as u128)) as u64;
         let (t, borrow) = r.overflowing_sub(self.q);
-        let keep = super::ct::barrier(0u64.wrapping_sub(borrow as u64)); // all-ones if r < q
+        let keep = super::ct::mask_u64(borrow as u64); // all-ones if r < q
         let rem = (t & !keep) | (r & keep);
         (qhat + (1 ^ (keep & 1)) as u128, rem)
     }

@@ -997,7 +997,7 @@ impl Bfv {
             round::run(self.lane_isa, tb, x, &mut out);
             return out;
         }
-        use crate::arith::ct::barrier;
+        use crate::arith::ct::mask_u64;
         let n = self.params.n;
         let t = self.params.t;
         let moduli = self.q.crt().moduli();
@@ -1008,7 +1008,7 @@ impl Bfv {
             let mut v = a + (f + 0.5) as u64 as u128;
             for j in (0..steps).rev() {
                 let (d, borrow) = v.overflowing_sub((t as u128) << j);
-                let keep = barrier(0u64.wrapping_sub(borrow as u64)) as u128;
+                let keep = mask_u64(borrow as u64) as u128;
                 let keep = keep | keep << 64;
                 v = (v & keep) | (d & !keep);
             }
@@ -1208,7 +1208,7 @@ impl Bfv {
         for (limb, md) in data.chunks_exact_mut(n).zip(self.q.crt().moduli()) {
             for (o, &x) in limb.iter_mut().zip(m) {
                 // x above t/2 stands for x - t (branch-free: the plaintext may be secret)
-                let mask = 0u64.wrapping_sub(half.overflowing_sub(x).1 as u64);
+                let mask = crate::arith::ct::mask_u64(half.overflowing_sub(x).1 as u64);
                 let pos = md.reduce_u64(x);
                 let neg = md.neg(md.reduce_u64(t - x));
                 *o = (pos & !mask) | (neg & mask);

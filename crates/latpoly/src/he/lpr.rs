@@ -431,8 +431,7 @@ impl Lpr {
             // |factor x + bit| < q (the noise is far below q / 2): add q when negative, with a
             // mask rather than a branch.
             let y = factor * x + bit;
-            let neg = ((y >> 63) & 1) as u64;
-            let mask = crate::arith::ct::barrier(0u64.wrapping_sub(neg)) as i64;
+            let mask = crate::arith::ct::neg_mask_i64(y) as i64;
             out.push((y + (q & mask)) as u16);
         }
         crate::secret::wipe(&mut e);

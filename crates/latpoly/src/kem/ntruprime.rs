@@ -74,7 +74,7 @@
 
 use super::sort::sort_u32;
 use super::{Dyn, DynKem, RandomSource};
-use crate::arith::ct::barrier;
+use crate::arith::ct::{barrier, opaque_shift};
 use crate::error::{Error, Result};
 use crate::rings::ntruprime::{
     self as ring, fq_freeze, unchecked, P, PADDED, Q, Q12, ROUNDED_BYTES, RQ_BYTES, SMALL_BYTES,
@@ -193,13 +193,14 @@ fn equal(a: &[u8], b: &[u8]) -> Choice {
 /// decryption), in branch-free 16-bit arithmetic the compiler vectorises: `3 x` (at most 6885 in
 /// absolute value) is brought into `[-2295, 2295]` by at most one masked `±q`, then `x mod 3`
 /// is read off `x + 2296` with the reciprocal `21846 = ceil(2^16 / 3)` as an unsigned 16-bit
-/// multiply-high (exact below `2^15`). Equal to the reference composition on the whole range
-/// (exhaustive test).
+/// multiply-high (exact below `2^15`). The sign masks shift by `s = opaque_shift(15)`
+/// ([`opaque_shift`]: the masked adds stay arithmetic). Equal to the reference composition on the whole
+/// range (exhaustive test).
 #[inline(always)]
-fn times3_mod3(x: i16) -> i8 {
+fn times3_mod3(x: i16, s: u32) -> i8 {
     let (q, q12) = (Q as i16, Q12);
     let y = 3 * x;
-    let y = y - (((q12 - y) >> 15) & q) + (((y + q12) >> 15) & q);
+    let y = y - ((q12 - y).wrapping_shr(s) & q) + ((y + q12).wrapping_shr(s) & q);
     let z = (y + q12 + 1) as u16; // in [1, 4591], congruent to y + 1 mod 3
     let t = ((u32::from(z) * 21846) >> 16) as u16;
     (z - 3 * t) as i8 - 1
@@ -357,8 +358,9 @@ fn sntrup_decapsulate_body(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
     let mut cf = Wiped::new([0i16; PADDED]);
     unchecked::mul_rq_small_into(&c, &f[..], &mut cf);
     let mut e = Wiped::new([0i8; P]);
+    let s = opaque_shift(15);
     for (e, &x) in e.iter_mut().zip(cf.iter()) {
-        *e = times3_mod3(x);
+        *e = times3_mod3(x, s);
     }
     let mut r = Wiped::new([0i8; P]);
     unchecked::mul_r3_into(&e[..], &v[..], &mut r);
@@ -670,7 +672,7 @@ mod tests {
     fn times3_mod3_matches_reference_composition() {
         for x in -Q12..=Q12 {
             assert_eq!(
-                times3_mod3(x),
+                times3_mod3(x, opaque_shift(15)),
                 f3_freeze(i32::from(fq_freeze(3 * i64::from(x)))),
                 "x = {x}"
             );

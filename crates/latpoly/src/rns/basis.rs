@@ -75,7 +75,7 @@ impl RnsPoly {
                 .map(|&v| {
                     let pos = m.reduce_u64(v);
                     let negv = m.sub(pos, ql_mod); // v - q_L mod q_i
-                    let mask = 0u64.wrapping_sub((v > half) as u64);
+                    let mask = crate::arith::ct::mask_u64((v > half) as u64);
                     (pos & !mask) | (negv & mask)
                 })
                 .collect();
@@ -157,7 +157,7 @@ fn redc_lazy(t: u128, p: u64, p_inv: u64) -> u64 {
     let mp = m as u128 * p as u128;
     // The low halves of t and m p are equal, so the difference lives in the high halves.
     let (d, borrow) = ((t >> 64) as u64).overflowing_sub((mp >> 64) as u64);
-    d.wrapping_add(p & 0u64.wrapping_sub(borrow as u64))
+    d.wrapping_add(p & crate::arith::ct::mask_u64(borrow as u64))
 }
 
 /// `u` from the float estimate `s` of `Σ y_i / q_i`: `floor(s)` (canonical lift, ambiguous

@@ -7,16 +7,9 @@
 //!
 //! Compilers can recognise a mask-based selection (`t + (m & mask)` with a 0/-1 mask) as a
 //! `select` and emit a conditional jump for it (LLVM's x86 cmov-conversion pass does this in
-//! loops). Where a mask selects between two values, it is passed through [`barrier`] first, so
-//! the compiler cannot know it is 0 or -1. The Valgrind test `tests/ct_sampling.rs` checks the
-//! compiled code.
-
-/// An optimisation barrier: returns `x`, but the compiler cannot see through it
-/// ([`crate::arith::ct::barrier`]; checked by the Valgrind test).
-#[inline(always)]
-pub(crate) fn barrier(x: u64) -> u64 {
-    crate::arith::ct::barrier(x)
-}
+//! loops). Where a mask selects between two values, the 0/1 value it is built from is passed
+//! through the barrier first ([`crate::arith::ct::mask_u64`]), so the compiler cannot know the
+//! mask is 0 or -1. The Valgrind test `tests/ct_sampling.rs` checks the compiled code.
 
 /// `1` if `a < b`, else `0`: the borrow out of `a - b` (Hacker's Delight 2-13), branch-free.
 #[inline(always)]
@@ -41,14 +34,14 @@ pub(crate) fn scale_128(hi: u64, lo: u64, m: u64) -> u64 {
 /// `-x` if `neg == 1`, `x` if `neg == 0` (two's complement, mask-based).
 #[inline(always)]
 pub(crate) fn cond_neg(x: u64, neg: u64) -> i64 {
-    let mask = barrier(0u64.wrapping_sub(neg));
+    let mask = crate::arith::ct::mask_u64(neg);
     ((x ^ mask).wrapping_sub(mask)) as i64
 }
 
 /// `x & mask(bit)`: `x` if `bit == 1`, `0` if `bit == 0`.
 #[inline(always)]
 pub(crate) fn keep_if(x: u64, bit: u64) -> u64 {
-    x & barrier(0u64.wrapping_sub(bit))
+    x & crate::arith::ct::mask_u64(bit)
 }
 
 #[cfg(test)]

@@ -246,14 +246,14 @@ pub(crate) fn try_zeroed<T: Copy + Default>(n: usize) -> Result<Vec<T>> {
 
 /// `c mod q` for a secret `c` with `|c| <= bound` (`bound` public), branch-free: when
 /// `bound < q` (always, for ternary and error distributions) one addition of `q` under the
-/// sign mask (passed through [`ct::barrier`]), else
+/// sign mask ([`crate::arith::ct::neg_mask_i64`]: the barrier on the sign bit), else
 /// [`Modulus64::reduce_i64`](crate::arith::Modulus64). The Valgrind tests check the compiled code.
 #[inline(always)]
 pub(crate) fn small_residue(m: &crate::arith::Modulus64, c: i64, bound: u64) -> u64 {
     use crate::arith::Modulus;
     let q = m.value();
     if bound < q {
-        let mask = ct::barrier((c >> 63) as u64);
+        let mask = crate::arith::ct::neg_mask_i64(c);
         (c as u64).wrapping_add(q & mask)
     } else {
         m.reduce_i64(c)

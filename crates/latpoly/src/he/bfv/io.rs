@@ -319,7 +319,7 @@ impl Bfv {
             bad |= invalid;
             // code 3 gives 0 here (and an error below), so every residue stays below its prime
             let (plus, minus) = (c & 1 & !invalid, (c >> 1) & !invalid);
-            let mask = minus.wrapping_neg();
+            let mask = crate::arith::ct::mask_u64(minus);
             for (limb, &q) in moduli.iter().enumerate() {
                 data[limb * n + j] = plus + (mask & (q - 1));
             }

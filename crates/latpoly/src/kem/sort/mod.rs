@@ -11,7 +11,7 @@
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-use crate::arith::ct::barrier;
+use crate::arith::ct::mask_u32;
 use crate::isa::Isa;
 use std::sync::OnceLock;
 
@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 #[inline(always)]
 fn minmax(a: &mut u32, b: &mut u32) {
     let d = i64::from(*b) - i64::from(*a);
-    let mask = barrier((d >> 63) as u64) as u32; // all-ones iff b < a
+    let mask = mask_u32(((d as u64) >> 63) as u32); // all-ones iff b < a
     let t = (*a ^ *b) & mask;
     *a ^= t;
     *b ^= t;

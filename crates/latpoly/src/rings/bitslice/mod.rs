@@ -8,7 +8,7 @@
 //! sequence on either, so the register version is checked against the word version (and both
 //! against the schemes' unit vectors and KATs).
 
-use crate::arith::ct::barrier;
+use crate::arith::ct::{barrier, mask_u64};
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
@@ -300,13 +300,16 @@ impl<const W: usize> BitOps for Bits<W> {
 
 /// The divstep's swap decision, shared by both fields: all-ones iff `delta > 0` and
 /// `g_0 != 0`; then `delta` becomes `1 - delta` (swap) or `1 + delta`. Branch-free: the two
-/// conditions are combined as sign bits, and the mask goes through the optimisation barrier.
+/// conditions are combined as 0/1 values, and the optimisation barrier sits on that bit before
+/// it becomes the mask ([`mask_u64`]).
 #[inline(always)]
 pub(crate) fn swap_step(delta: &mut i32, g0_nonzero: bool) -> u64 {
-    let swap32 = ((-*delta) & -i32::from(g0_nonzero)) >> 31;
-    *delta ^= swap32 & (*delta ^ -*delta);
+    // the sign bit of -delta is 1 iff delta > 0 (delta stays far from i32::MIN)
+    let bit = ((delta.wrapping_neg() as u32) >> 31) & u32::from(g0_nonzero);
+    let swap = mask_u64(u64::from(bit));
+    *delta ^= (swap as i32) & (*delta ^ delta.wrapping_neg());
     *delta += 1;
-    barrier(i64::from(swap32) as u64)
+    swap
 }
 
 /// The GF(3) divstep loop of `poly_S3_inv` and `R3_recip`: `steps` steps on `(f, g)` and the
@@ -366,7 +369,7 @@ pub(crate) fn divsteps2<T: BitOps>(
     for _ in 0..steps {
         v.shl1(top_mask);
         let gc = g.c0();
-        let sign = barrier((gc & f.c0()).wrapping_neg());
+        let sign = mask_u64(gc & f.c0());
         let swap = swap_step(&mut delta, gc != 0);
         f.cswap(g, swap);
         v.cswap(w, swap);

@@ -10,7 +10,7 @@
 #![allow(unsafe_code)]
 
 use super::{BitOps, Bits, TritOps, Trits};
-use crate::arith::ct::barrier;
+use crate::arith::ct::{barrier, mask_u64};
 use core::arch::x86_64::*;
 
 /// Proof that the CPU runs AVX-512F.
@@ -592,17 +592,16 @@ const BATCH: usize = 64;
 /// One divstep on the low words `[fp, fm, gp, gm]` of `f` and `g` (64 coefficients each), in
 /// the one-sided form of [`divsteps3_stepwise`]: updates them and `delta` and returns the
 /// step's decisions as masks (all ones or zero): swap, `s != 0`, `s = 2` for `g += s·f`.
-/// Branch-free (masks from shifts and negations). After `j` steps the words' bits `0..64 - j`
-/// are still exact.
+/// Branch-free: each decision is a 0/1 bit, passed through the optimisation barrier before it
+/// becomes a mask ([`mask_u64`]). After `j` steps the words' bits `0..64 - j` are still exact.
 #[inline(always)]
 fn decide_step(words: &mut [u64; 4], delta: &mut i64) -> (u64, u64, u64) {
     let [fp, fm, gp, gm] = *words;
     // sign = -g_0 f_0: 1 where g_0 f_0 = 2, 2 where g_0 f_0 = 1
-    let s1 = (((gp & fm) | (gm & fp)) & 1).wrapping_neg();
-    let s2 = (((gp & fp) | (gm & fm)) & 1).wrapping_neg();
-    let g0 = ((gp | gm) & 1).wrapping_neg();
-    // swap where delta > 0 and g_0 != 0 (the sign bit of -delta)
-    let swap = ((delta.wrapping_neg() >> 63) as u64) & g0;
+    let s1 = mask_u64(((gp & fm) | (gm & fp)) & 1);
+    let s2 = mask_u64(((gp & fp) | (gm & fm)) & 1);
+    // swap where delta > 0 (the sign bit of -delta) and g_0 != 0
+    let swap = mask_u64(((delta.wrapping_neg() as u64) >> 63) & (gp | gm) & 1);
     *delta ^= (swap as i64) & (*delta ^ delta.wrapping_neg());
     *delta += 1;
     // g + s f from the old f and g in seven logic operations (see `VTrits::add_scaled`), then

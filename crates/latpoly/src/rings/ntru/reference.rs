@@ -11,7 +11,8 @@
 //! masks and multipliers go through [`barrier`] so that LLVM cannot turn them back into branches
 //! (or unswitch a loop on them).
 
-use crate::arith::ct::barrier;
+use crate::arith::ct::{barrier, mask_u64};
+use crate::rings::bitslice::swap_step;
 pub(super) use crate::rings::bitslice::{
     bit_plane, divsteps2, divsteps3, expand_trits, mod3_small, reverse_low, scalar_masks, top_mask,
     BitOps, Bits, TritOps, Trits,
@@ -282,12 +283,9 @@ fn r2_inv_any(a: &[u16], r: &mut [u16]) {
         v[0] <<= 1;
         v[words - 1] &= top_mask;
 
-        let g0 = (g[0] & 1) as i32;
-        let sign = barrier((g[0] & f[0] & 1).wrapping_neg());
+        let sign = mask_u64(g[0] & f[0] & 1);
         // swap = -1 iff delta > 0 and g[0] != 0
-        let swap = barrier(((((-delta) & (-g0)) >> 31) as i64) as u64);
-        delta ^= (swap as i32) & (delta ^ -delta);
-        delta += 1;
+        let swap = swap_step(&mut delta, g[0] & 1 != 0);
 
         for k in 0..words {
             let t = swap & (f[k] ^ g[k]);
@@ -611,10 +609,7 @@ fn s3_inv_bytewise(a: &[u16], r: &mut [u16]) {
         v[0] = 0;
 
         let sign = barrier(u16::from(mod3_small(2 * g[0] * f[0]))) as u8;
-        let swap32 = ((-delta) & (-i32::from(g[0]))) >> 31;
-        let swap = barrier(swap32 as u16) as u8;
-        delta ^= swap32 & (delta ^ -delta);
-        delta += 1;
+        let swap = swap_step(&mut delta, g[0] != 0) as u8;
 
         for (fi, gi) in f.iter_mut().zip(g.iter_mut()) {
             let t = swap & (*fi ^ *gi);

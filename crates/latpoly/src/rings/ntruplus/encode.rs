@@ -1,7 +1,7 @@
 //! `Encodeq` / `Decodeq` (12-bit interleaved packing) and `CBD1` (spec v2.2.1 Alg. 5/6, 12/14).
 
 use super::tables::Q;
-use crate::arith::ct::barrier;
+use crate::arith::ct::{barrier, opaque_shift};
 use crate::error::{Error, Result};
 
 /// Packs one block of `4W` coefficients (`W` = 16, or 8 for the 864 tail) into `6W` bytes:
@@ -91,9 +91,11 @@ pub(crate) fn encodeq(a: &[i16], n: usize) -> Vec<u8> {
 #[inline(always)]
 pub(crate) fn encodeq_into(out: &mut [u8], a: &[i16], n: usize) {
     let mut f = [0u16; 64];
+    // the sign mask by an opaque shift count (see `opaque_shift`): the values may be secret
+    let s = opaque_shift(15);
     for (c, b, w) in blocks(n) {
         for (x, &v) in f.iter_mut().zip(&a[c..c + 4 * w]) {
-            *x = (v + ((v >> 15) & Q as i16)) as u16;
+            *x = (v + (v.wrapping_shr(s) & Q as i16)) as u16;
         }
         pack_block(&mut out[b..b + 6 * w], &f, w);
     }
@@ -140,13 +142,15 @@ pub(crate) fn decodeq_reduced_into(f: &mut [i16], bytes: &[u8], n: usize) -> boo
     }
     // v in [0, 4096): t = v - q is negative iff v was canonical; then add q back. Plain
     // arithmetic (shift, and, add) in 16-bit lanes, which the compiler vectorises: no branch,
-    // no barrier per element (the secret key goes through here; tests/ct_kem.rs checks the
-    // compiled code).
+    // no barrier per element, but a shift count the optimiser cannot see (`opaque_shift`),
+    // so the masked add is not rewritten into a select (the secret key goes through here;
+    // tests/ct_kem.rs checks the compiled code).
     let q = Q as i16;
+    let s = opaque_shift(15);
     let mut bad = 0u16;
     for v in f.iter_mut() {
         let t = *v - q;
-        let neg = t >> 15;
+        let neg = t.wrapping_shr(s);
         bad |= !neg as u16;
         *v = t + (neg & q);
     }

@@ -758,8 +758,9 @@ impl NtruPlusRing {
         self.ntt_unchecked(&mut y);
         let mut c = self.basemul_unchecked(&x, &y);
         self.invntt_unchecked(&mut c);
+        let s = crate::arith::ct::opaque_shift(31);
         Ok(c.iter()
-            .map(|&v| (v as i32 + ((v as i32 >> 31) & Q)) as u16)
+            .map(|&v| (v as i32 + ((v as i32).wrapping_shr(s) & Q)) as u16)
             .collect())
     }
 }

@@ -4,7 +4,6 @@
 //! `barrett_reduce`. Inputs in `(-q, q)` never overflow (bounds are noted at each layer).
 
 use super::tables::{Shape, BARRETT_V, MONT, OMEGA_MONT, Q, QINV};
-use crate::arith::ct::barrier;
 
 /// `montgomery_reduce`: for `|a| < 2^15·q`, returns `a · 2^-16 mod q` in `(-q, q)`.
 #[inline(always)]
@@ -200,8 +199,7 @@ pub(crate) fn basemul(c: &mut [i16], a: &[i16], b: &[i16], s: &Shape, z: &[i16])
 #[inline(always)]
 pub(crate) fn nonzero_mask(x: i16) -> i16 {
     let x = x as i32;
-    let m = ((x | x.wrapping_neg()) >> 31) as i16;
-    barrier(m as u16) as i16
+    crate::arith::ct::neg_mask_i32(x | x.wrapping_neg()) as i16
 }
 
 /// First stage of the inverse of one component: writes the cofactor terms to `t` and returns

@@ -54,7 +54,9 @@ fn sh_q(c: i16) -> (i16, i16) {
     // round half away from zero: (|x| + q/2) / q with the sign restored (|x| <= 2^31 - 2^16,
     // so the sum is below 2^31)
     let x = c << 16;
-    let sign = x >> 31;
+    // the sign mask through the barrier (on its bit): `(x ^ sign) - sign` would otherwise be
+    // recognised as an absolute value, which x86 lowers with a conditional move
+    let sign = super::scalar::neg_mask_i32(x);
     let y = ((x ^ sign) - sign + q / 2) as u32;
     let r = ((u64::from(y) * M) >> 44) as i32;
     (c as i16, ((r ^ sign) - sign) as i16)

@@ -8,13 +8,13 @@
 //! freezes after every step instead, which gives the same canonical residues.
 
 use super::{P, Q, Q12};
-use crate::arith::ct::barrier;
 use crate::secret::Wiped;
 
-/// All-ones if `x < 0`, else zero, hidden from the optimiser (so selects stay arithmetic).
+/// All-ones if `x < 0`, else zero, hidden from the optimiser (so selects stay arithmetic): the
+/// barrier sits on the sign bit ([`crate::arith::ct::neg_mask_i32`]).
 #[inline(always)]
 pub(crate) fn neg_mask_i32(x: i32) -> i32 {
-    barrier((x >> 31) as u32) as i32
+    crate::arith::ct::neg_mask_i32(x) as i32
 }
 
 /// All-ones if `x != 0`, else zero.
