@@ -351,6 +351,8 @@ pub struct Bfv {
     q_mod_t: (u64, u128),
     /// `(Q/q_i)^-1 mod q_i`.
     qhat_inv: Vec<u64>,
+    /// Key switching's digit constants, one per prime ([`convert_simd::DigitTables`]).
+    digits: Vec<convert_simd::DigitTables>,
     /// `t mod p_k`.
     t_mod_p: Vec<u64>,
     q_inv_mod_p: Vec<u64>,
@@ -460,7 +462,11 @@ impl Bfv {
             .map(|(m, &x)| m.inv(low_u64(&big_q, x)).unwrap_or(0))
             .collect();
         let round = round::RoundTables::new(q.crt().moduli(), &qhat_inv, params.t);
+        let digits = (0..qhat_inv.len())
+            .map(|i| convert_simd::DigitTables::new(&params.moduli, i, qhat_inv[i]))
+            .collect();
         Ok(Bfv {
+            digits,
             slots: slots::SlotEncoder::new(params.n, params.t),
             round,
             lane_isa: round::best_isa(params.n),
@@ -608,42 +614,19 @@ impl Bfv {
     fn key_switch(&self, d_res: &[u64], kb: &[RnsPoly], ka: &[RnsPoly]) -> (Vec<u64>, Vec<u64>) {
         let n = self.params.n;
         let l = self.q.len();
-        let moduli = self.q.crt().moduli();
         let plans = self.q.plans();
         let mut acc0 = vec![0u64; l * n];
         let mut acc1 = vec![0u64; l * n];
         let mut d = scratch::take(l * n);
-        let mut digit = scratch::take(n);
-        for i in 0..l {
-            let mi = &moduli[i];
-            let h = self.qhat_inv[i];
-            let hp = mi.shoup(h);
-            // Digit D_i = [d (Q/q_i)^-1]_{q_i} in [0, q_i), then centred and reduced into every
-            // limb: x mod q_j, plus (-q_i) mod q_j where x > q_i / 2 (so x - q_i is what limb j
-            // holds), one conditional subtraction each (x mod q_j by one more when
-            // q_i <= 2 q_j). The data are public (ciphertexts): selects are fine here.
-            for (o, &x) in digit.iter_mut().zip(&d_res[i * n..(i + 1) * n]) {
-                *o = mi.mul_shoup(x, h, hp);
+        for (i, tables) in self.digits.iter().enumerate() {
+            // Digit D_i = [d (Q/q_i)^-1]_{q_i}, centred, in every limb (`centred_digit`; the
+            // SIMD twin gives the same residues).
+            let x = &d_res[i * n..(i + 1) * n];
+            if !convert_simd::run_centred_digit(self.lane_isa, tables, x, &mut d) {
+                tables.scalar(x, &mut d);
             }
-            let (qi, half) = (mi.value(), mi.value() / 2);
-            for (j, mj) in moduli.iter().enumerate() {
+            for j in 0..l {
                 let dj = &mut d[j * n..(j + 1) * n];
-                let qj = mj.value();
-                // (-q_i) mod q_j, below q_j (zero for j = i, where x - q_i ≡ x)
-                let neg_qi = mj.neg(mj.reduce_u64(qi));
-                let centre = |x: u64, r: u64| {
-                    let y = r + if x > half { neg_qi } else { 0 };
-                    y.min(y.wrapping_sub(qj))
-                };
-                if qi <= 2 * qj {
-                    for (o, &x) in dj.iter_mut().zip(&digit) {
-                        *o = centre(x, x.min(x.wrapping_sub(qj)));
-                    }
-                } else {
-                    for (o, &x) in dj.iter_mut().zip(&digit) {
-                        *o = centre(x, mj.reduce_u64(x));
-                    }
-                }
                 plans[j].forward_unchecked(dj);
                 let r = j * n..(j + 1) * n;
                 let (b, a) = (&kb[i].residues()[r.clone()], &ka[i].residues()[r.clone()]);
@@ -652,7 +635,6 @@ impl Bfv {
             }
         }
         scratch::give(d);
-        scratch::give(digit);
         (acc0, acc1)
     }
 

@@ -43,6 +43,8 @@ pub(crate) trait ConvertEntry: Simd<W = u64> {
     );
     /// Runs [`mul_sub_mul`] with the token's features enabled.
     fn mul_sub_mul_entry(self, p: u64, w: [(u64, u64); 2], x: &[u64], r: &mut [u64]);
+    /// Runs [`centred_digit`] with the token's features enabled.
+    fn centred_digit_entry(self, d: &DigitTables, x: &[u64], out: &mut [u64]);
 }
 
 /// Whether backend `isa` runs this kernel on this CPU for `sources` source primes and degree
@@ -223,6 +225,121 @@ pub(crate) fn mul_sub_mul<S: Simd<W = u64>>(
     }
 }
 
+/// Constants of one key-switching digit ([`centred_digit`]): the digit's prime `q_i`, the
+/// factor `h = (Q/q_i)^-1 mod q_i` with its Shoup quotient, `half = floor(q_i / 2)`, and per
+/// limb `j` the pair `(q_j, (-half) mod q_j)`.
+#[derive(Debug, Clone)]
+pub(crate) struct DigitTables {
+    pub qi: u64,
+    pub h: (u64, u64),
+    pub half: u64,
+    pub limbs: Vec<(u64, u64)>,
+}
+
+impl DigitTables {
+    /// The tables of digit `i` of a basis with primes `q` and `h = (Q/q_i)^-1 mod q_i`.
+    pub(crate) fn new(q: &[u64], i: usize, h: u64) -> DigitTables {
+        let qi = q[i];
+        let half = qi / 2;
+        let hp = crate::ntt::simd::shoup_quotient(h, qi, 64);
+        let limbs = q.iter().map(|&qj| (qj, (qj - half % qj) % qj)).collect();
+        DigitTables {
+            qi,
+            h: (h, hp),
+            half,
+            limbs,
+        }
+    }
+
+    /// Whether one conditional subtraction brings `[0, q_i)` under every `q_j` (`q_i <= 2 q_j`),
+    /// as [`centred_digit`] assumes.
+    pub(crate) fn one_subtraction(&self) -> bool {
+        self.limbs.iter().all(|&(qj, _)| self.qi <= 2 * qj)
+    }
+
+    /// The scalar kernel (the specification of [`centred_digit`]; any primes): coefficient
+    /// `x < q_i` to its digit in every limb.
+    #[inline(always)]
+    pub(crate) fn scalar(&self, x: &[u64], out: &mut [u64]) {
+        let n = x.len();
+        let qi = self.qi;
+        for (k, &xk) in x.iter().enumerate() {
+            let y = shoup_scalar(xk, self.h, qi);
+            // w = y' + half with y' the centred digit (y > half stands for y - q_i)
+            let w = csub(y + self.half, qi);
+            for (j, &(qj, c)) in self.limbs.iter().enumerate() {
+                let d = if qi <= 2 * qj { csub(w, qj) } else { w % qj };
+                out[j * n + k] = csub(d + c, qj);
+            }
+        }
+    }
+}
+
+/// `a - m` if `a >= m`, else `a` (public data: a plain select).
+#[inline(always)]
+fn csub(a: u64, m: u64) -> u64 {
+    a.min(a.wrapping_sub(m))
+}
+
+/// `x w mod q` in `[0, q)` by a Shoup product with the 64-bit quotient `w.1`.
+#[inline(always)]
+fn shoup_scalar(x: u64, w: (u64, u64), q: u64) -> u64 {
+    let qt = ((x as u128 * w.1 as u128) >> 64) as u64;
+    csub(x.wrapping_mul(w.0).wrapping_sub(qt.wrapping_mul(q)), q)
+}
+
+/// Runs [`centred_digit`] on backend `isa`; false if it did not run (another backend, a CPU
+/// without it, `x.len()` not a multiple of its lanes, or a limb with `q_i > 2 q_j`).
+pub(crate) fn run_centred_digit(isa: Isa, d: &DigitTables, x: &[u64], out: &mut [u64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use crate::ntt::x86::{Avx2U64, Avx512U64};
+        if d.one_subtraction() && supported(isa, 1, x.len()) {
+            match isa {
+                Isa::Avx512 => {
+                    if let Some(s) = Avx512U64::try_new() {
+                        s.centred_digit_entry(d, x, out);
+                        return true;
+                    }
+                }
+                Isa::Avx2 => {
+                    if let Some(s) = Avx2U64::try_new() {
+                        s.centred_digit_entry(d, x, out);
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let _ = (isa, d, x, out);
+    false
+}
+
+/// BFV key switching's digit decomposition for one prime: `y = [x h]_{q_i}` for each residue
+/// `x < q_i` of the input, taken centred (`y > q_i / 2` stands for `y - q_i`) and reduced into
+/// every limb `j`, `out[j n + k]` (`n = x.len()`, a multiple of `LANES`; every `q_i <= 2 q_j`).
+/// With `w = (y + half) mod q_i` (`= y' + half` for the centred `y'`), limb `j` holds
+/// `(w mod q_j) + (-half mod q_j)`, reduced: additions and conditional subtractions only, the
+/// same residues as [`DigitTables::scalar`].
+#[inline(always)]
+pub(crate) fn centred_digit<S: Simd<W = u64>>(s: S, d: &DigitTables, x: &[u64], out: &mut [u64]) {
+    let (lanes, n) = (S::LANES, x.len());
+    debug_assert!(n.is_multiple_of(lanes) && out.len() == d.limbs.len() * n);
+    debug_assert!(d.one_subtraction());
+    let (qi, half) = (s.splat(d.qi), s.splat(d.half));
+    let (h, hp) = (s.splat(d.h.0), s.splat(S::enc_shoup(d.h.0, d.qi)));
+    for k in (0..n).step_by(lanes) {
+        let y = s.csub(s.mul_shoup_lazy_splat(s.load(&x[k..]), h, hp, qi), qi);
+        let w = s.csub(s.add(y, half), qi);
+        for (j, &(qj, c)) in d.limbs.iter().enumerate() {
+            let qj = s.splat(qj);
+            let dj = s.csub(w, qj);
+            s.store(&mut out[j * n + k..], s.csub(s.add(dj, s.splat(c)), qj));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,6 +392,66 @@ mod tests {
                     let mut got = r.clone();
                     if run_mul_sub_mul(isa, p, w, &x, &mut got) {
                         assert_eq!(got, want, "{isa}, {bits} bits");
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`centred_digit`]: the scalar kernel against the definition (the centred `[x h]_{q_i}`
+    /// as a signed integer, reduced mod each `q_j` by `rem_euclid`), and every backend against
+    /// the scalar kernel, for bases of mixed sizes (one subtraction, or the scalar remainder
+    /// where `q_i > 2 q_j`) up to the 62-bit limit, with the residues whose digits sit at the
+    /// centring edge (`half`, `half + 1`), 0, 1 and `q_i - 1`.
+    #[test]
+    fn centred_digit_matches_the_definition() {
+        let mut rng = ChaCha20Rng::seed_from_u64(12);
+        let n = 64;
+        let bases: Vec<Vec<u64>> = vec![
+            ntt_primes(30, n, 3).unwrap(),
+            ntt_primes(55, n, 4).unwrap(),
+            ntt_primes(62, n, 2).unwrap(),
+            [ntt_primes(40, n, 1).unwrap(), ntt_primes(62, n, 1).unwrap()].concat(),
+            [ntt_primes(61, n, 1).unwrap(), ntt_primes(62, n, 1).unwrap()].concat(),
+        ];
+        for q in &bases {
+            for i in 0..q.len() {
+                let mi = Modulus64::new(q[i]).unwrap();
+                let h = rng.gen_range(1..q[i]);
+                let d = DigitTables::new(q, i, h);
+                let hinv = mi.inv(h).unwrap();
+                // inputs whose digit y = x h is 0, 1, half, half + 1, q_i - 1, then random
+                let ys = [0, 1, q[i] / 2, q[i] / 2 + 1, q[i] - 1];
+                let x: Vec<u64> = (0..n)
+                    .map(|k| match ys.get(k) {
+                        Some(&y) => mi.mul(y, hinv),
+                        None => rng.gen_range(0..q[i]),
+                    })
+                    .collect();
+                let mut want = vec![0u64; q.len() * n];
+                for (k, &xk) in x.iter().enumerate() {
+                    let y = mi.mul(xk, h) as i128;
+                    let yc = if y > (q[i] / 2) as i128 {
+                        y - q[i] as i128
+                    } else {
+                        y
+                    };
+                    for (j, &qj) in q.iter().enumerate() {
+                        want[j * n + k] = yc.rem_euclid(qj as i128) as u64;
+                    }
+                }
+                let mut got = vec![0u64; q.len() * n];
+                d.scalar(&x, &mut got);
+                assert_eq!(got, want, "scalar, {q:?}, digit {i}");
+                for isa in [Isa::Avx512, Isa::Avx2] {
+                    let mut got = vec![0u64; q.len() * n];
+                    if run_centred_digit(isa, &d, &x, &mut got) {
+                        assert_eq!(got, want, "{isa}, {q:?}, digit {i}");
+                    } else {
+                        assert!(
+                            !d.one_subtraction() || !supported(isa, 1, n),
+                            "{isa} refused"
+                        );
                     }
                 }
             }

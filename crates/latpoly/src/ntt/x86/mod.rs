@@ -365,6 +365,24 @@ macro_rules! convert_entry {
                 // SAFETY: the token exists only if the CPU supports the enabled features.
                 unsafe { inner(self, p, w, x, r) }
             }
+            fn centred_digit_entry(
+                self,
+                d: &crate::rns::convert_simd::DigitTables,
+                x: &[u64],
+                out: &mut [u64],
+            ) {
+                #[target_feature(enable = $feat)]
+                fn inner(
+                    s: $tok,
+                    d: &crate::rns::convert_simd::DigitTables,
+                    x: &[u64],
+                    out: &mut [u64],
+                ) {
+                    crate::rns::convert_simd::centred_digit(s, d, x, out)
+                }
+                // SAFETY: the token exists only if the CPU supports the enabled features.
+                unsafe { inner(self, d, x, out) }
+            }
         }
     };
 }
