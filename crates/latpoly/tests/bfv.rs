@@ -831,10 +831,11 @@ fn multiply_plain_against_plaintext_products() {
     }
 }
 
-/// Key switching adds `Σ D_i e_i`, one digit `D_i` (uniform below `q_i`) per prime: with one
-/// prime, or one prime far larger than the others, that noise alone exceeds what decryption
-/// tolerates, and relinearization and rotations returned undecryptable ciphertexts without an
-/// error. They are refused now; balanced bases of two primes and more key-switch correctly.
+/// Key switching adds `Σ D_i e_i`, one digit `D_i` (centred, `|D_i| <= q_i / 2`) per prime:
+/// with one prime, or one prime far larger than the others, that noise alone exceeds what
+/// decryption tolerates, and relinearization and rotations returned undecryptable ciphertexts
+/// without an error. They are refused now; balanced bases of two primes and more key-switch
+/// correctly.
 #[test]
 fn key_switching_refused_where_its_noise_cannot_fit() {
     let t = 65537u64;

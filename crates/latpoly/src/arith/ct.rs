@@ -2,8 +2,13 @@
 //!
 //! LLVM recognises `t + (m & mask)` with `mask = 0 - borrow` as a select and, inside loops, its
 //! x86 backend may lower selects to conditional branches (the "cmov conversion" pass), which
-//! leaks the data through timing. Passing the mask through an empty `asm!` block hides its
-//! origin, so the arithmetic stays arithmetic. The barrier emits no instruction.
+//! leaks the data through timing. Passing the 0/1 value the mask is built from (the borrow, a
+//! compare, a sign bit) through an empty `asm!` block hides what it can be, so the negation and
+//! the masked arithmetic stay arithmetic ([`mask_u64`], [`neg_mask_i64`] and their narrower
+//! twins); a barrier on the finished mask comes too late (LLVM has already built it, for 16-bit
+//! words with a branch). Element-wise loops that must keep vectorising take a sign mask by a
+//! shift count the optimiser cannot see instead ([`opaque_shift`]). The barrier emits no
+//! instruction.
 #![allow(unsafe_code)]
 
 /// Integer types the barrier accepts (all fit a general-purpose register).

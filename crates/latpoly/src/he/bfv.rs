@@ -463,7 +463,7 @@ impl Bfv {
             .collect();
         let round = round::RoundTables::new(q.crt().moduli(), &qhat_inv, params.t);
         let digits = (0..qhat_inv.len())
-            .map(|i| convert_simd::DigitTables::new(&params.moduli, i, qhat_inv[i]))
+            .map(|i| convert_simd::DigitTables::new(q.crt().moduli(), i, qhat_inv[i]))
             .collect();
         Ok(Bfv {
             digits,
@@ -664,8 +664,8 @@ impl Bfv {
     /// `log2` of a bound on the noise one key switch adds, against `log2(Q / 4t)`: the digits
     /// `D_i` (one per prime, centred, uniform on `(-q_i/2, q_i/2]`) multiply fresh Gaussian
     /// errors `e_i`, so a coefficient of `Σ D_i e_i` has variance `n σ² Σ q_i² / 12`; the bound
-    /// is six standard deviations. `Q / 2t` is what decryption tolerates in all, and half of it is left to the
-    /// ciphertext's own noise.
+    /// is six standard deviations. `Q / 2t` is what decryption tolerates in all, and half of it
+    /// is left to the ciphertext's own noise.
     fn key_switch_noise_log2(&self) -> (f64, f64) {
         let p = &self.params;
         let sum_sq: f64 = p.moduli.iter().map(|&q| (q as f64) * (q as f64)).sum();

@@ -88,19 +88,19 @@ impl KatDrbg {
         d
     }
 
-    fn block(&self, v: &[u8; 16]) -> [u8; 16] {
+    /// `AES_K(v)` into `out`, in place (no copy of the output block is left behind; the
+    /// cipher's round keys are wiped on drop by the `aes` crate's `zeroize` feature).
+    fn block(&self, v: &[u8; 16], out: &mut [u8]) {
         let cipher = Aes256::new((&self.key).into());
-        let mut b = (*v).into();
-        cipher.encrypt_block(&mut b);
-        b.into()
+        out.copy_from_slice(v);
+        cipher.encrypt_block(aes::Block::from_mut_slice(out));
     }
 
     fn update(&mut self, data: Option<&[u8; 48]>) {
         let mut t = [0u8; 48];
         for i in 0..3 {
             increment(&mut self.v);
-            let b = self.block(&self.v);
-            t[16 * i..16 * (i + 1)].copy_from_slice(&b);
+            self.block(&self.v, &mut t[16 * i..16 * (i + 1)]);
         }
         if let Some(d) = data {
             for (x, y) in t.iter_mut().zip(d) {
@@ -128,11 +128,13 @@ impl KatDrbg {
     /// assert_ne!(one[4..], second);
     /// ```
     pub fn fill(&mut self, out: &mut [u8]) {
+        let mut b = [0u8; 16];
         for chunk in out.chunks_mut(16) {
             increment(&mut self.v);
-            let b = self.block(&self.v);
+            self.block(&self.v, &mut b);
             chunk.copy_from_slice(&b[..chunk.len()]);
         }
+        b.zeroize();
         self.update(None);
         self.reseed_counter += 1;
     }

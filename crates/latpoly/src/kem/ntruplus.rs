@@ -109,10 +109,10 @@ fn shake256(parts: &[&[u8]], out: &mut [u8]) {
 }
 
 /// All-ones if `x < 0`, else zero, as plain arithmetic: an arithmetic shift by
-/// `s = opaque_shift(15)` ([`opaque_shift`]: 15, hidden from the optimiser so that it cannot turn the masked adds
-/// into selects). Used in the element-wise loops, which the compiler vectorises (16-bit vector
-/// shifts, ands and adds, no branch); the Valgrind test `tests/ct_kem.rs` checks the compiled
-/// code of every decapsulation.
+/// `s = opaque_shift(15)` ([`opaque_shift`]: 15, hidden from the optimiser so that it cannot
+/// turn the masked adds into selects). Used in the element-wise loops, which the compiler
+/// vectorises (16-bit vector shifts, ands and adds, no branch); the Valgrind test
+/// `tests/ct_kem.rs` checks the compiled code of every decapsulation.
 #[inline(always)]
 fn sign_mask(x: i16, s: u32) -> i16 {
     x.wrapping_shr(s)

@@ -194,8 +194,8 @@ fn equal(a: &[u8], b: &[u8]) -> Choice {
 /// absolute value) is brought into `[-2295, 2295]` by at most one masked `±q`, then `x mod 3`
 /// is read off `x + 2296` with the reciprocal `21846 = ceil(2^16 / 3)` as an unsigned 16-bit
 /// multiply-high (exact below `2^15`). The sign masks shift by `s = opaque_shift(15)`
-/// ([`opaque_shift`]: the masked adds stay arithmetic). Equal to the reference composition on the whole
-/// range (exhaustive test).
+/// ([`opaque_shift`]: the masked adds stay arithmetic). Equal to the reference composition on
+/// the whole range (exhaustive test).
 #[inline(always)]
 fn times3_mod3(x: i16, s: u32) -> i8 {
     let (q, q12) = (Q as i16, Q12);
@@ -562,16 +562,18 @@ fn ntrulpr_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Wiped<[u8; 32]>> {
         let mut k0 = Msg::new(&[&[0], rho, ct]);
         sha512::finish(&mut [&mut m5, &mut confirm, &mut k1, &mut k0]);
         let hs = Wiped::new(m5.digest32());
-        let mut cnew = ntrulpr_hide(&hs, &*r_enc, pk)?;
-        cnew.extend_from_slice(&confirm.digest32());
+        // the re-encryption depends on r_enc: wiped (equal to ct only for a valid ct)
+        let mut cnew = Wiped::new(ntrulpr_hide(&hs, &*r_enc, pk)?);
+        cnew.extend_from_slice(&*Wiped::new(confirm.digest32()));
         let ok = equal(&cnew, ct);
-        return Ok(select32(ok, &k1.digest32(), &k0.digest32()));
+        let (k1, k0) = (Wiped::new(k1.digest32()), Wiped::new(k0.digest32()));
+        return Ok(select32(ok, &k1, &k0));
     }
     // one message at a time: the session hash's input selected in constant time, hashed once
     sha512::finish(&mut [&mut m5, &mut confirm]);
     let hs = Wiped::new(m5.digest32());
-    let mut cnew = ntrulpr_hide(&hs, &*r_enc, pk)?;
-    cnew.extend_from_slice(&confirm.digest32());
+    let mut cnew = Wiped::new(ntrulpr_hide(&hs, &*r_enc, pk)?);
+    cnew.extend_from_slice(&*Wiped::new(confirm.digest32()));
     let ok = equal(&cnew, ct);
     let rho: &[u8; l::INPUTS] = rho.try_into().expect("32 bytes (split above)");
     Ok(session_selected(ok, &r_enc, rho, ct))

@@ -225,29 +225,39 @@ pub(crate) fn mul_sub_mul<S: Simd<W = u64>>(
     }
 }
 
-/// Constants of one key-switching digit ([`centred_digit`]): the digit's prime `q_i`, the
-/// factor `h = (Q/q_i)^-1 mod q_i` with its Shoup quotient, `half = floor(q_i / 2)`, and per
-/// limb `j` the pair `(q_j, (-half) mod q_j)`.
+/// Constants of one key-switching digit ([`centred_digit`]): the digit's prime `q_i` (odd),
+/// the factor `h = (Q/q_i)^-1 mod q_i` with its 64-bit Shoup quotient (read by the scalar
+/// kernel; the SIMD one encodes its own, [`Simd::enc_shoup`]), `half = floor(q_i / 2)`, and per
+/// limb `j` the pair `(q_j, (-half) mod q_j)`, with `q_j`'s Barrett constants for the scalar
+/// kernel's limbs where `q_i > 2 q_j`.
 #[derive(Debug, Clone)]
 pub(crate) struct DigitTables {
     pub qi: u64,
     pub h: (u64, u64),
     pub half: u64,
     pub limbs: Vec<(u64, u64)>,
+    moduli: Vec<crate::arith::Modulus64>,
 }
 
 impl DigitTables {
-    /// The tables of digit `i` of a basis with primes `q` and `h = (Q/q_i)^-1 mod q_i`.
-    pub(crate) fn new(q: &[u64], i: usize, h: u64) -> DigitTables {
-        let qi = q[i];
+    /// The tables of digit `i` of a basis with the (odd) primes `q` and `h = (Q/q_i)^-1 mod q_i`.
+    pub(crate) fn new(q: &[crate::arith::Modulus64], i: usize, h: u64) -> DigitTables {
+        use crate::arith::Modulus;
+        let qi = q[i].value();
+        // odd, so the centred range (-q_i/2, q_i/2] is symmetric: (q_i - 1)/2 on either side
+        debug_assert_eq!(qi & 1, 1);
         let half = qi / 2;
         let hp = crate::ntt::simd::shoup_quotient(h, qi, 64);
-        let limbs = q.iter().map(|&qj| (qj, (qj - half % qj) % qj)).collect();
+        let limbs = q
+            .iter()
+            .map(|m| (m.value(), (m.value() - half % m.value()) % m.value()))
+            .collect();
         DigitTables {
             qi,
             h: (h, hp),
             half,
             limbs,
+            moduli: q.to_vec(),
         }
     }
 
@@ -257,19 +267,25 @@ impl DigitTables {
         self.limbs.iter().all(|&(qj, _)| self.qi <= 2 * qj)
     }
 
-    /// The scalar kernel (the specification of [`centred_digit`]; any primes): coefficient
-    /// `x < q_i` to its digit in every limb.
-    #[inline(always)]
+    /// The scalar kernel (the specification of [`centred_digit`]; any primes): coefficients
+    /// `x < q_i` to their digits in every limb, `out[j n + k]`.
     pub(crate) fn scalar(&self, x: &[u64], out: &mut [u64]) {
-        let n = x.len();
-        let qi = self.qi;
-        for (k, &xk) in x.iter().enumerate() {
-            let y = shoup_scalar(xk, self.h, qi);
-            // w = y' + half with y' the centred digit (y > half stands for y - q_i)
-            let w = csub(y + self.half, qi);
-            for (j, &(qj, c)) in self.limbs.iter().enumerate() {
-                let d = if qi <= 2 * qj { csub(w, qj) } else { w % qj };
-                out[j * n + k] = csub(d + c, qj);
+        use crate::arith::Modulus;
+        let (n, qi) = (x.len(), self.qi);
+        // w = y' + half with y' the centred digit (y > half stands for y - q_i); public data
+        let w: Vec<u64> = x
+            .iter()
+            .map(|&xk| csub(shoup_scalar(xk, self.h, qi) + self.half, qi))
+            .collect();
+        for ((&(qj, c), m), o) in self.limbs.iter().zip(&self.moduli).zip(out.chunks_mut(n)) {
+            if qi <= 2 * qj {
+                for (o, &w) in o.iter_mut().zip(&w) {
+                    *o = csub(csub(w, qj) + c, qj);
+                }
+            } else {
+                for (o, &w) in o.iter_mut().zip(&w) {
+                    *o = csub(m.reduce_u64(w) + c, qj);
+                }
             }
         }
     }
@@ -415,10 +431,11 @@ mod tests {
             [ntt_primes(61, n, 1).unwrap(), ntt_primes(62, n, 1).unwrap()].concat(),
         ];
         for q in &bases {
+            let ms: Vec<Modulus64> = q.iter().map(|&x| Modulus64::new(x).unwrap()).collect();
             for i in 0..q.len() {
-                let mi = Modulus64::new(q[i]).unwrap();
+                let mi = &ms[i];
                 let h = rng.gen_range(1..q[i]);
-                let d = DigitTables::new(q, i, h);
+                let d = DigitTables::new(&ms, i, h);
                 let hinv = mi.inv(h).unwrap();
                 // inputs whose digit y = x h is 0, 1, half, half + 1, q_i - 1, then random
                 let ys = [0, 1, q[i] / 2, q[i] / 2 + 1, q[i] - 1];

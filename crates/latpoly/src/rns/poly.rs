@@ -601,9 +601,9 @@ impl RnsPoly {
         let n = self.ctx.n();
         for (a, plan) in self.data.chunks_exact_mut(n).zip(self.ctx.plans()) {
             let q = plan.q();
-            // residues are below q < 2^63: q - x, and 0 for 0, by the mask of the top bit of
-            // x | -x (set iff x != 0), shifted down by a count the optimiser cannot see, so the
-            // and stays arithmetic (no select, no branch; the loop vectorises)
+            // residues are below q: q - x, and 0 for 0, by the mask of the top bit of x | -x
+            // (set iff x != 0), shifted down by a count the optimiser cannot see, so the and
+            // stays arithmetic (no select, no branch; the loop vectorises)
             let s = crate::arith::ct::opaque_shift(63);
             for x in a {
                 *x = (q - *x) & ((*x | x.wrapping_neg()).wrapping_shr(s)).wrapping_neg();

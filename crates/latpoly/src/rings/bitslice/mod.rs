@@ -8,7 +8,7 @@
 //! sequence on either, so the register version is checked against the word version (and both
 //! against the schemes' unit vectors and KATs).
 
-use crate::arith::ct::{barrier, mask_u64};
+use crate::arith::ct::mask_u64;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86;
@@ -108,6 +108,12 @@ impl<const W: usize> Trits<W> {
     #[inline(always)]
     pub(crate) fn c0(&self) -> u8 {
         ((self.p[0] & 1) | ((self.m[0] & 1) << 1)) as u8
+    }
+
+    /// Overwrites both planes with zeros (volatile writes: for secret polynomials).
+    pub(crate) fn wipe(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.p);
+        zeroize::Zeroize::zeroize(&mut self.m);
     }
 
     /// Swaps `self` and `o` where `mask` is all-ones (branch-free).
@@ -235,11 +241,12 @@ pub(crate) fn expand_trits(p: &[u64], m: &[u64], out: &mut [u16]) {
     }
 }
 
-/// Masks `(s == 1, s == 2)` for `s` in `{0, 1, 2}`.
+/// Masks `(s == 1, s == 2)` for `s` in `{0, 1, 2}`: the two bits of `s`, each through the
+/// barrier before it becomes a mask ([`mask_u64`]).
 #[inline(always)]
 pub(crate) fn scalar_masks(s: u8) -> (u64, u64) {
-    let s = barrier(u64::from(s));
-    ((s & 1).wrapping_neg(), (s >> 1).wrapping_neg())
+    let s = u64::from(s);
+    (mask_u64(s & 1), mask_u64(s >> 1))
 }
 
 /// A GF(2) polynomial bit-sliced into `W` 64-bit words (bit `i` = coefficient `i`).

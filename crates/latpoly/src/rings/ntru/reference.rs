@@ -8,8 +8,9 @@
 //! vectors) bit for bit even on inputs that are not reduced.
 //!
 //! Constant time: no branch and no memory index depends on coefficient values. Secret-derived
-//! masks and multipliers go through [`barrier`] so that LLVM cannot turn them back into branches
-//! (or unswitch a loop on them).
+//! masks are built from 0/1 values passed through the optimisation barrier first
+//! ([`mask_u64`], [`swap_step`]), and multipliers go through [`barrier`], so that LLVM cannot
+//! turn them back into branches (or unswitch a loop on them).
 
 use crate::arith::ct::{barrier, mask_u64};
 use crate::rings::bitslice::swap_step;
@@ -384,9 +385,9 @@ pub(super) fn s3_inv_with<const W: usize, T: TritOps>(
         bit_plane::<W>(&a[..n - 1], 0),
         bit_plane::<W>(&a[..n - 1], 1),
     );
-    let last = barrier(u64::from(a[n - 1] & 3));
-    let c1 = ((last >> 1) & !last & 1).wrapping_neg();
-    let c2 = (last & !(last >> 1) & 1).wrapping_neg();
+    let last = u64::from(a[n - 1] & 3);
+    let c1 = mask_u64((last >> 1) & !last & 1);
+    let c2 = mask_u64(last & !(last >> 1) & 1);
     let c0 = !(c1 | c2);
     let live = reverse_low(&[u64::MAX; W], n - 1); // the n - 1 low bits
     let (mut gp, mut gm) = ([0u64; W], [0u64; W]);
@@ -403,17 +404,25 @@ pub(super) fn s3_inv_with<const W: usize, T: TritOps>(
     core::hint::black_box(&g0);
     divsteps3(&mut f, &mut g, &mut v, &mut w, 2 * (n - 1) - 1, top_mask);
     let (s1, s2) = scalar_masks(f.c0());
-    let v = from(&v);
+    let mut vt = from(&v);
     // r[i] = sign · v[n - 2 - i]: the sign applied to the planes (identity for sign 1, the
     // swap of 1 and 2 for sign 2), then reversed and spread to one coefficient per word
     let (mut yp, mut ym) = ([0u64; W], [0u64; W]);
     for j in 0..W {
-        yp[j] = (s1 & v.p[j]) | (s2 & v.m[j]);
-        ym[j] = (s1 & v.m[j]) | (s2 & v.p[j]);
+        yp[j] = (s1 & vt.p[j]) | (s2 & vt.m[j]);
+        ym[j] = (s1 & vt.m[j]) | (s2 & vt.p[j]);
     }
-    let (yp, ym) = (reverse_low(&yp, n - 1), reverse_low(&ym, n - 1));
-    expand_trits(&yp, &ym, &mut r[..n - 1]);
+    let (mut rp, mut rm) = (reverse_low(&yp, n - 1), reverse_low(&ym, n - 1));
+    expand_trits(&rp, &rm, &mut r[..n - 1]);
     r[n - 1] = 0;
+    // the inverse's copies and the divstep state (the secret input and its inverse)
+    for x in [&mut yp, &mut ym, &mut rp, &mut rm] {
+        x.zeroize();
+    }
+    vt.wipe();
+    let z = to(&Trits::ZERO);
+    (f, g, v, w) = (z, z, z, z);
+    core::hint::black_box((&f, &g, &v, &w));
 }
 
 /// `poly_Sq_tobytes`: the first `n - 1` coefficients, each reduced mod `q`, as `log q`-bit

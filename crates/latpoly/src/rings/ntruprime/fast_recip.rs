@@ -55,7 +55,8 @@ fn sh_q(c: i16) -> (i16, i16) {
     // so the sum is below 2^31)
     let x = c << 16;
     // the sign mask through the barrier (on its bit): `(x ^ sign) - sign` would otherwise be
-    // recognised as an absolute value, which x86 lowers with a conditional move
+    // recognised as an absolute value, which x86 lowers with a conditional move (and LLVM may
+    // turn a conditional move into a branch)
     let sign = super::scalar::neg_mask_i32(x);
     let y = ((x ^ sign) - sign + q / 2) as u32;
     let r = ((u64::from(y) * M) >> 44) as i32;

@@ -113,16 +113,21 @@ pub(crate) fn r3_recip_bitsliced<T: TritOps>(
     core::hint::black_box(&g0);
     let delta = divsteps3(&mut f, &mut g, &mut v, &mut r, 2 * P - 1, top_mask);
     let (s1, s2) = scalar_masks(f.c0());
-    let v = from(&v);
+    let mut vt = from(&v);
     let out = (0..P)
         .map(|i| {
-            let x = u64::from(v.get(P - 1 - i));
+            let x = u64::from(vt.get(P - 1 - i));
             let (xp, xm) = (x & 1, x >> 1);
             // sign · x, then {0, 1, 2} -> {0, 1, -1}
             let y = (((s1 & xp) | (s2 & xm)) | (((s1 & xm) | (s2 & xp)) << 1)) as i8;
             y - 3 * (y >> 1)
         })
         .collect();
+    // the read-back reciprocal and the divstep state (the secret input and its reciprocal)
+    vt.wipe();
+    let z = to(&Trits::ZERO);
+    (f, g, v, r) = (z, z, z, z);
+    core::hint::black_box((&f, &g, &v, &r));
     (out, nonzero_mask_i32(delta) == 0)
 }
 
