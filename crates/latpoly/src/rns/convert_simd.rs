@@ -8,6 +8,7 @@
 //! is the same residue as the scalar kernel's. Written once over the [`Simd`] trait; the
 //! `#[target_feature]` entry points live with the tokens in `ntt/x86`.
 
+use crate::arith::{Modulus, Modulus64};
 use crate::isa::Isa;
 use crate::ntt::simd::Simd;
 
@@ -226,82 +227,54 @@ pub(crate) fn mul_sub_mul<S: Simd<W = u64>>(
 }
 
 /// Constants of one key-switching digit ([`centred_digit`]): the digit's prime `q_i` (odd),
-/// the factor `h = (Q/q_i)^-1 mod q_i` with its 64-bit Shoup quotient (read by the scalar
-/// kernel; the SIMD one encodes its own, [`Simd::enc_shoup`]), `half = floor(q_i / 2)`, and per
-/// limb `j` the pair `(q_j, (-half) mod q_j)`, with `q_j`'s Barrett constants for the scalar
-/// kernel's limbs where `q_i > 2 q_j`.
+/// the factor `h = (Q/q_i)^-1 mod q_i` with its Shoup quotient ([`Modulus::shoup`], read by
+/// the scalar kernel; the SIMD one encodes its own, [`Simd::enc_shoup`]),
+/// `half = floor(q_i / 2)`, and per limb `j` the pair `(q_j, (-half) mod q_j)`.
 #[derive(Debug, Clone)]
 pub(crate) struct DigitTables {
-    pub qi: u64,
+    pub qi: Modulus64,
     pub h: (u64, u64),
     pub half: u64,
-    pub limbs: Vec<(u64, u64)>,
-    moduli: Vec<crate::arith::Modulus64>,
+    pub limbs: Vec<(Modulus64, u64)>,
 }
 
 impl DigitTables {
     /// The tables of digit `i` of a basis with the (odd) primes `q` and `h = (Q/q_i)^-1 mod q_i`.
-    pub(crate) fn new(q: &[crate::arith::Modulus64], i: usize, h: u64) -> DigitTables {
-        use crate::arith::Modulus;
-        let qi = q[i].value();
+    pub(crate) fn new(q: &[Modulus64], i: usize, h: u64) -> DigitTables {
+        let qi = q[i].clone();
         // odd, so the centred range (-q_i/2, q_i/2] is symmetric: (q_i - 1)/2 on either side
-        debug_assert_eq!(qi & 1, 1);
-        let half = qi / 2;
-        let hp = crate::ntt::simd::shoup_quotient(h, qi, 64);
+        debug_assert_eq!(qi.value() & 1, 1);
+        let half = qi.value() / 2;
+        let h = (h, qi.shoup(h));
         let limbs = q
             .iter()
-            .map(|m| (m.value(), (m.value() - half % m.value()) % m.value()))
+            .map(|m| (m.clone(), m.neg(m.reduce_u64(half))))
             .collect();
-        DigitTables {
-            qi,
-            h: (h, hp),
-            half,
-            limbs,
-            moduli: q.to_vec(),
-        }
+        DigitTables { qi, h, half, limbs }
     }
 
     /// Whether one conditional subtraction brings `[0, q_i)` under every `q_j` (`q_i <= 2 q_j`),
     /// as [`centred_digit`] assumes.
     pub(crate) fn one_subtraction(&self) -> bool {
-        self.limbs.iter().all(|&(qj, _)| self.qi <= 2 * qj)
+        let qi = self.qi.value();
+        self.limbs.iter().all(|(m, _)| qi <= 2 * m.value())
     }
 
     /// The scalar kernel (the specification of [`centred_digit`]; any primes): coefficients
     /// `x < q_i` to their digits in every limb, `out[j n + k]`.
     pub(crate) fn scalar(&self, x: &[u64], out: &mut [u64]) {
-        use crate::arith::Modulus;
-        let (n, qi) = (x.len(), self.qi);
+        let (n, mi) = (x.len(), &self.qi);
         // w = y' + half with y' the centred digit (y > half stands for y - q_i); public data
         let w: Vec<u64> = x
             .iter()
-            .map(|&xk| csub(shoup_scalar(xk, self.h, qi) + self.half, qi))
+            .map(|&xk| mi.add(mi.mul_shoup(xk, self.h.0, self.h.1), self.half))
             .collect();
-        for ((&(qj, c), m), o) in self.limbs.iter().zip(&self.moduli).zip(out.chunks_mut(n)) {
-            if qi <= 2 * qj {
-                for (o, &w) in o.iter_mut().zip(&w) {
-                    *o = csub(csub(w, qj) + c, qj);
-                }
-            } else {
-                for (o, &w) in o.iter_mut().zip(&w) {
-                    *o = csub(m.reduce_u64(w) + c, qj);
-                }
+        for ((m, c), o) in self.limbs.iter().zip(out.chunks_mut(n)) {
+            for (o, &w) in o.iter_mut().zip(&w) {
+                *o = m.add(m.reduce_u64(w), *c);
             }
         }
     }
-}
-
-/// `a - m` if `a >= m`, else `a` (public data: a plain select).
-#[inline(always)]
-fn csub(a: u64, m: u64) -> u64 {
-    a.min(a.wrapping_sub(m))
-}
-
-/// `x w mod q` in `[0, q)` by a Shoup product with the 64-bit quotient `w.1`.
-#[inline(always)]
-fn shoup_scalar(x: u64, w: (u64, u64), q: u64) -> u64 {
-    let qt = ((x as u128 * w.1 as u128) >> 64) as u64;
-    csub(x.wrapping_mul(w.0).wrapping_sub(qt.wrapping_mul(q)), q)
 }
 
 /// Runs [`centred_digit`] on backend `isa`; false if it did not run (another backend, a CPU
@@ -343,13 +316,14 @@ pub(crate) fn centred_digit<S: Simd<W = u64>>(s: S, d: &DigitTables, x: &[u64], 
     let (lanes, n) = (S::LANES, x.len());
     debug_assert!(n.is_multiple_of(lanes) && out.len() == d.limbs.len() * n);
     debug_assert!(d.one_subtraction());
-    let (qi, half) = (s.splat(d.qi), s.splat(d.half));
-    let (h, hp) = (s.splat(d.h.0), s.splat(S::enc_shoup(d.h.0, d.qi)));
+    let q = d.qi.value();
+    let (qi, half) = (s.splat(q), s.splat(d.half));
+    let (h, hp) = (s.splat(d.h.0), s.splat(S::enc_shoup(d.h.0, q)));
     for k in (0..n).step_by(lanes) {
         let y = s.csub(s.mul_shoup_lazy_splat(s.load(&x[k..]), h, hp, qi), qi);
         let w = s.csub(s.add(y, half), qi);
-        for (j, &(qj, c)) in d.limbs.iter().enumerate() {
-            let qj = s.splat(qj);
+        for (j, (m, c)) in d.limbs.iter().enumerate() {
+            let (qj, c) = (s.splat(m.value()), *c);
             let dj = s.csub(w, qj);
             s.store(&mut out[j * n + k..], s.csub(s.add(dj, s.splat(c)), qj));
         }
