@@ -22,6 +22,9 @@
 //!   BFV plaintext is not poisoned: encryption checks that its coefficients are below `t` and
 //!   returns an error otherwise, a branch on the aggregate validity of the plaintext (the one
 //!   deliberate declassification; the check itself folds all coefficients without a branch);
+//! * `crt`: exact CRT through `Crt`'s limb functions (`reconstruct_limbs`,
+//!   `reconstruct_centered_limbs`, `decompose_limbs`) on residues and limbs from the poisoned
+//!   sampler;
 //! * `leaky`: a deliberately leaky control (a rejection-sampling loop whose exit depends on the
 //!   samples), which memcheck must flag, proving the poisoning reaches the samples;
 //! * `leaky-index`: a control that uses a sample as a table index, which memcheck must flag.
@@ -190,6 +193,49 @@ fn run_bfv_secret_key() {
     }
 }
 
+/// Exact CRT on secret values through the limb functions: residues drawn from the poisoned
+/// sampler to limbs (plain and centred), and poisoned limbs to residues. The `BigUint` / `BigInt`
+/// forms are not constant time (a big integer's length is its size) and are not run here.
+fn run_crt() {
+    use latpoly::primes::ntt_primes;
+    use latpoly::rns::Crt;
+    let mut s = poisoned_sampler();
+    for primes in [
+        vec![17u64, 97, 113],
+        ntt_primes(62, 16, 1).unwrap(),
+        ntt_primes(50, 16, 5).unwrap(),
+        ntt_primes(62, 1024, 40).unwrap(),
+    ] {
+        let crt = Crt::new(&primes).unwrap();
+        let w = crt.limb_width();
+        for _ in 0..8 {
+            let residues: Vec<u64> = primes
+                .iter()
+                .map(|&q| s.uniform(1, q).unwrap()[0])
+                .collect();
+            let mut limbs = vec![0u64; w];
+            crt.reconstruct_limbs(&residues, &mut limbs).unwrap();
+            let mut centred = vec![0u64; w];
+            crt.reconstruct_centered_limbs(&residues, &mut centred)
+                .unwrap();
+            let mut back = vec![0u64; primes.len()];
+            crt.decompose_limbs(&limbs, &mut back).unwrap();
+            // wider than the table: Horner's rule
+            let wide: Vec<u64> = limbs.iter().chain(&centred).copied().collect();
+            let mut back2 = vec![0u64; primes.len()];
+            crt.decompose_limbs(&wide, &mut back2).unwrap();
+            // declassify only the verdict of the round trip
+            let same = back
+                .iter()
+                .zip(&residues)
+                .fold(0u64, |a, (x, y)| a | (x ^ y));
+            valgrind::unpoison(&same);
+            assert_eq!(same, 0);
+            sink((centred, back2));
+        }
+    }
+}
+
 /// Negative control: a naive rejection sampler (uniform mod 200 from bytes, redrawing bytes
 /// `>= 200`), whose loop exit branches on the secret; memcheck must report it.
 fn run_leaky() {
@@ -247,11 +293,15 @@ fn main() {
             run_bfv_secret_key();
             println!("BFV secret key from poisoned bytes done");
         }
+        "crt" => {
+            run_crt();
+            println!("CRT limbs on poisoned residues done");
+        }
         "leaky" => run_leaky(),
         "leaky-index" => run_leaky_index(),
         other => {
             eprintln!(
-                "ct_sampling: unknown mode {other:?} (all, he, bfv-secret-key, leaky, leaky-index)"
+                "ct_sampling: unknown mode {other:?} (all, he, bfv-secret-key, crt, leaky, leaky-index)"
             );
             std::process::exit(2);
         }

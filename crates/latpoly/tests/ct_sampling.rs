@@ -59,6 +59,20 @@ fn lpr_and_bfv_scalar_kernels_have_no_secret_dependent_branches_or_indices() {
     }
 }
 
+/// Exact CRT of secret values through the limb functions (residues to limbs, plain and
+/// centred; limbs to residues, by the dot product and by Horner's rule).
+#[test]
+fn crt_limb_functions_have_no_secret_dependent_branches_or_indices() {
+    if valgrind_available() {
+        assert_clean(
+            "ct_sampling",
+            "crt",
+            "avx2",
+            "CRT limbs on poisoned residues done",
+        );
+    }
+}
+
 /// A BFV secret key read from its bytes: one branch on the validity verdict, nothing else.
 #[test]
 fn bfv_secret_key_decoding_branches_only_on_its_verdict() {

@@ -19,11 +19,19 @@
 //! by limb from the same dot product (a column table of the `Q/q_i`), carries propagated once.
 //! NFLlib's 100 x 62-bit set at n = 1024 (`latpoly bench --only W6`): big integers to residues
 //! 42-45 ms -> 6-9 ms, residues to big integers 10-12 ms -> 6-9 ms.
+//!
+//! **Secret values.** The limb functions ([`Crt::reconstruct_limbs`],
+//! [`Crt::reconstruct_centered_limbs`], [`Crt::decompose_limbs`]) are constant time: no branch
+//! or memory index depends on the residues or limbs (checked under Valgrind on poisoned
+//! inputs, `tests/ct_sampling.rs`). The `BigUint` / `BigInt` forms are not: a big integer's
+//! length is its size, and `num-bigint`'s arithmetic branches on it.
 
+use crate::arith::ct::mask_u64;
 use crate::arith::{Modulus, Modulus64};
 use crate::error::{check_len, Error, Result};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::Zero;
+use zeroize::Zeroize;
 
 /// Precomputed CRT data for one list of distinct primes.
 ///
@@ -42,6 +50,8 @@ pub struct Crt {
     big_q: BigUint,
     /// `Q` as little-endian u64 limbs, padded to `width`.
     q_limbs: Vec<u64>,
+    /// `floor(Q / 2)` as little-endian u64 limbs, padded to `width`.
+    half_q_limbs: Vec<u64>,
     /// Limb `k` of `Q / q_i` at `[k · L + i]` (limbs padded to `width`): the reconstruction
     /// sums each output limb over all `i` from one contiguous row.
     qhat_cols: Vec<u64>,
@@ -146,6 +156,7 @@ impl Crt {
             pow128,
             inv_q: primes.iter().map(|&q| 1.0 / q as f64).collect(),
             q_limbs: limbs_of(&big_q, width),
+            half_q_limbs: limbs_of(&(&big_q >> 1u32), width),
             moduli,
             big_q,
             qhat_cols,
@@ -205,14 +216,19 @@ impl Crt {
     /// [`Self::decompose_biguint`] into `out` of length `L` (not checked: a shorter `out` gets
     /// the first residues).
     pub(crate) fn decompose_biguint_unchecked(&self, x: &BigUint, out: &mut [u64]) {
-        let words = x.to_u64_digits();
+        self.decompose_words(&x.to_u64_digits(), out);
+    }
+
+    /// Residues of the integer with little-endian limbs `words` into `out` (length not
+    /// checked); branch-free but for `words.len()`.
+    fn decompose_words(&self, words: &[u64], out: &mut [u64]) {
         if words.len() > self.width {
-            return self.decompose_horner(&words, out);
+            return self.decompose_horner(words, out);
         }
         for (i, (o, m)) in out.iter_mut().zip(&self.moduli).enumerate() {
             let pows = &self.word_pows[i * self.width..][..words.len()];
             // Σ w_k (2^(64k) mod q) = top · 2^128 + s (products < 2^126)
-            let (top, s) = dot_u64(&words, pows);
+            let (top, s) = dot_u64(words, pows);
             let r = m.reduce_u128(s);
             *o = m.add(r, m.mul(m.reduce_u64(top), self.pow128[i]));
         }
@@ -258,7 +274,8 @@ impl Crt {
     }
 
     /// Reconstructs the unique `x` in `[0, Q)` from its residues (`residues[i] < q_i`),
-    /// written as little-endian limbs into `out` (length [`Self::limb_width`]).
+    /// written as little-endian limbs into `out` (length [`Self::limb_width`]). Constant time
+    /// (see the module documentation).
     ///
     /// ```
     /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
@@ -283,6 +300,10 @@ impl Crt {
     }
 
     /// [`Self::reconstruct_limbs`] with lengths the caller guarantees.
+    ///
+    /// Constant time: the quotient estimate `v` is rounded by adding `2^52` in floating
+    /// point (no `floor` call, no saturating conversion), and the corrections are one masked
+    /// addition and one masked subtraction of `Q`, whatever the residues.
     fn reconstruct_limbs_unchecked(&self, residues: &[u64], out: &mut [u64]) {
         debug_assert_eq!(residues.len(), self.moduli.len());
         debug_assert_eq!(out.len(), self.width);
@@ -306,15 +327,87 @@ impl Crt {
             carry = (s >> 64) | (top << 64);
         }
         debug_assert_eq!(carry, 0);
-        let v = frac.floor() as u64;
-        // out -= v * Q (may go negative by up to one Q if v overshoots).
+        ys.zeroize(); // the y_i are as secret as the residues
+                      // x / Q = Σ y_i / q_i exactly, in [0, L); `frac` has an absolute error below 2^-27
+                      // for L <= MAX_PRIMES, so its nearest integer `v` is floor(x / Q) or one more.
+                      // Adding 2^52 rounds to the nearest integer in the low mantissa bits.
+        const TWO52: f64 = 4_503_599_627_370_496.0;
+        let v = (frac + TWO52).to_bits() - TWO52.to_bits();
+        // out -= v · Q, then + Q if that went negative, then - Q if still at least Q (neither
+        // happens for the float estimate's error; both kept for exactness).
         let borrow = mul_sub_limbs(out, &self.q_limbs, v);
-        if borrow {
-            add_limbs(out, &self.q_limbs);
+        add_limbs_masked(out, &self.q_limbs, mask_u64(u64::from(borrow)));
+        csub_limbs(out, &self.q_limbs);
+        debug_assert!(lt_limbs(out, &self.q_limbs));
+    }
+
+    /// Reconstructs `x` in the centred range `(-Q/2, Q/2]` from its residues, written as
+    /// little-endian two's-complement limbs into `out` (length [`Self::limb_width`]; the top
+    /// limb's high bit is the sign). Constant time, like [`Self::reconstruct_limbs`].
+    ///
+    /// ```
+    /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?; // Q = 186337
+    /// let mut out = [0u64; 2];
+    /// crt.reconstruct_centered_limbs(&[16, 96, 112], &mut out)?; // -1
+    /// assert_eq!(out, [u64::MAX, u64::MAX]);
+    /// crt.reconstruct_centered_limbs(&[5, 5, 5], &mut out)?; // 5
+    /// assert_eq!(out, [5, 0]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `residues` does not have one entry per prime or `out` is
+    /// not [`Self::limb_width`] long.
+    pub fn reconstruct_centered_limbs(&self, residues: &[u64], out: &mut [u64]) -> Result<()> {
+        check_len(self.moduli.len(), residues.len())?;
+        check_len(self.width, out.len())?;
+        self.reconstruct_limbs_unchecked(residues, out);
+        // Q is odd (a product of odd primes, or of 2 and odd primes: then Q/2 is whole and
+        // belongs to the positive side): x > floor(Q/2) iff x >= floor(Q/2) + 1 iff
+        // x - Q > -Q/2 on the negative side. `x - Q` is negative whenever x < Q.
+        let mut above = 0u64; // borrow of floor(Q/2) - x: 1 iff x > floor(Q/2)
+        for (k, &x) in out.iter().enumerate() {
+            let h = self.half_q_limbs[k];
+            let (d, b1) = h.overflowing_sub(x);
+            let (_, b2) = d.overflowing_sub(above);
+            above = u64::from(b1 | b2);
         }
-        while !lt_limbs(out, &self.q_limbs) {
-            sub_limbs(out, &self.q_limbs);
+        let mask = mask_u64(above);
+        let mut borrow = 0u64;
+        for (o, &q) in out.iter_mut().zip(&self.q_limbs) {
+            let (d, b1) = o.overflowing_sub(q);
+            let (d, b2) = d.overflowing_sub(borrow);
+            borrow = u64::from(b1 | b2);
+            *o = (d & mask) | (*o & !mask);
         }
+        Ok(())
+    }
+
+    /// Residues of the unsigned integer whose little-endian 64-bit limbs are `words` (any
+    /// length): `out[i] = x mod q_i`. Constant time for a given `words.len()`: the same
+    /// dot product with the powers `2^(64k) mod q_i` as [`Self::decompose_biguint`] (Horner's
+    /// rule beyond [`Self::limb_width`] words), Barrett reductions, no branch on the data;
+    /// the `BigUint` functions are not (a big integer's length is its size).
+    ///
+    /// ```
+    /// let crt = latpoly::rns::Crt::new(&[17, 97, 113])?;
+    /// let mut r = [0u64; 3];
+    /// crt.decompose_limbs(&[123456, 0], &mut r)?;
+    /// assert_eq!(r, [123456 % 17, 123456 % 97, 123456 % 113]);
+    /// crt.decompose_limbs(&[0, 1, 0, 0, 7], &mut r)?; // 2^64 + 7 · 2^256
+    /// let x = (num_bigint::BigUint::from(7u8) << 256u32) + (num_bigint::BigUint::from(1u8) << 64u32);
+    /// let mut want = [0u64; 3];
+    /// crt.decompose_biguint(&x, &mut want)?;
+    /// assert_eq!(r, want);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] when `out` does not have one entry per prime.
+    pub fn decompose_limbs(&self, words: &[u64], out: &mut [u64]) -> Result<()> {
+        check_len(self.moduli.len(), out.len())?;
+        self.decompose_words(words, out);
+        Ok(())
     }
 
     /// Limb width used by [`Self::reconstruct_limbs`].
@@ -425,23 +518,33 @@ fn mul_sub_limbs(acc: &mut [u64], b: &[u64], y: u64) -> bool {
     borrow != 0
 }
 
-fn add_limbs(acc: &mut [u64], b: &[u64]) {
-    let mut carry = false;
+/// `acc += b & mask` (`mask` all-ones or zero), carries dropped past the top limb.
+fn add_limbs_masked(acc: &mut [u64], b: &[u64], mask: u64) {
+    let mut carry = 0u64;
     for (a, &bl) in acc.iter_mut().zip(b) {
-        let (r1, c1) = a.overflowing_add(bl);
-        let (r2, c2) = r1.overflowing_add(carry as u64);
+        let (r1, c1) = a.overflowing_add(bl & mask);
+        let (r2, c2) = r1.overflowing_add(carry);
         *a = r2;
-        carry = c1 || c2;
+        carry = u64::from(c1 | c2);
     }
 }
 
-fn sub_limbs(acc: &mut [u64], b: &[u64]) {
-    let mut borrow = false;
+/// `acc -= b` if `acc >= b` (same length), by a full subtraction and a masked select.
+fn csub_limbs(acc: &mut [u64], b: &[u64]) {
+    let mut borrow = 0u64;
+    for (&a, &bl) in acc.iter().zip(b) {
+        let (r1, b1) = a.overflowing_sub(bl);
+        let (_, b2) = r1.overflowing_sub(borrow);
+        borrow = u64::from(b1 | b2);
+    }
+    // keep = all-ones iff acc < b (the subtraction borrowed)
+    let keep = mask_u64(borrow);
+    let mut borrow = 0u64;
     for (a, &bl) in acc.iter_mut().zip(b) {
-        let (r1, c1) = a.overflowing_sub(bl);
-        let (r2, c2) = r1.overflowing_sub(borrow as u64);
+        let (r1, b1) = a.overflowing_sub(bl & !keep);
+        let (r2, b2) = r1.overflowing_sub(borrow);
         *a = r2;
-        borrow = c1 || c2;
+        borrow = u64::from(b1 | b2);
     }
 }
 
@@ -476,8 +579,19 @@ mod tests {
         for res in [&[1u64, 2][..], &[1, 2, 3, 4], &[]] {
             assert!(crt.reconstruct(res).is_err() && crt.reconstruct_centered(res).is_err());
         }
+        for len in [0usize, 1, 3, 4] {
+            let mut out = vec![0u64; len];
+            assert_eq!(
+                len == 2,
+                !mismatch(crt.reconstruct_centered_limbs(&[1, 2, 3], &mut out))
+            );
+        }
+        assert!(mismatch(
+            crt.reconstruct_centered_limbs(&[1, 2, 3, 4], &mut [0u64; 2])
+        ));
         for len in [0usize, 2, 4] {
             let mut out = vec![0u64; len];
+            assert!(mismatch(crt.decompose_limbs(&[5], &mut out)));
             assert!(mismatch(crt.decompose_biguint(&5u32.into(), &mut out)));
             assert!(mismatch(crt.decompose_bigint(&(-5).into(), &mut out)));
         }
@@ -557,12 +671,66 @@ mod tests {
                         .map(|&q| (&x % q).to_u64_digits().first().copied().unwrap_or(0))
                         .collect();
                     assert_eq!(got, want, "{} primes, {words} words, kind {kind}", ps.len());
+                    // the limb form, leading zero words included
+                    let mut from_limbs = vec![0u64; ps.len()];
+                    crt.decompose_limbs(&limbs, &mut from_limbs).unwrap();
+                    assert_eq!(from_limbs, want);
                     let mut horner = vec![0u64; ps.len()];
                     crt.decompose_horner(&x.to_u64_digits(), &mut horner);
                     assert_eq!(horner, want);
                     // and back: the reconstruction is x mod Q
                     assert_eq!(crt.reconstruct(&got).unwrap(), &x % crt.modulus());
                 }
+            }
+        }
+    }
+
+    /// The centred limb form against `reconstruct_centered` (two's complement over the limb
+    /// width), at the edges of the centring (`floor(Q/2)`, one above, `Q - 1`, 0, 1) and on
+    /// random residues, for one-limb, multi-limb and 100-prime bases.
+    #[test]
+    fn centred_limbs_match_the_big_integer_form() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(5);
+        for ps in [
+            vec![17u64, 97, 113],
+            ntt_primes(62, 16, 1).unwrap(),
+            ntt_primes(62, 16, 2).unwrap(),
+            ntt_primes(50, 16, 7).unwrap(),
+            ntt_primes(62, 1024, 100).unwrap(),
+        ] {
+            let crt = Crt::new(&ps).unwrap();
+            let q = crt.modulus().clone();
+            let one = BigUint::from(1u8);
+            let mut xs = vec![
+                BigUint::zero(),
+                one.clone(),
+                &q >> 1u32,
+                (&q >> 1u32) + &one,
+                &q - &one,
+            ];
+            xs.extend((0..40).map(|_| {
+                let limbs: Vec<u64> = (0..crt.limb_width()).map(|_| rng.gen()).collect();
+                biguint_from_limbs(&limbs) % &q
+            }));
+            let width = crt.limb_width();
+            let two_w = BigInt::from(1u8) << (64 * width);
+            for x in xs {
+                let mut r = vec![0u64; ps.len()];
+                crt.decompose_biguint(&x, &mut r).unwrap();
+                let mut plain = vec![0u64; width];
+                crt.reconstruct_limbs(&r, &mut plain).unwrap();
+                assert_eq!(biguint_from_limbs(&plain), x);
+                let mut out = vec![0u64; width];
+                crt.reconstruct_centered_limbs(&r, &mut out).unwrap();
+                let want = crt.reconstruct_centered(&r).unwrap();
+                let want = if want.sign() == Sign::Minus {
+                    &two_w + &want
+                } else {
+                    want
+                };
+                let got = BigInt::from_biguint(Sign::Plus, biguint_from_limbs(&out));
+                assert_eq!(got, want, "{} primes, x = {x}", ps.len());
             }
         }
     }
