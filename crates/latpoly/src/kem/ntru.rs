@@ -130,9 +130,11 @@ fn sample_iid(bytes: &[u8], r: &mut [u16]) {
 fn sample_iid_plus(bytes: &[u8], r: &mut [u16]) {
     sample_iid(bytes, r);
     let n = r.len();
-    // {0, 1, 2} -> {0, 1, 2^16 - 1}
+    // {0, 1, 2} -> {0, 1, 2^16 - 1}; an opaque shift count, so that the known range of
+    // `x >> 1` (0 or 1, from `sample_iid`) cannot turn the mask into a select
+    let sh = crate::arith::ct::opaque_shift(1);
     for x in r[..n - 1].iter_mut() {
-        *x |= (*x >> 1).wrapping_neg();
+        *x |= x.wrapping_shr(sh).wrapping_neg();
     }
     let mut s = 0u16;
     for i in 0..n - 1 {

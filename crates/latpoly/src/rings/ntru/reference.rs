@@ -92,8 +92,11 @@ pub(crate) fn mod_q_phi_n(r: &mut [u16]) {
 /// `poly_Z3_to_Zq`: `r[i] | (-(r[i] >> 1) & (q - 1))`, i.e. `{0, 1, 2} -> {0, 1, q - 1}`.
 #[inline(always)]
 pub(crate) fn z3_to_zq(r: &mut [u16], q: u16) {
+    // An opaque shift count: were the range {0, 1} of `c >> 1` known (after inlining into a
+    // sampler), `-(c >> 1) & (q - 1)` could become a select, and a select a branch.
+    let s = crate::arith::ct::opaque_shift(1);
     for c in r.iter_mut() {
-        *c |= (*c >> 1).wrapping_neg() & (q - 1);
+        *c |= c.wrapping_shr(s).wrapping_neg() & (q - 1);
     }
 }
 
