@@ -846,8 +846,9 @@ enum latpoly_status latpoly_bfv_multiply(const latpoly_bfv *bfv,
                                          latpoly_bfv_ciphertext **out);
 
 // `*out = a · b` relinearized with the relinearization key of `keys` (2 parts). Key
-// switching needs several primes of similar size: with one prime, or one much larger than
-// the others, `LATPOLY_STATUS_INVALID_PARAMETER` (as for the relinearization and Galois calls).
+// switching (with a special prime: any basis works) is refused with
+// `LATPOLY_STATUS_INVALID_PARAMETER` only where `Q` is too small against `t` for even its
+// rounding noise (as for the relinearization and Galois calls).
 //
 // # Safety
 // `bfv`, `keys`, `a`, `b` NULL or live; `out` valid for one pointer write.
@@ -858,7 +859,7 @@ enum latpoly_status latpoly_bfv_multiply_relin(const latpoly_bfv *bfv,
                                                latpoly_bfv_ciphertext **out);
 
 // `*out` = `ct` relinearized (3 parts to 2; a 2-part ciphertext is copied);
-// `LATPOLY_STATUS_INVALID_PARAMETER` for primes that cannot key-switch (see
+// `LATPOLY_STATUS_INVALID_PARAMETER` for parameters that cannot key-switch (see
 // [`latpoly_bfv_multiply_relin`]).
 //
 // # Safety
@@ -1060,8 +1061,8 @@ enum latpoly_status latpoly_bfv_keys_with_galois(const latpoly_bfv *bfv,
                                                  latpoly_bfv_keys **out);
 
 // `x -> x^g` on the encrypted plaintext of `ct` (2 polynomials) with the Galois keys of
-// `keys`: no key for `g`, an invalid `g` (even, `>= 2n`), a 3-polynomial ciphertext or primes
-// that cannot key-switch (see [`latpoly_bfv_multiply_relin`]) give
+// `keys`: no key for `g`, an invalid `g` (even, `>= 2n`), a 3-polynomial ciphertext or
+// parameters that cannot key-switch (see [`latpoly_bfv_multiply_relin`]) give
 // `LATPOLY_STATUS_INVALID_PARAMETER`. With batching, [`latpoly_bfv_rotation_element`] and
 // [`latpoly_bfv_row_swap_element`] give the `g` of the slot rotations.
 //

@@ -763,7 +763,6 @@ fn galois_automorphisms_on_coefficient_plaintexts_and_errors() {
 fn galois_keygen_refuses_more_keys_than_the_format_holds() {
     // n = 2^17: 2^17 odd elements, more than a set's 65,535; refused before any key is made
     let n = 1usize << 17;
-    // (two primes: one could not key-switch at all, a refusal of its own)
     let bfv = Bfv::new(BfvParams::new(n, 40, 2, 257).unwrap()).unwrap();
     let keys = bfv.keygen(&mut Sampler::from_seed([13; 32])).unwrap();
     let all: Vec<usize> = (0..n).map(|i| 2 * i + 1).collect();
@@ -831,13 +830,13 @@ fn multiply_plain_against_plaintext_products() {
     }
 }
 
-/// Key switching adds `Σ D_i e_i`, one digit `D_i` (centred, `|D_i| <= q_i / 2`) per prime:
-/// with one prime, or one prime far larger than the others, that noise alone exceeds what
-/// decryption tolerates, and relinearization and rotations returned undecryptable ciphertexts
-/// without an error. They are refused now; balanced bases of two primes and more key-switch
-/// correctly.
+/// Key switching adds `Σ D_i e_i`, one digit `D_i` (centred, `|D_i| <= q_i / 2`) per prime,
+/// divided by the special prime `P_s`. Before the special prime, a basis of one prime or one
+/// prime far larger than the others could not key-switch (that noise alone exceeded what
+/// decryption tolerates) and was refused; now both relinearize and rotate correctly. What is
+/// still refused: a `Q` too small against `t` for even the rounding noise of the division.
 #[test]
-fn key_switching_refused_where_its_noise_cannot_fit() {
+fn key_switching_works_on_any_basis_and_is_refused_where_q_is_too_small() {
     let t = 65537u64;
     let constant = |c: u64| {
         let mut m = vec![0u64; 64];
@@ -858,32 +857,34 @@ fn key_switching_refused_where_its_noise_cannot_fit() {
         let mut rng = Sampler::from_seed([21; 32]);
         let keys = bfv.keygen(&mut rng).unwrap();
         let c = bfv.encrypt(&keys.public, &constant(2), &mut rng).unwrap();
-        // Encryption, decryption and the 3-part product still work.
+        let sq = bfv.multiply_relin(&c, &c, &keys.relin).unwrap();
         assert_eq!(
-            bfv.decrypt(&keys.secret, &c).unwrap(),
-            constant(2),
-            "{what}"
-        );
-        let c3 = bfv.multiply(&c, &c).unwrap();
-        assert_eq!(
-            bfv.decrypt(&keys.secret, &c3).unwrap(),
+            bfv.decrypt(&keys.secret, &sq).unwrap(),
             constant(4),
             "{what}"
         );
-        let refused = |r: Result<_, Error>| matches!(r, Err(Error::InvalidArgument(m)) if m.contains("key switching"));
-        assert!(
-            refused(bfv.relinearize(&c3, &keys.relin).map(|_| ())),
-            "{what}"
-        );
-        assert!(
-            refused(bfv.multiply_relin(&c, &c, &keys.relin).map(|_| ())),
-            "{what}"
-        );
-        assert!(
-            refused(bfv.galois_keygen(&keys.secret, &[3], &mut rng).map(|_| ())),
+        assert!(bfv.noise_budget(&keys.secret, &sq).unwrap() > 0, "{what}");
+        let gk = bfv.galois_keygen(&keys.secret, &[3], &mut rng).unwrap();
+        let g = bfv.apply_galois(&sq, 3, &gk).unwrap(); // x -> x^3 fixes constants
+        assert_eq!(
+            bfv.decrypt(&keys.secret, &g).unwrap(),
+            constant(4),
             "{what}"
         );
     }
+    // One 20-bit prime against t = 65537: 2 bits of room, below the division's rounding noise.
+    let tiny = BfvParams::new(64, 20, 1, t).unwrap();
+    let bfv = Bfv::new(tiny).unwrap();
+    let mut rng = Sampler::from_seed([23; 32]);
+    let keys = bfv.keygen(&mut rng).unwrap();
+    let c = bfv.encrypt(&keys.public, &constant(2), &mut rng).unwrap();
+    let c3 = bfv.multiply(&c, &c).unwrap();
+    let refused = |r: Result<_, Error>| matches!(r, Err(Error::InvalidArgument(m)) if m.contains("key switching"));
+    assert!(refused(bfv.relinearize(&c3, &keys.relin).map(|_| ())));
+    assert!(refused(bfv.multiply_relin(&c, &c, &keys.relin).map(|_| ())));
+    assert!(refused(
+        bfv.galois_keygen(&keys.secret, &[3], &mut rng).map(|_| ())
+    ));
     // Two balanced primes of 62 bits: relinearization and a rotation decrypt correctly.
     let bfv = Bfv::new(BfvParams::new(64, 62, 2, 257).unwrap()).unwrap();
     let mut rng = Sampler::from_seed([22; 32]);

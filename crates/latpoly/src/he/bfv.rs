@@ -25,11 +25,16 @@
 //!   NTT form, then `round(t·e / Q)` is computed exactly as `(t e - [t e]_Q) / Q` in basis `P`
 //!   (with `[t e]_Q` extended from `Q` to `P`) and brought back to `Q` by exact centred base
 //!   extension. See [`crate::rns::BaseExtender`].
-//! * **Relinearization**: RNS gadget key switching — `c_2 = Σ_i D_i · (Q/q_i)` with digits
-//!   `D_i = [c_2 (Q/q_i)^-1]_{q_i}` taken centred (in `(-q_i/2, q_i/2]`, which halves the
-//!   noise a key switch adds against digits in `[0, q_i)`), and keys
-//!   `rlk_i = (-(a_i s + e_i) + (Q/q_i) s², a_i)`.
-//!   Key switching (relinearization, Galois automorphisms, rotations) needs several primes of similar size (one digit per prime: with one prime, or one much larger than the others, the noise a key switch adds does not fit, and these calls refuse).
+//! * **Relinearization**: RNS gadget key switching with a special prime (the "hybrid" key
+//!   switching of Gentry-Halevi-Smart, as in SEAL and OpenFHE, with one digit per prime):
+//!   `c_2 = Σ_i D_i · (Q/q_i)` with digits `D_i = [c_2 (Q/q_i)^-1]_{q_i}` taken centred (in
+//!   `(-q_i/2, q_i/2]`), keys over `Q·P_s` for one extra NTT prime `P_s` (as large as the
+//!   largest `q_i`), `rlk_i = (-(a_i s + e_i) + P_s (Q/q_i) s², a_i)`; the sum `Σ D_i rlk_i` is
+//!   divided by `P_s` with rounding (`(x - [x]_{P_s}) / P_s`, centred). The noise a key switch
+//!   adds is `Σ D_i e_i / P_s` plus the rounding's `ε_0 + ε_1 s` (`|ε_k| <= 1/2`): about
+//!   `σ sqrt(n L / 12)` for primes of one size, where one digit per prime without `P_s` added
+//!   `σ sqrt(n Σ q_i² / 12)` (some 60 bits more with 60-bit primes), and any basis (one prime,
+//!   primes of unequal sizes) key-switches. Galois keys (rotations) are built the same way.
 //!
 //! ```
 //! use latpoly::he::bfv::{Bfv, BfvParams};
@@ -351,13 +356,21 @@ pub struct Bfv {
     q_mod_t: (u64, u128),
     /// `(Q/q_i)^-1 mod q_i`.
     qhat_inv: Vec<u64>,
-    /// Key switching's digit constants, one per prime ([`convert_simd::DigitTables`]).
+    /// `Q` with the special prime `P_s` appended: the basis of the key-switching keys.
+    qs: Arc<RnsContext>,
+    /// Key switching's digit constants, one per prime of `Q` ([`convert_simd::DigitTables`]),
+    /// with a limb for every prime of `Q·P_s`.
     digits: Vec<convert_simd::DigitTables>,
+    /// The centred residue mod `P_s` in every limb of `Q` (the digit tables of `P_s` with
+    /// `h = 1`): the rounding term of the division by `P_s` that ends a key switch.
+    special_digit: convert_simd::DigitTables,
+    /// `P_s^-1 mod q_j` and its Shoup quotient, per prime of `Q`.
+    special_inv: Vec<(u64, u64)>,
+    /// `P_s (Q/q_i) mod q_i`: the gadget of the switching keys.
+    gadget: Vec<u64>,
     /// `t mod p_k`.
     t_mod_p: Vec<u64>,
     q_inv_mod_p: Vec<u64>,
-    /// `Q/q_i mod q_i` (the gadget).
-    qhat_mod_qi: Vec<u64>,
     /// Decryption's scale-and-round constants, when `t` is in the range of [`round`] (below
     /// every prime and `4 L t < 2^63`).
     round: Option<round::RoundTables>,
@@ -424,12 +437,21 @@ impl Bfv {
         let need = big_q.bits() + 64 - (params.t.leading_zeros() as u64)
             + params.n.trailing_zeros() as u64
             + 3;
+        // The special prime of key switching: an NTT prime outside Q as wide as Q's widest
+        // (so the digits' noise shrinks by about the size of a prime; one of equal width keeps
+        // the digit kernels' single conditional subtraction).
+        let widest = params.moduli.iter().map(|&x| 64 - x.leading_zeros()).max();
+        let sp_bits = widest.unwrap_or(62).clamp(20, 62);
+        let special = ntt_primes(sp_bits, params.n, params.moduli.len() + 1)?
+            .into_iter()
+            .find(|x| !params.moduli.contains(x))
+            .ok_or_else(|| Error::InvalidArgument("no special prime for key switching".into()))?;
         let bits = 61u32;
         let count = need.div_ceil(bits as u64 - 1) as usize;
-        let pool = ntt_primes(bits, params.n, count + params.moduli.len())?;
+        let pool = ntt_primes(bits, params.n, count + params.moduli.len() + 1)?;
         let pm: Vec<u64> = pool
             .into_iter()
-            .filter(|x| !params.moduli.contains(x))
+            .filter(|&x| !params.moduli.contains(&x) && x != special)
             .take(count)
             .collect();
         let p = RnsContext::new(params.n, &pm)?;
@@ -462,11 +484,32 @@ impl Bfv {
             .map(|(m, &x)| m.inv(low_u64(&big_q, x)).unwrap_or(0))
             .collect();
         let round = round::RoundTables::new(q.crt().moduli(), &qhat_inv, params.t);
-        let digits = (0..qhat_inv.len())
-            .map(|i| convert_simd::DigitTables::new(q.crt().moduli(), i, qhat_inv[i]))
+        let mut with_special = params.moduli.clone();
+        with_special.push(special);
+        let qs = RnsContext::new(params.n, &with_special)?;
+        let l = params.moduli.len();
+        let digits = (0..l)
+            .map(|i| convert_simd::DigitTables::new(qs.crt().moduli(), i, qhat_inv[i]))
             .collect();
+        let mut special_digit = convert_simd::DigitTables::new(qs.crt().moduli(), l, 1);
+        special_digit.limbs.truncate(l);
+        let mut special_inv = Vec::with_capacity(l);
+        let mut gadget = Vec::with_capacity(l);
+        for (m, &h) in q.crt().moduli().iter().zip(&qhat_mod_qi) {
+            let ps = m.reduce_u64(special);
+            let inv = m.inv(ps).ok_or(Error::InvalidModulus {
+                q: m.value(),
+                reason: "moduli not coprime",
+            })?;
+            special_inv.push((inv, m.shoup(inv)));
+            gadget.push(m.mul(ps, h));
+        }
         Ok(Bfv {
+            qs,
             digits,
+            special_digit,
+            special_inv,
+            gadget,
             slots: slots::SlotEncoder::new(params.n, params.t),
             round,
             lane_isa: round::best_isa(params.n),
@@ -481,7 +524,6 @@ impl Bfv {
             qhat_inv,
             t_mod_p,
             q_inv_mod_p,
-            qhat_mod_qi,
         })
     }
 
@@ -563,10 +605,43 @@ impl Bfv {
         })
     }
 
-    /// A key-switching key from `from` to `s` (both NTT form, basis `Q`): one pair per prime,
-    /// `b_i = -(a_i s + e_i) + (Q/q_i) from`, `a_i` uniform. The relinearization key switches
-    /// from `s^2`, a Galois key from `s(x^g)`.
+    /// A key-switching key from `from` to `s` (both NTT form, basis `Q`): one pair per prime
+    /// of `Q`, in basis `Q·P_s`, `b_i = -(a_i s + e_i) + P_s (Q/q_i) from`, `a_i` uniform. The
+    /// relinearization key switches from `s^2`, a Galois key from `s(x^g)`.
     fn switching_key(
+        &self,
+        s: &RnsPoly,
+        from: &RnsPoly,
+        rng: &mut Sampler,
+    ) -> Result<(Vec<RnsPoly>, Vec<RnsPoly>)> {
+        let mut s_qs = self.secret_with_special(s);
+        let keys = self.switching_key_qs(&s_qs, from, rng);
+        s_qs.wipe();
+        keys
+    }
+
+    /// `s` (ternary, NTT form, basis `Q`) in basis `Q·P_s`: the limbs of `Q` as they are, the
+    /// limb of `P_s` from the coefficients of limb 0 (`{0, 1, q_1 - 1}` to `{0, 1, P_s - 1}`,
+    /// branch-free), transformed. The temporaries are wiped.
+    fn secret_with_special(&self, s: &RnsPoly) -> RnsPoly {
+        let n = self.params.n;
+        let mut coeffs = Wiped::new(s.limb(0).to_vec());
+        self.q.plans()[0].inverse_unchecked(&mut coeffs);
+        // -1 is q_1 - 1 here and P_s - 1 there: add P_s - q_1 (mod 2^64) where x > 1
+        let shift = self.qs.moduli()[self.q.len()].wrapping_sub(self.params.moduli[0]);
+        let mut data = Vec::with_capacity(self.qs.len() * n);
+        data.extend_from_slice(s.residues());
+        data.extend(coeffs.iter().map(|&x| {
+            let above_one = crate::arith::ct::mask_u64(1u64.wrapping_sub(x) >> 63);
+            x.wrapping_add(shift & above_one)
+        }));
+        let last = self.q.len() * n..;
+        self.qs.plans()[self.q.len()].forward_unchecked(&mut data[last]);
+        RnsPoly::from_residues_unchecked(&self.qs, data, Representation::Ntt)
+    }
+
+    /// [`Self::switching_key`] with `s` already in basis `Q·P_s`.
+    fn switching_key_qs(
         &self,
         s: &RnsPoly,
         from: &RnsPoly,
@@ -576,11 +651,11 @@ impl Bfv {
         let mut b = Vec::with_capacity(self.q.len());
         let mut av = Vec::with_capacity(self.q.len());
         for i in 0..self.q.len() {
-            let ai = rng.uniform_poly_ntt(&self.q);
-            let mut bi = self.neg_as_plus_e(&ai, s, rng)?;
-            // + (Q/q_i) from: zero in every limb but i (in place: no secret copy is left).
+            let ai = rng.uniform_poly_ntt(&self.qs);
+            let mut bi = self.neg_as_plus_e_in(&self.qs, &ai, s, rng)?;
+            // + P_s (Q/q_i) from: zero in every limb but i (in place: no secret copy is left).
             let m = &self.q.crt().moduli()[i];
-            let h = self.qhat_mod_qi[i];
+            let h = self.gadget[i];
             for (d, &x) in bi.residues_mut()[i * n..(i + 1) * n]
                 .iter_mut()
                 .zip(from.limb(i))
@@ -593,10 +668,21 @@ impl Bfv {
         Ok((b, av))
     }
 
-    /// `-(a s + e)` with a fresh error `e` (NTT form); the secret temporaries `a s` and `e` are
-    /// wiped.
+    /// `-(a s + e)` with a fresh error `e` (NTT form, basis `Q`); the secret temporaries `a s`
+    /// and `e` are wiped.
     fn neg_as_plus_e(&self, a: &RnsPoly, s: &RnsPoly, rng: &mut Sampler) -> Result<RnsPoly> {
-        let mut e = Self::ntt(rng.gaussian_poly(&self.q, self.params.sigma)?);
+        self.neg_as_plus_e_in(&self.q, a, s, rng)
+    }
+
+    /// [`Self::neg_as_plus_e`] in the basis `ctx` (of `a` and `s`).
+    fn neg_as_plus_e_in(
+        &self,
+        ctx: &Arc<RnsContext>,
+        a: &RnsPoly,
+        s: &RnsPoly,
+        rng: &mut Sampler,
+    ) -> Result<RnsPoly> {
+        let mut e = Self::ntt(rng.gaussian_poly(ctx, self.params.sigma)?);
         let mut t = a.mul(s)?;
         let sum = t.add_assign(&e);
         e.wipe();
@@ -606,21 +692,22 @@ impl Bfv {
     }
 
     /// Key switching of `d` (coefficient-form residues in basis `Q`) with the key `(b, a)`:
-    /// `(Σ D_i b_i, Σ D_i a_i)` in NTT form, with the digits `D_i = [d (Q/q_i)^-1]_{q_i}` as
-    /// centred integers: a digit `x > q_i / 2` stands for `x - q_i`. The switched phase carries
-    /// `Σ D_i e_i`, so centred digits (mean square `q_i² / 12` against `q_i² / 3` for
-    /// `[0, q_i)`) halve that noise. The key's shape (`L` NTT-form pairs of this basis) is
-    /// checked by the callers.
+    /// `(Σ D_i b_i, Σ D_i a_i)` in NTT form in basis `Q·P_s`, with the digits
+    /// `D_i = [d (Q/q_i)^-1]_{q_i}` as centred integers: a digit `x > q_i / 2` stands for
+    /// `x - q_i`. The switched phase carries `Σ D_i e_i`, which [`Self::finish_switch`]
+    /// divides by `P_s`; centred digits (mean square `q_i² / 12` against `q_i² / 3` for
+    /// `[0, q_i)`) halve it. The key's shape (`L` NTT-form pairs of basis `Q·P_s`) is checked
+    /// by the callers.
     fn key_switch(&self, d_res: &[u64], kb: &[RnsPoly], ka: &[RnsPoly]) -> (Vec<u64>, Vec<u64>) {
         let n = self.params.n;
-        let l = self.q.len();
-        let plans = self.q.plans();
+        let l = self.qs.len();
+        let plans = self.qs.plans();
         let mut acc0 = vec![0u64; l * n];
         let mut acc1 = vec![0u64; l * n];
         let mut d = scratch::take(l * n);
         for (i, tables) in self.digits.iter().enumerate() {
-            // Digit D_i = [d (Q/q_i)^-1]_{q_i}, centred, in every limb (`centred_digit`; the
-            // SIMD twin gives the same residues).
+            // Digit D_i = [d (Q/q_i)^-1]_{q_i}, centred, in every limb of Q·P_s
+            // (`centred_digit`; the SIMD twin gives the same residues).
             let x = &d_res[i * n..(i + 1) * n];
             if !convert_simd::run_centred_digit(self.lane_isa, tables, x, &mut d) {
                 tables.scalar(x, &mut d);
@@ -638,16 +725,33 @@ impl Bfv {
         (acc0, acc1)
     }
 
-    /// `(c0 + INTT(acc0), c1 + INTT(acc1))` (an absent `c_i` counts as zero): the end of a key
-    /// switch, in coefficient form.
+    /// `(c0 + round(INTT(acc0) / P_s), c1 + round(INTT(acc1) / P_s))` in basis `Q` (an absent
+    /// `c_i` counts as zero): the end of a key switch, in coefficient form. The division is
+    /// exact after subtracting the centred residue mod `P_s`: `(x - [x]_{P_s}) · P_s^-1 mod q_j`.
     fn finish_switch(&self, acc: [Vec<u64>; 2], c: [Option<&[u64]>; 2]) -> BfvCiphertext {
         let n = self.params.n;
-        let plans = self.q.plans();
+        let l = self.q.len();
+        let plans = self.qs.plans();
         let mut out = Vec::with_capacity(2);
+        let mut rounding = scratch::take(l * n);
         for (mut acc, ci) in acc.into_iter().zip(c) {
             for (j, plan) in plans.iter().enumerate() {
+                plan.inverse_unchecked(&mut acc[j * n..(j + 1) * n]);
+            }
+            // [x]_{P_s}, centred, in every limb of Q
+            let last = &acc[l * n..];
+            let tables = &self.special_digit;
+            if !convert_simd::run_centred_digit(self.lane_isa, tables, last, &mut rounding) {
+                tables.scalar(last, &mut rounding);
+            }
+            acc.truncate(l * n);
+            for (j, (plan, m)) in plans.iter().zip(self.q.crt().moduli()).enumerate() {
                 let r = j * n..(j + 1) * n;
-                plan.inverse_unchecked(&mut acc[r.clone()]);
+                plan.sub_assign_unchecked(&mut acc[r.clone()], &rounding[r.clone()]);
+                let (w, wp) = self.special_inv[j];
+                acc[r.clone()]
+                    .iter_mut()
+                    .for_each(|x| *x = m.mul_shoup(*x, w, wp));
                 if let Some(ci) = ci {
                     plan.add_assign_unchecked(&mut acc[r.clone()], &ci[r]);
                 }
@@ -658,47 +762,51 @@ impl Bfv {
                 Representation::Coefficient,
             ));
         }
+        scratch::give(rounding);
         BfvCiphertext { c: out }
     }
 
     /// `log2` of a bound on the noise one key switch adds, against `log2(Q / 4t)`: the digits
     /// `D_i` (one per prime, centred, uniform on `(-q_i/2, q_i/2]`) multiply fresh Gaussian
-    /// errors `e_i`, so a coefficient of `Σ D_i e_i` has variance `n σ² Σ q_i² / 12`; the bound
-    /// is six standard deviations. `Q / 2t` is what decryption tolerates in all, and half of it
-    /// is left to the ciphertext's own noise.
+    /// errors `e_i`, so a coefficient of `Σ D_i e_i / P_s` has variance
+    /// `n σ² Σ q_i² / (12 P_s²)`; the division's rounding adds `ε_0 + ε_1 s` with `ε_k` uniform
+    /// on `(-1/2, 1/2]` and `s` ternary, variance `(1 + 2n/3) / 12`. The bound is six standard
+    /// deviations. `Q / 2t` is what decryption tolerates in all, and half of it is left to the
+    /// ciphertext's own noise.
     fn key_switch_noise_log2(&self) -> (f64, f64) {
         let p = &self.params;
-        let sum_sq: f64 = p.moduli.iter().map(|&q| (q as f64) * (q as f64)).sum();
-        let bound = (6.0 * p.sigma).log2() + 0.5 * (p.n as f64 * sum_sq / 12.0).log2();
+        let ps = self.qs.moduli()[self.q.len()] as f64;
+        let sum_sq: f64 = p.moduli.iter().map(|&q| (q as f64 / ps).powi(2)).sum();
+        let var =
+            p.sigma * p.sigma * p.n as f64 * sum_sq / 12.0 + (1.0 + 2.0 * p.n as f64 / 3.0) / 12.0;
+        let bound = 6f64.log2() + 0.5 * var.log2();
         let q_log2: f64 = p.moduli.iter().map(|&q| (q as f64).log2()).sum();
         (bound, q_log2 - (p.t as f64).log2() - 2.0)
     }
 
     /// Refuses key switching (relinearization, Galois automorphisms, rotations) where the noise
-    /// it adds ([`Self::key_switch_noise_log2`]) would make the result undecryptable: a basis of
-    /// one prime (the digit is then the whole of `c_2`), or one prime much larger than the rest.
+    /// it adds ([`Self::key_switch_noise_log2`]) would make the result undecryptable: `Q / t`
+    /// too small for even that noise.
     fn check_key_switching(&self) -> Result<()> {
         let (noise, room) = self.key_switch_noise_log2();
         if noise >= room {
             return Err(Error::InvalidArgument(format!(
-                "key switching with these primes adds noise up to about 2^{noise:.1}, above the \
-                 2^{room:.1} (Q / 4t) decryption leaves for it (one digit per prime: a basis of \
-                 one prime, or one prime much larger than the others, cannot key-switch; use \
-                 several primes of similar size)"
+                "key switching with these parameters adds noise up to about 2^{noise:.1}, above \
+                 the 2^{room:.1} (Q / 4t) decryption leaves for it (Q is too small for this t)"
             )));
         }
         Ok(())
     }
 
     /// Checks that key switching works with these primes ([`Self::check_key_switching`]) and
-    /// that a key-switching key has `L` NTT-form pairs of this instance's basis.
+    /// that a key-switching key has `L` NTT-form pairs of this instance's basis `Q·P_s`.
     fn check_switching_key(&self, b: &[RnsPoly], a: &[RnsPoly], what: &str) -> Result<()> {
         self.check_key_switching()?;
         if b.len() != self.q.len()
             || a.len() != self.q.len()
-            || b.iter()
-                .chain(a)
-                .any(|k| !k.context().same_as(&self.q) || k.representation() != Representation::Ntt)
+            || b.iter().chain(a).any(|k| {
+                !k.context().same_as(&self.qs) || k.representation() != Representation::Ntt
+            })
         {
             return Err(Error::InvalidArgument(format!(
                 "{what} of another parameter set"
@@ -1451,14 +1559,31 @@ mod tests {
     use super::*;
     use num_traits::ToPrimitive;
 
-    /// The noise one key switch adds, `Σ D_i e_i`, has the spread of centred digits: its RMS
-    /// over all coefficients is `σ sqrt(n Σ q_i² / 12)` within a few percent (digits in
-    /// `[0, q_i)` give twice that, `σ sqrt(n Σ q_i² / 3)`). Measured exactly: a ciphertext
-    /// `(0, 0, c_2)` with uniform `c_2` has phase `c_2 s²`; relinearized, `c_2 s² + Σ D_i e_i`.
+    /// The noise one key switch adds, `Σ D_i e_i / P_s + ε_0 + ε_1 s` (centred digits, the
+    /// special prime's division and its rounding), has the predicted spread: its RMS over all
+    /// coefficients is `sqrt(σ² n Σ (q_i/P_s)² / 12 + (1 + 2n/3) / 12)` within 15%. Without the
+    /// division by `P_s` it would be some `2^30`-`2^50` times larger; with digits in `[0, q_i)`
+    /// the digit term doubles. Measured exactly: a ciphertext `(0, 0, c_2)` with uniform `c_2`
+    /// has phase `c_2 s²`; relinearized, `c_2 s²` plus that noise. Bases of equal primes, of
+    /// unequal ones (the special prime as wide as the widest) and of one prime.
     #[test]
-    fn key_switch_noise_is_that_of_centred_digits() {
-        for (n, bits, count) in [(1024, 30, 3), (2048, 50, 4)] {
-            let bfv = Bfv::new(BfvParams::new(n, bits, count, 257).unwrap()).unwrap();
+    fn key_switch_noise_is_as_predicted() {
+        let unequal = {
+            let big = crate::primes::ntt_primes(60, 1024, 1).unwrap()[0];
+            let small = crate::primes::ntt_primes(36, 1024, 2).unwrap();
+            BfvParams {
+                moduli: vec![small[0], big, small[1]],
+                ..BfvParams::new(1024, 30, 3, 257).unwrap()
+            }
+        };
+        for params in [
+            BfvParams::new(1024, 30, 3, 257).unwrap(),
+            BfvParams::new(2048, 50, 4, 257).unwrap(),
+            BfvParams::new(1024, 62, 1, 257).unwrap(),
+            unequal,
+        ] {
+            let n = params.n;
+            let bfv = Bfv::new(params).unwrap();
             let mut rng = Sampler::from_seed([7; 32]);
             let keys = bfv.keygen(&mut rng).unwrap();
             let zero = RnsPoly::zero(&bfv.q, Representation::Coefficient);
@@ -1491,12 +1616,23 @@ mod tests {
                 .map(|c| c.to_f64().unwrap().powi(2))
                 .sum::<f64>()
                 / n as f64;
-            let sum_sq: f64 = bfv.params.moduli.iter().map(|&q| (q as f64).powi(2)).sum();
-            let want = bfv.params.sigma * (n as f64 * sum_sq / 12.0).sqrt();
+            let ps = bfv.qs.moduli()[bfv.q.len()] as f64;
+            let sum_sq: f64 = bfv
+                .params
+                .moduli
+                .iter()
+                .map(|&q| (q as f64 / ps).powi(2))
+                .sum();
+            let sigma = bfv.params.sigma;
+            let n_f = n as f64;
+            let want =
+                (sigma * sigma * n_f * sum_sq / 12.0 + (1.0 + 2.0 * n_f / 3.0) / 12.0).sqrt();
             let ratio = ms.sqrt() / want;
             assert!(
                 (0.85..1.15).contains(&ratio),
-                "n = {n}: RMS / centred prediction = {ratio}"
+                "{:?}: RMS {} / prediction {want} = {ratio}",
+                bfv.params.moduli,
+                ms.sqrt()
             );
         }
     }

@@ -2,10 +2,10 @@
 //! `s(x^g)` back to `s`, and the slot rotations they give with batching ([`super::slots`]).
 //!
 //! `(c_0(x^g), c_1(x^g))` decrypts to `m(x^g)` under `s(x^g)`. A Galois key for `g` is a
-//! key-switching key from `s(x^g)` to `s` (the same RNS gadget as the relinearization key:
-//! `b_i = -(a_i s + e_i) + (Q/q_i) s(x^g)`), so `(c_0(x^g) + Σ D_i b_i, Σ D_i a_i)`, with the
-//! digits `D_i` of `c_1(x^g)`, decrypts to `m(x^g)` under `s`, with the key switch's additive
-//! noise. With batching, `g = 3^k mod 2n` rotates both slot rows left by `k` and
+//! key-switching key from `s(x^g)` to `s` (the same RNS gadget and special prime as the
+//! relinearization key: `b_i = -(a_i s + e_i) + P_s (Q/q_i) s(x^g)` modulo `Q·P_s`), so
+//! `(c_0(x^g), 0) + round((Σ D_i b_i, Σ D_i a_i) / P_s)`, with the digits `D_i` of
+//! `c_1(x^g)`, decrypts to `m(x^g)` under `s`, with the key switch's additive noise. With batching, `g = 3^k mod 2n` rotates both slot rows left by `k` and
 //! `g = 2n - 1` exchanges the rows.
 
 use super::{Bfv, BfvCiphertext, BfvSecretKey};

@@ -5,7 +5,8 @@
 //!   [`KIND_BFV_CIPHERTEXT`]), the number of polynomials as a little-endian `u16`, then each
 //!   polynomial's complete [`RnsPoly::to_bytes`] encoding (its own header with degree, primes and
 //!   representation, then its bit-packed residues). A public key holds `(p_0, p_1)` in NTT form;
-//!   a relinearization key `b_1, ..., b_L, a_1, ..., a_L` in NTT form; a ciphertext its 2 or 3
+//!   a relinearization key `b_1, ..., b_L, a_1, ..., a_L` in NTT form in the key-switching
+//!   basis `Q·P_s` (the primes of `Q`, then the special prime); a ciphertext its 2 or 3
 //!   polynomials in coefficient form. Galois keys ([`KIND_BFV_GALOIS_KEYS`]) count keys, not
 //!   polynomials: `K`, then the `K` elements as `u32`, then each key's `2 L` polynomials.
 //! * A secret key is its ternary polynomial `s`, two bits per coefficient: the header of an
@@ -147,8 +148,8 @@ impl BfvRelinKey {
     /// use latpoly::sampling::Sampler;
     /// let bfv = Bfv::new(BfvParams::new(1024, 40, 3, 257)?)?;
     /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
-    /// // two polynomials per prime of Q
-    /// assert_eq!(keys.relin.serialized_len(), 8 + 6 * (10 + 3 * 8 + 1024 * 3 * 40 / 8));
+    /// // two polynomials per prime of Q, each over Q and the 40-bit special prime
+    /// assert_eq!(keys.relin.serialized_len(), 8 + 6 * (10 + 4 * 8 + 1024 * 4 * 40 / 8));
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn serialized_len(&self) -> usize {
@@ -392,7 +393,7 @@ impl Bfv {
     /// ```
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<BfvRelinKey> {
         let l = self.q.len();
-        let mut b = read_container(KIND_BFV_RELIN_KEY, &[2 * l], &self.q, bytes)?;
+        let mut b = read_container(KIND_BFV_RELIN_KEY, &[2 * l], &self.qs, bytes)?;
         check_ntt(&b, "relinearization key")?;
         let a = b.split_off(l);
         Ok(BfvRelinKey { b, a })
@@ -474,7 +475,7 @@ impl Bfv {
             gs.push(g);
         }
         let l = self.q.len();
-        let mut polys = read_parts(KIND_BFV_GALOIS_KEYS, 2 * l * k, &self.q, rest)?;
+        let mut polys = read_parts(KIND_BFV_GALOIS_KEYS, 2 * l * k, &self.qs, rest)?;
         check_ntt(&polys, "Galois key")?;
         let mut keys = Vec::with_capacity(k);
         for g in gs.into_iter().rev() {
