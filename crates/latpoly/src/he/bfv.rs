@@ -747,13 +747,23 @@ impl Bfv {
             acc.truncate(l * n);
             for (j, (plan, m)) in plans.iter().zip(self.q.crt().moduli()).enumerate() {
                 let r = j * n..(j + 1) * n;
-                plan.sub_assign_unchecked(&mut acc[r.clone()], &rounding[r.clone()]);
+                // (x - [x]_{P_s}) P_s^-1 into the rounding buffer (the SIMD twin gives the
+                // same residues), then + c_i into the output
                 let (w, wp) = self.special_inv[j];
-                acc[r.clone()]
-                    .iter_mut()
-                    .for_each(|x| *x = m.mul_shoup(*x, w, wp));
-                if let Some(ci) = ci {
-                    plan.add_assign_unchecked(&mut acc[r.clone()], &ci[r]);
+                let consts = [(1, m.shoup(1)), (w, wp)];
+                let (x, rj) = (&acc[r.clone()], &mut rounding[r.clone()]);
+                if self.lane_isa == Isa::Scalar
+                    || !convert_simd::run_mul_sub_mul(self.lane_isa, m.value(), consts, x, rj)
+                {
+                    for (o, &x) in rj.iter_mut().zip(x) {
+                        *o = m.mul_shoup(m.sub(x, *o), w, wp);
+                    }
+                }
+                match ci {
+                    Some(ci) => {
+                        plan.add_unchecked(&rounding[r.clone()], &ci[r.clone()], &mut acc[r])
+                    }
+                    None => acc[r.clone()].copy_from_slice(&rounding[r]),
                 }
             }
             out.push(RnsPoly::from_residues_unchecked(
