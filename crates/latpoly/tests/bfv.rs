@@ -896,3 +896,30 @@ fn key_switching_works_on_any_basis_and_is_refused_where_q_is_too_small() {
     let g = bfv.apply_galois(&c, 3, &gk).unwrap(); // x -> x^3 fixes constants
     assert_eq!(bfv.decrypt(&keys.secret, &g).unwrap(), constant(3));
 }
+
+/// Writes the key seeds of the `bfv_from_bytes` fuzzing corpus (`seed-02`: the relinearization
+/// key, `seed-05`: Galois keys for 3, 5, 7; the first byte picks the reader) for the fuzz
+/// target's fixed instance (n = 4, two 30-bit primes, t = 3, key set of Sampler seed 7), and
+/// checks that the secret- and public-key seeds (`seed-00`, `seed-01`) are still that key set's:
+/// `cargo test -p latpoly --test bfv -- --ignored write_fuzz_key_seeds`.
+#[test]
+#[ignore]
+fn write_fuzz_key_seeds() {
+    let bfv = Bfv::new(BfvParams::new(4, 30, 2, 3).unwrap()).unwrap();
+    let keys = bfv.keygen(&mut Sampler::from_seed([7; 32])).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/bfv_from_bytes");
+    let seed = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    assert_eq!(&seed("seed-00")[1..], &keys.secret.to_bytes()[..]);
+    assert_eq!(&seed("seed-01")[1..], &keys.public.to_bytes()[..]);
+    let gk = bfv
+        .galois_keygen(&keys.secret, &[3, 5, 7], &mut Sampler::from_seed([8; 32]))
+        .unwrap();
+    for (name, which, bytes) in [
+        ("seed-02", 2u8, keys.relin.to_bytes()),
+        ("seed-05", 4, gk.to_bytes()),
+    ] {
+        let mut data = vec![which];
+        data.extend(bytes);
+        std::fs::write(dir.join(name), data).unwrap();
+    }
+}

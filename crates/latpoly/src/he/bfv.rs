@@ -87,8 +87,8 @@ pub use galois::BfvGaloisKeys;
 pub struct BfvParams {
     /// Ring degree `n` (power of two).
     pub n: usize,
-    /// The primes of `Q` (distinct, NTT-friendly for `n`, below `2^62`). Relinearization and
-    /// rotations need several of similar size ([`Bfv::relinearize`]).
+    /// The primes of `Q` (distinct, NTT-friendly for `n`, below `2^62`). Key switching
+    /// (relinearization, rotations) adds one special prime of its own ([`Bfv::relinearize`]).
     pub moduli: Vec<u64>,
     /// Plaintext modulus `t >= 2`, coprime to `Q`.
     pub t: u64,
@@ -389,6 +389,32 @@ fn scaled_residue(md: &crate::arith::Modulus64, (d, dp): (u64, u64), m: u64, c: 
     md.add(md.mul_shoup(md.reduce_u64(m), d, dp), md.reduce_u64(c))
 }
 
+/// The special prime of key switching for these parameters: the largest NTT prime for `n`
+/// outside `Q` as wide as `Q`'s widest prime, or, where that width has no prime left (few
+/// primes of 20-odd bits are `≡ 1 mod 2n` for large `n`), the next wider width that has one,
+/// up to 62 bits (a wider `P_s` only lowers the noise; the digit kernels then take their
+/// scalar path).
+fn special_prime(params: &BfvParams) -> Result<u64> {
+    let widest = params.moduli.iter().map(|&x| 64 - x.leading_zeros()).max();
+    for bits in widest.unwrap_or(62).clamp(20, 62)..=62 {
+        // only the primes of Q of this width can collide
+        let taken = params
+            .moduli
+            .iter()
+            .filter(|&&x| 64 - x.leading_zeros() == bits)
+            .count();
+        if let Ok(pool) = ntt_primes(bits, params.n, taken + 1) {
+            if let Some(p) = pool.into_iter().find(|x| !params.moduli.contains(x)) {
+                return Ok(p);
+            }
+        }
+    }
+    Err(Error::InvalidArgument(format!(
+        "no NTT prime for n = {} outside Q to serve as the special prime of key switching",
+        params.n
+    )))
+}
+
 fn low_u64(x: &BigUint, m: u64) -> u64 {
     (x % m).to_u64_digits().first().copied().unwrap_or(0)
 }
@@ -440,12 +466,7 @@ impl Bfv {
         // The special prime of key switching: an NTT prime outside Q as wide as Q's widest
         // (so the digits' noise shrinks by about the size of a prime; one of equal width keeps
         // the digit kernels' single conditional subtraction).
-        let widest = params.moduli.iter().map(|&x| 64 - x.leading_zeros()).max();
-        let sp_bits = widest.unwrap_or(62).clamp(20, 62);
-        let special = ntt_primes(sp_bits, params.n, params.moduli.len() + 1)?
-            .into_iter()
-            .find(|x| !params.moduli.contains(x))
-            .ok_or_else(|| Error::InvalidArgument("no special prime for key switching".into()))?;
+        let special = special_prime(&params)?;
         let bits = 61u32;
         let count = need.div_ceil(bits as u64 - 1) as usize;
         let pool = ntt_primes(bits, params.n, count + params.moduli.len() + 1)?;
@@ -1462,8 +1483,11 @@ impl Bfv {
 
     /// Relinearizes a 3-polynomial ciphertext back to 2 polynomials.
     ///
-    /// Errors: [`Error::InvalidArgument`] for a key of other parameters, or primes that cannot
-    /// key-switch: it needs several primes of similar size (one digit per prime: with one prime, or one much larger than the others, the noise a key switch adds does not fit,).
+    /// Key switching with the special prime `P_s` (see the module documentation): it adds
+    /// noise of about `σ sqrt(n L / 12)` on any basis.
+    ///
+    /// Errors: [`Error::InvalidArgument`] for a key of other parameters, or parameters whose
+    /// `Q / t` leaves no room for even that noise.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -1576,6 +1600,23 @@ mod tests {
     /// the digit term doubles. Measured exactly: a ciphertext `(0, 0, c_2)` with uniform `c_2`
     /// has phase `c_2 s²`; relinearized, `c_2 s²` plus that noise. Bases of equal primes, of
     /// unequal ones (the special prime as wide as the widest) and of one prime.
+    /// The special prime is as wide as `Q`'s widest prime and outside `Q`; where that width
+    /// has no NTT prime left for `n` (one 20-bit prime is `≡ 1 mod 2^17`), a wider one.
+    #[test]
+    fn special_prime_choice() {
+        let bits = |x: u64| 64 - x.leading_zeros();
+        for (n, b, count) in [(1024usize, 30u32, 3usize), (64, 62, 1), (4096, 50, 2)] {
+            let bfv = Bfv::new(BfvParams::new(n, b, count, 257).unwrap()).unwrap();
+            let ps = bfv.qs.moduli()[count];
+            assert_eq!(bits(ps), b);
+            assert!(!bfv.params.moduli.contains(&ps) && !bfv.p.moduli().contains(&ps));
+            assert_eq!(ps % (2 * n as u64), 1);
+        }
+        let bfv = Bfv::new(BfvParams::new(65536, 20, 1, 257).unwrap()).unwrap();
+        let ps = bfv.qs.moduli()[1];
+        assert!(bits(ps) > 20 && ps % (1 << 17) == 1, "{ps}");
+    }
+
     #[test]
     fn key_switch_noise_is_as_predicted() {
         let unequal = {

@@ -327,14 +327,16 @@ impl Crt {
             carry = (s >> 64) | (top << 64);
         }
         debug_assert_eq!(carry, 0);
-        ys.zeroize(); // the y_i are as secret as the residues
-                      // x / Q = Σ y_i / q_i exactly, in [0, L); `frac` has an absolute error below 2^-27
-                      // for L <= MAX_PRIMES, so its nearest integer `v` is floor(x / Q) or one more.
-                      // Adding 2^52 rounds to the nearest integer in the low mantissa bits.
+        // the y_i are as secret as the residues
+        ys.zeroize();
+        // With x the result, out = Σ y_i (Q/q_i) = x + k Q where k = floor(Σ y_i / q_i) (as
+        // Σ y_i / q_i = k + x / Q, x / Q in [0, 1)), in [0, L). `frac` estimates that sum with
+        // an absolute error below 2^-27 for L <= MAX_PRIMES, so its nearest integer `v` is k or
+        // k + 1. Adding 2^52 rounds to the nearest integer in the low mantissa bits.
         const TWO52: f64 = 4_503_599_627_370_496.0;
         let v = (frac + TWO52).to_bits() - TWO52.to_bits();
-        // out -= v · Q, then + Q if that went negative, then - Q if still at least Q (neither
-        // happens for the float estimate's error; both kept for exactness).
+        // out -= v · Q, then + Q if that went negative (v = k + 1, whenever x / Q rounds up),
+        // then - Q if still at least Q (a safety net: v = k - 1 would need an error above 1/2).
         let borrow = mul_sub_limbs(out, &self.q_limbs, v);
         add_limbs_masked(out, &self.q_limbs, mask_u64(u64::from(borrow)));
         csub_limbs(out, &self.q_limbs);

@@ -155,8 +155,8 @@ impl Bfv {
     /// the secret key; the keys themselves are public evaluation keys, `2 L` polynomials each.
     ///
     /// Errors: [`Error::InvalidArgument`] for an even element or one `>= 2n`, more than 65,535
-    /// distinct elements (the limit of the byte format), or primes that cannot key-switch (see
-    /// [`Bfv::relinearize`]); [`Error::ContextMismatch`] for a secret key of other parameters.
+    /// distinct elements (the limit of the byte format), or parameters that cannot key-switch
+    /// (see [`Bfv::relinearize`]); [`Error::ContextMismatch`] for a secret key of other parameters.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -196,15 +196,31 @@ impl Bfv {
             )));
         }
         self.check_key_switching()?;
+        // s in the key-switching basis once for all elements (wiped however this ends)
+        let mut s_qs = self.secret_with_special(&sk.s);
+        let keys = self.galois_keys_qs(&sk.s, &s_qs, gs, rng);
+        s_qs.wipe();
+        Ok(BfvGaloisKeys { keys: keys? })
+    }
+
+    /// The keys of [`Self::galois_keygen`] for the validated elements `gs`, with `s` also in
+    /// the key-switching basis (`s_qs`).
+    fn galois_keys_qs(
+        &self,
+        s: &RnsPoly,
+        s_qs: &RnsPoly,
+        gs: Vec<usize>,
+        rng: &mut Sampler,
+    ) -> Result<Vec<GaloisKey>> {
         let mut keys = Vec::with_capacity(gs.len());
         for g in gs {
-            let mut sg = sk.s.automorphism(g as i64)?;
-            let built = self.switching_key(&sk.s, &sg, rng);
+            let mut sg = s.automorphism(g as i64)?;
+            let built = self.switching_key_qs(s_qs, &sg, rng);
             sg.wipe();
             let (b, a) = built?;
             keys.push(GaloisKey { g, b, a });
         }
-        Ok(BfvGaloisKeys { keys })
+        Ok(keys)
     }
 
     /// Galois keys for rotating the slot rows by each of `steps` ([`Self::rotate_rows`]),
@@ -245,8 +261,8 @@ impl Bfv {
     /// the identity and needs no key.
     ///
     /// Errors: [`Error::InvalidArgument`] for a ciphertext of 3 polynomials (relinearize
-    /// first), an invalid `g`, no key for `g` in `gk`, keys of other parameters, or primes that
-    /// cannot key-switch (see [`Bfv::relinearize`]);
+    /// first), an invalid `g`, no key for `g` in `gk`, keys of other parameters, or parameters
+    /// that cannot key-switch (see [`Bfv::relinearize`]);
     /// [`Error::ContextMismatch`] for a ciphertext of another instance.
     ///
     /// ```

@@ -8,7 +8,10 @@
 //!   a relinearization key `b_1, ..., b_L, a_1, ..., a_L` in NTT form in the key-switching
 //!   basis `Q·P_s` (the primes of `Q`, then the special prime); a ciphertext its 2 or 3
 //!   polynomials in coefficient form. Galois keys ([`KIND_BFV_GALOIS_KEYS`]) count keys, not
-//!   polynomials: `K`, then the `K` elements as `u32`, then each key's `2 L` polynomials.
+//!   polynomials: `K`, then the `K` elements as `u32`, then each key's `2 L` polynomials (in
+//!   NTT form in the key-switching basis `Q·P_s`, as the relinearization key). Keys written
+//!   before the special prime (eighty-third session) were over `Q` and are refused
+//!   ([`Error::ContextMismatch`]): make them again.
 //! * A secret key is its ternary polynomial `s`, two bits per coefficient: the header of an
 //!   [`RnsPoly`] (kind [`KIND_BFV_SECRET_KEY`], representation byte 0, degree and the primes of
 //!   `Q`, which bind the key to its parameters), then `n` codes `0 = 0, 1 = +1, 2 = -1` (3 is
@@ -191,7 +194,8 @@ impl BfvGaloisKeys {
     /// let mut rng = Sampler::from_seed([1; 32]);
     /// let keys = bfv.keygen(&mut rng)?;
     /// let gk = bfv.galois_keygen(&keys.secret, &[3, 2047], &mut rng)?;
-    /// assert_eq!(gk.serialized_len(), 8 + 2 * 4 + 2 * 6 * (10 + 3 * 8 + 1024 * 3 * 40 / 8));
+    /// // per key 2 L polynomials over Q and the 40-bit special prime
+    /// assert_eq!(gk.serialized_len(), 8 + 2 * 4 + 2 * 6 * (10 + 4 * 8 + 1024 * 4 * 40 / 8));
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn serialized_len(&self) -> usize {
