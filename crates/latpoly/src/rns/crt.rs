@@ -364,9 +364,8 @@ impl Crt {
         check_len(self.moduli.len(), residues.len())?;
         check_len(self.width, out.len())?;
         self.reconstruct_limbs_unchecked(residues, out);
-        // Q is odd (a product of odd primes, or of 2 and odd primes: then Q/2 is whole and
-        // belongs to the positive side): x > floor(Q/2) iff x >= floor(Q/2) + 1 iff
-        // x - Q > -Q/2 on the negative side. `x - Q` is negative whenever x < Q.
+        // x > floor(Q/2) stands for x - Q (negative, as x < Q): the range (-Q/2, Q/2] for
+        // odd Q, and for even Q the half Q/2 stays on the positive side.
         let mut above = 0u64; // borrow of floor(Q/2) - x: 1 iff x > floor(Q/2)
         for (k, &x) in out.iter().enumerate() {
             let h = self.half_q_limbs[k];
