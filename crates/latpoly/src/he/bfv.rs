@@ -773,13 +773,7 @@ impl Bfv {
                 let (w, wp) = self.special_inv[j];
                 let consts = [(1, m.shoup(1)), (w, wp)];
                 let (x, rj) = (&acc[r.clone()], &mut rounding[r.clone()]);
-                if self.lane_isa == Isa::Scalar
-                    || !convert_simd::run_mul_sub_mul(self.lane_isa, m.value(), consts, x, rj)
-                {
-                    for (o, &x) in rj.iter_mut().zip(x) {
-                        *o = m.mul_shoup(m.sub(x, *o), w, wp);
-                    }
-                }
+                convert_simd::mul_sub_mul_any(self.lane_isa, m, consts, x, rj);
                 match ci {
                     Some(ci) => {
                         plan.add_unchecked(&rounding[r.clone()], &ci[r.clone()], &mut acc[r])
@@ -1399,13 +1393,7 @@ impl Bfv {
             let (tkp, qinvp) = (m.shoup(tk), m.shoup(qinv));
             let (x, rk) = (&p_part[k * n..(k + 1) * n], &mut r[k * n..(k + 1) * n]);
             // The SIMD twin gives the same residues.
-            if isa == Isa::Scalar
-                || !convert_simd::run_mul_sub_mul(isa, m.value(), [(tk, tkp), (qinv, qinvp)], x, rk)
-            {
-                for (o, &x) in rk.iter_mut().zip(x) {
-                    *o = m.mul_shoup(m.sub(m.mul_shoup(x, tk, tkp), *o), qinv, qinvp);
-                }
-            }
+            convert_simd::mul_sub_mul_any(isa, m, [(tk, tkp), (qinv, qinvp)], x, rk);
         }
         self.p_to_q.extend_exact_into(&r, true, out);
         scratch::give(r);

@@ -197,6 +197,23 @@ pub(crate) fn run_mul_sub_mul(
     false
 }
 
+/// [`mul_sub_mul`] on backend `isa` where it runs, else the scalar formula (its
+/// specification, the same residues): `r_j <- (x_j w_0 - r_j) w_1 mod p`, any length.
+pub(crate) fn mul_sub_mul_any(
+    isa: Isa,
+    m: &Modulus64,
+    w: [(u64, u64); 2],
+    x: &[u64],
+    r: &mut [u64],
+) {
+    if isa == Isa::Scalar || !run_mul_sub_mul(isa, m.value(), w, x, r) {
+        let ([w0, w0p], [w1, w1p]) = (w[0].into(), w[1].into());
+        for (o, &x) in r.iter_mut().zip(x) {
+            *o = m.mul_shoup(m.sub(m.mul_shoup(x, w0, w0p), *o), w1, w1p);
+        }
+    }
+}
+
 /// `r_j <- (x_j w_0 - r_j) w_1 mod p` for `x_j, r_j < p`, the constants `w = [(w_0, Shoup
 /// quotient), (w_1, quotient)]` below `p`, `r.len()` a multiple of `LANES`: the same residues
 /// as the scalar loop of BFV's multiplication (`Bfv::scale_down_into`), which it replaces.
