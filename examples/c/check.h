@@ -1,4 +1,6 @@
-/* CHECK / EXPECT / FAIL_IF for the C examples: report the failing line and return 1. */
+/* CHECK / EXPECT / FAIL_IF for the C examples: report the failing line and return 1. (An
+   example that fails returns at once and leaves its handles and buffers to the operating
+   system; a program of yours would release them.) */
 #ifndef LATPOLY_EXAMPLES_CHECK_H
 #define LATPOLY_EXAMPLES_CHECK_H
 #include <stdio.h>
@@ -34,5 +36,11 @@
             return 1;                                                                \
         }                                                                            \
     } while (0)
+
+/* Zeroes `len` bytes at `p` with volatile stores (which the compiler keeps): for secret
+   bytes before they are released. */
+static inline void wipe_bytes(void *p, size_t len) {
+    for (volatile unsigned char *w = (volatile unsigned char *)p; len > 0; len--) *w++ = 0;
+}
 
 #endif

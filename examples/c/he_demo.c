@@ -203,7 +203,7 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     EXPECT(latpoly_bfv_encrypt(bfv, keys, rng, m1, N, &x), LATPOLY_STATUS_OUT_OF_RANGE);
     m1[5] = 0;
     EXPECT(latpoly_bfv_encrypt(bfv, keys, rng, m1, N - 1, &x), LATPOLY_STATUS_LENGTH_MISMATCH);
-    EXPECT(latpoly_bfv_decrypt(bfv, keys, c1, got, N + 1), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_bfv_decrypt(bfv, keys, c1, got, N - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
     EXPECT(latpoly_bfv_add(bfv, c1, NULL, &x), LATPOLY_STATUS_NULL_POINTER);
     EXPECT(latpoly_bfv_add(bfv, c1, c2, NULL), LATPOLY_STATUS_NULL_POINTER);
     latpoly_rns_poly *none = NULL; /* 2 parts after relinearization: no part 2 */
@@ -299,6 +299,38 @@ static int bfv_bytes_part(latpoly_sampler *rng, const uint64_t *moduli) {
     plain_mul(m1, m2, want);
     FAIL_IF(memcmp(got, want, sizeof got) != 0, "product through bytes");
 
+    /* The client encrypts with its secret key in compact form (c_0 and the 32-byte seed of
+       c_1, half the bytes); the server expands it and computes with it. */
+    size_t sct_len = 0;
+    CHECK(latpoly_bfv_seeded_ciphertext_len(bfv, &sct_len));
+    FAIL_IF(sct_len != 8 + 32 + 10 + 8 * L + N * L * 50 / 8, "seeded ciphertext length");
+    uint8_t *sct = malloc(sct_len);
+    FAIL_IF(sct == NULL, "malloc");
+    CHECK(latpoly_bfv_encrypt_symmetric_to_bytes(bfv, client, rng, m1, N, sct, sct_len));
+    latpoly_bfv_ciphertext *s1 = NULL, *s2 = NULL, *sprod = NULL;
+    CHECK(latpoly_bfv_ciphertext_from_seeded_bytes(bfv, sct, sct_len, &s1));
+    CHECK(latpoly_bfv_multiply_relin(bfv, server, s1, c2, &sprod));
+    CHECK(latpoly_bfv_decrypt(bfv, client, sprod, got, N));
+    FAIL_IF(memcmp(got, want, sizeof got) != 0, "product of a symmetric ciphertext");
+    CHECK(latpoly_bfv_encrypt_symmetric(bfv, client, rng, m2, N, &s2));
+    CHECK(latpoly_bfv_decrypt(bfv, client, s2, got, N));
+    FAIL_IF(memcmp(got, m2, sizeof got) != 0, "symmetric encryption");
+    EXPECT(latpoly_bfv_encrypt_symmetric_to_bytes(bfv, client, rng, m1, N, sct, sct_len - 1),
+           LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_bfv_encrypt_symmetric_to_bytes(bfv, server, rng, m1, N, sct, sct_len),
+           LATPOLY_STATUS_INVALID_PARAMETER); /* no secret key in the server's set */
+    EXPECT(latpoly_bfv_encrypt_symmetric(bfv, client, rng, m1, N - 1, &y),
+           LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_bfv_ciphertext_from_seeded_bytes(bfv, ct, ct_len, &y), LATPOLY_STATUS_MALFORMED);
+    EXPECT(latpoly_bfv_ciphertext_from_seeded_bytes(bfv, sct, sct_len - 1, &y),
+           LATPOLY_STATUS_MALFORMED);
+    EXPECT(latpoly_bfv_ciphertext_from_seeded_bytes(two, sct, sct_len, &y),
+           LATPOLY_STATUS_HANDLE_MISMATCH);
+    latpoly_bfv_ciphertext_free(s1);
+    latpoly_bfv_ciphertext_free(s2);
+    latpoly_bfv_ciphertext_free(sprod);
+    free(sct);
+
     /* a key set without the key a call needs */
     EXPECT(latpoly_bfv_decrypt(bfv, server, back, got, N), LATPOLY_STATUS_INVALID_PARAMETER);
     EXPECT(latpoly_bfv_encrypt(bfv, client, rng, m1, N, &y), LATPOLY_STATUS_INVALID_PARAMETER);
@@ -327,15 +359,15 @@ static int bfv_bytes_part(latpoly_sampler *rng, const uint64_t *moduli) {
     EXPECT(latpoly_bfv_ciphertext_from_bytes(bfv, pk, pk_len, &y), LATPOLY_STATUS_MALFORMED);
     EXPECT(latpoly_bfv_ciphertext_from_bytes(two, ct, ct_len, &y), LATPOLY_STATUS_HANDLE_MISMATCH);
     EXPECT(latpoly_bfv_ciphertext_from_bytes(bfv, NULL, ct_len, &y), LATPOLY_STATUS_NULL_POINTER);
-    EXPECT(latpoly_bfv_ciphertext_to_bytes(prod, ct, ct_len + 1), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_bfv_ciphertext_to_bytes(prod, ct, ct_len - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
     EXPECT(latpoly_bfv_keys_has((const latpoly_bfv_keys *)prod, 0, &has[0]),
            LATPOLY_STATUS_HANDLE_MISMATCH);
     FAIL_IF(x != NULL || y != NULL, "no handle on failure");
     printf("BFV keys and ciphertexts through bytes: secret %zu, public %zu, relinearization %zu, "
            "ciphertext %zu bytes: ok\n", sk_len, pk_len, rlk_len, ct_len);
 
-    /* secret-key bytes: wipe before release (volatile stores, which the compiler keeps) */
-    for (volatile uint8_t *w = sk; w < sk + sk_len; w++) *w = 0;
+    /* secret-key bytes: wipe before release */
+    wipe_bytes(sk, sk_len);
     free(sk);
     free(pk);
     free(rlk);

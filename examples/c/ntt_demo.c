@@ -93,6 +93,10 @@ int main(void) {
     EXPECT(latpoly_kem_keypair("no-such-kem", pk, pk_len, sk, sk_len), LATPOLY_STATUS_INVALID_PARAMETER);
     EXPECT(latpoly_kem_keypair(NULL, pk, pk_len, sk, sk_len), LATPOLY_STATUS_NULL_POINTER);
     EXPECT(latpoly_ntruplus576_keypair(NULL, sk), LATPOLY_STATUS_NULL_POINTER);
+    /* the secret key and the shared secrets: wiped before release */
+    wipe_bytes(sk, sk_len);
+    wipe_bytes(ss1, sizeof ss1);
+    wipe_bytes(ss2, sizeof ss2);
     free(pk); free(sk); free(ct);
 
     /* NTRU-HPS and Streamlined NTRU Prime through the PQClean-style calls (fixed sizes),

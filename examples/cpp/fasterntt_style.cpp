@@ -67,7 +67,7 @@ int main() {
         return 1;
     }
     const char *isa = nullptr;
-    latpoly_ntt_plan_isa(plans[0].get(), &isa);
+    if (!ok(latpoly_ntt_plan_isa(plans[0].get(), &isa), "plan isa")) return 1;
     std::printf("C++ example: n=%zu, %zu x 60-bit primes, backend %s: 2 forward + pointwise + inverse "
                 "on all limbs in %.1f us; matches the RNS product\n",
                 n, limbs, isa,

@@ -348,3 +348,120 @@ def test_bfv_slots_and_rotations():
     assert not plain.batching
     with pytest.raises(ValueError):
         plain.encode_slots(x % 256)
+
+
+def test_bfv_symmetric_encryption_and_seeded_bytes():
+    """Secret-key encryption decrypts at the edges of [0, t), computes with public-key
+    ciphertexts, has less fresh noise; its compact bytes (c_0 and a 32-byte seed) are read back
+    by an independent parse and by the reader, and nothing else is accepted."""
+    t = 65537
+    bfv = Bfv.with_prime_bits(1024, 50, 3, t=t, seed=21)
+    keys = bfv.keygen()
+    rng = np.random.default_rng(21)
+    for m in (np.zeros(1024, np.uint64), np.full(1024, t - 1, np.uint64),
+              rng.integers(0, t, 1024, dtype=np.uint64)):
+        c = bfv.encrypt_symmetric(keys, m)
+        assert (bfv.decrypt(keys, c) == m).all()
+        data = bfv.encrypt_symmetric_bytes(keys, m)
+        # container header, count 1, the seed, then c_0 as an RnsPoly encoding in Q
+        assert data[:8] == b"LPLY\x01\x07\x01\x00"
+        c0 = latpoly.RnsPoly.from_bytes(data[40:])
+        assert c0.ring.moduli == bfv.moduli and not c0.is_ntt
+        back = bfv.ciphertext_from_seeded_bytes(data)
+        assert (bfv.decrypt(keys, back) == m).all()
+        assert bfv.parts(back)[0].to_bytes() == data[40:]
+        assert len(data) < 0.51 * len(back.to_bytes())
+    a = rng.integers(0, t, 1024, dtype=np.uint64)
+    b = rng.integers(0, t, 1024, dtype=np.uint64)
+    ca = bfv.ciphertext_from_seeded_bytes(bfv.encrypt_symmetric_bytes(keys, a))
+    prod = bfv.multiply_relin(keys, ca, bfv.encrypt(keys, b))
+    assert bfv.decrypt(keys, prod).tolist() == negacyclic_mod(a, b, t).tolist()
+    assert bfv.noise_budget(keys, bfv.encrypt_symmetric(keys, a)) > \
+        bfv.noise_budget(keys, bfv.encrypt(keys, a))
+    # errors
+    data = bfv.encrypt_symmetric_bytes(keys, a)
+    for bad in (data[:39], data[:-1], data + b"\0", bfv.encrypt(keys, a).to_bytes()):
+        with pytest.raises(ValueError):
+            bfv.ciphertext_from_seeded_bytes(bad)
+    with pytest.raises(ValueError):
+        bfv.ciphertext_from_bytes(data)
+    with pytest.raises(ValueError):
+        Bfv.with_prime_bits(1024, 49, 3, t=t).ciphertext_from_seeded_bytes(data)
+    with pytest.raises(ValueError):
+        bfv.ciphertext_from_seeded_bytes("text")
+    for bad in (np.ones(1023, np.uint64), np.full(1024, t, np.uint64), np.ones((2, 512))):
+        with pytest.raises(ValueError):
+            bfv.encrypt_symmetric(keys, bad)
+        with pytest.raises(ValueError):
+            bfv.encrypt_symmetric_bytes(keys, bad)
+    with pytest.raises(ValueError):
+        bfv.encrypt_symmetric(keys.without_secret(), a)
+    with pytest.raises(ValueError):
+        bfv.encrypt_symmetric_bytes("keys", a)
+
+
+def test_shared_instances_across_threads():
+    """Threads sharing one Sampler, Lpr or Bfv (whose methods lock a sampler and release the GIL)
+    finish; before, a thread waiting for the lock with the GIL held kept the holder from
+    getting the GIL back."""
+    import threading
+
+    s = latpoly.Sampler(seed=1)
+    lpr = Lpr(256, seed=2)
+    pk, sk = lpr.keygen()
+    bfv = Bfv.with_prime_bits(256, 40, 2, t=257, seed=3)
+    keys = bfv.keygen()
+    bits = np.ones(256, dtype=np.uint8)
+    m = np.arange(256, dtype=np.uint64)
+    errors = []
+
+    def work():
+        try:
+            for _ in range(40):
+                s.uniform(1 << 12, 12289)
+                assert (lpr.decrypt(sk, lpr.encrypt(pk, bits)) == bits).all()
+                assert (bfv.decrypt(keys, bfv.encrypt_symmetric(keys, m)) == m).all()
+        except Exception as e:  # noqa: BLE001 -- reported below
+            errors.append(e)
+
+    # daemon threads: a deadlock fails the assertion below instead of hanging the interpreter
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=120)
+    assert not any(th.is_alive() for th in threads), "threads sharing an instance hung"
+    assert not errors, errors
+
+
+def test_lpr_and_constructor_inputs_raise_value_error():
+    a = Lpr(256, seed=1)
+    pk, sk = a.keygen()
+    ct = a.encrypt(pk, np.ones(256, dtype=np.uint8))
+    # keys and ciphertexts of an instance with the same n and another q
+    b = Lpr(256, q=7681, seed=1)
+    pk2, sk2 = b.keygen()
+    for call in (lambda: b.decrypt(sk, ct), lambda: a.decrypt(sk2, ct),
+                 lambda: a.encrypt(pk2, np.ones(256, dtype=np.uint8)),
+                 lambda: b.decrypt_batch(sk, [ct])):
+        with pytest.raises(ValueError):
+            call()
+    # wrong types
+    for call in (lambda: a.decrypt(pk, ct), lambda: a.decrypt(sk, pk),
+                 lambda: a.decrypt_batch(sk, [1, 2]), lambda: a.decrypt_batch(sk, 5),
+                 lambda: a.encrypt(sk, np.ones(256, dtype=np.uint8))):
+        with pytest.raises(ValueError):
+            call()
+    # sigma beyond a float's range
+    for call in (lambda: latpoly.Sampler(seed=1).gaussian(4, 10**400),
+                 lambda: Lpr(256, sigma=10**400),
+                 lambda: Bfv(256, latpoly.ntt_primes(40, 256, 2), 257, sigma=10**400)):
+        with pytest.raises(ValueError):
+            call()
+    # more primes than a basis holds: refused before searching for them
+    with pytest.raises(ValueError, match="at most 4096"):
+        latpoly.RnsRing.with_prime_bits(2, 62, 10**9)
+    with pytest.raises(ValueError, match="at most 4096"):
+        Bfv.with_prime_bits(1024, 62, 10**9, t=257)
+    with pytest.raises(ValueError):
+        Bfv(256, latpoly.ntt_primes(40, 256, 2), 257).ciphertext_from_parts(5)

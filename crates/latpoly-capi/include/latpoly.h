@@ -774,7 +774,8 @@ enum latpoly_status latpoly_bfv_keygen(const latpoly_bfv *bfv,
 // Releases a key set (NULL is ignored); the secret key is wiped.
 //
 // # Safety
-// `keys` must be NULL or a key set from [`latpoly_bfv_keygen`] not freed before.
+// `keys` must be NULL or a key set from this library ([`latpoly_bfv_keygen`],
+// [`latpoly_bfv_keys_from_bytes`], [`latpoly_bfv_keys_with_galois`]) not freed before.
 void latpoly_bfv_keys_free(latpoly_bfv_keys *keys);
 
 // Releases a ciphertext (NULL is ignored).
@@ -795,6 +796,59 @@ enum latpoly_status latpoly_bfv_encrypt(const latpoly_bfv *bfv,
                                         const uint64_t *m,
                                         uintptr_t len,
                                         latpoly_bfv_ciphertext **out);
+
+// Encrypts the `len = n` plaintext coefficients at `m` (each below `t`) with the secret key
+// of `keys`: `(-(a s) + e + round(Q m / t), a)`, `a` uniform from a fresh seed. Less fresh
+// noise than [`latpoly_bfv_encrypt`]; the result computes like any ciphertext. A key set
+// without a secret key is `LATPOLY_STATUS_INVALID_PARAMETER`.
+//
+// # Safety
+// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `m` valid for
+// `len` reads; `out` valid for one pointer write (free with [`latpoly_bfv_ciphertext_free`]).
+enum latpoly_status latpoly_bfv_encrypt_symmetric(const latpoly_bfv *bfv,
+                                                  const latpoly_bfv_keys *keys,
+                                                  latpoly_sampler *sampler,
+                                                  const uint64_t *m,
+                                                  uintptr_t len,
+                                                  latpoly_bfv_ciphertext **out);
+
+// The length in bytes of a seeded ciphertext of `bfv` (what
+// [`latpoly_bfv_encrypt_symmetric_to_bytes`] writes: an 8-byte header, the 32-byte seed of
+// `c_1` and `c_0`; about half a full ciphertext), to `*len`.
+//
+// # Safety
+// `bfv` NULL or live; `len` valid for one write.
+enum latpoly_status latpoly_bfv_seeded_ciphertext_len(const latpoly_bfv *bfv, uintptr_t *len);
+
+// Secret-key encryption as [`latpoly_bfv_encrypt_symmetric`], written in compact form into
+// the `out_len` bytes at `out` (`out_len` must equal
+// [`latpoly_bfv_seeded_ciphertext_len`], checked before any work): `c_0` and the seed of
+// `c_1`, for sending. [`latpoly_bfv_ciphertext_from_seeded_bytes`] reads it back.
+//
+// # Safety
+// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `m` valid for
+// `len` reads; `out` valid for `out_len` writes, not overlapping `m`.
+enum latpoly_status latpoly_bfv_encrypt_symmetric_to_bytes(const latpoly_bfv *bfv,
+                                                           const latpoly_bfv_keys *keys,
+                                                           latpoly_sampler *sampler,
+                                                           const uint64_t *m,
+                                                           uintptr_t len,
+                                                           uint8_t *out,
+                                                           uintptr_t out_len);
+
+// Reads a seeded ciphertext of `bfv` from the `len` bytes at `data` (from
+// [`latpoly_bfv_encrypt_symmetric_to_bytes`]) and expands it to a full ciphertext (its `c_1`
+// regenerated from the seed): other parameters give `LATPOLY_STATUS_HANDLE_MISMATCH`,
+// malformed bytes (a full ciphertext's among them) `LATPOLY_STATUS_MALFORMED` (or
+// `LATPOLY_STATUS_OUT_OF_RANGE`).
+//
+// # Safety
+// `bfv` NULL or live; `data` valid for `len` reads; `out` valid for one pointer write (free
+// with [`latpoly_bfv_ciphertext_free`]).
+enum latpoly_status latpoly_bfv_ciphertext_from_seeded_bytes(const latpoly_bfv *bfv,
+                                                             const uint8_t *data,
+                                                             uintptr_t len,
+                                                             latpoly_bfv_ciphertext **out);
 
 // Decrypts `ct` (2 or 3 parts) with the secret key of `keys` into the `len = n` values at
 // `m` (each below `t`).

@@ -14,6 +14,7 @@ use latpoly::he::bfv::{
 use latpoly::he::lpr::{Lpr, LprParams, LprPublicKey, LprSecretKey};
 use latpoly::rns::RnsPoly;
 use latpoly::sampling::Sampler;
+use zeroize::Zeroizing;
 
 const TAG_SAMPLER: u64 = 0x6c70_7361_6d70_6c72; // "lpsamplr"
 const TAG_BFV: u64 = 0x6c70_6266_7663_7478; // "lpbfvctx"
@@ -420,7 +421,8 @@ pub unsafe extern "C" fn latpoly_bfv_keygen(
 /// Releases a key set (NULL is ignored); the secret key is wiped.
 ///
 /// # Safety
-/// `keys` must be NULL or a key set from [`latpoly_bfv_keygen`] not freed before.
+/// `keys` must be NULL or a key set from this library ([`latpoly_bfv_keygen`],
+/// [`latpoly_bfv_keys_from_bytes`], [`latpoly_bfv_keys_with_galois`]) not freed before.
 #[no_mangle]
 pub unsafe extern "C" fn latpoly_bfv_keys_free(keys: *mut latpoly_bfv_keys) {
     // SAFETY: contract of this function.
@@ -483,6 +485,127 @@ pub unsafe extern "C" fn latpoly_bfv_encrypt(
     })
 }
 
+/// Encrypts the `len = n` plaintext coefficients at `m` (each below `t`) with the secret key
+/// of `keys`: `(-(a s) + e + round(Q m / t), a)`, `a` uniform from a fresh seed. Less fresh
+/// noise than [`latpoly_bfv_encrypt`]; the result computes like any ciphertext. A key set
+/// without a secret key is `LATPOLY_STATUS_INVALID_PARAMETER`.
+///
+/// # Safety
+/// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `m` valid for
+/// `len` reads; `out` valid for one pointer write (free with [`latpoly_bfv_ciphertext_free`]).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_encrypt_symmetric(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    sampler: *mut latpoly_sampler,
+    m: *const u64,
+    len: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, k, s, m) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle_mut(sampler, TAG_SAMPLER)?,
+                slice(m, len)?,
+            )
+        };
+        let ct = lift(b.bfv.encrypt_symmetric(k.secret()?, m, &mut s.s))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, ct) }
+    })
+}
+
+/// The length in bytes of a seeded ciphertext of `bfv` (what
+/// [`latpoly_bfv_encrypt_symmetric_to_bytes`] writes: an 8-byte header, the 32-byte seed of
+/// `c_1` and `c_0`; about half a full ciphertext), to `*len`.
+///
+/// # Safety
+/// `bfv` NULL or live; `len` valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_seeded_ciphertext_len(
+    bfv: *const latpoly_bfv,
+    len: *mut usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let b = unsafe { handle(bfv, TAG_BFV)? };
+        // SAFETY: contract of this function.
+        unsafe { write(len, b.bfv.seeded_ciphertext_len()) }
+    })
+}
+
+/// Secret-key encryption as [`latpoly_bfv_encrypt_symmetric`], written in compact form into
+/// the `out_len` bytes at `out` (`out_len` must equal
+/// [`latpoly_bfv_seeded_ciphertext_len`], checked before any work): `c_0` and the seed of
+/// `c_1`, for sending. [`latpoly_bfv_ciphertext_from_seeded_bytes`] reads it back.
+///
+/// # Safety
+/// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `m` valid for
+/// `len` reads; `out` valid for `out_len` writes, not overlapping `m`.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_encrypt_symmetric_to_bytes(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    sampler: *mut latpoly_sampler,
+    m: *const u64,
+    len: usize,
+    out: *mut u8,
+    out_len: usize,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, k, s) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle_mut(sampler, TAG_SAMPLER)?,
+            )
+        };
+        // the output is checked before any work (and any draw from the sampler)
+        if out.is_null() {
+            return Err(latpoly_status::NullPointer);
+        }
+        if out_len != b.bfv.seeded_ciphertext_len() {
+            return Err(latpoly_status::LengthMismatch);
+        }
+        // SAFETY: contract of this function.
+        let m = unsafe { slice(m, len)? };
+        let ct = lift(b.bfv.encrypt_symmetric_seeded(k.secret()?, m, &mut s.s))?;
+        // SAFETY: contract of this function (`out` does not overlap `m`).
+        let o = unsafe { slice_mut(out, out_len)? };
+        copy_out(o, &ct.to_bytes())
+    })
+}
+
+/// Reads a seeded ciphertext of `bfv` from the `len` bytes at `data` (from
+/// [`latpoly_bfv_encrypt_symmetric_to_bytes`]) and expands it to a full ciphertext (its `c_1`
+/// regenerated from the seed): other parameters give `LATPOLY_STATUS_HANDLE_MISMATCH`,
+/// malformed bytes (a full ciphertext's among them) `LATPOLY_STATUS_MALFORMED` (or
+/// `LATPOLY_STATUS_OUT_OF_RANGE`).
+///
+/// # Safety
+/// `bfv` NULL or live; `data` valid for `len` reads; `out` valid for one pointer write (free
+/// with [`latpoly_bfv_ciphertext_free`]).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_ciphertext_from_seeded_bytes(
+    bfv: *const latpoly_bfv,
+    data: *const u8,
+    len: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, d) = unsafe { (handle(bfv, TAG_BFV)?, slice(data, len)?) };
+        let seeded = lift(b.bfv.seeded_ciphertext_from_bytes(d))?;
+        let ct = lift(b.bfv.expand_seeded(&seeded))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, ct) }
+    })
+}
+
 /// Decrypts `ct` (2 or 3 parts) with the secret key of `keys` into the `len = n` values at
 /// `m` (each below `t`).
 ///
@@ -509,7 +632,7 @@ pub unsafe extern "C" fn latpoly_bfv_decrypt(
         if m.len() != b.bfv.params().n {
             return Err(latpoly_status::LengthMismatch);
         }
-        m.copy_from_slice(&lift(b.bfv.decrypt(k.secret()?, &c.ct))?);
+        m.copy_from_slice(&Zeroizing::new(lift(b.bfv.decrypt(k.secret()?, &c.ct))?));
         Ok(())
     })
 }
@@ -937,17 +1060,20 @@ pub unsafe extern "C" fn latpoly_bfv_keys_from_bytes(
         ///
         /// # Safety
         /// `p` NULL or valid for `len` reads.
-        unsafe fn opt<'a>(p: *const u8, len: usize) -> Option<&'a [u8]> {
+        unsafe fn opt<'a>(p: *const u8, len: usize) -> Result<Option<&'a [u8]>, latpoly_status> {
+            if p.is_null() {
+                return Ok(None);
+            }
             // SAFETY: forwarded contract; non-NULL here.
-            (!p.is_null()).then(|| unsafe { std::slice::from_raw_parts(p, len) })
+            unsafe { slice(p, len) }.map(Some)
         }
         // SAFETY: contract of this function.
         let (s, p, r, g) = unsafe {
             (
-                opt(secret, secret_len),
-                opt(public, public_len),
-                opt(relin, relin_len),
-                opt(galois, galois_len),
+                opt(secret, secret_len)?,
+                opt(public, public_len)?,
+                opt(relin, relin_len)?,
+                opt(galois, galois_len)?,
             )
         };
         let keys = latpoly_bfv_keys {
@@ -1061,7 +1187,7 @@ unsafe fn slot_map(
     guard(|| {
         // SAFETY: forwarded contract; the input is copied before the output slice exists.
         let (b, x) = unsafe { (handle(bfv, TAG_BFV)?, copied(src, len)?) };
-        let y = lift(f(&b.bfv, &x))?;
+        let y = Zeroizing::new(lift(f(&b.bfv, &x))?);
         // SAFETY: forwarded contract.
         let o = unsafe { slice_mut(dst, len)? };
         o.copy_from_slice(&y);
@@ -1529,7 +1655,7 @@ pub unsafe extern "C" fn latpoly_lpr_decrypt_batch(
             t => Some(lift(latpoly::parallel::Threads::new(t))?),
         };
         // The plaintexts are the caller's secrets: the intermediate copy is wiped.
-        let out = zeroize::Zeroizing::new(lift(l.lpr.decrypt_batch(&k.sk, &cts, pool.as_ref()))?);
+        let out = Zeroizing::new(lift(l.lpr.decrypt_batch(&k.sk, &cts, pool.as_ref()))?);
         // SAFETY: contract of this function.
         let m = unsafe { slice_mut(msg, msg_len)? };
         m.copy_from_slice(&out);

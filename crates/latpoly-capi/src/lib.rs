@@ -158,6 +158,16 @@ pub(crate) unsafe fn handle_mut<'a, T>(p: *mut T, tag: u64) -> Result<&'a mut T,
     Ok(unsafe { &mut *p })
 }
 
+/// No buffer holds more than `isize::MAX` bytes: a larger `len` (`SIZE_MAX`, a negative
+/// length cast to `size_t`) is a wrong length, refused before a slice is made (a slice that
+/// long is undefined behaviour, and the standard library's check of it aborts).
+pub(crate) fn check_slice_len<T>(len: usize) -> CResult {
+    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(latpoly_status::LengthMismatch);
+    }
+    Ok(())
+}
+
 /// # Safety
 /// `p` must be NULL or valid for reads of `len` elements.
 pub(crate) unsafe fn slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T], latpoly_status> {
@@ -168,6 +178,7 @@ pub(crate) unsafe fn slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T], la
         // a slice of a misaligned pointer would be undefined behaviour
         return Err(latpoly_status::InvalidParameter);
     }
+    check_slice_len::<T>(len)?;
     // SAFETY: non-NULL and, by the caller's contract, valid for `len` reads.
     Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
@@ -184,6 +195,7 @@ pub(crate) unsafe fn slice_mut<'a, T>(
     if !p.is_aligned() {
         return Err(latpoly_status::InvalidParameter);
     }
+    check_slice_len::<T>(len)?;
     // SAFETY: non-NULL, aligned and, by the caller's contract, valid and exclusive for `len`
     // elements.
     Ok(unsafe { std::slice::from_raw_parts_mut(p, len) })
@@ -194,6 +206,9 @@ pub(crate) unsafe fn slice_mut<'a, T>(
 pub(crate) unsafe fn put<T>(out: *mut *mut T, v: T) -> CResult {
     if out.is_null() {
         return Err(latpoly_status::NullPointer);
+    }
+    if !out.is_aligned() {
+        return Err(latpoly_status::InvalidParameter);
     }
     // SAFETY: non-NULL and writable by the caller's contract.
     unsafe { *out = Box::into_raw(Box::new(v)) };
@@ -207,6 +222,9 @@ pub(crate) unsafe fn put<T>(out: *mut *mut T, v: T) -> CResult {
 pub(crate) unsafe fn write<T>(p: *mut T, v: T) -> CResult {
     if p.is_null() {
         return Err(latpoly_status::NullPointer);
+    }
+    if !p.is_aligned() {
+        return Err(latpoly_status::InvalidParameter);
     }
     // SAFETY: non-NULL and writable by the caller's contract.
     unsafe { *p = v };
@@ -439,6 +457,10 @@ pub unsafe extern "C" fn latpoly_ntt_multiply(
         if !overlaps(a, out, len) && !overlaps(b, out, len) {
             // SAFETY: contract of this function; `out` overlaps neither input.
             let (a, b, out) = unsafe { (slice(a, len)?, slice(b, len)?, slice_mut(out, len)?) };
+            if len != p.plan.n() {
+                // checked before the scratch of `len` words is allocated
+                return Err(latpoly_status::LengthMismatch);
+            }
             // The scratch ends holding the transform of `b`, which may be secret: wiped.
             let mut scratch = Zeroizing::new(vec![0u64; len]);
             return lift(p.plan.multiply_into(a, b, out, &mut scratch));
@@ -538,6 +560,10 @@ pub unsafe extern "C" fn latpoly_ntt_pointwise(
                 lift(p.plan.pointwise_assign(out, o))
             }
             None => {
+                if len != p.plan.n() {
+                    // checked before the copies of `len` words are allocated
+                    return Err(latpoly_status::LengthMismatch);
+                }
                 // SAFETY: contract of this function; the copies end the input borrows before
                 // `out` is borrowed.
                 let (va, vb) = unsafe { (copied(a, len)?, copied(b, len)?) };
@@ -1166,9 +1192,12 @@ fn overlaps<T>(a: *const T, b: *const T, len: usize) -> bool {
 ///
 /// # Safety
 /// `p` must be NULL or valid for reads of `len` elements.
-pub(crate) unsafe fn copied<T: Copy>(p: *const T, len: usize) -> Result<Vec<T>, latpoly_status> {
+pub(crate) unsafe fn copied<T: Copy + zeroize::DefaultIsZeroes>(
+    p: *const T,
+    len: usize,
+) -> Result<Zeroizing<Vec<T>>, latpoly_status> {
     // SAFETY: forwarded contract; the borrow ends before any output slice is created.
-    Ok(unsafe { slice(p, len) }?.to_vec())
+    Ok(Zeroizing::new(unsafe { slice(p, len) }?.to_vec()))
 }
 
 /// The signature of the NTRU products of `latpoly::rings::ntru`.
@@ -1250,7 +1279,7 @@ pub unsafe extern "C" fn latpoly_ntruprime_mul(
         }
         // SAFETY: contract of this function.
         let (a, b) = unsafe { (copied(a, len)?, copied(b, len)?) };
-        let c = lift(latpoly::rings::ntruprime::mul_rq(&a, &b))?;
+        let c = Zeroizing::new(lift(latpoly::rings::ntruprime::mul_rq(&a, &b))?);
         // SAFETY: contract of this function.
         let out = unsafe { slice_mut(out, len)? };
         out.copy_from_slice(&c);
@@ -1275,10 +1304,10 @@ pub unsafe extern "C" fn latpoly_ntruplus_mul(
         let p = lift(latpoly::rings::ntruplus::NtruPlusParams::from_n(n))?;
         // SAFETY: contract of this function.
         let (a, b) = unsafe { (copied(a, n)?, copied(b, n)?) };
-        if a.iter().chain(&b).any(|&v| v >= 3457) {
+        if a.iter().chain(b.iter()).any(|&v| v >= 3457) {
             return Err(latpoly_status::OutOfRange);
         }
-        let c = lift(latpoly::rings::ntruplus::mul(&a, &b, p))?;
+        let c = Zeroizing::new(lift(latpoly::rings::ntruplus::mul(&a, &b, p))?);
         // SAFETY: contract of this function.
         let out = unsafe { slice_mut(out, n)? };
         out.copy_from_slice(&c);
@@ -1375,7 +1404,7 @@ pub unsafe extern "C" fn latpoly_kem_decapsulate(
         // Inputs copied first, so `ss` may overlap them; the secret key's copy and the shared
         // secret are wiped when they drop, on every path.
         // SAFETY: contract of this function.
-        let (ct, sk) = unsafe { (copied(ct, ct_len)?, Zeroizing::new(copied(sk, sk_len)?)) };
+        let (ct, sk) = unsafe { (copied(ct, ct_len)?, copied(sk, sk_len)?) };
         let s = Zeroizing::new(lift(k.decapsulate(&sk, &ct))?);
         // SAFETY: contract of this function; no input borrow is live.
         let ss = unsafe { slice_mut(ss, ss_len)? };

@@ -25,9 +25,17 @@ fn sampler(seed: Option<&[u8]>) -> PyResult<Sampler> {
     })
 }
 
-fn lock(m: &Mutex<Sampler>) -> PyResult<std::sync::MutexGuard<'_, Sampler>> {
-    m.lock()
-        .map_err(|_| PyValueError::new_err("sampler state poisoned by an earlier panic"))
+/// Runs `f` on the instance's sampler with the GIL released, taking the lock only after
+/// releasing it: a thread that waited for the lock while holding the GIL would keep the holder
+/// from getting the GIL back (two Python threads sharing an instance would deadlock).
+fn with_rng<T: Send>(
+    py: Python<'_>,
+    m: &Mutex<Sampler>,
+    f: impl FnOnce(&mut Sampler) -> latpoly::Result<T> + Send,
+) -> PyResult<T> {
+    py.detach(|| m.lock().map(|mut g| f(&mut g)).map_err(|_| ()))
+        .map_err(|()| PyValueError::new_err("sampler state poisoned by an earlier panic"))?
+        .map_err(value_error)
 }
 
 /// LPR public key (opaque).
@@ -114,9 +122,7 @@ impl Lpr {
     }
 
     fn keygen(&self, py: Python<'_>) -> PyResult<(LprPk, LprSk)> {
-        let mut g = lock(&self.rng)?;
-        let rng: &mut Sampler = &mut g;
-        let (pk, sk) = py.detach(|| self.inner.keygen(rng)).map_err(value_error)?;
+        let (pk, sk) = with_rng(py, &self.rng, |rng| self.inner.keygen(rng))?;
         Ok((LprPk { inner: pk }, LprSk { inner: sk }))
     }
 
@@ -145,11 +151,7 @@ impl Lpr {
             msg[i / 8] |= b << (i % 8);
         }
         let pk = &pk.inner;
-        let mut g = lock(&self.rng)?;
-        let rng: &mut Sampler = &mut g;
-        let ct = py
-            .detach(|| self.inner.encrypt(pk, &msg, rng))
-            .map_err(value_error)?;
+        let ct = with_rng(py, &self.rng, |rng| self.inner.encrypt(pk, &msg, rng))?;
         Ok(LprCt { inner: ct })
     }
 
@@ -360,9 +362,7 @@ impl Bfv {
     }
 
     fn keygen(&self, py: Python<'_>) -> PyResult<BfvKeySet> {
-        let mut g = lock(&self.rng)?;
-        let rng: &mut Sampler = &mut g;
-        let keys = py.detach(|| self.inner.keygen(rng)).map_err(value_error)?;
+        let keys = with_rng(py, &self.rng, |rng| self.inner.keygen(rng))?;
         Ok(BfvKeySet {
             secret: Some(keys.secret),
             public: Some(keys.public),
@@ -422,11 +422,9 @@ impl Bfv {
         elements: Vec<usize>,
     ) -> PyResult<BfvKeySet> {
         let sk = keys.secret()?;
-        let mut g = lock(&self.rng)?;
-        let rng: &mut Sampler = &mut g;
-        let gk = py
-            .detach(|| self.inner.galois_keygen(sk, &elements, rng))
-            .map_err(value_error)?;
+        let gk = with_rng(py, &self.rng, |rng| {
+            self.inner.galois_keygen(sk, &elements, rng)
+        })?;
         Ok(BfvKeySet {
             secret: keys.secret.clone(),
             public: keys.public.clone(),
@@ -503,12 +501,56 @@ impl Bfv {
             .as_slice()
             .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
         let public = keys.public()?;
-        let mut g = lock(&self.rng)?;
-        let rng: &mut Sampler = &mut g;
-        let ct = py
-            .detach(|| self.inner.encrypt(public, m, rng))
-            .map_err(value_error)?;
+        let ct = with_rng(py, &self.rng, |rng| self.inner.encrypt(public, m, rng))?;
         Ok(BfvCt { inner: ct })
+    }
+
+    /// Secret-key encryption: `(-(a s) + e + [Q m / t], a)` with `a` from a fresh seed.
+    fn encrypt_symmetric(
+        &self,
+        py: Python<'_>,
+        keys: PyRef<'_, BfvKeySet>,
+        m: PyReadonlyArray1<'_, u64>,
+    ) -> PyResult<BfvCt> {
+        let m = m
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        let secret = keys.secret()?;
+        let ct = with_rng(py, &self.rng, |rng| {
+            self.inner.encrypt_symmetric(secret, m, rng)
+        })?;
+        Ok(BfvCt { inner: ct })
+    }
+
+    /// Secret-key encryption in compact form: the bytes of `c_0` and the 32-byte seed of `a`.
+    fn encrypt_symmetric_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        keys: PyRef<'_, BfvKeySet>,
+        m: PyReadonlyArray1<'_, u64>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let m = m
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        let secret = keys.secret()?;
+        let bytes = with_rng(py, &self.rng, |rng| {
+            self.inner
+                .encrypt_symmetric_seeded(secret, m, rng)
+                .map(|c| c.to_bytes())
+        })?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The full ciphertext of the bytes of `encrypt_symmetric_bytes` (ValueError otherwise).
+    fn ciphertext_from_seeded_bytes(&self, py: Python<'_>, data: &[u8]) -> PyResult<BfvCt> {
+        let c = py
+            .detach(|| {
+                self.inner
+                    .seeded_ciphertext_from_bytes(data)
+                    .and_then(|s| self.inner.expand_seeded(&s))
+            })
+            .map_err(value_error)?;
+        Ok(BfvCt { inner: c })
     }
 
     fn decrypt<'py>(

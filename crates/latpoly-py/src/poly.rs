@@ -268,12 +268,11 @@ impl Sampler {
         py: Python<'_>,
         f: impl FnOnce(&mut CoreSampler) -> T + Send,
     ) -> PyResult<T> {
-        let mut g = self
-            .inner
-            .lock()
-            .map_err(|_| PyValueError::new_err("sampler state poisoned by an earlier panic"))?;
-        let s: &mut CoreSampler = &mut g;
-        Ok(py.detach(|| f(s)))
+        // The lock is taken with the GIL released: a thread waiting for it while holding the
+        // GIL would keep the holder from getting the GIL back (a deadlock between two Python
+        // threads sharing a sampler).
+        py.detach(|| self.inner.lock().map(|mut g| f(&mut g)).map_err(|_| ()))
+            .map_err(|()| PyValueError::new_err("sampler state poisoned by an earlier panic"))
     }
 }
 

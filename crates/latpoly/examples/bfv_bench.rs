@@ -60,6 +60,21 @@ fn main() -> latpoly::Result<()> {
         row("encrypt", &mut || {
             black_box(bfv.encrypt(&keys.public, &m, &mut rng).unwrap());
         });
+        // Secret-key encryption, in full and to the compact bytes, and the receiver's side.
+        row("enc_sym", &mut || {
+            black_box(bfv.encrypt_symmetric(&keys.secret, &m, &mut rng).unwrap());
+        });
+        row("enc_seed", &mut || {
+            let s = bfv.encrypt_symmetric_seeded(&keys.secret, &m, &mut rng);
+            black_box(s.unwrap().to_bytes());
+        });
+        let seeded = bfv
+            .encrypt_symmetric_seeded(&keys.secret, &m, &mut rng)?
+            .to_bytes();
+        row("expand", &mut || {
+            let s = bfv.seeded_ciphertext_from_bytes(&seeded).unwrap();
+            black_box(bfv.expand_seeded(&s).unwrap());
+        });
         row("decrypt", &mut || {
             black_box(bfv.decrypt(&keys.secret, &c1).unwrap());
         });

@@ -145,6 +145,15 @@ fn run_he() {
             valgrind::unpoison(p.residues()); // ciphertexts are public
         }
         sink(bfv.decrypt(&keys.secret, &c).unwrap());
+        // secret-key encryption: -(a s) + e + [Q m / t], a from a (poisoned) seed; the
+        // seeded ciphertext is public once made
+        let sc = bfv
+            .encrypt_symmetric_seeded(&keys.secret, &m, &mut s)
+            .unwrap();
+        valgrind::unpoison(sc.c0().residues());
+        valgrind::unpoison(&sc.seed()[..]);
+        let c = bfv.expand_seeded(&sc).unwrap();
+        sink(bfv.decrypt(&keys.secret, &c).unwrap());
         // the secret key to bytes (its two-bit codes are as secret as the key)
         sink(keys.secret.to_bytes());
         // Galois keys (key-switching keys from s(x^g), a public permutation of s)

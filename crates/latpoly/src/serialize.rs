@@ -45,7 +45,9 @@
 //! So whenever `RnsPoly::from_bytes(b)` succeeds, `to_bytes` of the result gives back `b`. Sizes
 //! declared in the header are checked against the input length before anything is allocated, and
 //! [`RnsPoly::from_bytes`] builds contexts of at most [`MAX_FRESH_PRIMES`] primes, so the memory a
-//! reader allocates stays proportional to the input.
+//! reader allocates stays bounded by the input: the residues themselves, a fresh context's NTT
+//! tables (a few words per residue: up to about 12 times the input for 20-bit primes) and its
+//! CRT tables (about `16·L²` bytes, 16 MB at the limit of 1024 primes, whatever `n`).
 //!
 //! # Other objects: BFV keys and ciphertexts
 //!
@@ -60,6 +62,8 @@
 //! * [`KIND_BFV_GALOIS_KEYS`] (6) is a container whose count field is the number of keys `K`,
 //!   followed by the `K` Galois elements (`u32` each, ascending), then `2 L` polynomials per
 //!   key.
+//! * [`KIND_BFV_SEEDED_CIPHERTEXT`] (7) is a container with count 1, followed by the 32-byte
+//!   seed of `c_1`, then `c_0` (a symmetric-key ciphertext in compact form).
 //!
 //! The readers are [`crate::he::bfv::Bfv::public_key_from_bytes`] and its siblings, which
 //! document the details and the checks.
@@ -117,6 +121,10 @@ pub const KIND_BFV_SECRET_KEY: u8 = 5;
 /// Object-kind byte of BFV Galois keys ([`crate::he::bfv::BfvGaloisKeys::to_bytes`]).
 pub const KIND_BFV_GALOIS_KEYS: u8 = 6;
 
+/// Object-kind byte of a seeded BFV ciphertext
+/// ([`crate::he::bfv::BfvSeededCiphertext::to_bytes`]).
+pub const KIND_BFV_SEEDED_CIPHERTEXT: u8 = 7;
+
 /// Bytes of a container's header: magic, version, kind, part count.
 const CONTAINER_HEADER_LEN: usize = 8;
 
@@ -164,6 +172,7 @@ fn kind_name(kind: u8) -> &'static str {
         KIND_BFV_CIPHERTEXT => "a BFV ciphertext",
         KIND_BFV_SECRET_KEY => "a BFV secret key",
         KIND_BFV_GALOIS_KEYS => "a set of BFV Galois keys",
+        KIND_BFV_SEEDED_CIPHERTEXT => "a seeded BFV ciphertext",
         _ => "an unknown object",
     }
 }
@@ -572,6 +581,12 @@ pub(crate) fn container_len<'a>(parts: impl IntoIterator<Item = &'a RnsPoly>) ->
             .into_iter()
             .map(RnsPoly::serialized_len)
             .sum::<usize>()
+}
+
+/// Length of a container of `count` polynomials of the context `ctx` (no prefix).
+pub(crate) fn container_len_for(ctx: &RnsContext, count: usize) -> usize {
+    let payload = payload_len(ctx.n(), ctx.moduli().iter().copied()) as usize;
+    CONTAINER_HEADER_LEN + count * (FIXED_HEADER_LEN + 8 * ctx.len() + payload)
 }
 
 /// A container of kind `kind`: magic, version, kind, the number of parts (`u16`), then each

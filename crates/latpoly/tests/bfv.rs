@@ -927,7 +927,8 @@ fn key_switching_works_on_any_basis_and_is_refused_where_q_is_too_small() {
 }
 
 /// Writes the key seeds of the `bfv_from_bytes` fuzzing corpus (`seed-02`: the relinearization
-/// key, `seed-05`: Galois keys for 3, 5, 7; the first byte picks the reader) for the fuzz
+/// key, `seed-05`: Galois keys for 3, 5, 7, `seed-06`: a seeded ciphertext; the first byte picks
+/// the reader) for the fuzz
 /// target's fixed instance (n = 4, two 30-bit primes, t = 3, key set of Sampler seed 7), and
 /// checks that the secret- and public-key seeds (`seed-00`, `seed-01`) are still that key set's:
 /// `cargo test -p latpoly --test bfv -- --ignored write_fuzz_key_seeds`.
@@ -943,9 +944,17 @@ fn write_fuzz_key_seeds() {
     let gk = bfv
         .galois_keygen(&keys.secret, &[3, 5, 7], &mut Sampler::from_seed([8; 32]))
         .unwrap();
+    let seeded = bfv
+        .encrypt_symmetric_seeded(
+            &keys.secret,
+            &[1, 2, 0, 1],
+            &mut Sampler::from_seed([9; 32]),
+        )
+        .unwrap();
     for (name, which, bytes) in [
         ("seed-02", 2u8, keys.relin.to_bytes()),
         ("seed-05", 4, gk.to_bytes()),
+        ("seed-06", 5, seeded.to_bytes()),
     ] {
         let mut data = vec![which];
         data.extend(bytes);

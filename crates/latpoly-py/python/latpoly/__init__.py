@@ -54,6 +54,34 @@ BfvKeySet = _latpoly.BfvKeySet
 BfvCiphertext = _latpoly.BfvCiphertext
 
 
+def _sigma(sigma) -> float:
+    """`sigma` as a float, or ValueError (bools, non-numbers, values beyond a float's range)."""
+    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.floating, np.integer)):
+        raise ValueError("sigma must be a real number")
+    try:
+        return float(sigma)
+    except OverflowError:
+        raise ValueError("sigma is out of range") from None
+
+
+#: The most primes an RNS basis holds (``latpoly::rns::MAX_PRIMES``): the ``with_prime_bits``
+#: constructors refuse more before searching for them.
+_MAX_PRIMES = 4096
+
+
+def _prime_count(count) -> int:
+    count = _check_int(count, "count")
+    if count > _MAX_PRIMES:
+        raise ValueError(f"count = {count}: an RNS basis holds at most {_MAX_PRIMES} primes")
+    return count
+
+
+def _lpr_obj(x, cls, name: str):
+    if not isinstance(x, cls):
+        raise ValueError(f"{name} must be a {cls.__name__}, got {type(x).__name__}")
+    return x
+
+
 def _keys(k):
     if not isinstance(k, BfvKeySet):
         raise ValueError(f"keys must be a BfvKeySet, got {type(k).__name__}")
@@ -220,7 +248,7 @@ class NttPlan:
     * :meth:`multiply` -- negacyclic product a*b mod (x^n+1, q).
 
     All return new uint64 arrays with entries in [0, q); inputs must be 1-D integer arrays of
-    length n with entries in [0, q).
+    length n with entries in [0, q) (``inverse`` also takes [0, 2q), the lazy range).
 
     >>> import numpy as np
     >>> plan = NttPlan(8, 17)
@@ -366,9 +394,7 @@ class Sampler:
 
     def gaussian(self, n: int, sigma: float) -> np.ndarray:
         """n values from the discrete Gaussian with standard deviation sigma (e.g. 3.19)."""
-        if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.floating, np.integer)):
-            raise ValueError("sigma must be a real number")
-        return self._inner.gaussian(_check_int(n, "n"), float(sigma))
+        return self._inner.gaussian(_check_int(n, "n"), _sigma(sigma))
 
     def ternary(self, n: int) -> np.ndarray:
         """n values uniform in {-1, 0, 1}."""
@@ -414,7 +440,7 @@ class RnsRing:
     @classmethod
     def with_prime_bits(cls, n: int, bits: int, count: int) -> "RnsRing":
         """A ring with `count` primes of exactly `bits` bits (see :func:`ntt_primes`)."""
-        return cls(n, ntt_primes(bits, n, count))
+        return cls(n, ntt_primes(bits, n, _prime_count(count)))
 
     @property
     def n(self) -> int:
@@ -690,11 +716,10 @@ class Lpr:
         n = _check_int(n, "n")
         q = None if q is None else _check_int(q, "q")
         eta = None if eta is None else _check_int(eta, "eta")
-        if sigma is not None and (isinstance(sigma, bool) or not isinstance(sigma, (int, float))):
-            raise ValueError("sigma must be a real number")
+        sigma = None if sigma is None else _sigma(sigma)
         if n > _U64_MAX or (q is not None and q > _U64_MAX) or (eta is not None and eta > 2**31):
             raise ValueError("argument out of range")
-        self._inner = _latpoly.Lpr(n, q, None if sigma is None else float(sigma), eta, _seed_bytes(seed))
+        self._inner = _latpoly.Lpr(n, q, sigma, eta, _seed_bytes(seed))
 
     @property
     def n(self) -> int:
@@ -710,15 +735,22 @@ class Lpr:
 
     def encrypt(self, pk, bits):
         """Encrypts n bits (an array of 0/1 values)."""
-        return self._inner.encrypt(pk, _bits(bits, self.n))
+        return self._inner.encrypt(_lpr_obj(pk, _latpoly.LprPk, "pk"), _bits(bits, self.n))
 
     def decrypt(self, sk, ct) -> np.ndarray:
         """Decrypts to a uint8 array of n bits."""
-        return self._inner.decrypt(sk, ct)
+        sk = _lpr_obj(sk, _latpoly.LprSk, "sk")
+        return self._inner.decrypt(sk, _lpr_obj(ct, _latpoly.LprCt, "ct"))
 
     def decrypt_batch(self, sk, cts, threads: Optional[int] = None) -> np.ndarray:
         """Decrypts many ciphertexts; returns a uint8 array of shape (len(cts), n)."""
-        cts = list(cts)
+        sk = _lpr_obj(sk, _latpoly.LprSk, "sk")
+        try:
+            cts = list(cts)
+        except TypeError:
+            raise ValueError("cts must be an iterable of LPR ciphertexts") from None
+        for c in cts:
+            _lpr_obj(c, _latpoly.LprCt, "every ciphertext")
         if threads is not None:
             threads = _check_int(threads, "threads")
             if not 1 <= threads <= 1024:
@@ -748,14 +780,12 @@ class Bfv:
         mods = _int_list(moduli, "moduli")
         if n > _U64_MAX or t > _U64_MAX or any(m < 0 or m > _U64_MAX for m in mods):
             raise ValueError("n, t and the moduli must fit in 64 bits")
-        if isinstance(sigma, bool) or not isinstance(sigma, (int, float)):
-            raise ValueError("sigma must be a real number")
-        self._inner = _latpoly.Bfv(n, mods, t, float(sigma), _seed_bytes(seed))
+        self._inner = _latpoly.Bfv(n, mods, t, _sigma(sigma), _seed_bytes(seed))
 
     @classmethod
     def with_prime_bits(cls, n: int, bits: int, count: int, t: int, seed=None) -> "Bfv":
         """`count` primes of `bits` bits."""
-        return cls(n, ntt_primes(bits, n, count), t, seed=seed)
+        return cls(n, ntt_primes(bits, n, _prime_count(count)), t, seed=seed)
 
     @classmethod
     def n4096_q124(cls, t: int = 65537, seed=None) -> "Bfv":
@@ -788,6 +818,49 @@ class Bfv:
     def encrypt(self, keys, m) -> object:
         """Encrypts n plaintext coefficients in [0, t)."""
         return self._inner.encrypt(_keys(keys), _u64_vector(m, "m"))
+
+    def encrypt_symmetric(self, keys, m) -> object:
+        """Encrypts n plaintext coefficients in [0, t) with the secret key of ``keys``:
+        ``(-(a s) + e + round(Q m / t), a)``, ``a`` uniform from a fresh 32-byte seed. Less
+        fresh noise than ``encrypt`` (``e`` alone); computes like any other ciphertext.
+
+        >>> import numpy as np
+        >>> bfv = Bfv.with_prime_bits(1024, 40, 3, t=257, seed=5)
+        >>> keys = bfv.keygen()
+        >>> m = np.arange(1024, dtype=np.uint64) % 257
+        >>> c = bfv.encrypt_symmetric(keys, m)
+        >>> bool((bfv.decrypt(keys, c) == m).all())
+        True
+        >>> bfv.noise_budget(keys, c) > bfv.noise_budget(keys, bfv.encrypt(keys, m))
+        True
+        """
+        return self._inner.encrypt_symmetric(_keys(keys), _u64_vector(m, "m"))
+
+    def encrypt_symmetric_bytes(self, keys, m) -> bytes:
+        """``encrypt_symmetric`` in compact form, as bytes: ``c_0`` and the 32-byte seed of
+        ``a``, about half the bytes of ``encrypt_symmetric(keys, m).to_bytes()``. Whoever holds
+        the parameters reads it back with ``ciphertext_from_seeded_bytes``.
+
+        >>> import numpy as np
+        >>> bfv = Bfv.with_prime_bits(1024, 40, 3, t=257, seed=6)
+        >>> keys = bfv.keygen()
+        >>> m = np.full(1024, 7, dtype=np.uint64)
+        >>> data = bfv.encrypt_symmetric_bytes(keys, m)
+        >>> len(data), len(bfv.encrypt_symmetric(keys, m).to_bytes())
+        (15434, 30796)
+        >>> c = bfv.ciphertext_from_seeded_bytes(data)
+        >>> int(bfv.decrypt(keys, bfv.add(c, c))[0])
+        14
+        """
+        return self._inner.encrypt_symmetric_bytes(_keys(keys), _u64_vector(m, "m"))
+
+    def ciphertext_from_seeded_bytes(self, data) -> object:
+        """The full ciphertext of the bytes of ``encrypt_symmetric_bytes`` for this instance's n
+        and moduli (ValueError for malformed bytes, a full ciphertext's bytes or another
+        basis)."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise ValueError("data must be bytes")
+        return self._inner.ciphertext_from_seeded_bytes(bytes(data))
 
     def decrypt(self, keys, ct) -> np.ndarray:
         """Decrypts to n coefficients in [0, t) (uint64)."""
@@ -839,7 +912,10 @@ class Bfv:
     def ciphertext_from_parts(self, parts) -> object:
         """A ciphertext from 2 or 3 polynomials modulo this instance's Q (as ``parts`` gives
         them); ValueError for another count or another basis."""
-        polys = list(parts)
+        try:
+            polys = list(parts)
+        except TypeError:
+            raise ValueError("parts must be an iterable of RnsPoly objects") from None
         if not all(isinstance(p, RnsPoly) for p in polys):
             raise ValueError("parts must be RnsPoly objects")
         return self._inner.ciphertext_from_parts([p._inner for p in polys])

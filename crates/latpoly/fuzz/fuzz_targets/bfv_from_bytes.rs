@@ -1,5 +1,6 @@
 //! Feeds arbitrary bytes to the BFV readers (`Bfv::{secret_key, public_key, relin_key,
-//! ciphertext, galois_keys}_from_bytes`, the first input byte choosing one): none may panic, and whatever
+//! ciphertext, galois_keys, seeded_ciphertext}_from_bytes`, the first input byte choosing one):
+//! none may panic, and whatever
 //! one accepts must serialize back to exactly the input (the keys' formats are canonical; a
 //! ciphertext is too when its polynomials were stored in coefficient form, the only form its
 //! `to_bytes` writes). An accepted object must also be usable: a key encrypts, relinearizes,
@@ -28,7 +29,7 @@ fuzz_target!(|input: &[u8]| {
     };
     let (bfv, keys) = fixed();
     let mut rng = Sampler::from_seed([1; 32]);
-    match which % 5 {
+    match which % 6 {
         0 => {
             if let Ok(sk) = bfv.secret_key_from_bytes(data) {
                 assert_eq!(&sk.to_bytes()[..], data, "non-canonical secret key accepted");
@@ -57,6 +58,20 @@ fuzz_target!(|input: &[u8]| {
                 for g in gk.elements() {
                     bfv.apply_galois(&c, g, &gk).expect("a key for each element");
                 }
+            }
+        }
+        5 => {
+            if let Ok(s) = bfv.seeded_ciphertext_from_bytes(data) {
+                // byte 6 of the part (after the 8-byte header and the 32-byte seed) is its
+                // representation: an NTT-form c_0 is accepted and converted
+                let canonical = s.to_bytes();
+                assert_eq!(s.serialized_len(), canonical.len());
+                assert!(
+                    data[40 + 6] == 1 || canonical == data,
+                    "non-canonical seeded ciphertext accepted"
+                );
+                let c = bfv.expand_seeded(&s).expect("expand");
+                bfv.decrypt(&keys.secret, &c).expect("decrypt");
             }
         }
         _ => {

@@ -9,6 +9,10 @@
 //! Decrypt:  m = round(t (c_0 + c_1 s) / Q) mod t
 //! ```
 //!
+//! With the secret key, [`Bfv::encrypt_symmetric`] gives `(-(a s) + e + [Q m / t], a)`, `a`
+//! from a 32-byte seed, which travels in place of `a` ([`BfvSeededCiphertext`]: half the
+//! bytes).
+//!
 //! The plaintext enters as `[Q m / t] = Δ m + round((Q mod t) m / t)` (rounded, as in SEAL and
 //! the "revisited" BFV of Kim, Polyakov and Zucca), not as the textbook `Δ m`, whose error
 //! `(Q mod t) m / Q` reaches `t^2 / Q` and breaks decryption when `t` is large against `Q`
@@ -69,8 +73,10 @@ mod galois;
 mod io;
 pub(crate) mod round;
 mod slots;
+mod symmetric;
 
 pub use galois::BfvGaloisKeys;
+pub use symmetric::{BfvSeededCiphertext, SEED_LEN};
 
 /// BFV parameters: ring degree, ciphertext primes, plaintext modulus, noise width.
 ///

@@ -153,6 +153,9 @@ impl LprParams {
 pub struct LprPublicKey {
     a: Vec<u16>,
     b: Vec<u16>,
+    /// The modulus of the instance that made it (keys and ciphertexts of another `q` are
+    /// refused).
+    q: u16,
 }
 
 impl LprPublicKey {
@@ -191,6 +194,7 @@ impl LprPublicKey {
 #[derive(Clone)]
 pub struct LprSecretKey {
     s: Vec<u16>,
+    q: u16,
 }
 
 impl Drop for LprSecretKey {
@@ -223,6 +227,7 @@ impl core::fmt::Debug for LprSecretKey {
 pub struct LprCiphertext {
     u: Vec<u16>,
     v: Vec<u16>,
+    q: u16,
 }
 
 impl LprCiphertext {
@@ -462,13 +467,15 @@ impl Lpr {
         // error and `a s` (either one gives `s` away, with the public key) are wiped.
         let sk = LprSecretKey {
             s: self.noise_ntt(rng, 1, None)?,
+            q: self.params.q as u16,
         };
         let e2 = Wiped::new(self.noise_ntt(rng, 2, None)?);
         let mut b = Wiped::new(vec![0u16; n]);
         self.plan.pointwise_unchecked(&a, &sk.s, &mut b);
         let mut out = vec![0u16; n];
         self.plan.add_unchecked(&b, &e2, &mut out);
-        Ok((LprPublicKey { a, b: out }, sk))
+        let q = self.params.q as u16;
+        Ok((LprPublicKey { a, b: out, q }, sk))
     }
 
     /// Encrypts `msg` (`n / 8` bytes).
@@ -514,7 +521,8 @@ impl Lpr {
         let mut v = vec![0u16; n];
         self.plan.pointwise_unchecked(&pk.b, &e1, &mut t);
         self.plan.add_unchecked(&t, &e3m, &mut v);
-        Ok(LprCiphertext { u, v })
+        let q = self.params.q as u16;
+        Ok(LprCiphertext { u, v, q })
     }
 
     fn check_vec(&self, v: &[u16]) -> Result<()> {
@@ -536,6 +544,9 @@ impl Lpr {
     }
 
     fn check_public_key(&self, pk: &LprPublicKey) -> Result<()> {
+        if pk.q != self.params.q as u16 {
+            return Err(Error::ContextMismatch);
+        }
         self.check_vec(&pk.a)?;
         self.check_vec(&pk.b)
     }
@@ -563,7 +574,8 @@ impl Lpr {
     pub fn ciphertext_from_parts(&self, u: Vec<u16>, v: Vec<u16>) -> Result<LprCiphertext> {
         self.check_vec(&u)?;
         self.check_vec(&v)?;
-        Ok(LprCiphertext { u, v })
+        let q = self.params.q as u16;
+        Ok(LprCiphertext { u, v, q })
     }
 
     /// Builds a public key from its NTT-form parts (validated).
@@ -586,7 +598,8 @@ impl Lpr {
     pub fn public_key_from_parts(&self, a: Vec<u16>, b: Vec<u16>) -> Result<LprPublicKey> {
         self.check_vec(&a)?;
         self.check_vec(&b)?;
-        Ok(LprPublicKey { a, b })
+        let q = self.params.q as u16;
+        Ok(LprPublicKey { a, b, q })
     }
 
     /// Decrypts into `out` (`n / 8` bytes) using `scratch`, without allocating.
@@ -635,6 +648,12 @@ impl Lpr {
                 got: out.len(),
             });
         }
+        // a key or ciphertext of an instance with the same n and another q: its values may
+        // not be below this q
+        let q = self.params.q as u16;
+        if sk.q != q || ct.q != q {
+            return Err(Error::ContextMismatch);
+        }
         self.plan.pointwise_unchecked(&ct.u, &sk.s, &mut scratch.t);
         self.plan.sub_unchecked(&ct.v, &scratch.t, &mut scratch.w);
         self.plan.inverse_unchecked(&mut scratch.w);
@@ -655,6 +674,13 @@ impl Lpr {
     /// let msg: Vec<u8> = (0..32).map(|i| i * 7).collect();
     /// let ct = lpr.encrypt(&pk, &msg, &mut rng)?;
     /// assert_eq!(lpr.decrypt(&sk, &ct)?, msg);
+    /// // keys and ciphertexts of an instance with another q are refused
+    /// let other = Lpr::new(LprParams { q: 7681, ..LprParams::n256() })?;
+    /// let (pk2, sk2) = other.keygen(&mut rng)?;
+    /// use latpoly::Error;
+    /// assert_eq!(other.decrypt(&sk, &ct).unwrap_err(), Error::ContextMismatch);
+    /// assert_eq!(lpr.decrypt(&sk2, &ct).unwrap_err(), Error::ContextMismatch);
+    /// assert_eq!(lpr.encrypt(&pk2, &msg, &mut rng).unwrap_err(), Error::ContextMismatch);
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn decrypt(&self, sk: &LprSecretKey, ct: &LprCiphertext) -> Result<Vec<u8>> {

@@ -9,8 +9,11 @@
 //!   - `extend_fast`: `Σ_i [x_i (Q/q_i)^-1]_{q_i} · (Q/q_i) mod p_j`, which is `x + u·Q` for some
 //!     `0 <= u < L` (the "fast base conversion" of Bajard et al. / Halevi-Polyakov-Shoup);
 //!   - `extend_exact`: `x` itself (or its centred lift in `(-Q/2, Q/2)`), using the floating-point
-//!     estimate of `u` and falling back to exact big-integer CRT for the rare coefficients whose
-//!     estimate is within rounding error of a boundary.
+//!     estimate of `u` and falling back to exact big-integer CRT for the coefficients whose
+//!     estimate is within rounding error of a boundary: for the centred lift, values near
+//!     `±Q/2` (rare for ciphertexts); for the canonical lift, values near `0` or near `Q`
+//!     (within about `L·2^-40·Q` of them), which is every coefficient of a polynomial with
+//!     small centred coefficients: lift those centred (fast) or expect the slow path.
 //!
 //! Rescaling is branch-free in the data. Base extension's fallback decision depends on the data,
 //! so it is not constant time (it is meant for ciphertexts, which are public).
@@ -545,7 +548,10 @@ impl BaseExtender {
 
     /// Exact base extension: the result holds `x mod p_j`, where `x` is the canonical
     /// representative in `[0, Q)` or, if `centered`, in `(-Q/2, Q/2)`. Output in coefficient
-    /// form, in the target basis.
+    /// form, in the target basis. Speed: a coefficient whose floating-point estimate is
+    /// ambiguous is redone with big integers; with `centered = false` that is every value near
+    /// `0` or `Q` (a small negative `x` is `Q - |x|`), so lift small-norm polynomials with
+    /// `centered = true`, which is slow only for values near `±Q/2`.
     ///
     /// ```
     /// use latpoly::rns::{BaseExtender, RnsContext, RnsPoly};

@@ -304,7 +304,8 @@ impl RnsContext {
         if let Some(c) = self.dropped.get() {
             return Ok(Arc::clone(c));
         }
-        // Reuse the NTT plans: only the CRT data is new.
+        // Copies of the NTT plans (their tables are copied, their SIMD kernels shared); the CRT
+        // data is new.
         let l = self.moduli.len() - 1;
         let c = Arc::new(RnsContext {
             n: self.n,

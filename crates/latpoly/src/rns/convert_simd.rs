@@ -165,8 +165,9 @@ pub(crate) fn convert<S: Simd<W = u64>>(
     }
 }
 
-/// Runs [`mul_sub_mul`] on backend `isa` (`r.len()` a multiple of its lanes: 8 for AVX-512, 4
-/// for AVX2); false if it did not run (another backend, or a CPU without it).
+/// Runs [`mul_sub_mul`] on backend `isa`; false if it did not run (another backend, a CPU
+/// without it, `r.len()` not a multiple of its lanes (8 for AVX-512, 4 for AVX2) or not
+/// `x.len()`).
 pub(crate) fn run_mul_sub_mul(
     isa: Isa,
     p: u64,
@@ -174,6 +175,9 @@ pub(crate) fn run_mul_sub_mul(
     x: &[u64],
     r: &mut [u64],
 ) -> bool {
+    if x.len() != r.len() || !supported(isa, 1, r.len()) {
+        return false;
+    }
     #[cfg(target_arch = "x86_64")]
     {
         use crate::ntt::x86::{Avx2U64, Avx512U64};
@@ -401,6 +405,30 @@ mod tests {
                         assert_eq!(got, want, "{isa}, {bits} bits");
                     }
                 }
+            }
+        }
+    }
+
+    /// [`mul_sub_mul_any`] takes any length on every backend (the SIMD kernels run only on
+    /// multiples of their lanes; the rest falls back to the scalar formula).
+    #[test]
+    fn mul_sub_mul_any_takes_any_length() {
+        let p = ntt_primes(50, 8, 1).unwrap()[0];
+        let m = Modulus64::new(p).unwrap();
+        let (w0, w1) = (p / 3, p - 5);
+        let w = [(w0, m.shoup(w0)), (w1, m.shoup(w1))];
+        for len in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17] {
+            let x: Vec<u64> = (0..len as u64).map(|j| (j * 7919 + 3) % p).collect();
+            let r: Vec<u64> = (0..len as u64).map(|j| p - 1 - j).collect();
+            let want: Vec<u64> = x
+                .iter()
+                .zip(&r)
+                .map(|(&x, &r)| m.mul(m.sub(m.mul(x, w0), r), w1))
+                .collect();
+            for isa in Isa::ALL {
+                let mut got = r.clone();
+                mul_sub_mul_any(isa, &m, w, &x, &mut got);
+                assert_eq!(got, want, "{isa}, length {len}");
             }
         }
     }

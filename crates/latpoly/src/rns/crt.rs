@@ -1,6 +1,6 @@
 //! Exact Chinese remaindering between residues modulo `q_1, ..., q_L` and integers modulo
-//! `Q = q_1 ··· q_L`, for any number of 62-bit primes (NFLlib parameter set 4 uses 100 of them,
-//! a ~6200-bit `Q`).
+//! `Q = q_1 ··· q_L`, for up to [`MAX_PRIMES`] primes below `2^62` (NFLlib parameter set 4 uses
+//! 100 of them, a ~6200-bit `Q`).
 //!
 //! Reconstruction uses the classic formula with an exact correction:
 //!
@@ -100,11 +100,14 @@ pub(crate) fn check_count(l: usize) -> Result<()> {
 }
 
 impl Crt {
-    /// Precomputes for the given primes (assumed validated: distinct primes below `2^62`).
+    /// Precomputes for the given moduli, which must be distinct primes below `2^62`
+    /// ([`Error::InvalidModulus`] otherwise).
     ///
     /// ```
     /// use latpoly::{rns::Crt, Error};
     /// assert!(Crt::new(&[17, 97]).is_ok());
+    /// // coprime, but 9 is not a prime
+    /// assert!(matches!(Crt::new(&[9, 7]), Err(Error::InvalidModulus { q: 9, reason: "not a prime" })));
     /// assert!(matches!(Crt::new(&[]), Err(Error::InvalidArgument(_))));
     /// // a repeated prime: not coprime
     /// assert!(matches!(Crt::new(&[17, 17]), Err(Error::InvalidModulus { q: 17, .. })));
@@ -117,6 +120,12 @@ impl Crt {
             return Err(Error::InvalidArgument("need at least one modulus".into()));
         }
         check_count(primes.len())?;
+        if let Some(&q) = primes.iter().find(|&&q| !crate::primes::is_prime(q)) {
+            return Err(Error::InvalidModulus {
+                q,
+                reason: "not a prime",
+            });
+        }
         let moduli = primes
             .iter()
             .map(|&q| Modulus64::new(q))

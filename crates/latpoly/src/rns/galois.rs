@@ -58,7 +58,8 @@ pub fn coeff_map(n: usize, k: i64) -> Result<Vec<(usize, bool)>> {
     let k = check_k(k, n)?;
     Ok((0..n)
         .map(|i| {
-            let m = (i * k) % (2 * n);
+            // in u64: i k reaches 2^36 at n = 2^17, past a 32-bit usize
+            let m = ((i as u64 * k as u64) % (2 * n as u64)) as usize;
             if m < n {
                 (m, false)
             } else {
@@ -91,7 +92,7 @@ fn ntt_perm(n: usize, k: usize) -> Vec<usize> {
     (0..n)
         .map(|i| {
             let e = 2 * bit_reverse(i, log_n) + 1;
-            let target = (e * k) % two_n; // odd
+            let target = ((e as u64 * k as u64) % two_n as u64) as usize; // odd (u64: as above)
             bit_reverse((target - 1) / 2, log_n)
         })
         .collect()

@@ -9,7 +9,10 @@
 //!   basis `Q·P_s` (the primes of `Q`, then the special prime); a ciphertext its 2 or 3
 //!   polynomials in coefficient form. Galois keys ([`KIND_BFV_GALOIS_KEYS`]) count keys, not
 //!   polynomials: `K`, then the `K` elements as `u32`, then each key's `2 L` polynomials (in
-//!   NTT form in the key-switching basis `Q·P_s`, as the relinearization key). Keys written
+//!   NTT form in the key-switching basis `Q·P_s`, as the relinearization key). A seeded
+//!   ciphertext ([`KIND_BFV_SEEDED_CIPHERTEXT`], a symmetric-key ciphertext in compact form)
+//!   is a container of count 1 whose part follows the 32-byte seed of `c_1`: the seed, then
+//!   `c_0` in coefficient form. Keys written
 //!   before the special prime (eighty-third session) were over `Q` and are refused
 //!   ([`Error::ContextMismatch`]): make them again.
 //! * A secret key is its ternary polynomial `s`, two bits per coefficient: the header of an
@@ -31,7 +34,10 @@
 //! returned in a buffer that is zeroed when dropped, and should be stored encrypted.
 
 use super::galois::GaloisKey;
-use super::{Bfv, BfvCiphertext, BfvGaloisKeys, BfvPublicKey, BfvRelinKey, BfvSecretKey};
+use super::symmetric::SEED_LEN;
+use super::{
+    Bfv, BfvCiphertext, BfvGaloisKeys, BfvPublicKey, BfvRelinKey, BfvSecretKey, BfvSeededCiphertext,
+};
 use crate::arith::ct::barrier;
 use crate::error::{Error, Result};
 use crate::rns::{Representation, RnsPoly};
@@ -39,6 +45,7 @@ use crate::serialize::{
     container_len, read_container, read_container_header, read_parts, read_ternary, ternary_len,
     write_container, write_container_with, write_ternary, KIND_BFV_CIPHERTEXT,
     KIND_BFV_GALOIS_KEYS, KIND_BFV_PUBLIC_KEY, KIND_BFV_RELIN_KEY, KIND_BFV_SECRET_KEY,
+    KIND_BFV_SEEDED_CIPHERTEXT,
 };
 use zeroize::Zeroizing;
 
@@ -277,6 +284,45 @@ impl BfvCiphertext {
     }
 }
 
+impl BfvSeededCiphertext {
+    /// Length in bytes of [`Self::to_bytes`] ([`Bfv::seeded_ciphertext_len`]).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(1024, 40, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt_symmetric_seeded(&keys.secret, &[1; 1024], &mut rng)?;
+    /// assert_eq!(c.serialized_len(), 8 + 32 + 10 + 3 * 8 + 1024 * 3 * 40 / 8);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        container_len([&self.c0]) + SEED_LEN
+    }
+
+    /// The ciphertext as bytes: a container of kind 7 and count 1, the 32-byte seed, then `c_0`
+    /// (see [`Bfv::seeded_ciphertext_from_bytes`]).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt_symmetric_seeded(&keys.secret, &[9; 16], &mut rng)?;
+    /// let bytes = c.to_bytes();
+    /// assert_eq!(&bytes[..8], b"LPLY\x01\x07\x01\x00"); // magic, v1, seeded ciphertext, 1 part
+    /// assert_eq!(&bytes[8..40], c.seed());
+    /// let back = bfv.seeded_ciphertext_from_bytes(&bytes)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &bfv.expand_seeded(&back)?)?, vec![9; 16]);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        write_container_with(KIND_BFV_SEEDED_CIPHERTEXT, 1, &self.seed, &[&self.c0])
+    }
+}
+
 impl Bfv {
     /// Reads a secret key written by [`BfvSecretKey::to_bytes`] for this instance's degree and
     /// primes.
@@ -427,6 +473,60 @@ impl Bfv {
     pub fn ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<BfvCiphertext> {
         let parts = read_container(KIND_BFV_CIPHERTEXT, &[2, 3], &self.q, bytes)?;
         self.ciphertext_from_parts(parts)
+    }
+
+    /// Reads a seeded ciphertext written by [`BfvSeededCiphertext::to_bytes`]: the container
+    /// header (kind 7, count 1), the 32-byte seed, then `c_0`, one polynomial of this
+    /// instance's basis `Q` (in NTT form it is accepted and converted). [`Self::expand_seeded`]
+    /// then gives the full ciphertext.
+    ///
+    /// Errors: [`Error::Malformed`] for a wrong header or count, fewer than 32 bytes of seed,
+    /// truncation or trailing bytes; [`Error::ContextMismatch`] for a polynomial of another
+    /// degree or other primes; [`Error::CoefficientOutOfRange`] for a residue not below its
+    /// prime. A full ciphertext's bytes are refused (their kind is 4) and a seeded one's are
+    /// refused by [`Self::ciphertext_from_bytes`].
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// use latpoly::Error;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let bytes = bfv.encrypt_symmetric_seeded(&keys.secret, &[4; 16], &mut rng)?.to_bytes();
+    /// assert!(bfv.seeded_ciphertext_from_bytes(&bytes).is_ok());
+    /// assert!(matches!(bfv.ciphertext_from_bytes(&bytes), Err(Error::Malformed(_))));
+    /// assert!(matches!(
+    ///     bfv.seeded_ciphertext_from_bytes(&bytes[..39]),
+    ///     Err(Error::Malformed(_))
+    /// ));
+    /// let full = bfv.encrypt_symmetric(&keys.secret, &[4; 16], &mut rng)?.to_bytes();
+    /// assert!(matches!(bfv.seeded_ciphertext_from_bytes(&full), Err(Error::Malformed(_))));
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn seeded_ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<BfvSeededCiphertext> {
+        let (count, rest) = read_container_header(KIND_BFV_SEEDED_CIPHERTEXT, bytes)?;
+        if count != 1 {
+            return Err(Error::Malformed(format!(
+                "a seeded BFV ciphertext holds 1 polynomial, not {count}"
+            )));
+        }
+        if rest.len() < SEED_LEN {
+            return Err(Error::Malformed(format!(
+                "truncated: the seed takes {SEED_LEN} bytes, {} present",
+                rest.len()
+            )));
+        }
+        let (seed, rest) = rest.split_at(SEED_LEN);
+        let mut c0 = read_parts(KIND_BFV_SEEDED_CIPHERTEXT, 1, &self.q, rest)?
+            .pop()
+            .expect("one part read");
+        if c0.representation() == Representation::Ntt {
+            c0.to_coeff();
+        }
+        let mut s = [0u8; SEED_LEN];
+        s.copy_from_slice(seed);
+        Ok(BfvSeededCiphertext { c0, seed: s })
     }
 
     /// Reads Galois keys written by [`BfvGaloisKeys::to_bytes`] for this instance: `K` keys,
