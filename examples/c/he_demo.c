@@ -271,8 +271,9 @@ static int bfv_bytes_part(latpoly_sampler *rng, const uint64_t *moduli) {
     /* header, primes, two bits per coefficient; 50-bit residues for the other keys (the
        relinearization key's over the L primes and a 50-bit special prime) */
     FAIL_IF(sk_len != 10 + 8 * L + N / 4 || memcmp(sk, "LPLY\x01\x05", 6) != 0, "secret key bytes");
-    FAIL_IF(pk_len != 8 + 2 * (10 + 8 * L + N * L * 50 / 8), "public key length");
-    FAIL_IF(rlk_len != 8 + 2 * L * (10 + 8 * (L + 1) + N * (L + 1) * 50 / 8),
+    /* compact keys: a 32-byte seed in place of the uniform polynomials */
+    FAIL_IF(pk_len != 8 + 32 + 10 + 8 * L + N * L * 50 / 8, "public key length");
+    FAIL_IF(rlk_len != 8 + 32 + L * (10 + 8 * (L + 1) + N * (L + 1) * 50 / 8),
             "relinearization key length");
 
     CHECK(latpoly_bfv_keys_from_bytes(bfv, NULL, 0, pk, pk_len, rlk, rlk_len, NULL, 0, &server));

@@ -155,7 +155,10 @@ def test_bfv_keys_and_ciphertexts_through_bytes():
     sk, pk, rlk = keys.secret_bytes(), keys.public_bytes(), keys.relin_bytes()
     assert all(isinstance(b, bytes) for b in (sk, pk, rlk))
     assert len(sk) == 10 + 3 * 8 + n // 4
-    assert pk[:8] == b"LPLY\x01\x02\x02\x00" and rlk[:8] == b"LPLY\x01\x03\x06\x00"
+    # compact keys: the seed of the uniform parts in place of those polynomials
+    assert pk[:8] == b"LPLY\x01\x08\x01\x00" and rlk[:8] == b"LPLY\x01\x09\x03\x00"
+    poly_q, poly_qs = 10 + 3 * 8 + n * 3 * 30 // 8, 10 + 4 * 8 + n * 4 * 30 // 8
+    assert len(pk) == 8 + 32 + poly_q and len(rlk) == 8 + 32 + 3 * poly_qs
 
     server = bfv.keys_from_bytes(public=pk, relin=rlk)
     assert (server.has_secret, server.has_public, server.has_relin) == (False, True, True)

@@ -998,8 +998,11 @@ pub unsafe extern "C" fn latpoly_bfv_keys_serialized_len(
 /// Serializes key `which` (`LATPOLY_BFV_KEY_*`) of `keys` into the `len` bytes at `out`; `len`
 /// must equal [`latpoly_bfv_keys_serialized_len`] (`LATPOLY_STATUS_LENGTH_MISMATCH`
 /// otherwise, nothing written). The format is `latpoly::serialize`'s (a versioned header with
-/// the degree and primes, then the key). Secret-key bytes are as sensitive as the key: wipe
-/// them after use and store them encrypted.
+/// the degree and primes, then the key; public, relinearization and Galois keys made by this
+/// library in compact form, a 32-byte seed in place of their uniform polynomials, half the
+/// bytes; [`latpoly_bfv_keys_from_bytes`] also reads the expanded form of earlier versions).
+/// Secret-key bytes are as sensitive as the key: wipe them after use and store them
+/// encrypted.
 ///
 /// # Safety
 /// `keys` NULL or live; `out` valid for `len` writes.

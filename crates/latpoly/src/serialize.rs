@@ -64,6 +64,11 @@
 //!   key.
 //! * [`KIND_BFV_SEEDED_CIPHERTEXT`] (7) is a container with count 1, followed by the 32-byte
 //!   seed of `c_1`, then `c_0` (a symmetric-key ciphertext in compact form).
+//! * The compact keys, whose uniform parts are given by a 32-byte seed instead of their
+//!   polynomials: [`KIND_BFV_SEEDED_PUBLIC_KEY`] (8), count 1, the seed, then `p_0`;
+//!   [`KIND_BFV_SEEDED_RELIN_KEY`] (9), count `L`, the seed, then `b_1, ..., b_L`;
+//!   [`KIND_BFV_SEEDED_GALOIS_KEYS`] (10), count `K`, the `K` elements (`u32`), the `K` seeds,
+//!   then `L` polynomials per key.
 //!
 //! The readers are [`crate::he::bfv::Bfv::public_key_from_bytes`] and its siblings, which
 //! document the details and the checks.
@@ -125,6 +130,18 @@ pub const KIND_BFV_GALOIS_KEYS: u8 = 6;
 /// ([`crate::he::bfv::BfvSeededCiphertext::to_bytes`]).
 pub const KIND_BFV_SEEDED_CIPHERTEXT: u8 = 7;
 
+/// Object-kind byte of a BFV public key in compact form (`p_0` and the seed of `p_1`,
+/// [`crate::he::bfv::BfvPublicKey::to_bytes`]).
+pub const KIND_BFV_SEEDED_PUBLIC_KEY: u8 = 8;
+
+/// Object-kind byte of a BFV relinearization key in compact form (the `b_i` and the seed of
+/// the `a_i`, [`crate::he::bfv::BfvRelinKey::to_bytes`]).
+pub const KIND_BFV_SEEDED_RELIN_KEY: u8 = 9;
+
+/// Object-kind byte of BFV Galois keys in compact form
+/// ([`crate::he::bfv::BfvGaloisKeys::to_bytes`]).
+pub const KIND_BFV_SEEDED_GALOIS_KEYS: u8 = 10;
+
 /// Bytes of a container's header: magic, version, kind, part count.
 const CONTAINER_HEADER_LEN: usize = 8;
 
@@ -173,6 +190,9 @@ fn kind_name(kind: u8) -> &'static str {
         KIND_BFV_SECRET_KEY => "a BFV secret key",
         KIND_BFV_GALOIS_KEYS => "a set of BFV Galois keys",
         KIND_BFV_SEEDED_CIPHERTEXT => "a seeded BFV ciphertext",
+        KIND_BFV_SEEDED_PUBLIC_KEY => "a compact BFV public key",
+        KIND_BFV_SEEDED_RELIN_KEY => "a compact BFV relinearization key",
+        KIND_BFV_SEEDED_GALOIS_KEYS => "a compact set of BFV Galois keys",
         _ => "an unknown object",
     }
 }

@@ -380,8 +380,17 @@ fn keys_and_ciphertexts_through_bytes() {
         // the secret key's codes against the public key: p0 + p1 s is the small error -e
         let s = secret_coefficients(&skb, n, count);
         assert!(s.iter().any(|&x| x != 0) || n == 2);
-        let pkp = container_parts(&pkb, 2);
+        let pk_expanded = keys.public.to_expanded_bytes();
+        let pkp = container_parts(&pk_expanded, 2);
         assert_eq!(pkp.len(), 2);
+        // the compact form: p_0 after the 32-byte seed, and p_1 = Expand(seed), ChaCha20
+        // keyed with the seed drawing one NTT-form uniform polynomial over Q
+        assert_eq!(&pkb[..8], b"LPLY\x01\x08\x01\x00");
+        let seed: [u8; 32] = pkb[8..40].try_into().unwrap();
+        let p0 = RnsPoly::from_bytes(&pkb[40..]).unwrap();
+        assert_eq!(p0.residues(), pkp[0].residues());
+        let p1 = Sampler::from_seed(seed).uniform_poly_ntt(bfv.context());
+        assert_eq!(p1.residues(), pkp[1].residues());
         assert!(pkp
             .iter()
             .all(|p| p.representation() == Representation::Ntt));
@@ -393,7 +402,11 @@ fn keys_and_ciphertexts_through_bytes() {
             .to_centered_bigints()
             .iter()
             .all(|x| x.magnitude().bits() <= 6));
-        assert_eq!(container_parts(&rlb, 3).len(), 2 * count);
+        assert_eq!(
+            container_parts(&keys.relin.to_expanded_bytes(), 3).len(),
+            2 * count
+        );
+        assert_eq!(&rlb[..8], &[b'L', b'P', b'L', b'Y', 1, 9, count as u8, 0]);
 
         // the loaded keys work together and with the original ones
         let (m1, m2) = (random_plain(&mut prng, n, t), random_plain(&mut prng, n, t));
@@ -435,7 +448,7 @@ fn keys_and_ciphertexts_through_bytes() {
         );
         // key polynomials in coefficient form are refused
         let mut b = b"LPLY\x01\x02\x02\x00".to_vec();
-        for mut p in container_parts(&pkb, 2) {
+        for mut p in container_parts(&pk_expanded, 2) {
             p.to_coeff();
             b.extend_from_slice(&p.to_bytes());
         }
@@ -926,11 +939,113 @@ fn key_switching_works_on_any_basis_and_is_refused_where_q_is_too_small() {
     assert_eq!(bfv.decrypt(&keys.secret, &g).unwrap(), constant(3));
 }
 
-/// Writes the key seeds of the `bfv_from_bytes` fuzzing corpus (`seed-02`: the relinearization
-/// key, `seed-05`: Galois keys for 3, 5, 7, `seed-06`: a seeded ciphertext; the first byte picks
-/// the reader) for the fuzz
-/// target's fixed instance (n = 4, two 30-bit primes, t = 3, key set of Sampler seed 7), and
-/// checks that the secret- and public-key seeds (`seed-00`, `seed-01`) are still that key set's:
+/// Public, relinearization and Galois keys in compact form (a seed in place of their uniform
+/// polynomials): about half the bytes, read back into keys equal residue for residue to the
+/// expanded ones, both forms canonical (a key re-serializes to the bytes it came from), and
+/// malformed compact bytes refused.
+#[test]
+fn compact_keys_read_back_to_the_expanded_keys() {
+    let bfv = Bfv::new(BfvParams::new(64, 40, 3, 257).unwrap()).unwrap();
+    let mut rng = Sampler::from_seed([31; 32]);
+    let keys = bfv.keygen(&mut rng).unwrap();
+    let gk = bfv
+        .galois_keygen(&keys.secret, &[3, 127], &mut rng)
+        .unwrap();
+    let pk = (keys.public.to_bytes(), keys.public.to_expanded_bytes());
+    let rlk = (keys.relin.to_bytes(), keys.relin.to_expanded_bytes());
+    let gks = (gk.to_bytes(), gk.to_expanded_bytes());
+    for (what, (compact, expanded)) in [("public", &pk), ("relin", &rlk), ("galois", &gks)] {
+        assert_eq!(&compact[..4], b"LPLY");
+        // one polynomial per b_i (or p_0) and a seed, against both halves
+        let half = (expanded.len() - 8) / 2 + 8;
+        assert!(
+            compact.len() <= half + 40 * 2,
+            "{what}: {} against {half}",
+            compact.len()
+        );
+        assert!(compact.len() >= half, "{what}");
+    }
+    assert_eq!(keys.public.serialized_len(), pk.0.len());
+    assert_eq!(keys.relin.serialized_len(), rlk.0.len());
+    assert_eq!(gk.serialized_len(), gks.0.len());
+    // each form reads back and writes itself again
+    let (p1, p2) = (
+        bfv.public_key_from_bytes(&pk.0).unwrap(),
+        bfv.public_key_from_bytes(&pk.1).unwrap(),
+    );
+    assert_eq!((p1.to_bytes(), p2.to_bytes()), pk.clone());
+    assert_eq!(p1.to_expanded_bytes(), pk.1);
+    let (r1, r2) = (
+        bfv.relin_key_from_bytes(&rlk.0).unwrap(),
+        bfv.relin_key_from_bytes(&rlk.1).unwrap(),
+    );
+    assert_eq!((r1.to_bytes(), r2.to_bytes()), rlk.clone());
+    assert_eq!(r1.to_expanded_bytes(), rlk.1);
+    let (g1, g2) = (
+        bfv.galois_keys_from_bytes(&gks.0).unwrap(),
+        bfv.galois_keys_from_bytes(&gks.1).unwrap(),
+    );
+    assert_eq!((g1.to_bytes(), g2.to_bytes()), gks.clone());
+    assert_eq!(g1.to_expanded_bytes(), gks.1);
+    // the keys read from compact bytes work
+    let m: Vec<u64> = (0..64).map(|i| i % 257).collect();
+    let c = bfv.encrypt(&p1, &m, &mut rng).unwrap();
+    assert_eq!(bfv.decrypt(&keys.secret, &c).unwrap(), m);
+    let sq = bfv.multiply_relin(&c, &c, &r1).unwrap();
+    assert_eq!(
+        bfv.decrypt(&keys.secret, &sq).unwrap(),
+        bfv.plain_mul(&m, &m).unwrap()
+    );
+    let r = bfv.apply_galois(&c, 127, &g1).unwrap();
+    assert_eq!(
+        bfv.decrypt(&keys.secret, &r).unwrap(),
+        bfv.decrypt(&keys.secret, &bfv.apply_galois(&c, 127, &gk).unwrap())
+            .unwrap()
+    );
+    // malformed compact bytes
+    let mut wrong_count = rlk.0.clone();
+    wrong_count[6] = 2; // L = 3 b_i expected
+    assert!(matches!(
+        bfv.relin_key_from_bytes(&wrong_count),
+        Err(Error::Malformed(_))
+    ));
+    assert!(matches!(
+        bfv.public_key_from_bytes(&pk.0[..30]),
+        Err(Error::Malformed(_))
+    ));
+    assert!(matches!(
+        bfv.galois_keys_from_bytes(&gks.0[..8 + 2 * 4 + 40]),
+        Err(Error::Malformed(_))
+    ));
+    let mut longer = gks.0.clone();
+    longer.push(0);
+    assert!(matches!(
+        bfv.galois_keys_from_bytes(&longer),
+        Err(Error::Malformed(_))
+    ));
+    // a compact key is not another kind of object
+    assert!(matches!(
+        bfv.relin_key_from_bytes(&pk.0),
+        Err(Error::Malformed(_))
+    ));
+    assert!(matches!(
+        bfv.ciphertext_from_bytes(&rlk.0),
+        Err(Error::Malformed(_))
+    ));
+    // another basis
+    let other = Bfv::new(BfvParams::new(64, 41, 3, 257).unwrap()).unwrap();
+    assert_eq!(
+        other.public_key_from_bytes(&pk.0).unwrap_err(),
+        Error::ContextMismatch
+    );
+}
+
+/// Writes the seeds of the `bfv_from_bytes` fuzzing corpus (the first byte picks the reader)
+/// for the fuzz target's fixed instance (n = 4, two 30-bit primes, t = 3, key set of Sampler
+/// seed 7): `seed-00` its secret key, `seed-01` / `seed-02` / `seed-05` its public key,
+/// relinearization key and Galois keys for 3, 5, 7 in compact form, `seed-07` / `seed-08` /
+/// `seed-09` the same keys expanded, `seed-06` a seeded ciphertext (`seed-03`, `seed-04`:
+/// ciphertexts, not written here):
 /// `cargo test -p latpoly --test bfv -- --ignored write_fuzz_key_seeds`.
 #[test]
 #[ignore]
@@ -938,9 +1053,6 @@ fn write_fuzz_key_seeds() {
     let bfv = Bfv::new(BfvParams::new(4, 30, 2, 3).unwrap()).unwrap();
     let keys = bfv.keygen(&mut Sampler::from_seed([7; 32])).unwrap();
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/bfv_from_bytes");
-    let seed = |name: &str| std::fs::read(dir.join(name)).unwrap();
-    assert_eq!(&seed("seed-00")[1..], &keys.secret.to_bytes()[..]);
-    assert_eq!(&seed("seed-01")[1..], &keys.public.to_bytes()[..]);
     let gk = bfv
         .galois_keygen(&keys.secret, &[3, 5, 7], &mut Sampler::from_seed([8; 32]))
         .unwrap();
@@ -952,9 +1064,14 @@ fn write_fuzz_key_seeds() {
         )
         .unwrap();
     for (name, which, bytes) in [
-        ("seed-02", 2u8, keys.relin.to_bytes()),
+        ("seed-00", 0u8, keys.secret.to_bytes().to_vec()),
+        ("seed-01", 1, keys.public.to_bytes()),
+        ("seed-02", 2, keys.relin.to_bytes()),
         ("seed-05", 4, gk.to_bytes()),
         ("seed-06", 5, seeded.to_bytes()),
+        ("seed-07", 1, keys.public.to_expanded_bytes()),
+        ("seed-08", 2, keys.relin.to_expanded_bytes()),
+        ("seed-09", 4, gk.to_expanded_bytes()),
     ] {
         let mut data = vec![which];
         data.extend(bytes);

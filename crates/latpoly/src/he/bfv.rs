@@ -203,6 +203,9 @@ impl core::fmt::Debug for BfvSecretKey {
 pub struct BfvPublicKey {
     p0: RnsPoly,
     p1: RnsPoly,
+    /// The seed `p1` expands from ([`Bfv::expand_key_a`]), when known (keys from
+    /// [`Bfv::keygen`] or from compact bytes): the key then travels as `p0` and the seed.
+    seed: Option<[u8; SEED_LEN]>,
 }
 
 /// Relinearization keys, one pair per prime of `Q`, NTT form.
@@ -228,6 +231,8 @@ pub struct BfvPublicKey {
 pub struct BfvRelinKey {
     b: Vec<RnsPoly>,
     a: Vec<RnsPoly>,
+    /// The seed the `a_i` expand from, when known (as for [`BfvPublicKey`]).
+    seed: Option<[u8; SEED_LEN]>,
 }
 
 /// A key set from [`Bfv::keygen`].
@@ -393,6 +398,19 @@ pub struct Bfv {
 #[inline(always)]
 fn scaled_residue(md: &crate::arith::Modulus64, (d, dp): (u64, u64), m: u64, c: u64) -> u64 {
     md.add(md.mul_shoup(md.reduce_u64(m), d, dp), md.reduce_u64(c))
+}
+
+/// A key-switching key `(b_1 .. b_L, a_1 .. a_L)` and the seed of its `a_i`.
+type SwitchingKey = (Vec<RnsPoly>, Vec<RnsPoly>, [u8; SEED_LEN]);
+
+/// 32 bytes of `rng`'s stream (four 64-bit words, little-endian): the seed of a ciphertext's
+/// or a key's uniform part, public once drawn.
+fn draw_seed(rng: &mut Sampler) -> [u8; SEED_LEN] {
+    let mut seed = [0u8; SEED_LEN];
+    for w in seed.chunks_exact_mut(8) {
+        w.copy_from_slice(&rng.next_u64().to_le_bytes());
+    }
+    seed
 }
 
 /// The special prime of key switching for these parameters: the largest NTT prime for `n`
@@ -619,17 +637,44 @@ impl Bfv {
             s: Self::ntt(rng.ternary_poly(&self.q)),
         };
         let s = &secret.s;
-        let a = rng.uniform_poly_ntt(&self.q);
+        let pk_seed = draw_seed(rng);
+        let a = self
+            .expand_key_a(&pk_seed, &self.q, 1)
+            .pop()
+            .expect("one polynomial");
         let p0 = self.neg_as_plus_e(&a, s, rng)?;
         let mut s2 = s.mul(s)?;
         let keys = self.switching_key(s, &s2, rng);
         s2.wipe();
-        let (b, av) = keys?;
+        let (b, av, rlk_seed) = keys?;
         Ok(BfvKeys {
             secret,
-            public: BfvPublicKey { p0, p1: a },
-            relin: BfvRelinKey { b, a: av },
+            public: BfvPublicKey {
+                p0,
+                p1: a,
+                seed: Some(pk_seed),
+            },
+            relin: BfvRelinKey {
+                b,
+                a: av,
+                seed: Some(rlk_seed),
+            },
         })
+    }
+
+    /// The uniform parts of a key, `count` polynomials in NTT form in the basis `ctx`, from a
+    /// seed: [`Sampler::from_seed`]`(seed)` drawing [`Sampler::uniform_poly_ntt`] `count`
+    /// times (the public key's `p_1` over `Q`; a switching key's `a_1, ..., a_L` over
+    /// `Q·P_s`). The values are NTT-domain values in the order of [`crate::ntt`], as every
+    /// NTT-form encoding of [`crate::serialize`] assumes.
+    pub(super) fn expand_key_a(
+        &self,
+        seed: &[u8; SEED_LEN],
+        ctx: &Arc<RnsContext>,
+        count: usize,
+    ) -> Vec<RnsPoly> {
+        let mut expand = Sampler::from_seed(*seed);
+        (0..count).map(|_| expand.uniform_poly_ntt(ctx)).collect()
     }
 
     /// A key-switching key from `from` to `s` (both NTT form, basis `Q`): one pair per prime
@@ -640,7 +685,7 @@ impl Bfv {
         s: &RnsPoly,
         from: &RnsPoly,
         rng: &mut Sampler,
-    ) -> Result<(Vec<RnsPoly>, Vec<RnsPoly>)> {
+    ) -> Result<SwitchingKey> {
         let mut s_qs = self.secret_with_special(s);
         let keys = self.switching_key_qs(&s_qs, from, rng);
         s_qs.wipe();
@@ -667,19 +712,20 @@ impl Bfv {
         RnsPoly::from_residues_unchecked(&self.qs, data, Representation::Ntt)
     }
 
-    /// [`Self::switching_key`] with `s` already in basis `Q·P_s`.
+    /// [`Self::switching_key`] with `s` already in basis `Q·P_s`. The `a_i` expand from a
+    /// fresh seed ([`Self::expand_key_a`]), returned with the key.
     fn switching_key_qs(
         &self,
         s: &RnsPoly,
         from: &RnsPoly,
         rng: &mut Sampler,
-    ) -> Result<(Vec<RnsPoly>, Vec<RnsPoly>)> {
+    ) -> Result<SwitchingKey> {
         let n = self.params.n;
+        let seed = draw_seed(rng);
+        let av = self.expand_key_a(&seed, &self.qs, self.q.len());
         let mut b = Vec::with_capacity(self.q.len());
-        let mut av = Vec::with_capacity(self.q.len());
-        for i in 0..self.q.len() {
-            let ai = rng.uniform_poly_ntt(&self.qs);
-            let mut bi = self.neg_as_plus_e_in(&self.qs, &ai, s, rng)?;
+        for (i, ai) in av.iter().enumerate() {
+            let mut bi = self.neg_as_plus_e_in(&self.qs, ai, s, rng)?;
             // + P_s (Q/q_i) from: zero in every limb but i (in place: no secret copy is left).
             let m = &self.q.crt().moduli()[i];
             let h = self.gadget[i];
@@ -690,9 +736,8 @@ impl Bfv {
                 *d = m.add(*d, m.mul(x, h));
             }
             b.push(bi);
-            av.push(ai);
         }
-        Ok((b, av))
+        Ok((b, av, seed))
     }
 
     /// `-(a s + e)` with a fresh error `e` (NTT form, basis `Q`); the secret temporaries `a s`

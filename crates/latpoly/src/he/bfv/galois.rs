@@ -19,6 +19,8 @@ pub(super) struct GaloisKey {
     pub(super) g: usize,
     pub(super) b: Vec<RnsPoly>,
     pub(super) a: Vec<RnsPoly>,
+    /// The seed the `a_i` expand from, when known (keys made here or read from compact bytes).
+    pub(super) seed: Option<[u8; super::SEED_LEN]>,
 }
 
 /// Galois keys: one key-switching key per Galois element `g` (odd, below `2n`), from
@@ -217,8 +219,13 @@ impl Bfv {
             let mut sg = s.automorphism(g as i64)?;
             let built = self.switching_key_qs(s_qs, &sg, rng);
             sg.wipe();
-            let (b, a) = built?;
-            keys.push(GaloisKey { g, b, a });
+            let (b, a, seed) = built?;
+            keys.push(GaloisKey {
+                g,
+                b,
+                a,
+                seed: Some(seed),
+            });
         }
         Ok(keys)
     }

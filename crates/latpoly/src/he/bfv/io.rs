@@ -12,7 +12,16 @@
 //!   NTT form in the key-switching basis `Q·P_s`, as the relinearization key). A seeded
 //!   ciphertext ([`KIND_BFV_SEEDED_CIPHERTEXT`], a symmetric-key ciphertext in compact form)
 //!   is a container of count 1 whose part follows the 32-byte seed of `c_1`: the seed, then
-//!   `c_0` in coefficient form. Keys written
+//!   `c_0` in coefficient form.
+//! * **Compact keys.** Key generation draws the uniform parts of each key (the public key's
+//!   `p_1`, a switching key's `a_1, ..., a_L`) from a 32-byte seed ([`Bfv::expand_key_a`]:
+//!   `Sampler::from_seed(seed)`, `uniform_poly_ntt` once per polynomial, in order), and a key
+//!   that knows its seed writes it in place of those polynomials: kind
+//!   [`KIND_BFV_SEEDED_PUBLIC_KEY`] (count 1, the seed, `p_0`), [`KIND_BFV_SEEDED_RELIN_KEY`]
+//!   (count `L`, the seed, `b_1, ..., b_L`) and [`KIND_BFV_SEEDED_GALOIS_KEYS`] (count `K`,
+//!   the elements, the `K` seeds, `L` polynomials per key): half the bytes. The readers take
+//!   both forms; `to_expanded_bytes` writes the expanded one (kinds 2, 3, 6), which keys read
+//!   from it keep. Keys written
 //!   before the special prime (eighty-third session) were over `Q` and are refused
 //!   ([`Error::ContextMismatch`]): make them again.
 //! * A secret key is its ternary polynomial `s`, two bits per coefficient: the header of an
@@ -45,7 +54,8 @@ use crate::serialize::{
     container_len, read_container, read_container_header, read_parts, read_ternary, ternary_len,
     write_container, write_container_with, write_ternary, KIND_BFV_CIPHERTEXT,
     KIND_BFV_GALOIS_KEYS, KIND_BFV_PUBLIC_KEY, KIND_BFV_RELIN_KEY, KIND_BFV_SECRET_KEY,
-    KIND_BFV_SEEDED_CIPHERTEXT,
+    KIND_BFV_SEEDED_CIPHERTEXT, KIND_BFV_SEEDED_GALOIS_KEYS, KIND_BFV_SEEDED_PUBLIC_KEY,
+    KIND_BFV_SEEDED_RELIN_KEY,
 };
 use zeroize::Zeroizing;
 
@@ -66,6 +76,32 @@ fn check_ntt(parts: &[RnsPoly], what: &str) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// A compact container of kind `kind`: count `count`, a 32-byte seed, then `count`
+/// polynomials of `ctx` ([`Error::Malformed`] for another count, a short seed, truncation or
+/// trailing bytes; the errors of [`RnsPoly::from_bytes_in`] for a part).
+fn read_seeded(
+    kind: u8,
+    count: usize,
+    ctx: &std::sync::Arc<crate::rns::RnsContext>,
+    bytes: &[u8],
+) -> Result<([u8; SEED_LEN], Vec<RnsPoly>)> {
+    let (got, rest) = read_container_header(kind, bytes)?;
+    if got != count {
+        return Err(Error::Malformed(format!(
+            "a compact key or ciphertext holds {count} polynomials here, not {got}"
+        )));
+    }
+    if rest.len() < SEED_LEN {
+        return Err(Error::Malformed(format!(
+            "truncated: the seed takes {SEED_LEN} bytes, {} present",
+            rest.len()
+        )));
+    }
+    let (seed, rest) = rest.split_at(SEED_LEN);
+    let parts = read_parts(kind, count, ctx, rest)?;
+    Ok((seed.try_into().expect("SEED_LEN bytes"), parts))
 }
 
 impl BfvSecretKey {
@@ -123,16 +159,25 @@ impl BfvPublicKey {
     /// use latpoly::sampling::Sampler;
     /// let bfv = Bfv::new(BfvParams::new(1024, 40, 3, 257)?)?;
     /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
-    /// // header, then two polynomials of 10 + 3·8 header bytes and 1024·3·40 bits each
-    /// assert_eq!(keys.public.serialized_len(), 8 + 2 * (10 + 3 * 8 + 1024 * 3 * 40 / 8));
+    /// // compact: header, the 32-byte seed of p_1, then p_0 (10 + 3·8 header bytes, 1024·3·40
+    /// // bits)
+    /// assert_eq!(keys.public.serialized_len(), 8 + 32 + 10 + 3 * 8 + 1024 * 3 * 40 / 8);
     /// assert_eq!(keys.public.to_bytes().len(), keys.public.serialized_len());
+    /// // expanded: both polynomials
+    /// assert_eq!(keys.public.to_expanded_bytes().len(), 8 + 2 * (10 + 3 * 8 + 1024 * 3 * 40 / 8));
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn serialized_len(&self) -> usize {
-        container_len([&self.p0, &self.p1])
+        match self.seed {
+            Some(_) => container_len([&self.p0]) + SEED_LEN,
+            None => container_len([&self.p0, &self.p1]),
+        }
     }
 
-    /// The key as bytes: a container of `(p_0, p_1)` in NTT form (see [`Bfv::public_key_from_bytes`]).
+    /// The key as bytes: for a key that knows the seed of `p_1` (made by [`Bfv::keygen`] or
+    /// read from compact bytes), the compact form: kind 8, count 1, the 32-byte seed, then
+    /// `p_0` in NTT form, about half the bytes; otherwise as [`Self::to_expanded_bytes`]. See
+    /// [`Bfv::public_key_from_bytes`], which reads both.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -146,6 +191,27 @@ impl BfvPublicKey {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
+        match &self.seed {
+            Some(seed) => write_container_with(KIND_BFV_SEEDED_PUBLIC_KEY, 1, seed, &[&self.p0]),
+            None => self.to_expanded_bytes(),
+        }
+    }
+
+    /// The key as bytes in expanded form: kind 2, a container of `(p_0, p_1)` in NTT form (what
+    /// versions of latpoly before the compact keys wrote and read).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
+    /// let bytes = keys.public.to_expanded_bytes();
+    /// assert_eq!(&bytes[..8], b"LPLY\x01\x02\x02\x00"); // public key, 2 polynomials
+    /// // read back, the key has no seed: it writes the expanded form again
+    /// assert_eq!(bfv.public_key_from_bytes(&bytes)?.to_bytes(), bytes);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_expanded_bytes(&self) -> Vec<u8> {
         write_container(KIND_BFV_PUBLIC_KEY, &[&self.p0, &self.p1])
     }
 }
@@ -158,16 +224,23 @@ impl BfvRelinKey {
     /// use latpoly::sampling::Sampler;
     /// let bfv = Bfv::new(BfvParams::new(1024, 40, 3, 257)?)?;
     /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
-    /// // two polynomials per prime of Q, each over Q and the 40-bit special prime
-    /// assert_eq!(keys.relin.serialized_len(), 8 + 6 * (10 + 4 * 8 + 1024 * 4 * 40 / 8));
+    /// // compact: the seed of the a_i, then b_1 .. b_L, each over Q and the 40-bit special prime
+    /// assert_eq!(keys.relin.serialized_len(), 8 + 32 + 3 * (10 + 4 * 8 + 1024 * 4 * 40 / 8));
+    /// // expanded: two polynomials per prime of Q
+    /// assert_eq!(keys.relin.to_expanded_bytes().len(), 8 + 6 * (10 + 4 * 8 + 1024 * 4 * 40 / 8));
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn serialized_len(&self) -> usize {
-        container_len(self.b.iter().chain(&self.a))
+        match self.seed {
+            Some(_) => container_len(&self.b) + SEED_LEN,
+            None => container_len(self.b.iter().chain(&self.a)),
+        }
     }
 
-    /// The key as bytes: a container of `b_1, ..., b_L, a_1, ..., a_L` in NTT form (see
-    /// [`Bfv::relin_key_from_bytes`]).
+    /// The key as bytes: for a key that knows the seed of its `a_i` (made by [`Bfv::keygen`] or
+    /// read from compact bytes), the compact form: kind 9, count `L`, the 32-byte seed, then
+    /// `b_1, ..., b_L` in NTT form, half the bytes; otherwise as [`Self::to_expanded_bytes`].
+    /// See [`Bfv::relin_key_from_bytes`], which reads both.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -182,6 +255,30 @@ impl BfvRelinKey {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
+        match &self.seed {
+            Some(seed) => {
+                let parts: Vec<&RnsPoly> = self.b.iter().collect();
+                let count = u16::try_from(parts.len()).expect("at most MAX_PRIMES parts");
+                write_container_with(KIND_BFV_SEEDED_RELIN_KEY, count, seed, &parts)
+            }
+            None => self.to_expanded_bytes(),
+        }
+    }
+
+    /// The key as bytes in expanded form: kind 3, a container of `b_1, ..., b_L, a_1, ...,
+    /// a_L` in NTT form (what versions of latpoly before the compact keys wrote and read).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
+    /// let bytes = keys.relin.to_expanded_bytes();
+    /// assert_eq!(&bytes[..8], b"LPLY\x01\x03\x06\x00"); // relinearization key, 6 polynomials
+    /// assert_eq!(bfv.relin_key_from_bytes(&bytes)?.to_bytes(), bytes);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_expanded_bytes(&self) -> Vec<u8> {
         let parts: Vec<&RnsPoly> = self.b.iter().chain(&self.a).collect();
         write_container(KIND_BFV_RELIN_KEY, &parts)
     }
@@ -201,17 +298,45 @@ impl BfvGaloisKeys {
     /// let mut rng = Sampler::from_seed([1; 32]);
     /// let keys = bfv.keygen(&mut rng)?;
     /// let gk = bfv.galois_keygen(&keys.secret, &[3, 2047], &mut rng)?;
-    /// // per key 2 L polynomials over Q and the 40-bit special prime
-    /// assert_eq!(gk.serialized_len(), 8 + 2 * 4 + 2 * 6 * (10 + 4 * 8 + 1024 * 4 * 40 / 8));
+    /// // compact: per key its element, its seed and L polynomials over Q and the 40-bit
+    /// // special prime
+    /// assert_eq!(gk.serialized_len(), 8 + 2 * (4 + 32) + 2 * 3 * (10 + 4 * 8 + 1024 * 4 * 40 / 8));
+    /// // expanded: per key its element and 2 L polynomials
+    /// assert_eq!(gk.to_expanded_bytes().len(), 8 + 2 * 4 + 2 * 6 * (10 + 4 * 8 + 1024 * 4 * 40 / 8));
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn serialized_len(&self) -> usize {
-        container_len(self.polys()) + 4 * self.keys.len()
+        match self.seeds() {
+            Some(_) => {
+                container_len(self.keys.iter().flat_map(|k| &k.b))
+                    + (4 + SEED_LEN) * self.keys.len()
+            }
+            None => container_len(self.polys()) + 4 * self.keys.len(),
+        }
     }
 
-    /// The keys as bytes: a container whose count is the number of keys `K`, then the `K`
-    /// Galois elements (`u32`, ascending), then each key's `b_1, ..., b_L, a_1, ..., a_L` in
-    /// NTT form (see [`Bfv::galois_keys_from_bytes`]).
+    /// Every key's seed, when every key knows it.
+    fn seeds(&self) -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(SEED_LEN * self.keys.len());
+        for k in &self.keys {
+            out.extend_from_slice(k.seed.as_ref()?);
+        }
+        Some(out)
+    }
+
+    fn elements_le(&self) -> Vec<u8> {
+        self.keys
+            .iter()
+            .flat_map(|k| (k.g as u32).to_le_bytes())
+            .collect()
+    }
+
+    /// The keys as bytes: when every key knows the seed of its `a_i` (keys made by
+    /// [`Bfv::galois_keygen`] or read from compact bytes), the compact form: kind 10, a
+    /// container whose count is the number of keys `K`, then the `K` Galois elements (`u32`,
+    /// ascending), the `K` seeds (32 bytes each), then each key's `b_1, ..., b_L` in NTT form,
+    /// half the bytes; otherwise as [`Self::to_expanded_bytes`]. See
+    /// [`Bfv::galois_keys_from_bytes`], which reads both.
     ///
     /// # Panics
     ///
@@ -226,7 +351,7 @@ impl BfvGaloisKeys {
     /// let keys = bfv.keygen(&mut rng)?;
     /// let gk = bfv.rotation_keygen(&keys.secret, &[1], true, &mut rng)?;
     /// let bytes = gk.to_bytes();
-    /// assert_eq!(&bytes[..16], b"LPLY\x01\x06\x02\x00\x03\x00\x00\x00\x1f\x00\x00\x00"); // 3, 31
+    /// assert_eq!(&bytes[..16], b"LPLY\x01\x0a\x02\x00\x03\x00\x00\x00\x1f\x00\x00\x00"); // 3, 31
     /// let back = bfv.galois_keys_from_bytes(&bytes)?;
     /// let c = bfv.encrypt(&keys.public, &bfv.encode_slots(&(0..16).collect::<Vec<u64>>())?, &mut rng)?;
     /// let r = bfv.rotate_rows(&c, 1, &back)?;
@@ -234,14 +359,41 @@ impl BfvGaloisKeys {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
+        let Some(seeds) = self.seeds() else {
+            return self.to_expanded_bytes();
+        };
         let count = u16::try_from(self.keys.len()).expect("at most 65535 Galois keys");
-        let elements: Vec<u8> = self
-            .keys
-            .iter()
-            .flat_map(|k| (k.g as u32).to_le_bytes())
-            .collect();
+        let mut prefix = self.elements_le();
+        prefix.extend_from_slice(&seeds);
+        let parts: Vec<&RnsPoly> = self.keys.iter().flat_map(|k| &k.b).collect();
+        write_container_with(KIND_BFV_SEEDED_GALOIS_KEYS, count, &prefix, &parts)
+    }
+
+    /// The keys as bytes in expanded form: kind 6, a container whose count is the number of
+    /// keys `K`, then the `K` Galois elements (`u32`, ascending), then each key's `b_1, ...,
+    /// b_L, a_1, ..., a_L` in NTT form (what versions of latpoly before the compact keys wrote
+    /// and read).
+    ///
+    /// # Panics
+    ///
+    /// With more than 65,535 keys (as [`Self::to_bytes`]).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 97)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let gk = bfv.galois_keygen(&keys.secret, &[3, 31], &mut rng)?;
+    /// let bytes = gk.to_expanded_bytes();
+    /// assert_eq!(&bytes[..8], b"LPLY\x01\x06\x02\x00"); // Galois keys, 2 keys
+    /// assert_eq!(bfv.galois_keys_from_bytes(&bytes)?.to_bytes(), bytes);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn to_expanded_bytes(&self) -> Vec<u8> {
+        let count = u16::try_from(self.keys.len()).expect("at most 65535 Galois keys");
         let parts: Vec<&RnsPoly> = self.polys().collect();
-        write_container_with(KIND_BFV_GALOIS_KEYS, count, &elements, &parts)
+        write_container_with(KIND_BFV_GALOIS_KEYS, count, &self.elements_le(), &parts)
     }
 }
 
@@ -387,13 +539,15 @@ impl Bfv {
         Ok(BfvSecretKey { s })
     }
 
-    /// Reads a public key written by [`BfvPublicKey::to_bytes`] (two NTT-form polynomials of
-    /// this instance's basis `Q`).
+    /// Reads a public key written by [`BfvPublicKey::to_bytes`] or
+    /// [`BfvPublicKey::to_expanded_bytes`]: compact (kind 8: the 32-byte seed of `p_1`, then
+    /// `p_0`) or expanded (kind 2: `p_0`, `p_1`), NTT-form polynomials of this instance's basis
+    /// `Q`. A key read from either form writes that form again.
     ///
     /// Errors: [`Error::ContextMismatch`] for polynomials of another degree or other primes,
-    /// [`Error::Malformed`] for a wrong header, a polynomial count other than 2, a polynomial
-    /// not in NTT form, truncation or trailing bytes, [`Error::CoefficientOutOfRange`] for a
-    /// residue not below its prime.
+    /// [`Error::Malformed`] for a wrong header, a polynomial count other than 1 (compact) or 2
+    /// (expanded), a short seed, a polynomial not in NTT form, truncation or trailing bytes,
+    /// [`Error::CoefficientOutOfRange`] for a residue not below its prime.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -402,8 +556,9 @@ impl Bfv {
     /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
     /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
     /// let bytes = keys.public.to_bytes();
-    /// assert_eq!(&bytes[..8], b"LPLY\x01\x02\x02\x00"); // magic, v1, public key, 2 polynomials
+    /// assert_eq!(&bytes[..8], b"LPLY\x01\x08\x01\x00"); // magic, v1, compact public key, 1 polynomial
     /// assert!(bfv.public_key_from_bytes(&bytes).is_ok());
+    /// assert!(bfv.public_key_from_bytes(&keys.public.to_expanded_bytes()).is_ok());
     /// assert!(matches!(bfv.public_key_from_bytes(&bytes[..100]), Err(Error::Malformed(_))));
     /// // a relinearization key is not a public key
     /// assert!(matches!(
@@ -415,17 +570,34 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<BfvPublicKey> {
+        if bytes.get(5) == Some(&KIND_BFV_SEEDED_PUBLIC_KEY) {
+            let (seed, mut parts) = read_seeded(KIND_BFV_SEEDED_PUBLIC_KEY, 1, &self.q, bytes)?;
+            check_ntt(&parts, "public key")?;
+            let p0 = parts.pop().expect("one part");
+            let p1 = self
+                .expand_key_a(&seed, &self.q, 1)
+                .pop()
+                .expect("one part");
+            return Ok(BfvPublicKey {
+                p0,
+                p1,
+                seed: Some(seed),
+            });
+        }
         let mut parts = read_container(KIND_BFV_PUBLIC_KEY, &[2], &self.q, bytes)?;
         check_ntt(&parts, "public key")?;
         let p1 = parts.pop().expect("two parts");
         let p0 = parts.pop().expect("two parts");
-        Ok(BfvPublicKey { p0, p1 })
+        Ok(BfvPublicKey { p0, p1, seed: None })
     }
 
-    /// Reads a relinearization key written by [`BfvRelinKey::to_bytes`] (`2 L` NTT-form
-    /// polynomials of this instance's basis `Q` of `L` primes).
+    /// Reads a relinearization key written by [`BfvRelinKey::to_bytes`] or
+    /// [`BfvRelinKey::to_expanded_bytes`]: compact (kind 9: the 32-byte seed of the `a_i`, then
+    /// `b_1, ..., b_L`) or expanded (kind 3: the `2 L` polynomials), in NTT form in this
+    /// instance's key-switching basis `Q·P_s`.
     ///
-    /// Errors: as for [`Self::public_key_from_bytes`], with `2 L` polynomials expected.
+    /// Errors: as for [`Self::public_key_from_bytes`], with `L` (compact) or `2 L` (expanded)
+    /// polynomials expected.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -434,7 +606,7 @@ impl Bfv {
     /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
     /// let keys = bfv.keygen(&mut Sampler::from_seed([1; 32]))?;
     /// let bytes = keys.relin.to_bytes();
-    /// assert_eq!(&bytes[..8], b"LPLY\x01\x03\x06\x00"); // relinearization key, 6 polynomials
+    /// assert_eq!(&bytes[..8], b"LPLY\x01\x09\x03\x00"); // compact relinearization key, L = 3
     /// assert!(bfv.relin_key_from_bytes(&bytes).is_ok());
     /// let mut longer = bytes.clone();
     /// longer.push(0);
@@ -443,10 +615,20 @@ impl Bfv {
     /// ```
     pub fn relin_key_from_bytes(&self, bytes: &[u8]) -> Result<BfvRelinKey> {
         let l = self.q.len();
+        if bytes.get(5) == Some(&KIND_BFV_SEEDED_RELIN_KEY) {
+            let (seed, b) = read_seeded(KIND_BFV_SEEDED_RELIN_KEY, l, &self.qs, bytes)?;
+            check_ntt(&b, "relinearization key")?;
+            let a = self.expand_key_a(&seed, &self.qs, l);
+            return Ok(BfvRelinKey {
+                b,
+                a,
+                seed: Some(seed),
+            });
+        }
         let mut b = read_container(KIND_BFV_RELIN_KEY, &[2 * l], &self.qs, bytes)?;
         check_ntt(&b, "relinearization key")?;
         let a = b.split_off(l);
-        Ok(BfvRelinKey { b, a })
+        Ok(BfvRelinKey { b, a, seed: None })
     }
 
     /// Reads a ciphertext written by [`BfvCiphertext::to_bytes`] (2 or 3 polynomials of this
@@ -505,36 +687,22 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn seeded_ciphertext_from_bytes(&self, bytes: &[u8]) -> Result<BfvSeededCiphertext> {
-        let (count, rest) = read_container_header(KIND_BFV_SEEDED_CIPHERTEXT, bytes)?;
-        if count != 1 {
-            return Err(Error::Malformed(format!(
-                "a seeded BFV ciphertext holds 1 polynomial, not {count}"
-            )));
-        }
-        if rest.len() < SEED_LEN {
-            return Err(Error::Malformed(format!(
-                "truncated: the seed takes {SEED_LEN} bytes, {} present",
-                rest.len()
-            )));
-        }
-        let (seed, rest) = rest.split_at(SEED_LEN);
-        let mut c0 = read_parts(KIND_BFV_SEEDED_CIPHERTEXT, 1, &self.q, rest)?
-            .pop()
-            .expect("one part read");
+        let (seed, mut parts) = read_seeded(KIND_BFV_SEEDED_CIPHERTEXT, 1, &self.q, bytes)?;
+        let mut c0 = parts.pop().expect("one part read");
         if c0.representation() == Representation::Ntt {
             c0.to_coeff();
         }
-        let mut s = [0u8; SEED_LEN];
-        s.copy_from_slice(seed);
-        Ok(BfvSeededCiphertext { c0, seed: s })
+        Ok(BfvSeededCiphertext { c0, seed })
     }
 
-    /// Reads Galois keys written by [`BfvGaloisKeys::to_bytes`] for this instance: `K` keys,
-    /// their elements (each odd, below `2n`, strictly ascending) and `2 L` NTT-form
-    /// polynomials of basis `Q` per key.
+    /// Reads Galois keys written by [`BfvGaloisKeys::to_bytes`] or
+    /// [`BfvGaloisKeys::to_expanded_bytes`] for this instance: `K` keys, their elements (each
+    /// odd, below `2n`, strictly ascending), then in the compact form (kind 10) the `K` seeds
+    /// and `L` NTT-form polynomials of basis `Q·P_s` per key, in the expanded form (kind 6)
+    /// `2 L` polynomials per key.
     ///
     /// Errors: [`Error::Malformed`] for a wrong header, an element that is even, `>= 2n` or
-    /// out of order, fewer bytes than the elements need, a polynomial not in NTT form,
+    /// out of order, fewer bytes than the elements (and seeds) need, a polynomial not in NTT form,
     /// truncation or trailing bytes; [`Error::ContextMismatch`] for polynomials of another
     /// degree or other primes; [`Error::CoefficientOutOfRange`] for a residue not below its
     /// prime.
@@ -557,15 +725,25 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn galois_keys_from_bytes(&self, bytes: &[u8]) -> Result<BfvGaloisKeys> {
-        let (k, rest) = read_container_header(KIND_BFV_GALOIS_KEYS, bytes)?;
-        if rest.len() < 4 * k {
+        let seeded = bytes.get(5) == Some(&KIND_BFV_SEEDED_GALOIS_KEYS);
+        let kind = if seeded {
+            KIND_BFV_SEEDED_GALOIS_KEYS
+        } else {
+            KIND_BFV_GALOIS_KEYS
+        };
+        let (k, rest) = read_container_header(kind, bytes)?;
+        // the elements, and in the compact form the seeds
+        let per_key = if seeded { 4 + SEED_LEN } else { 4 };
+        if rest.len() < per_key * k {
             return Err(Error::Malformed(format!(
-                "truncated: {k} Galois elements need {} bytes, {} present",
-                4 * k,
+                "truncated: {k} Galois elements{} need {} bytes, {} present",
+                if seeded { " and seeds" } else { "" },
+                per_key * k,
                 rest.len()
             )));
         }
         let (elems, rest) = rest.split_at(4 * k);
+        let (seeds, rest) = rest.split_at(if seeded { SEED_LEN * k } else { 0 });
         let mut gs = Vec::with_capacity(k);
         for c in elems.chunks_exact(4) {
             let g = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
@@ -579,13 +757,36 @@ impl Bfv {
             gs.push(g);
         }
         let l = self.q.len();
-        let mut polys = read_parts(KIND_BFV_GALOIS_KEYS, 2 * l * k, &self.qs, rest)?;
+        if seeded {
+            let mut polys = read_parts(kind, l * k, &self.qs, rest)?;
+            check_ntt(&polys, "Galois key")?;
+            let mut keys = Vec::with_capacity(k);
+            for (g, seed) in gs.into_iter().zip(seeds.chunks_exact(SEED_LEN)).rev() {
+                let seed: [u8; SEED_LEN] = seed.try_into().expect("SEED_LEN bytes");
+                let b = polys.split_off(polys.len() - l);
+                let a = self.expand_key_a(&seed, &self.qs, l);
+                keys.push(GaloisKey {
+                    g,
+                    b,
+                    a,
+                    seed: Some(seed),
+                });
+            }
+            keys.reverse();
+            return Ok(BfvGaloisKeys { keys });
+        }
+        let mut polys = read_parts(kind, 2 * l * k, &self.qs, rest)?;
         check_ntt(&polys, "Galois key")?;
         let mut keys = Vec::with_capacity(k);
         for g in gs.into_iter().rev() {
             let a = polys.split_off(polys.len() - l);
             let b = polys.split_off(polys.len() - l);
-            keys.push(GaloisKey { g, b, a });
+            keys.push(GaloisKey {
+                g,
+                b,
+                a,
+                seed: None,
+            });
         }
         keys.reverse();
         Ok(BfvGaloisKeys { keys })
