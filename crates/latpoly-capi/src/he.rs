@@ -454,6 +454,42 @@ unsafe fn put_ct(out: *mut *mut latpoly_bfv_ciphertext, ct: BfvCiphertext) -> cr
     }
 }
 
+/// An encryption `f(bfv, keys, m, sampler)` of the `len` coefficients at `m` into a new
+/// ciphertext at `out`, through the C ABI.
+///
+/// # Safety
+/// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `m` valid for
+/// `len` reads; `out` valid for one pointer write.
+unsafe fn encrypt_with(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    sampler: *mut latpoly_sampler,
+    m: *const u64,
+    len: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+    f: impl FnOnce(
+        &Bfv,
+        &latpoly_bfv_keys,
+        &[u64],
+        &mut Sampler,
+    ) -> Result<BfvCiphertext, latpoly_status>,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let (b, k, s, m) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle_mut(sampler, TAG_SAMPLER)?,
+                slice(m, len)?,
+            )
+        };
+        let ct = f(&b.bfv, k, m, &mut s.s)?;
+        // SAFETY: forwarded contract.
+        unsafe { put_ct(out, ct) }
+    })
+}
+
 /// Encrypts the `len = n` plaintext coefficients at `m` (each below `t`) under the public key
 /// of `keys`.
 ///
@@ -469,20 +505,12 @@ pub unsafe extern "C" fn latpoly_bfv_encrypt(
     len: usize,
     out: *mut *mut latpoly_bfv_ciphertext,
 ) -> latpoly_status {
-    guard(|| {
-        // SAFETY: contract of this function.
-        let (b, k, s, m) = unsafe {
-            (
-                handle(bfv, TAG_BFV)?,
-                handle(keys, TAG_BFV_KEYS)?,
-                handle_mut(sampler, TAG_SAMPLER)?,
-                slice(m, len)?,
-            )
-        };
-        let ct = lift(b.bfv.encrypt(k.public()?, m, &mut s.s))?;
-        // SAFETY: contract of this function.
-        unsafe { put_ct(out, ct) }
-    })
+    // SAFETY: forwarded contract of this function.
+    unsafe {
+        encrypt_with(bfv, keys, sampler, m, len, out, |b, k, m, s| {
+            lift(b.encrypt(k.public()?, m, s))
+        })
+    }
 }
 
 /// Encrypts the `len = n` plaintext coefficients at `m` (each below `t`) with the secret key
@@ -502,20 +530,12 @@ pub unsafe extern "C" fn latpoly_bfv_encrypt_symmetric(
     len: usize,
     out: *mut *mut latpoly_bfv_ciphertext,
 ) -> latpoly_status {
-    guard(|| {
-        // SAFETY: contract of this function.
-        let (b, k, s, m) = unsafe {
-            (
-                handle(bfv, TAG_BFV)?,
-                handle(keys, TAG_BFV_KEYS)?,
-                handle_mut(sampler, TAG_SAMPLER)?,
-                slice(m, len)?,
-            )
-        };
-        let ct = lift(b.bfv.encrypt_symmetric(k.secret()?, m, &mut s.s))?;
-        // SAFETY: contract of this function.
-        unsafe { put_ct(out, ct) }
-    })
+    // SAFETY: forwarded contract of this function.
+    unsafe {
+        encrypt_with(bfv, keys, sampler, m, len, out, |b, k, m, s| {
+            lift(b.encrypt_symmetric(k.secret()?, m, s))
+        })
+    }
 }
 
 /// The length in bytes of a seeded ciphertext of `bfv` (what

@@ -383,9 +383,7 @@ impl Bfv {
         py: Python<'py>,
         values: PyReadonlyArray1<'_, u64>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let v = values
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("values must be a contiguous 1-D array"))?;
+        let v = crate::slice_of(&values, "values")?;
         let m = self.inner.encode_slots(v).map_err(value_error)?;
         Ok(PyArray1::from_vec(py, m))
     }
@@ -396,9 +394,7 @@ impl Bfv {
         py: Python<'py>,
         plain: PyReadonlyArray1<'_, u64>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let m = plain
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("plain must be a contiguous 1-D array"))?;
+        let m = crate::slice_of(&plain, "plain")?;
         let v = self.inner.decode_slots(m).map_err(value_error)?;
         Ok(PyArray1::from_vec(py, v))
     }
@@ -497,9 +493,7 @@ impl Bfv {
         keys: PyRef<'_, BfvKeySet>,
         m: PyReadonlyArray1<'_, u64>,
     ) -> PyResult<BfvCt> {
-        let m = m
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        let m = crate::slice_of(&m, "m")?;
         let public = keys.public()?;
         let ct = with_rng(py, &self.rng, |rng| self.inner.encrypt(public, m, rng))?;
         Ok(BfvCt { inner: ct })
@@ -512,9 +506,7 @@ impl Bfv {
         keys: PyRef<'_, BfvKeySet>,
         m: PyReadonlyArray1<'_, u64>,
     ) -> PyResult<BfvCt> {
-        let m = m
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        let m = crate::slice_of(&m, "m")?;
         let secret = keys.secret()?;
         let ct = with_rng(py, &self.rng, |rng| {
             self.inner.encrypt_symmetric(secret, m, rng)
@@ -529,9 +521,7 @@ impl Bfv {
         keys: PyRef<'_, BfvKeySet>,
         m: PyReadonlyArray1<'_, u64>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let m = m
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        let m = crate::slice_of(&m, "m")?;
         let secret = keys.secret()?;
         let bytes = with_rng(py, &self.rng, |rng| {
             self.inner
@@ -608,9 +598,7 @@ impl Bfv {
 
     /// ct + m for n plaintext coefficients in [0, t).
     fn add_plain(&self, ct: PyRef<'_, BfvCt>, m: PyReadonlyArray1<'_, u64>) -> PyResult<BfvCt> {
-        let m = m
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        let m = crate::slice_of(&m, "m")?;
         Ok(BfvCt {
             inner: self.inner.add_plain(&ct.inner, m).map_err(value_error)?,
         })
@@ -623,9 +611,7 @@ impl Bfv {
         ct: PyRef<'_, BfvCt>,
         m: PyReadonlyArray1<'_, u64>,
     ) -> PyResult<BfvCt> {
-        let m = m
-            .as_slice()
-            .map_err(|_| PyValueError::new_err("m must be a contiguous 1-D array"))?;
+        let m = crate::slice_of(&m, "m")?;
         let c = &ct.inner;
         let r = py
             .detach(|| self.inner.multiply_plain(c, m))
