@@ -1032,6 +1032,17 @@ fn compact_keys_read_back_to_the_expanded_keys() {
         bfv.ciphertext_from_bytes(&rlk.0),
         Err(Error::Malformed(_))
     ));
+    // the empty set has one encoding, the expanded one (found by fuzzing: an empty expanded
+    // set was written back compact)
+    let empty = latpoly::he::bfv::BfvGaloisKeys::default();
+    assert_eq!(empty.to_bytes(), b"LPLY\x01\x06\x00\x00");
+    assert_eq!(empty.to_bytes(), empty.to_expanded_bytes());
+    let read = bfv.galois_keys_from_bytes(&empty.to_bytes()).unwrap();
+    assert_eq!(read.to_bytes(), empty.to_bytes());
+    assert!(matches!(
+        bfv.galois_keys_from_bytes(b"LPLY\x01\x0a\x00\x00"),
+        Err(Error::Malformed(_))
+    ));
     // another basis
     let other = Bfv::new(BfvParams::new(64, 41, 3, 257).unwrap()).unwrap();
     assert_eq!(

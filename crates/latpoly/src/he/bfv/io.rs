@@ -315,8 +315,12 @@ impl BfvGaloisKeys {
         }
     }
 
-    /// Every key's seed, when every key knows it.
+    /// Every key's seed, when every key knows it and there is a key (the empty set has one
+    /// encoding, the expanded one).
     fn seeds(&self) -> Option<Vec<u8>> {
+        if self.keys.is_empty() {
+            return None;
+        }
         let mut out = Vec::with_capacity(SEED_LEN * self.keys.len());
         for k in &self.keys {
             out.extend_from_slice(k.seed.as_ref()?);
@@ -335,7 +339,7 @@ impl BfvGaloisKeys {
     /// [`Bfv::galois_keygen`] or read from compact bytes), the compact form: kind 10, a
     /// container whose count is the number of keys `K`, then the `K` Galois elements (`u32`,
     /// ascending), the `K` seeds (32 bytes each), then each key's `b_1, ..., b_L` in NTT form,
-    /// half the bytes; otherwise as [`Self::to_expanded_bytes`]. See
+    /// half the bytes; otherwise (and for the empty set) as [`Self::to_expanded_bytes`]. See
     /// [`Bfv::galois_keys_from_bytes`], which reads both.
     ///
     /// # Panics
@@ -732,6 +736,12 @@ impl Bfv {
             KIND_BFV_GALOIS_KEYS
         };
         let (k, rest) = read_container_header(kind, bytes)?;
+        if seeded && k == 0 {
+            // one encoding per object: the empty set is written expanded
+            return Err(Error::Malformed(
+                "an empty set of Galois keys is written in expanded form (kind 6)".into(),
+            ));
+        }
         // the elements, and in the compact form the seeds
         let per_key = if seeded { 4 + SEED_LEN } else { 4 };
         if rest.len() < per_key * k {
