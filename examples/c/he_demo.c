@@ -1,6 +1,7 @@
 /* latpoly from C for homomorphic encryption: samplers, RNS polynomials as exact integers and
  * bytes, BFV (keys, encrypt, add, multiply, relinearize, decrypt, noise budget, keys and
- * ciphertexts through bytes, slots and rotations) and LPR encryption, each with its error contract.
+ * ciphertexts through bytes, slots and rotations, modulus switching) and LPR encryption, each
+ * with its error contract.
  * Build (see scripts/c_examples.sh):
  *   cc examples/c/he_demo.c -Icrates/latpoly-capi/include target/release/liblatpoly.a -lpthread -ldl -lm
  */
@@ -543,6 +544,74 @@ static int lpr_part(latpoly_sampler *rng) {
     return 0;
 }
 
+/* Modulus switching: the server shortens a product to one prime before sending it; the client
+ * decrypts it with its secret key in one limb. */
+static int bfv_mod_switch_part(latpoly_sampler *rng, const uint64_t *moduli) {
+    latpoly_bfv *bfv = NULL, *low = NULL, *x = NULL, *other = NULL;
+    CHECK(latpoly_bfv_new(N, moduli, L, T, 3.19, &bfv));
+    CHECK(latpoly_bfv_lower(bfv, 1, &low));
+    latpoly_bfv_keys *keys = NULL, *low_sk = NULL, *low_keys = NULL, *k = NULL;
+    CHECK(latpoly_bfv_keygen(bfv, rng, &keys));
+    CHECK(latpoly_bfv_secret_key_for(bfv, keys, low, &low_sk));
+    static uint64_t m1[N], m2[N], want[N], got[N];
+    CHECK(latpoly_sampler_uniform(rng, T, m1, N));
+    CHECK(latpoly_sampler_uniform(rng, T, m2, N));
+    plain_mul(m1, m2, want);
+    latpoly_bfv_ciphertext *c1 = NULL, *c2 = NULL, *prod = NULL, *tensor = NULL, *y = NULL;
+    latpoly_bfv_ciphertext *short_prod = NULL, *short_tensor = NULL, *relin = NULL;
+    CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m1, N, &c1));
+    CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m2, N, &c2));
+    CHECK(latpoly_bfv_multiply_relin(bfv, keys, c1, c2, &prod));
+    CHECK(latpoly_bfv_mod_switch(bfv, prod, low, &short_prod));
+    CHECK(latpoly_bfv_decrypt(low, low_sk, short_prod, got, N));
+    FAIL_IF(memcmp(got, want, sizeof got) != 0, "switched product");
+    size_t full_len = 0, short_len = 0;
+    CHECK(latpoly_bfv_ciphertext_serialized_len(prod, &full_len));
+    CHECK(latpoly_bfv_ciphertext_serialized_len(short_prod, &short_len));
+    FAIL_IF(short_len * 2 >= full_len, "a switched ciphertext is shorter");
+    /* a product switched before relinearization, relinearized below with keys for the same
+       secret */
+    CHECK(latpoly_bfv_multiply(bfv, c1, c2, &tensor));
+    CHECK(latpoly_bfv_mod_switch(bfv, tensor, low, &short_tensor));
+    CHECK(latpoly_bfv_keygen_with_secret(low, low_sk, rng, &low_keys));
+    CHECK(latpoly_bfv_relinearize(low, low_keys, short_tensor, &relin));
+    CHECK(latpoly_bfv_decrypt(low, low_sk, relin, got, N));
+    FAIL_IF(memcmp(got, want, sizeof got) != 0, "relinearized after the switch");
+    /* errors: not a lower instance, not upwards, another instance's ciphertext or key */
+    uint64_t not_prefix[1] = {moduli[1]};
+    CHECK(latpoly_bfv_new(N, not_prefix, 1, T, 3.19, &other));
+    EXPECT(latpoly_bfv_mod_switch(bfv, prod, other, &y), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_mod_switch(low, short_prod, bfv, &y), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_mod_switch(bfv, short_prod, low, &y), LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_bfv_decrypt(bfv, keys, short_prod, got, N), LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_bfv_secret_key_for(bfv, keys, other, &k), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_secret_key_for(bfv, low_sk, low, &k), LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_bfv_keygen_with_secret(bfv, low_sk, rng, &k), LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_bfv_lower(bfv, 0, &x), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_lower(bfv, L + 1, &x), LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_lower(bfv, 1, NULL), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_mod_switch(bfv, prod, NULL, &y), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_mod_switch(bfv, prod, (const latpoly_bfv *)keys, &y),
+           LATPOLY_STATUS_HANDLE_MISMATCH);
+    FAIL_IF(x != NULL || y != NULL || k != NULL, "no handle on failure");
+    printf("BFV modulus switching: a product of %zu bytes sent as %zu: ok\n", full_len, short_len);
+
+    latpoly_bfv_ciphertext_free(c1);
+    latpoly_bfv_ciphertext_free(c2);
+    latpoly_bfv_ciphertext_free(prod);
+    latpoly_bfv_ciphertext_free(tensor);
+    latpoly_bfv_ciphertext_free(short_prod);
+    latpoly_bfv_ciphertext_free(short_tensor);
+    latpoly_bfv_ciphertext_free(relin);
+    latpoly_bfv_keys_free(keys);
+    latpoly_bfv_keys_free(low_sk);
+    latpoly_bfv_keys_free(low_keys);
+    latpoly_bfv_free(other);
+    latpoly_bfv_free(low);
+    latpoly_bfv_free(bfv);
+    return 0;
+}
+
 int main(void) {
     /* seeded samplers repeat themselves; a NULL seed draws from the operating system */
     uint8_t seed[32] = {7};
@@ -573,6 +642,7 @@ int main(void) {
     if (bfv_part(rng, moduli) != 0) return 1;
     if (bfv_bytes_part(rng, moduli) != 0) return 1;
     if (bfv_slots_part(rng, moduli) != 0) return 1;
+    if (bfv_mod_switch_part(rng, moduli) != 0) return 1;
     if (lpr_part(rng) != 0) return 1;
 
     latpoly_rns_context_free(ctx);

@@ -403,6 +403,74 @@ def test_bfv_symmetric_encryption_and_seeded_bytes():
         bfv.encrypt_symmetric_bytes("keys", a)
 
 
+def test_bfv_modulus_switching():
+    """mod_switch rounds each polynomial exactly (a Python big-integer reference, one dropped
+    prime at a time), keeps the plaintext at every lower modulus, shortens the bytes; the lower
+    instance computes, relinearizes with keys for the same secret, and refuses what is not
+    its own."""
+    t = 65537
+    bfv = Bfv.with_prime_bits(1024, 50, 3, t=t, seed=31)
+    keys = bfv.keygen()
+    rng = np.random.default_rng(31)
+    a = rng.integers(0, t, 1024, dtype=np.uint64)
+    b = rng.integers(0, t, 1024, dtype=np.uint64)
+    ca, cb = bfv.encrypt(keys, a), bfv.encrypt(keys, b)
+    prod = bfv.multiply(ca, cb)  # three polynomials
+    want = negacyclic_mod(a, b, t).tolist()
+    q = bfv.moduli
+    for k in (3, 2, 1):
+        low = bfv.lower(k)
+        assert low.moduli == q[:k] and low.t == t and low.n == 1024
+        sk = bfv.secret_key_for(keys, low)
+        assert sk.has_secret and not sk.has_public
+        for c, m in ((ca, a.tolist()), (prod, want)):
+            s = bfv.mod_switch(c, low)
+            assert len(s) == len(c)
+            for p, lp in zip(bfv.parts(c), low.parts(s)):
+                v = p.to_ints()
+                for last in range(len(q) - 1, k - 1, -1):
+                    qk = 1
+                    for x in q[:last]:
+                        qk *= x
+                    v = [((2 * x + q[last]) // (2 * q[last])) % qk for x in v]
+                assert lp.to_ints() == v
+            assert low.decrypt(sk, s).tolist() == m
+            if k < 3:
+                assert len(s.to_bytes()) < len(c.to_bytes())
+                with pytest.raises(ValueError):
+                    bfv.decrypt(keys, s)
+                with pytest.raises(ValueError):
+                    low.mod_switch(s, bfv)  # not upwards
+        s = bfv.mod_switch(prod, low)
+        low_keys = low.keygen_with_secret(sk)
+        r = low.relinearize(low_keys, s)
+        assert len(r) == 2 and low.decrypt(sk, r).tolist() == want
+        assert low.decrypt(sk, low.add(r, low.ciphertext_from_bytes(r.to_bytes()))).tolist() == \
+            [2 * x % t for x in want]
+        assert low.noise_budget(sk, bfv.mod_switch(ca, low)) > 0
+    # reproducible: a seeded instance's lower instance encrypts the same way
+    b1 = Bfv.with_prime_bits(256, 40, 2, t=257, seed=5)
+    b2 = Bfv.with_prime_bits(256, 40, 2, t=257, seed=5)
+    l1, l2 = b1.lower(1), b2.lower(1)
+    assert l1.keygen().secret_bytes() == l2.keygen().secret_bytes()
+    # errors
+    for bad in (0, 4, -1, 1.5, "1"):
+        with pytest.raises(ValueError):
+            bfv.lower(bad)
+    other = Bfv.with_prime_bits(1024, 50, 3, t=257, seed=1).lower(2)
+    for target in (other, "low", Bfv(1024, q[1:], t)):
+        with pytest.raises(ValueError):
+            bfv.mod_switch(ca, target)
+        with pytest.raises(ValueError):
+            bfv.secret_key_for(keys, target)
+    with pytest.raises(ValueError):
+        bfv.mod_switch("ct", bfv.lower(1))
+    with pytest.raises(ValueError):
+        bfv.secret_key_for(keys.without_secret(), bfv.lower(1))
+    with pytest.raises(ValueError):
+        bfv.keygen_with_secret(bfv.secret_key_for(keys, bfv.lower(1)))  # another instance's key
+
+
 def test_shared_instances_across_threads():
     """Threads sharing one Sampler, Lpr or Bfv (whose methods lock a sampler and release the GIL)
     finish; before, a thread waiting for the lock with the GIL held kept the holder from

@@ -1103,6 +1103,56 @@ enum latpoly_status latpoly_bfv_rotation_element(const latpoly_bfv *bfv,
 // `bfv` NULL or live; `g` valid for one write.
 enum latpoly_status latpoly_bfv_row_swap_element(const latpoly_bfv *bfv, uintptr_t *g);
 
+// A new instance over the first `primes` primes of `bfv`'s `Q` (same `n`, `t` and `sigma`):
+// where [`latpoly_bfv_mod_switch`] moves ciphertexts. `primes` must lie in `1..=count` of
+// [`latpoly_bfv_new`] and the smaller modulus must exceed `t`
+// (`LATPOLY_STATUS_INVALID_PARAMETER` otherwise). Building it precomputes tables as
+// [`latpoly_bfv_new`] does: keep it for reuse.
+//
+// # Safety
+// `bfv` NULL or live; `out` valid for one pointer write; free the result with
+// [`latpoly_bfv_free`].
+enum latpoly_status latpoly_bfv_lower(const latpoly_bfv *bfv, uintptr_t primes, latpoly_bfv **out);
+
+// `*out = ct` (a ciphertext of `bfv`) switched down to the modulus of `target` (an instance
+// from [`latpoly_bfv_lower`]): each polynomial scaled by `Q_k / Q` and rounded. The result
+// belongs to `target` and decrypts there, with the key of [`latpoly_bfv_secret_key_for`], to
+// the same plaintext; it is `L - k` limbs shorter. A `target` that is not a lower instance of
+// `bfv` gives `LATPOLY_STATUS_INVALID_PARAMETER`, a ciphertext of another instance
+// `LATPOLY_STATUS_HANDLE_MISMATCH`.
+//
+// # Safety
+// `bfv`, `ct`, `target` NULL or live; `out` valid for one pointer write (free with
+// [`latpoly_bfv_ciphertext_free`]).
+enum latpoly_status latpoly_bfv_mod_switch(const latpoly_bfv *bfv,
+                                           const latpoly_bfv_ciphertext *ct,
+                                           const latpoly_bfv *target,
+                                           latpoly_bfv_ciphertext **out);
+
+// A new key set holding only the secret key of `keys` (a key of `bfv`) as a key of `target`
+// (an instance from [`latpoly_bfv_lower`]): the same secret in fewer limbs, for decrypting
+// what [`latpoly_bfv_mod_switch`] moved there.
+//
+// # Safety
+// `bfv`, `keys`, `target` NULL or live; `out` valid for one pointer write (free with
+// [`latpoly_bfv_keys_free`], which wipes the secret).
+enum latpoly_status latpoly_bfv_secret_key_for(const latpoly_bfv *bfv,
+                                               const latpoly_bfv_keys *keys,
+                                               const latpoly_bfv *target,
+                                               latpoly_bfv_keys **out);
+
+// A new key set with the secret key of `keys` (a key of `bfv`) and public and
+// relinearization keys for it, as [`latpoly_bfv_keygen`] makes them for a fresh secret: for
+// instance keys of a lower instance for the secret of the full one.
+//
+// # Safety
+// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `out` valid for
+// one pointer write (free with [`latpoly_bfv_keys_free`]).
+enum latpoly_status latpoly_bfv_keygen_with_secret(const latpoly_bfv *bfv,
+                                                   const latpoly_bfv_keys *keys,
+                                                   latpoly_sampler *sampler,
+                                                   latpoly_bfv_keys **out);
+
 // A new key set: the keys of `keys` (which must hold the secret key) plus Galois keys for the
 // `count` elements at `elements` (odd, below `2n`; replacing any Galois keys `keys` had).
 //

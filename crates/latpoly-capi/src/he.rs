@@ -1288,6 +1288,142 @@ pub unsafe extern "C" fn latpoly_bfv_row_swap_element(
     })
 }
 
+/// A new instance over the first `primes` primes of `bfv`'s `Q` (same `n`, `t` and `sigma`):
+/// where [`latpoly_bfv_mod_switch`] moves ciphertexts. `primes` must lie in `1..=count` of
+/// [`latpoly_bfv_new`] and the smaller modulus must exceed `t`
+/// (`LATPOLY_STATUS_INVALID_PARAMETER` otherwise). Building it precomputes tables as
+/// [`latpoly_bfv_new`] does: keep it for reuse.
+///
+/// # Safety
+/// `bfv` NULL or live; `out` valid for one pointer write; free the result with
+/// [`latpoly_bfv_free`].
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_lower(
+    bfv: *const latpoly_bfv,
+    primes: usize,
+    out: *mut *mut latpoly_bfv,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let b = unsafe { handle(bfv, TAG_BFV)? };
+        let low = lift(b.bfv.lower(primes))?;
+        // SAFETY: contract of this function.
+        unsafe {
+            put(
+                out,
+                latpoly_bfv {
+                    tag: TAG_BFV,
+                    bfv: low,
+                },
+            )
+        }
+    })
+}
+
+/// `*out = ct` (a ciphertext of `bfv`) switched down to the modulus of `target` (an instance
+/// from [`latpoly_bfv_lower`]): each polynomial scaled by `Q_k / Q` and rounded. The result
+/// belongs to `target` and decrypts there, with the key of [`latpoly_bfv_secret_key_for`], to
+/// the same plaintext; it is `L - k` limbs shorter. A `target` that is not a lower instance of
+/// `bfv` gives `LATPOLY_STATUS_INVALID_PARAMETER`, a ciphertext of another instance
+/// `LATPOLY_STATUS_HANDLE_MISMATCH`.
+///
+/// # Safety
+/// `bfv`, `ct`, `target` NULL or live; `out` valid for one pointer write (free with
+/// [`latpoly_bfv_ciphertext_free`]).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_mod_switch(
+    bfv: *const latpoly_bfv,
+    ct: *const latpoly_bfv_ciphertext,
+    target: *const latpoly_bfv,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, c, t) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(ct, TAG_BFV_CT)?,
+                handle(target, TAG_BFV)?,
+            )
+        };
+        let r = lift(b.bfv.mod_switch(&c.ct, &t.bfv))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, r) }
+    })
+}
+
+/// A new key set holding only the secret key of `keys` (a key of `bfv`) as a key of `target`
+/// (an instance from [`latpoly_bfv_lower`]): the same secret in fewer limbs, for decrypting
+/// what [`latpoly_bfv_mod_switch`] moved there.
+///
+/// # Safety
+/// `bfv`, `keys`, `target` NULL or live; `out` valid for one pointer write (free with
+/// [`latpoly_bfv_keys_free`], which wipes the secret).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_secret_key_for(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    target: *const latpoly_bfv,
+    out: *mut *mut latpoly_bfv_keys,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, k, t) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle(target, TAG_BFV)?,
+            )
+        };
+        let sk = lift(b.bfv.secret_key_for(k.secret()?, &t.bfv))?;
+        let keys = latpoly_bfv_keys {
+            tag: TAG_BFV_KEYS,
+            secret: Some(sk),
+            public: None,
+            relin: None,
+            galois: None,
+        };
+        // SAFETY: contract of this function.
+        unsafe { put(out, keys) }
+    })
+}
+
+/// A new key set with the secret key of `keys` (a key of `bfv`) and public and
+/// relinearization keys for it, as [`latpoly_bfv_keygen`] makes them for a fresh secret: for
+/// instance keys of a lower instance for the secret of the full one.
+///
+/// # Safety
+/// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `out` valid for
+/// one pointer write (free with [`latpoly_bfv_keys_free`]).
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_keygen_with_secret(
+    bfv: *const latpoly_bfv,
+    keys: *const latpoly_bfv_keys,
+    sampler: *mut latpoly_sampler,
+    out: *mut *mut latpoly_bfv_keys,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (b, k, s) = unsafe {
+            (
+                handle(bfv, TAG_BFV)?,
+                handle(keys, TAG_BFV_KEYS)?,
+                handle_mut(sampler, TAG_SAMPLER)?,
+            )
+        };
+        let made = lift(b.bfv.keygen_with_secret(k.secret()?.clone(), &mut s.s))?;
+        let keys = latpoly_bfv_keys {
+            tag: TAG_BFV_KEYS,
+            secret: Some(made.secret),
+            public: Some(made.public),
+            relin: Some(made.relin),
+            galois: None,
+        };
+        // SAFETY: contract of this function.
+        unsafe { put(out, keys) }
+    })
+}
+
 /// A new key set: the keys of `keys` (which must hold the secret key) plus Galois keys for the
 /// `count` elements at `elements` (odd, below `2n`; replacing any Galois keys `keys` had).
 ///

@@ -478,6 +478,72 @@ impl Bfv {
         .map_err(value_error)
     }
 
+    /// The instance over the first `primes` primes of Q (same n, t and sigma): where
+    /// `mod_switch` moves ciphertexts. Its sampler is forked from this instance's (so a
+    /// seeded instance gives a reproducible lower one).
+    fn lower(&self, py: Python<'_>, primes: usize) -> PyResult<Bfv> {
+        let inner = py
+            .detach(|| self.inner.lower(primes))
+            .map_err(value_error)?;
+        let rng = with_rng(py, &self.rng, |rng| Ok(rng.fork()))?;
+        Ok(Bfv {
+            inner,
+            rng: Mutex::new(rng),
+        })
+    }
+
+    /// `ct` switched down to the modulus of `target` (an instance from `lower`): each
+    /// polynomial scaled by Q_k / Q and rounded. It decrypts under `target` with
+    /// `secret_key_for(keys, target)`, and is L - k limbs shorter.
+    fn mod_switch(
+        &self,
+        py: Python<'_>,
+        ct: PyRef<'_, BfvCt>,
+        target: PyRef<'_, Bfv>,
+    ) -> PyResult<BfvCt> {
+        let (c, to) = (&ct.inner, &target.inner);
+        let r = py
+            .detach(|| self.inner.mod_switch(c, to))
+            .map_err(value_error)?;
+        Ok(BfvCt { inner: r })
+    }
+
+    /// A key set holding the secret key of `keys` as a key of `target` (an instance from
+    /// `lower`): the same secret in fewer limbs.
+    fn secret_key_for(
+        &self,
+        keys: PyRef<'_, BfvKeySet>,
+        target: PyRef<'_, Bfv>,
+    ) -> PyResult<BfvKeySet> {
+        let sk = self
+            .inner
+            .secret_key_for(keys.secret()?, &target.inner)
+            .map_err(value_error)?;
+        Ok(BfvKeySet {
+            secret: Some(sk),
+            public: None,
+            relin: None,
+            galois: None,
+        })
+    }
+
+    /// Secret, public and relinearization keys for the secret key of `keys` (a key of this
+    /// instance), as `keygen` makes them for a fresh one.
+    fn keygen_with_secret(
+        &self,
+        py: Python<'_>,
+        keys: PyRef<'_, BfvKeySet>,
+    ) -> PyResult<BfvKeySet> {
+        let sk = keys.secret()?.clone();
+        let k = with_rng(py, &self.rng, |rng| self.inner.keygen_with_secret(sk, rng))?;
+        Ok(BfvKeySet {
+            secret: Some(k.secret),
+            public: Some(k.public),
+            relin: Some(k.relin),
+            galois: None,
+        })
+    }
+
     /// A ciphertext from the bytes of `BfvCiphertext.to_bytes` for this instance's parameters
     /// (ValueError otherwise).
     fn ciphertext_from_bytes(&self, py: Python<'_>, data: &[u8]) -> PyResult<BfvCt> {

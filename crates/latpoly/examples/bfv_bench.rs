@@ -78,6 +78,16 @@ fn main() -> latpoly::Result<()> {
         row("decrypt", &mut || {
             black_box(bfv.decrypt(&keys.secret, &c1).unwrap());
         });
+        // Modulus switching to one prime, and decryption there (the short answer's path).
+        let low = bfv.lower(1)?;
+        let low_sk = bfv.secret_key_for(&keys.secret, &low)?;
+        let short = bfv.mod_switch(&c1, &low)?;
+        row("switch", &mut || {
+            black_box(bfv.mod_switch(&c1, &low).unwrap());
+        });
+        row("dec_low", &mut || {
+            black_box(low.decrypt(&low_sk, &short).unwrap());
+        });
         row("add", &mut || {
             black_box(bfv.add(&c1, &c2).unwrap());
         });

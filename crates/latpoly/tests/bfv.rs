@@ -1089,3 +1089,191 @@ fn write_fuzz_key_seeds() {
         std::fs::write(dir.join(name), data).unwrap();
     }
 }
+
+/// `round(v / q)` for `v >= 0`, `q` odd: the big-integer reference of one modulus switch step.
+fn round_div(v: &num_bigint::BigUint, q: u64) -> num_bigint::BigUint {
+    (v * 2u32 + q) / (2 * q as u128)
+}
+
+/// Each polynomial of `low` is `c`'s scaled down one dropped prime at a time
+/// (`v <- round(v / q_last) mod Q'`), computed independently with big integers.
+fn assert_switched_exactly(
+    c: &latpoly::he::bfv::BfvCiphertext,
+    low: &latpoly::he::bfv::BfvCiphertext,
+    q: &[u64],
+) {
+    use num_bigint::BigUint;
+    assert_eq!(c.len(), low.len());
+    let k = low.parts()[0].context().moduli().len();
+    for (p, lp) in c.parts().iter().zip(low.parts()) {
+        let mut v = p.to_biguints();
+        for last in (k..q.len()).rev() {
+            let q_new: BigUint = q[..last].iter().map(|&x| BigUint::from(x)).product();
+            v = v.iter().map(|x| round_div(x, q[last]) % &q_new).collect();
+        }
+        assert_eq!(lp.to_biguints(), v);
+    }
+}
+
+#[test]
+fn modulus_switching_rounds_exactly_and_keeps_the_plaintext() {
+    // (n, bits, count, t, lowest number of primes kept)
+    for (n, bits, count, t, lowest) in [
+        (1024usize, 50u32, 3usize, 65537u64, 1usize),
+        (2048, 62, 3, 2, 1),
+        (1024, 60, 4, (1 << 40) + 15, 1),
+        // 128-bit decryption path at the top (t above the primes)
+        (1024, 30, 5, (1 << 35) - 31, 2),
+    ] {
+        let bfv = Bfv::new(BfvParams::new(n, bits, count, t).unwrap()).unwrap();
+        let q = bfv.context().moduli().to_vec();
+        let mut rng = Sampler::from_seed([count as u8 + bits as u8; 32]);
+        let mut prng = ChaCha20Rng::seed_from_u64(bits as u64);
+        let keys = bfv.keygen(&mut rng).unwrap();
+        let (m1, m2) = (random_plain(&mut prng, n, t), random_plain(&mut prng, n, t));
+        let c1 = bfv.encrypt(&keys.public, &m1, &mut rng).unwrap();
+        let c2 = bfv.encrypt(&keys.public, &m2, &mut rng).unwrap();
+        let c3 = bfv.multiply(&c1, &c2).unwrap(); // three polynomials
+        let want3 = bfv.plain_mul(&m1, &m2).unwrap();
+        let with_product = bfv.decrypt(&keys.secret, &c3).unwrap() == want3;
+        assert!(
+            with_product || bits == 30,
+            "the product decrypts at the top ({bits} bits)"
+        );
+        for k in lowest..=count {
+            let low = bfv.lower(k).unwrap();
+            assert_eq!(low.context().moduli(), &q[..k]);
+            let sk = bfv.secret_key_for(&keys.secret, &low).unwrap();
+            let s1 = bfv.mod_switch(&c1, &low).unwrap();
+            assert_switched_exactly(&c1, &s1, &q);
+            assert_eq!(low.decrypt(&sk, &s1).unwrap(), m1, "k = {k} of {count}");
+            let (b_top, b_low) = (
+                bfv.noise_budget(&keys.secret, &c1).unwrap(),
+                low.noise_budget(&sk, &s1).unwrap(),
+            );
+            assert!(b_low > 0 && b_low <= b_top + 1, "budget {b_top} -> {b_low}");
+            if k == count {
+                // same modulus: a copy
+                for (a, b) in c1.parts().iter().zip(s1.parts()) {
+                    assert_eq!(a.residues(), b.residues());
+                }
+            }
+            if with_product {
+                let s3 = bfv.mod_switch(&c3, &low).unwrap();
+                assert_eq!(s3.len(), 3);
+                assert_switched_exactly(&c3, &s3, &q);
+                assert_eq!(low.decrypt(&sk, &s3).unwrap(), want3, "k = {k}");
+                // relinearized at the lower level, with that level's keys for the same secret
+                let low_keys = low
+                    .keygen_with_secret(bfv.secret_key_for(&keys.secret, &low).unwrap(), &mut rng)
+                    .unwrap();
+                let r = low.relinearize(&s3, &low_keys.relin).unwrap();
+                assert_eq!(low.decrypt(&sk, &r).unwrap(), want3, "k = {k}");
+            }
+            // the lower level computes and serializes
+            let mut three = vec![0u64; n];
+            three[0] = 3 % t;
+            let s2 = bfv.mod_switch(&c2, &low).unwrap();
+            assert_eq!(
+                low.decrypt(&sk, &low.add(&s1, &s2).unwrap()).unwrap(),
+                add_plain(&m1, &m2, t)
+            );
+            assert_eq!(
+                low.decrypt(&sk, &low.multiply_plain(&s1, &three).unwrap())
+                    .unwrap(),
+                add_plain(&add_plain(&m1, &m1, t), &m1, t)
+            );
+            let bytes = s1.to_bytes();
+            assert_eq!(bytes.len(), s1.serialized_len());
+            let back = low.ciphertext_from_bytes(&bytes).unwrap();
+            assert_eq!(low.decrypt(&sk, &back).unwrap(), m1);
+            if k < count {
+                assert!(bytes.len() < c1.serialized_len());
+                assert!(bfv.ciphertext_from_bytes(&bytes).is_err());
+                // a ciphertext or key of the lower level is not one of the upper
+                assert!(matches!(
+                    bfv.decrypt(&keys.secret, &s1),
+                    Err(Error::ContextMismatch)
+                ));
+                assert!(matches!(low.decrypt(&sk, &c1), Err(Error::ContextMismatch)));
+                assert!(matches!(
+                    bfv.mod_switch(&s1, &low),
+                    Err(Error::ContextMismatch)
+                ));
+                assert!(low.mod_switch(&s1, &bfv).is_err()); // not upwards
+                assert!(low.secret_key_for(&sk, &bfv).is_err());
+                assert!(matches!(
+                    bfv.secret_key_for(&sk, &low),
+                    Err(Error::ContextMismatch)
+                ));
+            }
+        }
+        // down in one call = down one prime at a time
+        if count - lowest >= 2 {
+            let mid = bfv.lower(count - 1).unwrap();
+            let bottom = bfv.lower(lowest).unwrap();
+            let twice = mid
+                .mod_switch(&bfv.mod_switch(&c1, &mid).unwrap(), &bottom)
+                .unwrap();
+            let once = bfv.mod_switch(&c1, &bottom).unwrap();
+            for (a, b) in twice.parts().iter().zip(once.parts()) {
+                assert_eq!(a.residues(), b.residues());
+            }
+        }
+        assert!(bfv.lower(0).is_err() && bfv.lower(count + 1).is_err());
+    }
+}
+
+#[test]
+fn modulus_switching_refuses_unrelated_instances() {
+    let p = BfvParams::new(1024, 50, 3, 65537).unwrap();
+    let bfv = Bfv::new(p.clone()).unwrap();
+    let mut rng = Sampler::from_seed([5; 32]);
+    let keys = bfv.keygen(&mut rng).unwrap();
+    let c = bfv.encrypt(&keys.public, &[1; 1024], &mut rng).unwrap();
+    let unrelated = [
+        BfvParams {
+            t: 257,
+            moduli: p.moduli[..2].to_vec(),
+            ..p.clone()
+        },
+        BfvParams {
+            sigma: 3.0,
+            moduli: p.moduli[..2].to_vec(),
+            ..p.clone()
+        },
+        BfvParams {
+            moduli: p.moduli[1..].to_vec(),
+            ..p.clone()
+        }, // not a prefix
+        BfvParams {
+            moduli: vec![p.moduli[1]],
+            ..p.clone()
+        },
+        BfvParams::new(2048, 50, 1, 65537).unwrap(),
+    ];
+    for q in unrelated {
+        let other = Bfv::new(q.clone()).unwrap();
+        assert!(
+            matches!(bfv.mod_switch(&c, &other), Err(Error::InvalidArgument(_))),
+            "{q:?}"
+        );
+        assert!(matches!(
+            bfv.secret_key_for(&keys.secret, &other),
+            Err(Error::InvalidArgument(_))
+        ));
+    }
+    // the same parameters built separately are the same instance
+    let again = Bfv::new(BfvParams {
+        moduli: p.moduli[..1].to_vec(),
+        ..p
+    })
+    .unwrap();
+    let sk = bfv.secret_key_for(&keys.secret, &again).unwrap();
+    assert_eq!(
+        again
+            .decrypt(&sk, &bfv.mod_switch(&c, &again).unwrap())
+            .unwrap(),
+        vec![1; 1024]
+    );
+}

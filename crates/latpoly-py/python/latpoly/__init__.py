@@ -94,6 +94,12 @@ def _ct(c, name: str = "ct"):
     return c
 
 
+def _bfv(b, name: str = "target"):
+    if not isinstance(b, Bfv):
+        raise ValueError(f"{name} must be a Bfv, got {type(b).__name__}")
+    return b._inner
+
+
 def _u64_vector(a, name: str) -> np.ndarray:
     """Coerces `a` to a contiguous 1-D uint64 array or raises ValueError."""
     if isinstance(a, np.ma.MaskedArray):
@@ -869,6 +875,58 @@ class Bfv:
     def noise_budget(self, keys, ct) -> int:
         """Remaining invariant noise budget in bits (0: decryption may fail)."""
         return self._inner.noise_budget(_keys(keys), _ct(ct))
+
+    def lower(self, primes: int) -> "Bfv":
+        """The instance over the first ``primes`` primes of Q (same n, t and sigma), where
+        ``mod_switch`` moves ciphertexts; ``primes`` from 1 to ``len(moduli)``. Its sampler is
+        forked from this one's, so a seeded instance gives a reproducible lower one. Building
+        it precomputes tables as the constructor does: keep it for reuse.
+
+        >>> bfv = Bfv.with_prime_bits(1024, 50, 3, t=65537, seed=8)
+        >>> low = bfv.lower(1)
+        >>> low.moduli == bfv.moduli[:1], low.t
+        (True, 65537)
+        """
+        primes = _check_int(primes, "primes")
+        if not 1 <= primes <= len(self.moduli):
+            raise ValueError(f"primes must lie in 1..{len(self.moduli)}, got {primes}")
+        out = Bfv.__new__(Bfv)
+        out._inner = self._inner.lower(primes)
+        return out
+
+    def mod_switch(self, ct, target: "Bfv"):
+        """``ct`` switched down to the modulus of ``target`` (an instance from ``lower``): each
+        polynomial scaled by Q_k / Q and rounded, one dropped prime at a time. The result
+        belongs to ``target``, decrypts there with ``secret_key_for(keys, target)`` to the
+        same plaintext, and is ``len(moduli) - k`` limbs shorter; its noise budget is about
+        the old one less the bits of the dropped primes. The way a server shortens an answer.
+
+        >>> import numpy as np
+        >>> bfv = Bfv.with_prime_bits(1024, 50, 3, t=65537, seed=9)
+        >>> keys = bfv.keygen()
+        >>> m = np.arange(1024, dtype=np.uint64)
+        >>> c = bfv.multiply_relin(keys, bfv.encrypt(keys, m), bfv.encrypt(keys, m))
+        >>> low = bfv.lower(1)
+        >>> short = bfv.mod_switch(c, low)
+        >>> len(short.to_bytes()) * 2 < len(c.to_bytes())
+        True
+        >>> sk = bfv.secret_key_for(keys, low)
+        >>> bool((low.decrypt(sk, short) == bfv.decrypt(keys, c)).all())
+        True
+        """
+        return self._inner.mod_switch(_ct(ct), _bfv(target))
+
+    def secret_key_for(self, keys, target: "Bfv"):
+        """A key set holding the secret key of ``keys`` (a key of this instance) as a key of
+        ``target`` (an instance from ``lower``): the same secret in fewer limbs."""
+        return self._inner.secret_key_for(_keys(keys), _bfv(target))
+
+    def keygen_with_secret(self, keys):
+        """Secret, public and relinearization keys for the secret key of ``keys`` (a key of
+        this instance), as ``keygen`` makes them for a fresh secret: for instance keys of a
+        lower instance for the secret of the full one, so that products switched down there
+        can be relinearized."""
+        return self._inner.keygen_with_secret(_keys(keys))
 
     def add(self, a, b):
         return self._inner.add(_ct(a, "a"), _ct(b, "b"))

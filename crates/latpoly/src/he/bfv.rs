@@ -71,6 +71,7 @@ use std::sync::Arc;
 
 mod galois;
 mod io;
+mod modswitch;
 pub(crate) mod round;
 mod slots;
 mod symmetric;
@@ -406,11 +407,7 @@ type SwitchingKey = (Vec<RnsPoly>, Vec<RnsPoly>, [u8; SEED_LEN]);
 /// 32 bytes of `rng`'s stream (four 64-bit words, little-endian): the seed of a ciphertext's
 /// or a key's uniform part, public once drawn.
 fn draw_seed(rng: &mut Sampler) -> [u8; SEED_LEN] {
-    let mut seed = [0u8; SEED_LEN];
-    for w in seed.chunks_exact_mut(8) {
-        w.copy_from_slice(&rng.next_u64().to_le_bytes());
-    }
-    seed
+    rng.next_seed()
 }
 
 /// The special prime of key switching for these parameters: the largest NTT prime for `n`
@@ -636,6 +633,30 @@ impl Bfv {
         let secret = BfvSecretKey {
             s: Self::ntt(rng.ternary_poly(&self.q)),
         };
+        self.keygen_with_secret(secret, rng)
+    }
+
+    /// Public and relinearization keys for a given secret key of this instance (as
+    /// [`Bfv::keygen`] makes them, with `secret` in place of a fresh one): for instance the
+    /// keys of a lower modulus ([`Bfv::lower`]) for the secret of the full one
+    /// ([`Bfv::secret_key_for`]), so that products switched down there can be relinearized.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let sk = bfv.secret_key_from_bytes(&keys.secret.to_bytes())?; // a copy of the secret
+    /// let again = bfv.keygen_with_secret(sk, &mut rng)?;
+    /// let c = bfv.encrypt(&again.public, &[3; 16], &mut rng)?;
+    /// assert_eq!(bfv.decrypt(&keys.secret, &c)?, vec![3; 16]); // the same secret
+    /// let other = Bfv::new(BfvParams::new(16, 30, 2, 257)?)?;
+    /// assert!(other.keygen_with_secret(again.secret, &mut rng).is_err()); // another instance's key
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn keygen_with_secret(&self, secret: BfvSecretKey, rng: &mut Sampler) -> Result<BfvKeys> {
+        self.check_key_ctx(&secret.s)?;
         let s = &secret.s;
         let pk_seed = draw_seed(rng);
         let a = self

@@ -152,6 +152,32 @@ impl Sampler {
         }
     }
 
+    /// A new sampler keyed with the next 32 bytes of this one's stream (four 64-bit words,
+    /// little-endian): an independent stream for another owner (a second instance, a thread)
+    /// that stays reproducible when this one is. The seed is wiped after use.
+    ///
+    /// ```
+    /// use latpoly::sampling::Sampler;
+    /// let (mut a, mut b) = (Sampler::from_seed([3; 32]), Sampler::from_seed([3; 32]));
+    /// let (mut fa, mut fb) = (a.fork(), b.fork());
+    /// assert_eq!(fa.uniform(4, 1 << 40)?, fb.uniform(4, 1 << 40)?); // reproducible
+    /// assert_ne!(fa.uniform(4, 1 << 40)?, a.uniform(4, 1 << 40)?); // another stream
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn fork(&mut self) -> Sampler {
+        let seed = Zeroizing::new(self.next_seed());
+        Sampler::from_seed(*seed)
+    }
+
+    /// The next 32 bytes of the stream: four 64-bit words, little-endian.
+    pub(crate) fn next_seed(&mut self) -> [u8; 32] {
+        let mut seed = [0u8; 32];
+        for w in seed.chunks_exact_mut(8) {
+            w.copy_from_slice(&self.next_u64().to_le_bytes());
+        }
+        seed
+    }
+
     /// The instruction set this process generates the samplers' ChaCha20 keystream with:
     /// `Avx512` or `Avx2` where the CPU runs them (and `LATPOLY_ISA` allows), otherwise
     /// `Scalar` (`rand_chacha`'s generator). Every backend gives the same stream.

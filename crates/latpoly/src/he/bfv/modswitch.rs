@@ -1,0 +1,204 @@
+//! Modulus switching: a ciphertext moved to fewer primes of `Q`.
+//!
+//! When a computation is done, its result still carries every prime of `Q`, though decryption
+//! needs only as many as its remaining noise. Switching it down to the first `k` primes,
+//! `Q_k = q_1 ... q_k`, scales each polynomial by `Q_k / Q` with rounding:
+//!
+//! ```text
+//! c_i' = round(c_i / q_L)   in basis Q / q_L   (one prime at a time, q_L the last)
+//!      = (c_i - [c_i]_{q_L}) · q_L^-1 mod q_j,  [.]_{q_L} centred in (-q_L/2, q_L/2]
+//! ```
+//!
+//! `c_0' + c_1' s = (Q_k / Q)(Δ m + v) + ε_0 + ε_1 s` with `|ε_i| <= 1/2`, so the message stays
+//! and the noise shrinks with the modulus, plus a rounding term of about `(1 + ||s||_1) / 2`
+//! per prime dropped: the ciphertext keeps (almost) the same noise budget *relative* to its
+//! modulus, and shrinks by `L - k` limbs (SEAL's and OpenFHE's `mod_switch`; how a server
+//! shortens its answer before sending it back).
+//!
+//! The switched ciphertext belongs to the instance of the smaller modulus, [`Bfv::lower`]; its
+//! secret key is the same `s` in fewer limbs ([`Bfv::secret_key_for`]). That instance
+//! decrypts, measures the noise budget, adds, multiplies by plaintexts, serializes, and, with
+//! keys made for it from the same secret ([`Bfv::keygen_with_secret`],
+//! [`Bfv::galois_keygen`]), multiplies, relinearizes and rotates.
+//!
+//! The arithmetic is that of the end of a key switch (the division by the special prime):
+//! the centred last limb spread over the others by the digit kernel, then
+//! `(x_j - r_j) q_L^-1 mod q_j` by [`convert_simd::mul_sub_mul_any`]; SIMD where the CPU has
+//! it, the same residues on every backend. Ciphertexts are public, so nothing here needs to
+//! be constant time; the secret key's restriction copies limbs and wipes nothing it leaves
+//! behind (the source key is the caller's).
+
+use super::{Bfv, BfvCiphertext, BfvParams, BfvSecretKey};
+use crate::arith::Modulus;
+use crate::error::{Error, Result};
+use crate::rns::{convert_simd, scratch, Representation, RnsContext, RnsPoly};
+use std::sync::Arc;
+
+impl Bfv {
+    /// The instance over the first `primes` primes of `Q` (same `n`, `t` and `σ`): the home of
+    /// ciphertexts switched down to that modulus with [`Bfv::mod_switch`]. `primes` must be
+    /// between 1 and the number of primes of `Q`; the smaller modulus must still exceed `t`.
+    /// Building it precomputes its own bases and tables, as [`Bfv::new`] does, so keep it for
+    /// reuse.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// let bfv = Bfv::new(BfvParams::new(1024, 50, 3, 65537)?)?;
+    /// let low = bfv.lower(1)?;
+    /// assert_eq!(low.context().moduli(), &bfv.context().moduli()[..1]);
+    /// assert_eq!(low.params().t, 65537);
+    /// assert!(bfv.lower(0).is_err() && bfv.lower(4).is_err());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn lower(&self, primes: usize) -> Result<Bfv> {
+        let l = self.params.moduli.len();
+        if primes == 0 || primes > l {
+            return Err(Error::InvalidArgument(format!(
+                "a lower modulus keeps between 1 and {l} primes of Q, got {primes}"
+            )));
+        }
+        Bfv::new(BfvParams {
+            moduli: self.params.moduli[..primes].to_vec(),
+            ..self.params.clone()
+        })
+    }
+
+    /// The number of primes `target` keeps, if it is a lower instance of this one (same `n`,
+    /// `t`, `σ`, and its primes the first primes of this `Q`).
+    fn lower_primes(&self, target: &Bfv) -> Result<usize> {
+        let (a, b) = (&self.params, &target.params);
+        let k = b.moduli.len();
+        if a.n != b.n
+            || a.t != b.t
+            || a.sigma != b.sigma
+            || k == 0
+            || k > a.moduli.len()
+            || a.moduli[..k] != b.moduli[..]
+        {
+            return Err(Error::InvalidArgument(
+                "the target instance must have this instance's n, t and sigma and the first \
+                 primes of its Q (see Bfv::lower)"
+                    .into(),
+            ));
+        }
+        Ok(k)
+    }
+
+    /// Switches `c` (2 or 3 polynomials of this instance) down to the modulus of `target`, an
+    /// instance made by [`Bfv::lower`] (or one with the same parameters): each polynomial is
+    /// scaled by `Q_k / Q` and rounded, one dropped prime at a time (module docs). The result
+    /// belongs to `target`, decrypts there to the same plaintext while the noise allows, and
+    /// is `L - k` limbs shorter; its noise budget is about that of `c` less the bits of the
+    /// dropped primes. With `target` of the same modulus it is a copy of `c`.
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(1024, 50, 3, 65537)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let m: Vec<u64> = (0..1024).map(|i| i * 61 % 65537).collect();
+    /// let c = bfv.multiply_relin(&bfv.encrypt(&keys.public, &m, &mut rng)?,
+    ///                            &bfv.encrypt(&keys.public, &[2; 1024], &mut rng)?, &keys.relin)?;
+    /// // The server shortens its answer to one prime of three...
+    /// let low = bfv.lower(1)?;
+    /// let short = bfv.mod_switch(&c, &low)?;
+    /// assert!(short.serialized_len() * 2 < c.serialized_len());
+    /// // ... and the client decrypts it with its key in one limb.
+    /// let sk = bfv.secret_key_for(&keys.secret, &low)?;
+    /// assert_eq!(low.decrypt(&sk, &short)?, bfv.decrypt(&keys.secret, &c)?);
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn mod_switch(&self, c: &BfvCiphertext, target: &Bfv) -> Result<BfvCiphertext> {
+        self.check_ct(c)?;
+        let k = self.lower_primes(target)?;
+        let n = self.params.n;
+        let q = self.q.crt().moduli();
+        let mut parts: Vec<Vec<u64>> =
+            c.c.iter()
+                .map(|p| Self::coeff_residues(p).into_owned())
+                .collect();
+        let mut rounding = scratch::take(self.q.len() * n);
+        // Drop the last prime while more than k are left: limbs 0..=last hold the current
+        // basis q_1 .. q_(last+1).
+        for last in (k..self.q.len()).rev() {
+            let tables = {
+                let mut t = convert_simd::DigitTables::new(&q[..=last], last, 1);
+                t.limbs.truncate(last);
+                t
+            };
+            let consts: Vec<[(u64, u64); 2]> = q[..last]
+                .iter()
+                .map(|m| {
+                    let inv = m
+                        .inv(m.reduce_u64(q[last].value()))
+                        .expect("the primes of Q are distinct primes");
+                    [(1, m.shoup(1)), (inv, m.shoup(inv))]
+                })
+                .collect();
+            for x in parts.iter_mut() {
+                let (keep, dropped) = x.split_at(last * n);
+                let r = &mut rounding[..last * n];
+                // [x]_{q_last}, centred, in every remaining limb
+                if !convert_simd::run_centred_digit(self.lane_isa, &tables, dropped, r) {
+                    tables.scalar(dropped, r);
+                }
+                // (x_j - [x]) q_last^-1 mod q_j
+                for (j, (m, w)) in q[..last].iter().zip(&consts).enumerate() {
+                    let s = j * n..(j + 1) * n;
+                    convert_simd::mul_sub_mul_any(
+                        self.lane_isa,
+                        m,
+                        *w,
+                        &keep[s.clone()],
+                        &mut r[s],
+                    );
+                }
+                x.truncate(last * n);
+                x.copy_from_slice(r);
+            }
+        }
+        scratch::give(rounding);
+        let ctx: &Arc<RnsContext> = target.context();
+        Ok(BfvCiphertext {
+            c: parts
+                .into_iter()
+                .map(|x| RnsPoly::from_residues_unchecked(ctx, x, Representation::Coefficient))
+                .collect(),
+        })
+    }
+
+    /// The secret key `sk` of this instance as a key of `target` (an instance made by
+    /// [`Bfv::lower`]): the same `s`, in `target`'s limbs. It decrypts what
+    /// [`Bfv::mod_switch`] moves to `target`, and makes `target`'s keys for the same secret
+    /// ([`Bfv::keygen_with_secret`], [`Bfv::galois_keygen`]).
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(1024, 50, 3, 257)?)?;
+    /// let low = bfv.lower(2)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let sk = bfv.secret_key_for(&keys.secret, &low)?;
+    /// // A ciphertext encrypted at the lower level decrypts with it too.
+    /// let low_keys = low.keygen_with_secret(sk, &mut rng)?;
+    /// let c = low.encrypt(&low_keys.public, &[7; 1024], &mut rng)?;
+    /// assert_eq!(low.decrypt(&low_keys.secret, &c)?, vec![7; 1024]);
+    /// assert!(low.secret_key_for(&low_keys.secret, &bfv).is_err()); // only downwards
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn secret_key_for(&self, sk: &BfvSecretKey, target: &Bfv) -> Result<BfvSecretKey> {
+        self.check_key_ctx(&sk.s)?;
+        let k = self.lower_primes(target)?;
+        let n = self.params.n;
+        // NTT form limb by limb: each limb's transform depends on its prime and n only, so the
+        // first k limbs are s in the basis Q_k.
+        let s = RnsPoly::from_residues_unchecked(
+            target.context(),
+            sk.s.residues()[..k * n].to_vec(),
+            Representation::Ntt,
+        );
+        Ok(BfvSecretKey { s })
+    }
+}
