@@ -114,58 +114,56 @@ impl Bfv {
         let k = self.lower_primes(target)?;
         let n = self.params.n;
         let q = self.q.crt().moduli();
-        let mut parts: Vec<Vec<u64>> =
-            c.c.iter()
-                .map(|p| Self::coeff_residues(p).into_owned())
-                .collect();
-        let mut rounding = scratch::take(self.q.len() * n);
-        // Drop the last prime while more than k are left: limbs 0..=last hold the current
-        // basis q_1 .. q_(last+1).
-        for last in (k..self.q.len()).rev() {
-            let tables = {
+        // One step per dropped prime, q_(last+1) the last of the current basis: its tables
+        // (the centred digit of limb `last` in limbs 0..last) and `q_(last+1)^-1 mod q_j`.
+        let steps: Vec<_> = (k..self.q.len())
+            .rev()
+            .map(|last| {
                 let mut t = convert_simd::DigitTables::new(&q[..=last], last, 1);
                 t.limbs.truncate(last);
-                t
-            };
-            let consts: Vec<[(u64, u64); 2]> = q[..last]
-                .iter()
-                .map(|m| {
-                    let inv = m
-                        .inv(m.reduce_u64(q[last].value()))
-                        .expect("the primes of Q are distinct primes");
-                    [(1, m.shoup(1)), (inv, m.shoup(inv))]
-                })
-                .collect();
-            for x in parts.iter_mut() {
-                let (keep, dropped) = x.split_at(last * n);
-                let r = &mut rounding[..last * n];
+                let consts: Vec<[(u64, u64); 2]> = q[..last]
+                    .iter()
+                    .map(|m| {
+                        let inv = m
+                            .inv(m.reduce_u64(q[last].value()))
+                            .expect("the primes of Q are distinct primes");
+                        [(1, m.shoup(1)), (inv, m.shoup(inv))]
+                    })
+                    .collect();
+                (last, t, consts)
+            })
+            .collect();
+        let mut out = Vec::with_capacity(c.c.len());
+        for p in &c.c {
+            // Each step reads the current residues and writes the next (pooled buffers: fresh
+            // ones of 100s of kB cost more in page faults than the arithmetic).
+            let mut cur = Self::coeff_residues(p);
+            for (last, tables, consts) in &steps {
+                let (keep, dropped) = cur[..(last + 1) * n].split_at(last * n);
+                let mut next = scratch::take(last * n);
                 // [x]_{q_last}, centred, in every remaining limb
-                if !convert_simd::run_centred_digit(self.lane_isa, &tables, dropped, r) {
-                    tables.scalar(dropped, r);
+                if !convert_simd::run_centred_digit(self.lane_isa, tables, dropped, &mut next) {
+                    tables.scalar(dropped, &mut next);
                 }
                 // (x_j - [x]) q_last^-1 mod q_j
-                for (j, (m, w)) in q[..last].iter().zip(&consts).enumerate() {
+                for (j, (m, w)) in q[..*last].iter().zip(consts).enumerate() {
                     let s = j * n..(j + 1) * n;
-                    convert_simd::mul_sub_mul_any(
-                        self.lane_isa,
-                        m,
-                        *w,
-                        &keep[s.clone()],
-                        &mut r[s],
-                    );
+                    let (x, r) = (&keep[s.clone()], &mut next[s]);
+                    convert_simd::mul_sub_mul_any(self.lane_isa, m, *w, x, r);
                 }
-                x.truncate(last * n);
-                x.copy_from_slice(r);
+                if let std::borrow::Cow::Owned(v) = std::mem::replace(&mut cur, next.into()) {
+                    scratch::give(v);
+                }
             }
+            let ctx: &Arc<RnsContext> = target.context();
+            let res = cur.into_owned();
+            out.push(RnsPoly::from_residues_unchecked(
+                ctx,
+                res,
+                Representation::Coefficient,
+            ));
         }
-        scratch::give(rounding);
-        let ctx: &Arc<RnsContext> = target.context();
-        Ok(BfvCiphertext {
-            c: parts
-                .into_iter()
-                .map(|x| RnsPoly::from_residues_unchecked(ctx, x, Representation::Coefficient))
-                .collect(),
-        })
+        Ok(BfvCiphertext { c: out })
     }
 
     /// The secret key `sk` of this instance as a key of `target` (an instance made by
