@@ -54,6 +54,9 @@ int main(void) {
     /* RNS: 3 primes, product of two polynomials, and a mismatched handle. */
     uint64_t primes[3];
     CHECK(latpoly_ntt_primes(40, 16, 3, primes));
+    /* more primes than a basis holds (4096): refused before a search of hours */
+    static uint64_t many[4097];
+    EXPECT(latpoly_ntt_primes(62, 2, 4097, many), LATPOLY_STATUS_INVALID_PARAMETER);
     latpoly_rns_context *ctx = NULL;
     CHECK(latpoly_rns_context_new(16, primes, 3, &ctx));
     static uint64_t res[3 * 16];

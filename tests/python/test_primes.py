@@ -105,6 +105,18 @@ def test_too_many_14_bit_primes():
             latpoly.ntt_primes(14, 1024, count)
 
 
+def test_prime_counts_past_a_basis_are_refused_before_the_search():
+    """More primes than an RNS basis holds (4096) is a ValueError at once (the message says
+    so, not that the search ran out); the search for 10^9 primes of 62 bits would run for
+    hours. 4096 is still served."""
+    for f in (latpoly.ntt_primes, latpoly.fast_ntt_primes):
+        for count in (4097, 10**9, 2**64):
+            with pytest.raises(ValueError, match="at most 4096"):
+                f(62, 2, count)
+    ps = latpoly.ntt_primes(40, 2, 4096)
+    assert len(ps) == 4096 == len(set(ps)) and all(p % 4 == 1 and p >> 39 == 1 for p in ps)
+
+
 @HYP
 @given(bits=st.integers(2, 62), logn=st.integers(0, 24), count=st.integers(1, 3))
 def test_hyp_ntt_primes(bits, logn, count):

@@ -300,6 +300,8 @@ unsafe fn write_primes(
 }
 
 /// Writes `count` primes of exactly `bits` bits with `q = 1 mod 2n`, largest first, to `out`.
+/// `count` is at most 4096 (the most an RNS basis holds; more gives
+/// `LATPOLY_STATUS_INVALID_PARAMETER` before any search).
 ///
 /// # Safety
 /// `out` must be valid for `count` writes.

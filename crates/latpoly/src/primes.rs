@@ -84,18 +84,27 @@ fn check_pow2(n: usize, min: usize) -> Result<()> {
 /// `count` distinct primes of exactly `bits` bits (`2^(bits-1) <= q < 2^bits`) with
 /// `q ≡ 1 (mod 2n)`, largest first.
 ///
-/// `bits` ranges over `2..=62` (the `u64` lane limit) and `n` must be a power of two.
+/// `bits` ranges over `2..=62` (the `u64` lane limit), `n` must be a power of two and `count`
+/// is at most [`MAX_PRIMES`](crate::rns::MAX_PRIMES), the most an RNS basis holds (a larger
+/// count is refused before the search, which would otherwise run for hours at large `bits`).
 ///
 /// ```
 /// let ps = latpoly::primes::ntt_primes(60, 8192, 4).unwrap();
 /// assert_eq!(ps.len(), 4);
 /// assert!(ps.windows(2).all(|w| w[0] > w[1]));
 /// assert!(ps.iter().all(|&q| q % 16384 == 1 && q >> 59 == 1));
+/// assert!(latpoly::primes::ntt_primes(62, 2, latpoly::rns::MAX_PRIMES + 1).is_err());
 /// ```
 pub fn ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
     if !(2..=62).contains(&bits) {
         return Err(Error::InvalidArgument(format!(
             "bits={bits} must lie in 2..=62 (64-bit lanes hold q < 2^62)"
+        )));
+    }
+    if count > crate::rns::MAX_PRIMES {
+        return Err(Error::InvalidArgument(format!(
+            "count = {count}: at most {} primes (the most an RNS basis holds)",
+            crate::rns::MAX_PRIMES
         )));
     }
     check_pow2(n, 1)?;
@@ -154,7 +163,8 @@ pub fn ntt_primes(bits: u32, n: usize, count: usize) -> Result<Vec<u64>> {
 /// `18 · 2^32 + 1` (37 bits; there are three of 38 bits); at 60 bits about one candidate `k`
 /// in 21 gives a prime, so any practical `count` is available.
 ///
-/// `bits` ranges over `37..=62` and `n` must be a power of two no larger than `2^31`.
+/// `bits` ranges over `37..=62`, `n` must be a power of two no larger than `2^31` and `count`
+/// at most [`MAX_PRIMES`](crate::rns::MAX_PRIMES), as for [`ntt_primes`].
 ///
 /// ```
 /// let ps = latpoly::primes::fast_ntt_primes(60, 8192, 4).unwrap();
@@ -399,6 +409,19 @@ mod tests {
         assert!(ntt_primes(1, 16, 1).is_err());
         assert!(ntt_primes(30, 3, 1).is_err());
         assert!(ntt_primes(4, 16, 1).is_err());
+        // more than a basis holds: refused before the search (hours at 62 bits), not run out
+        let max = crate::rns::MAX_PRIMES;
+        for count in [max + 1, usize::MAX] {
+            assert!(matches!(
+                ntt_primes(62, 2, count),
+                Err(Error::InvalidArgument(_))
+            ));
+            assert!(matches!(
+                fast_ntt_primes(62, 2, count),
+                Err(Error::InvalidArgument(_))
+            ));
+        }
+        assert_eq!(ntt_primes(40, 2, max).unwrap().len(), max);
     }
 
     #[test]

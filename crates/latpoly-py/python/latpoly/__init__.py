@@ -188,14 +188,16 @@ def _check_u64(x, name: str) -> int:
 def ntt_primes(bits: int, n: int, count: int) -> List[int]:
     """Return `count` distinct primes of exactly `bits` bits with q = 1 (mod 2n), largest first.
 
-    `bits` lies in 2..62 (64-bit lanes hold q < 2^62); `n` is a power of two.
+    `bits` lies in 2..62 (64-bit lanes hold q < 2^62); `n` is a power of two; `count` is at
+    most 4096, the most an RNS basis holds (more is refused before the search).
 
     >>> ntt_primes(14, 1024, 1)
     [12289]
     """
     bits, n, count = (_check_int(v, k) for v, k in ((bits, "bits"), (n, "n"), (count, "count")))
-    if bits > 64 or n > _U64_MAX or count > 1 << 32:
+    if bits > 64 or n > _U64_MAX:
         raise ValueError("argument out of range")
+    count = _prime_count(count)
     return _latpoly.ntt_primes(bits, n, count)
 
 
@@ -204,15 +206,17 @@ def fast_ntt_primes(bits: int, n: int, count: int) -> List[int]:
 
     NTT primes for every power-of-two `n <= 2^31` that the 64-bit AVX2 integer backend (q >=
     2^50) multiplies faster: with q = k * 2^32 + 1 its products by q take one 32-bit partial
-    product instead of three (about 15% faster transforms). `bits` lies in 37..62.
+    product instead of three (about 15% faster transforms). `bits` lies in 37..62; `count` is
+    at most 4096.
 
     >>> q = fast_ntt_primes(60, 8192, 1)[0]
     >>> q.bit_length(), q % 2**32
     (60, 1)
     """
     bits, n, count = (_check_int(v, k) for v, k in ((bits, "bits"), (n, "n"), (count, "count")))
-    if bits > 64 or n > _U64_MAX or count > 1 << 32:
+    if bits > 64 or n > _U64_MAX:
         raise ValueError("argument out of range")
+    count = _prime_count(count)
     return _latpoly.fast_ntt_primes(bits, n, count)
 
 
