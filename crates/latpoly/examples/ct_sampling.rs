@@ -202,6 +202,54 @@ fn run_bfv_secret_key() {
     }
 }
 
+/// BFV on a secret plaintext (a client's data; a server's own plaintext operand): the sampler
+/// and the plaintext poisoned, public keys and ciphertexts declassified as they are made. The
+/// encryptions, `add_plain`, `multiply_plain` (the operand lifted and transformed), slot
+/// encoding and decoding, decryption and modulus switching must not branch on or index by the
+/// plaintext; the one permitted report is the range check's verdict, declassified in
+/// `latpoly::secret::declassify` (a rejected plaintext is an error the caller sees anyway).
+fn run_bfv_plaintext() {
+    use latpoly::he::bfv::{Bfv, BfvParams};
+    let mut s = poisoned_sampler();
+    // t = 12289 is a prime 1 mod 2n: batching
+    for (n, bits, t) in [(1024usize, 40u32, 12289u64), (1024, 30, (1 << 35) - 31)] {
+        let bfv = Bfv::new(BfvParams::new(n, bits, 3, t).unwrap()).unwrap();
+        let keys = bfv.keygen(&mut s).unwrap();
+        let public_key = keys.public.to_bytes();
+        valgrind::unpoison(&public_key[..]);
+        let pk = bfv.public_key_from_bytes(&public_key).unwrap();
+        let m: Vec<u64> = (0..n as u64).map(|i| i * 7919 % t).collect();
+        valgrind::poison(&m[..]);
+        let public = |c: latpoly::he::bfv::BfvCiphertext| {
+            for p in c.parts() {
+                valgrind::unpoison(p.residues());
+            }
+            c
+        };
+        let c = public(bfv.encrypt(&pk, &m, &mut s).unwrap());
+        let cs = public(bfv.encrypt_symmetric(&keys.secret, &m, &mut s).unwrap());
+        let seeded = bfv
+            .encrypt_symmetric_seeded(&keys.secret, &m, &mut s)
+            .unwrap();
+        let bytes = seeded.to_bytes();
+        valgrind::unpoison(&bytes[..]);
+        sink(bytes);
+        // the server's side: a secret plaintext operand on public ciphertexts
+        sink(bfv.add_plain(&c, &m).unwrap());
+        sink(bfv.multiply_plain(&cs, &m).unwrap());
+        if bfv.batching() {
+            let slots = bfv.encode_slots(&m).unwrap();
+            sink(bfv.decode_slots(&slots).unwrap());
+        }
+        // the client's side: decryption of the (secret) result, also after a modulus switch
+        sink(bfv.decrypt(&keys.secret, &c).unwrap());
+        let low = bfv.lower(2).unwrap();
+        let short = bfv.mod_switch(&c, &low).unwrap();
+        let sk = bfv.secret_key_for(&keys.secret, &low).unwrap();
+        sink(low.decrypt(&sk, &short).unwrap());
+    }
+}
+
 /// Exact CRT on secret values through the limb functions: residues drawn from the poisoned
 /// sampler to limbs (plain and centred), and poisoned limbs to residues. The `BigUint` / `BigInt`
 /// forms are not constant time (a big integer's length is its size) and are not run here.
@@ -302,6 +350,10 @@ fn main() {
             run_bfv_secret_key();
             println!("BFV secret key from poisoned bytes done");
         }
+        "bfv-plaintext" => {
+            run_bfv_plaintext();
+            println!("BFV on a poisoned plaintext done");
+        }
         "crt" => {
             run_crt();
             println!("CRT limbs on poisoned residues done");
@@ -310,7 +362,8 @@ fn main() {
         "leaky-index" => run_leaky_index(),
         other => {
             eprintln!(
-                "ct_sampling: unknown mode {other:?} (all, he, bfv-secret-key, crt, leaky, leaky-index)"
+                "ct_sampling: unknown mode {other:?} (all, he, bfv-secret-key, bfv-plaintext, crt, \
+                 leaky, leaky-index)"
             );
             std::process::exit(2);
         }

@@ -16,8 +16,8 @@
 mod common;
 
 use common::ctgrind::{
-    assert_clean, assert_flagged, assert_only_verdict, valgrind_available, SECRET_BRANCH,
-    SECRET_USE,
+    assert_clean, assert_flagged, assert_only_declassified, assert_only_verdict,
+    valgrind_available, SECRET_BRANCH, SECRET_USE,
 };
 
 #[test]
@@ -83,6 +83,21 @@ fn bfv_secret_key_decoding_branches_only_on_its_verdict() {
             "avx2",
             "BFV secret key from poisoned bytes done",
             "secret_key_from_bytes",
+        );
+    }
+}
+
+/// BFV on a poisoned plaintext (encryptions, plaintext operands, slots, decryption, modulus
+/// switching): the only reports are the range check's verdict, in `declassify`.
+#[test]
+fn bfv_plaintexts_are_only_declassified_by_the_range_verdict() {
+    if valgrind_available() {
+        assert_only_declassified(
+            "ct_sampling",
+            "bfv-plaintext",
+            "avx2",
+            "BFV on a poisoned plaintext done",
+            "declassify",
         );
     }
 }

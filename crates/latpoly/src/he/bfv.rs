@@ -920,12 +920,13 @@ impl Bfv {
             });
         }
         // The plaintext is secret: fold the range test over all coefficients without a branch,
-        // then branch once on the aggregate (a rejected plaintext may be located).
+        // then branch once on the aggregate, declassified (the caller learns it from the
+        // `Result`; a rejected plaintext may be located).
         let t = self.params.t;
         let bad = m
             .iter()
             .fold(0u64, |acc, &x| acc | (1 ^ x.overflowing_sub(t).1 as u64));
-        if crate::arith::ct::barrier(bad) == 0 {
+        if crate::secret::declassify(crate::arith::ct::barrier(bad) == 0) {
             return Ok(());
         }
         if let Some(index) = m.iter().position(|&x| x >= self.params.t) {
