@@ -773,10 +773,33 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
         let fpt = Plaintext::try_encode(&m, Encoding::poly(), &fp).expect("encode");
         let fc1: Ciphertext = fpk.try_encrypt(&fpt, &mut frng).expect("fhe.rs encrypt");
         let fc2: Ciphertext = fpk.try_encrypt(&fpt, &mut frng).expect("fhe.rs encrypt");
-        let ops = ["encrypt", "decrypt", "add", "multiply + relinearize"];
+        // Modulus switching down to one prime (a server shortening its answer), and the
+        // client's decryption there: latpoly's instance of the first prime and fhe.rs's last
+        // level (fhe.rs drops the primes from the end of its chain, latpoly keeps the first:
+        // with equal-width primes the work is the same).
+        let low = bfv.lower(1).expect("lower");
+        let low_sk = bfv.secret_key_for(&keys.secret, &low).expect("key");
+        let short = bfv.mod_switch(&c1, &low).expect("switch");
+        let last = fp.max_level();
+        let mut fshort = fc1.clone();
+        fshort.switch_to_level(last).expect("fhe.rs switch");
+        assert_eq!(
+            low.decrypt(&low_sk, &short).expect("decrypt"),
+            m,
+            "latpoly after the switch"
+        );
+        let ops = [
+            "encrypt",
+            "decrypt",
+            "add",
+            "multiply + relinearize",
+            "switch to 1 prime",
+            "decrypt at 1 prime",
+        ];
         for (k, op) in ops.iter().enumerate() {
             let (bfv, keys, c1, c2, m) = (&bfv, &keys, &c1, &c2, &m);
             let (fpk, fsk, frk, fpt, fc1, fc2) = (&fpk, &fsk, &frk, &fpt, &fc1, &fc2);
+            let (low, low_sk, short, fshort) = (&low, &low_sk, &short, &fshort);
             let mut sr = latpoly::sampling::Sampler::from_seed([3; 32]);
             let mut fr = rand09::rng();
             let mut jobs: Vec<Job<'_>> = match k {
@@ -803,6 +826,24 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
                     }),
                     Box::new(move || {
                         black_box(fc1 + fc2);
+                    }),
+                ],
+                4 => vec![
+                    Box::new(move || {
+                        black_box(bfv.mod_switch(c1, low).expect("switch"));
+                    }),
+                    Box::new(move || {
+                        let mut c = fc1.clone();
+                        c.switch_to_level(last).expect("switch");
+                        black_box(c);
+                    }),
+                ],
+                5 => vec![
+                    Box::new(move || {
+                        black_box(low.decrypt(low_sk, short).expect("decrypt"));
+                    }),
+                    Box::new(move || {
+                        black_box(fsk.try_decrypt(fshort).expect("decrypt"));
                     }),
                 ],
                 _ => vec![
@@ -851,8 +892,11 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
                     note.push_str(&format!("; OpenFHE 1.6 {v} µs (BENCHMARKS.md)"));
                 }
             }
-            if let Some(p) = nfl {
-                note.push_str(&format!("; NFLlib Table 5: {} µs (2015)", p[k]));
+            if let Some(p) = nfl.and_then(|p| p.get(k).copied()) {
+                note.push_str(&format!("; NFLlib Table 5: {p} µs (2015)"));
+            }
+            if k == 4 {
+                note.push_str("; both make a new ciphertext (fhe.rs: a clone switched in place)");
             }
             rows.push(Row {
                 fixed,
