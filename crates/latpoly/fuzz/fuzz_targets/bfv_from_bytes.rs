@@ -4,11 +4,11 @@
 //! one accepts must serialize back to exactly the input (the keys' formats are canonical; a
 //! ciphertext is too when its polynomials were stored in coefficient form, the only form its
 //! `to_bytes` writes). An accepted object must also be usable: a key encrypts, relinearizes,
-//! rotates or decrypts, a ciphertext decrypts.
+//! rotates or decrypts, a ciphertext decrypts, and also after a modulus switch to one prime.
 
 #![no_main]
 
-use latpoly::he::bfv::{Bfv, BfvKeys, BfvParams};
+use latpoly::he::bfv::{Bfv, BfvKeys, BfvParams, BfvSecretKey};
 use latpoly::sampling::Sampler;
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
@@ -20,6 +20,17 @@ fn fixed() -> &'static (Bfv, BfvKeys) {
         let bfv = Bfv::new(BfvParams::new(4, 30, 2, 3).expect("parameters")).expect("instance");
         let keys = bfv.keygen(&mut Sampler::from_seed([7; 32])).expect("keys");
         (bfv, keys)
+    })
+}
+
+/// The instance of the first prime of [`fixed`]'s, and the secret key there.
+fn lower() -> &'static (Bfv, BfvSecretKey) {
+    static LOW: OnceLock<(Bfv, BfvSecretKey)> = OnceLock::new();
+    LOW.get_or_init(|| {
+        let (bfv, keys) = fixed();
+        let low = bfv.lower(1).expect("lower instance");
+        let sk = bfv.secret_key_for(&keys.secret, &low).expect("key");
+        (low, sk)
     })
 }
 
@@ -89,6 +100,13 @@ fuzz_target!(|input: &[u8]| {
                 assert_eq!(again.to_bytes(), canonical);
                 bfv.decrypt(&keys.secret, &c).expect("decrypt");
                 bfv.noise_budget(&keys.secret, &c).expect("noise budget");
+                // any ciphertext switches down, decrypts there and reads back there
+                let (low, sk) = lower();
+                let short = bfv.mod_switch(&c, low).expect("mod switch");
+                low.decrypt(sk, &short).expect("decrypt after the switch");
+                let bytes = short.to_bytes();
+                let back = low.ciphertext_from_bytes(&bytes).expect("own encoding");
+                assert_eq!(back.to_bytes(), bytes);
             }
         }
     }
