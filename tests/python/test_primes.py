@@ -110,7 +110,7 @@ def test_prime_counts_past_a_basis_are_refused_before_the_search():
     so, not that the search ran out); the search for 10^9 primes of 62 bits would run for
     hours. 4096 is still served."""
     for f in (latpoly.ntt_primes, latpoly.fast_ntt_primes):
-        for count in (4097, 10**9, 2**64):
+        for count in (4097, 10**9):
             with pytest.raises(ValueError, match="at most 4096"):
                 f(62, 2, count)
     ps = latpoly.ntt_primes(40, 2, 4096)

@@ -90,6 +90,8 @@ const char *latpoly_status_message(int status);
 const char *latpoly_version(void);
 
 // Writes `count` primes of exactly `bits` bits with `q = 1 mod 2n`, largest first, to `out`.
+// `count` is at most 4096 (the most an RNS basis holds; more gives
+// `LATPOLY_STATUS_INVALID_PARAMETER` before any search).
 //
 // # Safety
 // `out` must be valid for `count` writes.
@@ -98,6 +100,7 @@ enum latpoly_status latpoly_ntt_primes(uint32_t bits, uintptr_t n, uintptr_t cou
 // Writes `count` primes of exactly `bits` bits (37..62) with `q = 1 mod 2^32`, largest first,
 // to `out`: NTT primes for every power-of-two `n <= 2^31` that the AVX2 backend multiplies
 // faster when `q >= 2^50` (`latpoly::primes::fast_ntt_primes`).
+// `count` is at most 4096, as for [`latpoly_ntt_primes`].
 //
 // # Safety
 // `out` must be valid for `count` writes.
@@ -1131,7 +1134,9 @@ enum latpoly_status latpoly_bfv_mod_switch(const latpoly_bfv *bfv,
 
 // A new key set holding only the secret key of `keys` (a key of `bfv`) as a key of `target`
 // (an instance from [`latpoly_bfv_lower`]): the same secret in fewer limbs, for decrypting
-// what [`latpoly_bfv_mod_switch`] moved there.
+// what [`latpoly_bfv_mod_switch`] moved there. A key set without a secret key, or a
+// `target` that is not a lower instance of `bfv`, gives `LATPOLY_STATUS_INVALID_PARAMETER`;
+// a key of another instance `LATPOLY_STATUS_HANDLE_MISMATCH`.
 //
 // # Safety
 // `bfv`, `keys`, `target` NULL or live; `out` valid for one pointer write (free with
@@ -1143,7 +1148,9 @@ enum latpoly_status latpoly_bfv_secret_key_for(const latpoly_bfv *bfv,
 
 // A new key set with the secret key of `keys` (a key of `bfv`) and public and
 // relinearization keys for it, as [`latpoly_bfv_keygen`] makes them for a fresh secret: for
-// instance keys of a lower instance for the secret of the full one.
+// instance keys of a lower instance for the secret of the full one. A key set without a
+// secret key gives `LATPOLY_STATUS_INVALID_PARAMETER`, a key of another instance
+// `LATPOLY_STATUS_HANDLE_MISMATCH`.
 //
 // # Safety
 // `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `out` valid for

@@ -1354,7 +1354,9 @@ pub unsafe extern "C" fn latpoly_bfv_mod_switch(
 
 /// A new key set holding only the secret key of `keys` (a key of `bfv`) as a key of `target`
 /// (an instance from [`latpoly_bfv_lower`]): the same secret in fewer limbs, for decrypting
-/// what [`latpoly_bfv_mod_switch`] moved there.
+/// what [`latpoly_bfv_mod_switch`] moved there. A key set without a secret key, or a
+/// `target` that is not a lower instance of `bfv`, gives `LATPOLY_STATUS_INVALID_PARAMETER`;
+/// a key of another instance `LATPOLY_STATUS_HANDLE_MISMATCH`.
 ///
 /// # Safety
 /// `bfv`, `keys`, `target` NULL or live; `out` valid for one pointer write (free with
@@ -1390,7 +1392,9 @@ pub unsafe extern "C" fn latpoly_bfv_secret_key_for(
 
 /// A new key set with the secret key of `keys` (a key of `bfv`) and public and
 /// relinearization keys for it, as [`latpoly_bfv_keygen`] makes them for a fresh secret: for
-/// instance keys of a lower instance for the secret of the full one.
+/// instance keys of a lower instance for the secret of the full one. A key set without a
+/// secret key gives `LATPOLY_STATUS_INVALID_PARAMETER`, a key of another instance
+/// `LATPOLY_STATUS_HANDLE_MISMATCH`.
 ///
 /// # Safety
 /// `bfv`, `keys` NULL or live; `sampler` NULL or live, not used concurrently; `out` valid for

@@ -319,6 +319,7 @@ pub unsafe extern "C" fn latpoly_ntt_primes(
 /// Writes `count` primes of exactly `bits` bits (37..62) with `q = 1 mod 2^32`, largest first,
 /// to `out`: NTT primes for every power-of-two `n <= 2^31` that the AVX2 backend multiplies
 /// faster when `q >= 2^50` (`latpoly::primes::fast_ntt_primes`).
+/// `count` is at most 4096, as for [`latpoly_ntt_primes`].
 ///
 /// # Safety
 /// `out` must be valid for `count` writes.

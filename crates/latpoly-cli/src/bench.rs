@@ -774,9 +774,8 @@ fn a2(rows: &mut Vec<Row>, rounds: usize) {
         let fc1: Ciphertext = fpk.try_encrypt(&fpt, &mut frng).expect("fhe.rs encrypt");
         let fc2: Ciphertext = fpk.try_encrypt(&fpt, &mut frng).expect("fhe.rs encrypt");
         // Modulus switching down to one prime (a server shortening its answer), and the
-        // client's decryption there: latpoly's instance of the first prime and fhe.rs's last
-        // level (fhe.rs drops the primes from the end of its chain, latpoly keeps the first:
-        // with equal-width primes the work is the same).
+        // client's decryption there: both drop the last primes of the chain and keep the first
+        // (latpoly's instance of the first prime, fhe.rs's last level).
         let low = bfv.lower(1).expect("lower");
         let low_sk = bfv.secret_key_for(&keys.secret, &low).expect("key");
         let short = bfv.mod_switch(&c1, &low).expect("switch");

@@ -1277,3 +1277,38 @@ fn modulus_switching_refuses_unrelated_instances() {
         vec![1; 1024]
     );
 }
+
+/// Primes of mixed widths: dropping a 62-bit prime onto 30-bit limbs takes the digit kernel's
+/// scalar remainder (`q_l > 2 q_j`), a 30-bit one onto a 50-bit limb the SIMD path.
+#[test]
+fn modulus_switching_across_mixed_prime_widths() {
+    use latpoly::primes::ntt_primes;
+    let n = 1024;
+    let q = vec![
+        ntt_primes(50, n, 1).unwrap()[0],
+        ntt_primes(30, n, 1).unwrap()[0],
+        ntt_primes(62, n, 1).unwrap()[0],
+    ];
+    let bfv = Bfv::new(BfvParams {
+        n,
+        moduli: q.clone(),
+        t: 257,
+        sigma: 3.19,
+    })
+    .unwrap();
+    let mut rng = Sampler::from_seed([9; 32]);
+    let mut prng = ChaCha20Rng::seed_from_u64(9);
+    let keys = bfv.keygen(&mut rng).unwrap();
+    let m = random_plain(&mut prng, n, 257);
+    let c = bfv.encrypt(&keys.public, &m, &mut rng).unwrap();
+    let c3 = bfv.multiply(&c, &c).unwrap();
+    for k in [2, 1] {
+        let low = bfv.lower(k).unwrap();
+        let sk = bfv.secret_key_for(&keys.secret, &low).unwrap();
+        for (ct, want) in [(&c, m.clone()), (&c3, bfv.plain_mul(&m, &m).unwrap())] {
+            let s = bfv.mod_switch(ct, &low).unwrap();
+            assert_switched_exactly(ct, &s, &q);
+            assert_eq!(low.decrypt(&sk, &s).unwrap(), want, "k = {k}");
+        }
+    }
+}

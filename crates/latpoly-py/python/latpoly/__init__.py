@@ -94,12 +94,6 @@ def _ct(c, name: str = "ct"):
     return c
 
 
-def _bfv(b, name: str = "target"):
-    if not isinstance(b, Bfv):
-        raise ValueError(f"{name} must be a Bfv, got {type(b).__name__}")
-    return b._inner
-
-
 def _u64_vector(a, name: str) -> np.ndarray:
     """Coerces `a` to a contiguous 1-D uint64 array or raises ValueError."""
     if isinstance(a, np.ma.MaskedArray):
@@ -902,8 +896,9 @@ class Bfv:
         """``ct`` switched down to the modulus of ``target`` (an instance from ``lower``): each
         polynomial scaled by Q_k / Q and rounded, one dropped prime at a time. The result
         belongs to ``target``, decrypts there with ``secret_key_for(keys, target)`` to the
-        same plaintext, and is ``len(moduli) - k`` limbs shorter; its noise budget is about
-        the old one less the bits of the dropped primes. The way a server shortens an answer.
+        same plaintext, and is ``len(moduli) - k`` limbs shorter; it keeps its noise budget
+        (relative to the modulus) up to a ceiling near log2(Q_k / t) less a few bits of
+        rounding. The way a server shortens an answer.
 
         >>> import numpy as np
         >>> bfv = Bfv.with_prime_bits(1024, 50, 3, t=65537, seed=9)
@@ -918,12 +913,12 @@ class Bfv:
         >>> bool((low.decrypt(sk, short) == bfv.decrypt(keys, c)).all())
         True
         """
-        return self._inner.mod_switch(_ct(ct), _bfv(target))
+        return self._inner.mod_switch(_ct(ct), _lpr_obj(target, Bfv, "target")._inner)
 
     def secret_key_for(self, keys, target: "Bfv"):
         """A key set holding the secret key of ``keys`` (a key of this instance) as a key of
         ``target`` (an instance from ``lower``): the same secret in fewer limbs."""
-        return self._inner.secret_key_for(_keys(keys), _bfv(target))
+        return self._inner.secret_key_for(_keys(keys), _lpr_obj(target, Bfv, "target")._inner)
 
     def keygen_with_secret(self, keys):
         """Secret, public and relinearization keys for the secret key of ``keys`` (a key of

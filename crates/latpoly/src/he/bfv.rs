@@ -373,11 +373,11 @@ pub struct Bfv {
     /// Key switching's digit constants, one per prime of `Q` ([`convert_simd::DigitTables`]),
     /// with a limb for every prime of `Q·P_s`.
     digits: Vec<convert_simd::DigitTables>,
-    /// The centred residue mod `P_s` in every limb of `Q` (the digit tables of `P_s` with
-    /// `h = 1`): the rounding term of the division by `P_s` that ends a key switch.
-    special_digit: convert_simd::DigitTables,
-    /// `P_s^-1 mod q_j` and its Shoup quotient, per prime of `Q`.
-    special_inv: Vec<(u64, u64)>,
+    /// Division by `P_s` with rounding, from basis `Q·P_s` to `Q`: the end of a key switch.
+    special: modswitch::DropLimb,
+    /// Division by the last prime with rounding, from `q_1 .. q_(j+2)` to `q_1 .. q_(j+1)`, at
+    /// index `j` ([`Bfv::mod_switch`]).
+    drops: Vec<modswitch::DropLimb>,
     /// `P_s (Q/q_i) mod q_i`: the gadget of the switching keys.
     gadget: Vec<u64>,
     /// `t mod p_k`.
@@ -487,13 +487,13 @@ impl Bfv {
         // The special prime of key switching: an NTT prime outside Q as wide as Q's widest
         // (so the digits' noise shrinks by about the size of a prime; one of equal width keeps
         // the digit kernels' single conditional subtraction).
-        let special = special_prime(&params)?;
+        let special_value = special_prime(&params)?;
         let bits = 61u32;
         let count = need.div_ceil(bits as u64 - 1) as usize;
         let pool = ntt_primes(bits, params.n, count + params.moduli.len() + 1)?;
         let pm: Vec<u64> = pool
             .into_iter()
-            .filter(|&x| !params.moduli.contains(&x) && x != special)
+            .filter(|&x| !params.moduli.contains(&x) && x != special_value)
             .take(count)
             .collect();
         let p = RnsContext::new(params.n, &pm)?;
@@ -527,30 +527,25 @@ impl Bfv {
             .collect();
         let round = round::RoundTables::new(q.crt().moduli(), &qhat_inv, params.t);
         let mut with_special = params.moduli.clone();
-        with_special.push(special);
+        with_special.push(special_value);
         let qs = RnsContext::new(params.n, &with_special)?;
         let l = params.moduli.len();
         let digits = (0..l)
             .map(|i| convert_simd::DigitTables::new(qs.crt().moduli(), i, qhat_inv[i]))
             .collect();
-        let mut special_digit = convert_simd::DigitTables::new(qs.crt().moduli(), l, 1);
-        special_digit.limbs.truncate(l);
-        let mut special_inv = Vec::with_capacity(l);
+        let special = modswitch::DropLimb::new(qs.crt().moduli())?;
+        let drops = (2..=l)
+            .map(|k| modswitch::DropLimb::new(&q.crt().moduli()[..k]))
+            .collect::<Result<_>>()?;
         let mut gadget = Vec::with_capacity(l);
         for (m, &h) in q.crt().moduli().iter().zip(&qhat_mod_qi) {
-            let ps = m.reduce_u64(special);
-            let inv = m.inv(ps).ok_or(Error::InvalidModulus {
-                q: m.value(),
-                reason: "moduli not coprime",
-            })?;
-            special_inv.push((inv, m.shoup(inv)));
-            gadget.push(m.mul(ps, h));
+            gadget.push(m.mul(m.reduce_u64(special_value), h));
         }
         Ok(Bfv {
             qs,
             digits,
-            special_digit,
-            special_inv,
+            special,
+            drops,
             gadget,
             slots: slots::SlotEncoder::new(params.n, params.t),
             round,
@@ -831,21 +826,12 @@ impl Bfv {
             for (j, plan) in plans.iter().enumerate() {
                 plan.inverse_unchecked(&mut acc[j * n..(j + 1) * n]);
             }
-            // [x]_{P_s}, centred, in every limb of Q
-            let last = &acc[l * n..];
-            let tables = &self.special_digit;
-            if !convert_simd::run_centred_digit(self.lane_isa, tables, last, &mut rounding) {
-                tables.scalar(last, &mut rounding);
-            }
+            // (x - [x]_{P_s}) P_s^-1, [x]_{P_s} centred, into the rounding buffer; then + c_i
+            self.special
+                .divide(self.lane_isa, &acc, &mut rounding[..l * n]);
             acc.truncate(l * n);
-            for (j, (plan, m)) in plans.iter().zip(self.q.crt().moduli()).enumerate() {
+            for (j, plan) in plans[..l].iter().enumerate() {
                 let r = j * n..(j + 1) * n;
-                // (x - [x]_{P_s}) P_s^-1 into the rounding buffer (the SIMD twin gives the
-                // same residues), then + c_i into the output
-                let (w, wp) = self.special_inv[j];
-                let consts = [(1, m.shoup(1)), (w, wp)];
-                let (x, rj) = (&acc[r.clone()], &mut rounding[r.clone()]);
-                convert_simd::mul_sub_mul_any(self.lane_isa, m, consts, x, rj);
                 match ci {
                     Some(ci) => {
                         plan.add_unchecked(&rounding[r.clone()], &ci[r.clone()], &mut acc[r])

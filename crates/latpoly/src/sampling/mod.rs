@@ -154,7 +154,7 @@ impl Sampler {
 
     /// A new sampler keyed with the next 32 bytes of this one's stream (four 64-bit words,
     /// little-endian): an independent stream for another owner (a second instance, a thread)
-    /// that stays reproducible when this one is. The seed is wiped after use.
+    /// that stays reproducible when this one is. The seed's buffer here is wiped after use.
     ///
     /// ```
     /// use latpoly::sampling::Sampler;

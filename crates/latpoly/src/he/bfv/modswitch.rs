@@ -9,10 +9,12 @@
 //!      = (c_i - [c_i]_{q_L}) · q_L^-1 mod q_j,  [.]_{q_L} centred in (-q_L/2, q_L/2]
 //! ```
 //!
-//! `c_0' + c_1' s = (Q_k / Q)(Δ m + v) + ε_0 + ε_1 s` with `|ε_i| <= 1/2`, so the message stays
-//! and the noise shrinks with the modulus, plus a rounding term of about `(1 + ||s||_1) / 2`
-//! per prime dropped: the ciphertext keeps (almost) the same noise budget *relative* to its
-//! modulus, and shrinks by `L - k` limbs (SEAL's and OpenFHE's `mod_switch`; how a server
+//! `c_0' + c_1' s = (Q_k / Q)(Δ m + v) + ε_0 + ε_1 s` with `|ε_i| <= 1/2` (and `ε_2 s^2` for a
+//! three-polynomial ciphertext), so the message stays and the noise `v` shrinks with the
+//! modulus; the rounding adds about `(1 + ||s||_1) / 2` once (the rounding of an earlier step is
+//! divided by the later primes). So the noise budget, which is relative to the modulus, is kept,
+//! up to the ceiling the rounding term sets near `log2(Q_k / t)` minus its own size; the
+//! ciphertext shrinks by `L - k` limbs (SEAL's and OpenFHE's `mod_switch`; how a server
 //! shortens its answer before sending it back).
 //!
 //! The switched ciphertext belongs to the instance of the smaller modulus, [`Bfv::lower`]; its
@@ -21,18 +23,69 @@
 //! keys made for it from the same secret ([`Bfv::keygen_with_secret`],
 //! [`Bfv::galois_keygen`]), multiplies, relinearizes and rotates.
 //!
-//! The arithmetic is that of the end of a key switch (the division by the special prime):
-//! the centred last limb spread over the others by the digit kernel, then
+//! The arithmetic is that of the end of a key switch (the division by the special prime,
+//! [`DropLimb`]): the centred last limb spread over the others by the digit kernel, then
 //! `(x_j - r_j) q_L^-1 mod q_j` by [`convert_simd::mul_sub_mul_any`]; SIMD where the CPU has
 //! it, the same residues on every backend. Ciphertexts are public, so nothing here needs to
-//! be constant time; the secret key's restriction copies limbs and wipes nothing it leaves
-//! behind (the source key is the caller's).
+//! be constant time; the secret key's restriction copies limbs into a key that wipes them on
+//! drop.
 
 use super::{Bfv, BfvCiphertext, BfvParams, BfvSecretKey};
-use crate::arith::Modulus;
+use crate::arith::{Modulus, Modulus64};
 use crate::error::{Error, Result};
-use crate::rns::{convert_simd, scratch, Representation, RnsContext, RnsPoly};
-use std::sync::Arc;
+use crate::isa::Isa;
+use crate::rns::{convert_simd, scratch, Representation, RnsPoly};
+
+/// Division by the last prime of a basis with rounding: from `q_0 .. q_l` to `q_0 .. q_(l-1)`,
+/// `x -> (x - [x]_{q_l}) q_l^-1` with `[x]_{q_l}` centred, exact in every remaining limb. Ends
+/// a key switch (`q_l = P_s`) and is a step of modulus switching.
+#[derive(Debug, Clone)]
+pub(super) struct DropLimb {
+    /// The centred residue mod `q_l` in the limbs `0..l` (digit `l` with `h = 1`).
+    digit: convert_simd::DigitTables,
+    /// `(1, its Shoup quotient)` and `(q_l^-1 mod q_j, its quotient)` per remaining limb `j`.
+    consts: Vec<[(u64, u64); 2]>,
+}
+
+impl DropLimb {
+    /// The tables for the basis `q` (at least two primes, the last one dropped).
+    pub(super) fn new(q: &[Modulus64]) -> Result<DropLimb> {
+        let l = q.len() - 1;
+        let mut digit = convert_simd::DigitTables::new(q, l, 1);
+        digit.limbs.truncate(l);
+        let consts = q[..l]
+            .iter()
+            .map(|m| {
+                let inv = m
+                    .inv(m.reduce_u64(q[l].value()))
+                    .ok_or(Error::InvalidModulus {
+                        q: m.value(),
+                        reason: "moduli not coprime",
+                    })?;
+                Ok([(1, m.shoup(1)), (inv, m.shoup(inv))])
+            })
+            .collect::<Result<_>>()?;
+        Ok(DropLimb { digit, consts })
+    }
+
+    /// `out` (the `l` remaining limbs, `n` residues each) from `x` (those limbs, then the
+    /// dropped one: at least `(l + 1) n` residues, the rest ignored), on backend `isa` where it
+    /// runs (the same residues on every backend).
+    pub(super) fn divide(&self, isa: Isa, x: &[u64], out: &mut [u64]) {
+        let l = self.consts.len();
+        let n = out.len() / l;
+        let (keep, dropped) = x[..(l + 1) * n].split_at(l * n);
+        // [x]_{q_l}, centred, in every remaining limb
+        if !convert_simd::run_centred_digit(isa, &self.digit, dropped, out) {
+            self.digit.scalar(dropped, out);
+        }
+        // (x_j - [x]) q_l^-1 mod q_j
+        for (j, ((m, _), w)) in self.digit.limbs.iter().zip(&self.consts).enumerate() {
+            let r = j * n..(j + 1) * n;
+            convert_simd::mul_sub_mul_any(isa, m, *w, &keep[r.clone()], &mut out[r]);
+        }
+    }
+}
 
 impl Bfv {
     /// The instance over the first `primes` primes of `Q` (same `n`, `t` and `σ`): the home of
@@ -88,8 +141,9 @@ impl Bfv {
     /// instance made by [`Bfv::lower`] (or one with the same parameters): each polynomial is
     /// scaled by `Q_k / Q` and rounded, one dropped prime at a time (module docs). The result
     /// belongs to `target`, decrypts there to the same plaintext while the noise allows, and
-    /// is `L - k` limbs shorter; its noise budget is about that of `c` less the bits of the
-    /// dropped primes. With `target` of the same modulus it is a copy of `c`.
+    /// is `L - k` limbs shorter; it keeps the noise budget of `c` (which is relative to the
+    /// modulus) up to a ceiling near `log2(Q_k / t)` less the rounding's few bits (module
+    /// docs). With `target` of the same modulus it is a copy of `c`.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -113,52 +167,26 @@ impl Bfv {
         self.check_ct(c)?;
         let k = self.lower_primes(target)?;
         let n = self.params.n;
-        let q = self.q.crt().moduli();
-        // One step per dropped prime, q_(last+1) the last of the current basis: its tables
-        // (the centred digit of limb `last` in limbs 0..last) and `q_(last+1)^-1 mod q_j`.
-        let steps: Vec<_> = (k..self.q.len())
-            .rev()
-            .map(|last| {
-                let mut t = convert_simd::DigitTables::new(&q[..=last], last, 1);
-                t.limbs.truncate(last);
-                let consts: Vec<[(u64, u64); 2]> = q[..last]
-                    .iter()
-                    .map(|m| {
-                        let inv = m
-                            .inv(m.reduce_u64(q[last].value()))
-                            .expect("the primes of Q are distinct primes");
-                        [(1, m.shoup(1)), (inv, m.shoup(inv))]
-                    })
-                    .collect();
-                (last, t, consts)
-            })
-            .collect();
         let mut out = Vec::with_capacity(c.c.len());
         for p in &c.c {
-            // Each step reads the current residues and writes the next (pooled buffers: fresh
-            // ones of 100s of kB cost more in page faults than the arithmetic).
+            // One step per dropped prime, from the last; each reads the current residues and
+            // writes the next. Pooled buffers between steps (fresh ones of 100s of kB cost more
+            // in page faults than the arithmetic); the result gets a buffer of its own size.
             let mut cur = Self::coeff_residues(p);
-            for (last, tables, consts) in &steps {
-                let (keep, dropped) = cur[..(last + 1) * n].split_at(last * n);
-                let mut next = scratch::take(last * n);
-                // [x]_{q_last}, centred, in every remaining limb
-                if !convert_simd::run_centred_digit(self.lane_isa, tables, dropped, &mut next) {
-                    tables.scalar(dropped, &mut next);
-                }
-                // (x_j - [x]) q_last^-1 mod q_j
-                for (j, (m, w)) in q[..*last].iter().zip(consts).enumerate() {
-                    let s = j * n..(j + 1) * n;
-                    let (x, r) = (&keep[s.clone()], &mut next[s]);
-                    convert_simd::mul_sub_mul_any(self.lane_isa, m, *w, x, r);
-                }
+            for last in (k..self.q.len()).rev() {
+                let mut next = if last == k {
+                    vec![0u64; k * n]
+                } else {
+                    scratch::take(last * n)
+                };
+                self.drops[last - 1].divide(self.lane_isa, &cur, &mut next);
                 if let std::borrow::Cow::Owned(v) = std::mem::replace(&mut cur, next.into()) {
                     scratch::give(v);
                 }
             }
-            let ctx: &Arc<RnsContext> = target.context();
             let res = cur.into_owned();
             out.push(RnsPoly::from_residues_unchecked(
-                ctx,
+                target.context(),
                 res,
                 Representation::Coefficient,
             ));
