@@ -9,7 +9,7 @@ use crate::{
     TAG_POLY,
 };
 use latpoly::he::bfv::{
-    Bfv, BfvCiphertext, BfvGaloisKeys, BfvParams, BfvPublicKey, BfvRelinKey, BfvSecretKey,
+    Bfv, BfvCiphertext, BfvGaloisKeys, BfvKeys, BfvParams, BfvPublicKey, BfvRelinKey, BfvSecretKey,
 };
 use latpoly::he::lpr::{Lpr, LprParams, LprPublicKey, LprSecretKey};
 use latpoly::rns::RnsPoly;
@@ -46,6 +46,19 @@ pub struct latpoly_bfv_keys {
     public: Option<BfvPublicKey>,
     relin: Option<BfvRelinKey>,
     galois: Option<BfvGaloisKeys>,
+}
+
+impl From<BfvKeys> for latpoly_bfv_keys {
+    /// The set of secret, public and relinearization keys that key generation makes.
+    fn from(k: BfvKeys) -> Self {
+        latpoly_bfv_keys {
+            tag: TAG_BFV_KEYS,
+            secret: Some(k.secret),
+            public: Some(k.public),
+            relin: Some(k.relin),
+            galois: None,
+        }
+    }
 }
 
 impl latpoly_bfv_keys {
@@ -403,18 +416,7 @@ pub unsafe extern "C" fn latpoly_bfv_keygen(
         let (b, s) = unsafe { (handle(bfv, TAG_BFV)?, handle_mut(sampler, TAG_SAMPLER)?) };
         let keys = lift(b.bfv.keygen(&mut s.s))?;
         // SAFETY: contract of this function.
-        unsafe {
-            put(
-                out,
-                latpoly_bfv_keys {
-                    tag: TAG_BFV_KEYS,
-                    secret: Some(keys.secret),
-                    public: Some(keys.public),
-                    relin: Some(keys.relin),
-                    galois: None,
-                },
-            )
-        }
+        unsafe { put(out, latpoly_bfv_keys::from(keys)) }
     })
 }
 
@@ -1416,15 +1418,8 @@ pub unsafe extern "C" fn latpoly_bfv_keygen_with_secret(
             )
         };
         let made = lift(b.bfv.keygen_with_secret(k.secret()?.clone(), &mut s.s))?;
-        let keys = latpoly_bfv_keys {
-            tag: TAG_BFV_KEYS,
-            secret: Some(made.secret),
-            public: Some(made.public),
-            relin: Some(made.relin),
-            galois: None,
-        };
         // SAFETY: contract of this function.
-        unsafe { put(out, keys) }
+        unsafe { put(out, latpoly_bfv_keys::from(made)) }
     })
 }
 

@@ -2,7 +2,7 @@
 
 use crate::value_error;
 use latpoly::he::bfv::{
-    Bfv as CoreBfv, BfvCiphertext, BfvGaloisKeys, BfvParams, BfvPublicKey, BfvRelinKey,
+    Bfv as CoreBfv, BfvCiphertext, BfvGaloisKeys, BfvKeys, BfvParams, BfvPublicKey, BfvRelinKey,
     BfvSecretKey,
 };
 use latpoly::he::lpr::{
@@ -210,6 +210,18 @@ fn missing(what: &str) -> PyErr {
     PyValueError::new_err(format!("this key set has no {what} key"))
 }
 
+impl From<BfvKeys> for BfvKeySet {
+    /// The set of secret, public and relinearization keys that key generation makes.
+    fn from(k: BfvKeys) -> Self {
+        BfvKeySet {
+            secret: Some(k.secret),
+            public: Some(k.public),
+            relin: Some(k.relin),
+            galois: None,
+        }
+    }
+}
+
 impl BfvKeySet {
     fn secret(&self) -> PyResult<&BfvSecretKey> {
         self.secret.as_ref().ok_or_else(|| missing("secret"))
@@ -363,12 +375,7 @@ impl Bfv {
 
     fn keygen(&self, py: Python<'_>) -> PyResult<BfvKeySet> {
         let keys = with_rng(py, &self.rng, |rng| self.inner.keygen(rng))?;
-        Ok(BfvKeySet {
-            secret: Some(keys.secret),
-            public: Some(keys.public),
-            relin: Some(keys.relin),
-            galois: None,
-        })
+        Ok(keys.into())
     }
 
     /// True when t is a prime = 1 mod 2n (slots and rotations available).
@@ -536,12 +543,7 @@ impl Bfv {
     ) -> PyResult<BfvKeySet> {
         let sk = keys.secret()?.clone();
         let k = with_rng(py, &self.rng, |rng| self.inner.keygen_with_secret(sk, rng))?;
-        Ok(BfvKeySet {
-            secret: Some(k.secret),
-            public: Some(k.public),
-            relin: Some(k.relin),
-            galois: None,
-        })
+        Ok(k.into())
     }
 
     /// A ciphertext from the bytes of `BfvCiphertext.to_bytes` for this instance's parameters

@@ -404,12 +404,6 @@ fn scaled_residue(md: &crate::arith::Modulus64, (d, dp): (u64, u64), m: u64, c: 
 /// A key-switching key `(b_1 .. b_L, a_1 .. a_L)` and the seed of its `a_i`.
 type SwitchingKey = (Vec<RnsPoly>, Vec<RnsPoly>, [u8; SEED_LEN]);
 
-/// 32 bytes of `rng`'s stream (four 64-bit words, little-endian): the seed of a ciphertext's
-/// or a key's uniform part, public once drawn.
-fn draw_seed(rng: &mut Sampler) -> [u8; SEED_LEN] {
-    rng.next_seed()
-}
-
 /// The special prime of key switching for these parameters: the largest NTT prime for `n`
 /// outside `Q` as wide as `Q`'s widest prime, or, where that width has no prime left (few
 /// primes of 20-odd bits are `≡ 1 mod 2n` for large `n`), the next wider width that has one,
@@ -653,7 +647,7 @@ impl Bfv {
     pub fn keygen_with_secret(&self, secret: BfvSecretKey, rng: &mut Sampler) -> Result<BfvKeys> {
         self.check_key_ctx(&secret.s)?;
         let s = &secret.s;
-        let pk_seed = draw_seed(rng);
+        let pk_seed = rng.next_seed();
         let a = self
             .expand_key_a(&pk_seed, &self.q, 1)
             .pop()
@@ -737,7 +731,7 @@ impl Bfv {
         rng: &mut Sampler,
     ) -> Result<SwitchingKey> {
         let n = self.params.n;
-        let seed = draw_seed(rng);
+        let seed = rng.next_seed();
         let av = self.expand_key_a(&seed, &self.qs, self.q.len());
         let mut b = Vec::with_capacity(self.q.len());
         for (i, ai) in av.iter().enumerate() {

@@ -169,7 +169,8 @@ impl Sampler {
         Sampler::from_seed(*seed)
     }
 
-    /// The next 32 bytes of the stream: four 64-bit words, little-endian.
+    /// The next 32 bytes of the stream (four 64-bit words, little-endian): the seed of a
+    /// fork, or of a BFV ciphertext's or key's uniform part (public once drawn).
     pub(crate) fn next_seed(&mut self) -> [u8; 32] {
         let mut seed = [0u8; 32];
         for w in seed.chunks_exact_mut(8) {

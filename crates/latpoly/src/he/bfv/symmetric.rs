@@ -117,7 +117,7 @@ impl Bfv {
     ) -> Result<(RnsPoly, RnsPoly, [u8; SEED_LEN])> {
         self.check_plain(m)?;
         self.check_key_ctx(&sk.s)?;
-        let seed = super::draw_seed(rng);
+        let seed = rng.next_seed();
         let a = self.expand_a(&seed);
         let e = Wiped::new(rng.gaussian(self.params.n, self.params.sigma)?);
         let bound = ((GAUSSIAN_TAIL_CUT * self.params.sigma).ceil() as u64).max(1);
