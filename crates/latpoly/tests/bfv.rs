@@ -188,6 +188,13 @@ fn n4096_q124_add_and_multiply() {
         .map(|x| bfv.encrypt(&keys.public, x, &mut rng).unwrap())
         .collect();
     let p01 = bfv.multiply_relin(&c[0], &c[1], &keys.relin).unwrap();
+    // The fused product (temporaries in the scratch pool) is the two steps, bit for bit.
+    let c3 = bfv.multiply(&c[0], &c[1]).unwrap();
+    let two_steps = bfv.relinearize(&c3, &keys.relin).unwrap();
+    assert_eq!(p01.len(), 2);
+    for (x, y) in p01.parts().iter().zip(two_steps.parts()) {
+        assert_eq!(x.residues(), y.residues());
+    }
     let want01 = bfv.plain_mul(&m[0], &m[1]).unwrap();
     assert_eq!(bfv.decrypt(&keys.secret, &p01).unwrap(), want01);
     let s = bfv.add(&p01, &c[2]).unwrap();
@@ -307,6 +314,10 @@ fn bad_input() {
     let c3 = bfv.multiply(&c, &c).unwrap();
     assert!(bfv.multiply(&c3, &c).is_err());
     assert!(bfv.relinearize(&c3, &okeys.relin).is_err());
+    // The fused product refuses what its two steps refuse.
+    assert!(bfv.multiply_relin(&c3, &c, &keys.relin).is_err());
+    assert!(bfv.multiply_relin(&c, &oc, &keys.relin).is_err());
+    assert!(bfv.multiply_relin(&c, &c, &okeys.relin).is_err());
 }
 
 /// The polynomials of a container (`LPLY`, version, kind, `u16` count, then whole `RnsPoly`

@@ -780,12 +780,14 @@ impl Bfv {
     /// divides by `P_s`; centred digits (mean square `q_i² / 12` against `q_i² / 3` for
     /// `[0, q_i)`) halve it. The key's shape (`L` NTT-form pairs of basis `Q·P_s`) is checked
     /// by the callers.
-    fn key_switch(&self, d_res: &[u64], kb: &[RnsPoly], ka: &[RnsPoly]) -> (Vec<u64>, Vec<u64>) {
+    /// The accumulators come from the scratch pool ([`Self::finish_switch`] gives them back):
+    /// the first digit's products are written, the others added.
+    fn key_switch(&self, d_res: &[u64], kb: &[RnsPoly], ka: &[RnsPoly]) -> [Vec<u64>; 2] {
         let n = self.params.n;
         let l = self.qs.len();
         let plans = self.qs.plans();
-        let mut acc0 = vec![0u64; l * n];
-        let mut acc1 = vec![0u64; l * n];
+        let mut acc0 = scratch::take(l * n);
+        let mut acc1 = scratch::take(l * n);
         let mut d = scratch::take(l * n);
         for (i, tables) in self.digits.iter().enumerate() {
             // Digit D_i = [d (Q/q_i)^-1]_{q_i}, centred, in every limb of Q·P_s
@@ -799,12 +801,17 @@ impl Bfv {
                 plans[j].forward_unchecked(dj);
                 let r = j * n..(j + 1) * n;
                 let (b, a) = (&kb[i].residues()[r.clone()], &ka[i].residues()[r.clone()]);
-                plans[j].pointwise_acc_unchecked(dj, b, &mut acc0[r.clone()]);
-                plans[j].pointwise_acc_unchecked(dj, a, &mut acc1[r]);
+                if i == 0 {
+                    plans[j].pointwise_unchecked(dj, b, &mut acc0[r.clone()]);
+                    plans[j].pointwise_unchecked(dj, a, &mut acc1[r]);
+                } else {
+                    plans[j].pointwise_acc_unchecked(dj, b, &mut acc0[r.clone()]);
+                    plans[j].pointwise_acc_unchecked(dj, a, &mut acc1[r]);
+                }
             }
         }
         scratch::give(d);
-        (acc0, acc1)
+        [acc0, acc1]
     }
 
     /// `(c0 + round(INTT(acc0) / P_s), c1 + round(INTT(acc1) / P_s))` in basis `Q` (an absent
@@ -815,31 +822,27 @@ impl Bfv {
         let l = self.q.len();
         let plans = self.qs.plans();
         let mut out = Vec::with_capacity(2);
-        let mut rounding = scratch::take(l * n);
         for (mut acc, ci) in acc.into_iter().zip(c) {
             for (j, plan) in plans.iter().enumerate() {
                 plan.inverse_unchecked(&mut acc[j * n..(j + 1) * n]);
             }
-            // (x - [x]_{P_s}) P_s^-1, [x]_{P_s} centred, into the rounding buffer; then + c_i
-            self.special
-                .divide(self.lane_isa, &acc, &mut rounding[..l * n]);
-            acc.truncate(l * n);
-            for (j, plan) in plans[..l].iter().enumerate() {
-                let r = j * n..(j + 1) * n;
-                match ci {
-                    Some(ci) => {
-                        plan.add_unchecked(&rounding[r.clone()], &ci[r.clone()], &mut acc[r])
-                    }
-                    None => acc[r.clone()].copy_from_slice(&rounding[r]),
+            // (x - [x]_{P_s}) P_s^-1, [x]_{P_s} centred, straight into the result; then + c_i.
+            // The result is the only fresh allocation: the accumulators go back to the pool.
+            let mut res = vec![0u64; l * n];
+            self.special.divide(self.lane_isa, &acc, &mut res);
+            scratch::give(acc);
+            if let Some(ci) = ci {
+                for (j, plan) in plans[..l].iter().enumerate() {
+                    let r = j * n..(j + 1) * n;
+                    plan.add_assign_unchecked(&mut res[r.clone()], &ci[r]);
                 }
             }
             out.push(RnsPoly::from_residues_unchecked(
                 &self.q,
-                acc,
+                res,
                 Representation::Coefficient,
             ));
         }
-        scratch::give(rounding);
         BfvCiphertext { c: out }
     }
 
@@ -1475,6 +1478,19 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn multiply(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<BfvCiphertext> {
+        self.check_product_operands(a, b)?;
+        let len = self.q.len() * self.params.n;
+        let mut c = [vec![0u64; len], vec![0u64; len], vec![0u64; len]];
+        self.tensor_into(a, b, &mut c);
+        let c = c
+            .into_iter()
+            .map(|r| RnsPoly::from_residues_unchecked(&self.q, r, Representation::Coefficient))
+            .collect();
+        Ok(BfvCiphertext { c })
+    }
+
+    /// The checks of [`Self::multiply`]: two ciphertexts of this instance, 2 polynomials each.
+    fn check_product_operands(&self, a: &BfvCiphertext, b: &BfvCiphertext) -> Result<()> {
         self.check_ct(a)?;
         self.check_ct(b)?;
         if a.c.len() != 2 || b.c.len() != 2 {
@@ -1482,6 +1498,12 @@ impl Bfv {
                 "multiply takes 2-polynomial ciphertexts: relinearize first".into(),
             ));
         }
+        Ok(())
+    }
+
+    /// The product's three polynomials (coefficient-form residues in basis `Q`, `Q.len() · n`
+    /// words each) into `out`, for checked operands.
+    fn tensor_into(&self, a: &BfvCiphertext, b: &BfvCiphertext, out: &mut [Vec<u64>; 3]) {
         let n = self.params.n;
         let len = self.qp.len() * n;
         // The four operands lifted to Q·P (NTT form); temporaries come from the scratch pool
@@ -1508,18 +1530,10 @@ impl Bfv {
             }
         }
         lifted.into_iter().for_each(scratch::give);
-        let mut c = Vec::with_capacity(3);
-        for e in [e0, e1, e2] {
-            let mut out = vec![0u64; self.q.len() * n];
-            self.scale_down_into(&e, &mut out);
+        for (e, o) in [e0, e1, e2].into_iter().zip(out.iter_mut()) {
+            self.scale_down_into(&e, o);
             scratch::give(e);
-            c.push(RnsPoly::from_residues_unchecked(
-                &self.q,
-                out,
-                Representation::Coefficient,
-            ));
         }
-        Ok(BfvCiphertext { c })
     }
 
     /// Relinearizes a 3-polynomial ciphertext back to 2 polynomials.
@@ -1555,7 +1569,7 @@ impl Bfv {
         let c2 = Self::coeff_residues(&c.c[2]);
         let acc = self.key_switch(&c2, &rlk.b, &rlk.a);
         let (c0, c1) = (Self::coeff_residues(&c.c[0]), Self::coeff_residues(&c.c[1]));
-        Ok(self.finish_switch([acc.0, acc.1], [Some(&c0), Some(&c1)]))
+        Ok(self.finish_switch(acc, [Some(&c0), Some(&c1)]))
     }
 
     /// Product followed by relinearization.
@@ -1580,7 +1594,17 @@ impl Bfv {
         b: &BfvCiphertext,
         rlk: &BfvRelinKey,
     ) -> Result<BfvCiphertext> {
-        self.relinearize(&self.multiply(a, b)?, rlk)
+        self.check_product_operands(a, b)?;
+        self.check_switching_key(&rlk.b, &rlk.a, "relinearization key")?;
+        // The three product polynomials are temporaries here: they live in the scratch pool,
+        // and the two result polynomials are the only fresh allocations.
+        let len = self.q.len() * self.params.n;
+        let mut c = [scratch::take(len), scratch::take(len), scratch::take(len)];
+        self.tensor_into(a, b, &mut c);
+        let acc = self.key_switch(&c[2], &rlk.b, &rlk.a);
+        let out = self.finish_switch(acc, [Some(&c[0]), Some(&c[1])]);
+        c.into_iter().for_each(scratch::give);
+        Ok(out)
     }
 
     /// The plaintext-ring product `a·b mod (x^n + 1, t)` (a reference for tests and callers).

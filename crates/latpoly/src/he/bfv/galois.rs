@@ -320,7 +320,7 @@ impl Bfv {
         );
         let (c0, c1) = (Self::coeff_residues(&c0), Self::coeff_residues(&c1));
         let acc = self.key_switch(&c1, &key.b, &key.a);
-        Ok(self.finish_switch([acc.0, acc.1], [Some(&c0), None]))
+        Ok(self.finish_switch(acc, [Some(&c0), None]))
     }
 
     /// Rotates both slot rows of an encrypted batched plaintext left by `steps` (negative:
