@@ -1,14 +1,19 @@
 //! SIMD twin of the base-conversion kernel of [`super::basis`] (u64 lanes: AVX2 and AVX-512).
 //!
 //! For `LANES` coefficients at a time: `y_i = [x_i (Q/q_i)^-1]_{q_i}` by lane-wise Shoup
-//! products; the estimate of `u` (and the ambiguity test) per lane in scalar code, identical to
-//! the scalar kernel's; then for each target prime `p`
-//! `Σ_i y_i (Q/q_i) + u (-Q) mod p` as lazy Shoup products (each in `[0, 2p)` for any 64-bit
-//! input, since the quotient has 64 bits), folded to `[0, p)` and added modulo `p`. The result
-//! is the same residue as the scalar kernel's. Written once over the [`Simd`] trait; the
-//! `#[target_feature]` entry points live with the tokens in `ntt/x86`.
+//! products; the float estimate `s = Σ_i y_i / q_i` of `u` in vector lanes, with the scalar
+//! kernel's operations in its order (one IEEE product and one sum per source); `u` is
+//! `floor(s + 1/2)` (centred lift) or `floor(s)`, the scalar kernel's value wherever `s` is
+//! not within `eps` of a rounding boundary; a vector with a lane that is goes through the
+//! scalar kernel's per-lane code, which lists the ambiguous coefficients. Then for each target
+//! prime `p`, `Σ_i y_i (Q/q_i) + u (-Q) mod p` as lazy Shoup products (each in `[0, 2p)` for
+//! any 64-bit input, since the quotient has 64 bits) summed in `[0, 2p)` (one conditional
+//! subtraction of `2p` per term: `4p < 2^64` as `p < 2^62`) and folded to `[0, p)` at the end.
+//! The result is the same residue as the scalar kernel's. Written once over the [`Simd`] and
+//! [`RoundLanes`] traits; the `#[target_feature]` entry points live with the tokens in `ntt/x86`.
 
 use crate::arith::{Modulus, Modulus64};
+use crate::he::bfv::round::RoundLanes;
 use crate::isa::Isa;
 use crate::ntt::simd::Simd;
 
@@ -110,7 +115,7 @@ pub(crate) fn run(
 /// `LANES`; ambiguous coefficients are appended to `fallback` (the caller recomputes them).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn convert<S: Simd<W = u64>>(
+pub(crate) fn convert<S: RoundLanes>(
     s: S,
     tb: &ConvTables,
     w: &[(u64, u64)],
@@ -138,29 +143,48 @@ pub(crate) fn convert<S: Simd<W = u64>>(
         let u = match lift {
             None => zero,
             Some(centered) => {
+                // s = Σ y_i / q_i as the scalar kernel sums it; r = s + 1/2 (centred) or s,
+                // u = floor(r) (r >= 0), ambiguous where r is within eps of an integer.
+                let mut est = s.fsplat(0.0);
                 for i in 0..l {
-                    s.store(&mut ybuf[i * lanes..], y[i]);
+                    // y_i < 2^62: the signed conversion of the scalar kernel, exactly.
+                    est = s.fadd(est, s.fmul(s.to_f64(y[i]), s.fsplat(tb.inv_q[i])));
                 }
-                for (lane, u) in ubuf[..lanes].iter_mut().enumerate() {
-                    let mut est = 0.0f64;
+                let r = if centered {
+                    s.fadd(est, s.fsplat(0.5))
+                } else {
+                    est
+                };
+                let u = s.trunc(r);
+                let frac = s.fsub(r, s.to_f64(u));
+                if !s.fany_outside(frac, eps, 1.0 - eps) {
+                    u
+                } else {
+                    // Some lane is ambiguous (rare): the scalar kernel's per-lane code lists it.
                     for i in 0..l {
-                        // y_i < 2^62: the signed conversion is one instruction.
-                        est += ybuf[i * lanes + lane] as i64 as f64 * tb.inv_q[i];
+                        s.store(&mut ybuf[i * lanes..], y[i]);
                     }
-                    *u = super::basis::lift_estimate(est, centered, eps, j + lane, fallback);
+                    for (lane, u) in ubuf[..lanes].iter_mut().enumerate() {
+                        let mut est = 0.0f64;
+                        for i in 0..l {
+                            est += ybuf[i * lanes + lane] as i64 as f64 * tb.inv_q[i];
+                        }
+                        *u = super::basis::lift_estimate(est, centered, eps, j + lane, fallback);
+                    }
+                    s.load(&ubuf)
                 }
-                s.load(&ubuf)
             }
         };
         for (k, (&pk, row)) in tb.p.iter().zip(&tb.rows).enumerate() {
             let p = s.splat(pk);
+            let two_p = s.add(p, p);
+            // Every term and the running sum in [0, 2p): one conditional subtraction per term.
             let mut acc = s.mul_shoup_lazy_splat(u, s.splat(row[l].0), s.splat(row[l].1), p);
-            acc = s.csub(acc, p);
             for i in 0..l {
                 let t = s.mul_shoup_lazy_splat(y[i], s.splat(row[i].0), s.splat(row[i].1), p);
-                acc = s.csub(s.add(acc, s.csub(t, p)), p);
+                acc = s.csub(s.add(acc, t), two_p);
             }
-            s.store(&mut out[k * n + j..], acc);
+            s.store(&mut out[k * n + j..], s.csub(acc, p));
         }
     }
 }

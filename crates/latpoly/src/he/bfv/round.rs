@@ -43,6 +43,10 @@ pub(crate) trait RoundLanes: Simd<W = u64> {
     fn fadd(self, a: Self::F, b: Self::F) -> Self::F;
     /// Lane-wise `a * b` (one IEEE product per lane, never fused with an addition).
     fn fmul(self, a: Self::F, b: Self::F) -> Self::F;
+    /// Lane-wise `a - b` (one IEEE subtraction per lane).
+    fn fsub(self, a: Self::F, b: Self::F) -> Self::F;
+    /// Whether some lane of `f` lies below `lo` or above `hi` (ordered comparisons).
+    fn fany_outside(self, f: Self::F, lo: f64, hi: f64) -> bool;
     /// Lane-wise `f as u64` (truncation) for `0 <= f < 2^52`.
     fn trunc(self, f: Self::F) -> Self::V;
     /// Loads `LANES` doubles from the front of `x` (tests).

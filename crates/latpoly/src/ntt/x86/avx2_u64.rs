@@ -479,6 +479,20 @@ impl crate::he::bfv::round::RoundLanes for Avx2U64 {
         unsafe { _mm256_mul_pd(a, b) }
     }
     #[inline(always)]
+    fn fsub(self, a: __m256d, b: __m256d) -> __m256d {
+        // SAFETY: token proves AVX2.
+        unsafe { _mm256_sub_pd(a, b) }
+    }
+    #[inline(always)]
+    fn fany_outside(self, f: __m256d, lo: f64, hi: f64) -> bool {
+        // SAFETY: token proves AVX2 (AVX compares and movemask).
+        unsafe {
+            let below = _mm256_cmp_pd::<_CMP_LT_OQ>(f, _mm256_set1_pd(lo));
+            let above = _mm256_cmp_pd::<_CMP_GT_OQ>(f, _mm256_set1_pd(hi));
+            _mm256_movemask_pd(_mm256_or_pd(below, above)) != 0
+        }
+    }
+    #[inline(always)]
     fn trunc(self, f: __m256d) -> __m256i {
         // SAFETY: token proves AVX2. trunc(f) < 2^52 plus 2^52 is exact, and its low 52
         // mantissa bits are trunc(f).

@@ -408,6 +408,20 @@ impl crate::he::bfv::round::RoundLanes for Avx512U64 {
         unsafe { _mm512_mul_pd(a, b) }
     }
     #[inline(always)]
+    fn fsub(self, a: __m512d, b: __m512d) -> __m512d {
+        // SAFETY: token proves AVX-512F.
+        unsafe { _mm512_sub_pd(a, b) }
+    }
+    #[inline(always)]
+    fn fany_outside(self, f: __m512d, lo: f64, hi: f64) -> bool {
+        // SAFETY: token proves AVX-512F.
+        unsafe {
+            let below = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(f, _mm512_set1_pd(lo));
+            let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(f, _mm512_set1_pd(hi));
+            below | above != 0
+        }
+    }
+    #[inline(always)]
     fn trunc(self, f: __m512d) -> __m512i {
         // SAFETY: token proves AVX-512DQ (vcvttpd2uqq truncates whatever the MXCSR says).
         unsafe { _mm512_cvttpd_epu64(f) }
