@@ -146,9 +146,9 @@ pub(crate) fn convert<S: RoundLanes>(
                 // s = Σ y_i / q_i as the scalar kernel sums it; r = s + 1/2 (centred) or s,
                 // u = floor(r) (r >= 0), ambiguous where r is within eps of an integer.
                 let mut est = s.fsplat(0.0);
-                for i in 0..l {
+                for (&yi, &inv) in y[..l].iter().zip(&tb.inv_q) {
                     // y_i < 2^62: the signed conversion of the scalar kernel, exactly.
-                    est = s.fadd(est, s.fmul(s.to_f64(y[i]), s.fsplat(tb.inv_q[i])));
+                    est = s.fadd(est, s.fmul(s.to_f64(yi), s.fsplat(inv)));
                 }
                 let r = if centered {
                     s.fadd(est, s.fsplat(0.5))
