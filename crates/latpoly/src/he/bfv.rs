@@ -1572,7 +1572,10 @@ impl Bfv {
         Ok(self.finish_switch(acc, [Some(&c0), Some(&c1)]))
     }
 
-    /// Product followed by relinearization.
+    /// Product followed by relinearization: the same ciphertext as [`Self::relinearize`] of
+    /// [`Self::multiply`], computed without materialising the 3-polynomial product (its
+    /// polynomials and the key switch's accumulators are pooled per-thread temporaries, so the
+    /// two result polynomials are the only fresh allocations). Errors as those two calls.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
