@@ -827,7 +827,8 @@ impl Bfv {
                 plan.inverse_unchecked(&mut acc[j * n..(j + 1) * n]);
             }
             // (x - [x]_{P_s}) P_s^-1, [x]_{P_s} centred, straight into the result; then + c_i.
-            // The result is the only fresh allocation: the accumulators go back to the pool.
+            // The result is the only polynomial-sized fresh allocation: the accumulators go
+            // back to the pool.
             let mut res = vec![0u64; l * n];
             self.special.divide(self.lane_isa, &acc, &mut res);
             scratch::give(acc);
@@ -1575,7 +1576,8 @@ impl Bfv {
     /// Product followed by relinearization: the same ciphertext as [`Self::relinearize`] of
     /// [`Self::multiply`], computed without materialising the 3-polynomial product (its
     /// polynomials and the key switch's accumulators are pooled per-thread temporaries, so the
-    /// two result polynomials are the only fresh allocations). Errors as those two calls.
+    /// two result polynomials are its only polynomial-sized fresh allocations). Errors as
+    /// those two calls, in their order.
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -1600,7 +1602,7 @@ impl Bfv {
         self.check_product_operands(a, b)?;
         self.check_switching_key(&rlk.b, &rlk.a, "relinearization key")?;
         // The three product polynomials are temporaries here: they live in the scratch pool,
-        // and the two result polynomials are the only fresh allocations.
+        // and the two result polynomials are the only polynomial-sized fresh allocations.
         let len = self.q.len() * self.params.n;
         let mut c = [scratch::take(len), scratch::take(len), scratch::take(len)];
         self.tensor_into(a, b, &mut c);
@@ -1660,6 +1662,45 @@ fn unreachable_zero(ctx: &Arc<RnsContext>) -> RnsPoly {
 mod tests {
     use super::*;
     use num_traits::ToPrimitive;
+
+    /// `multiply_relin` and `relinearize` overwrite every pooled buffer they read: with every
+    /// buffer of the per-thread pool filled with all-ones words first, the product is the
+    /// same, residue for residue, and decrypts to the plaintext product.
+    #[test]
+    fn pooled_buffers_contents_never_leak_into_results() {
+        let bfv = Bfv::new(BfvParams::new(64, 50, 3, 257).unwrap()).unwrap();
+        let mut rng = Sampler::from_seed([3; 32]);
+        let keys = bfv.keygen(&mut rng).unwrap();
+        let m: Vec<u64> = (0..64).map(|i| i * 7 % 257).collect();
+        let c = bfv.encrypt(&keys.public, &m, &mut rng).unwrap();
+        let first = bfv.multiply_relin(&c, &c, &keys.relin).unwrap();
+        let c3 = bfv.multiply(&c, &c).unwrap();
+        let relin_first = bfv.relinearize(&c3, &keys.relin).unwrap();
+        let poison = || {
+            let bufs: Vec<Vec<u64>> = (0..scratch::MAX_BUFFERS)
+                .map(|_| scratch::take(1))
+                .collect();
+            for mut b in bufs {
+                let cap = b.capacity();
+                b.clear();
+                b.resize(cap, u64::MAX);
+                scratch::give(b);
+            }
+        };
+        poison();
+        let again = bfv.multiply_relin(&c, &c, &keys.relin).unwrap();
+        poison();
+        let relin_again = bfv.relinearize(&c3, &keys.relin).unwrap();
+        for (x, y) in [(&first, &again), (&relin_first, &relin_again)] {
+            for (a, b) in x.parts().iter().zip(y.parts()) {
+                assert_eq!(a.residues(), b.residues());
+            }
+        }
+        assert_eq!(
+            bfv.decrypt(&keys.secret, &again).unwrap(),
+            bfv.plain_mul(&m, &m).unwrap()
+        );
+    }
 
     /// The noise one key switch adds, `Σ D_i e_i / P_s + ε_0 + ε_1 s` (centred digits, the
     /// special prime's division and its rounding), has the predicted spread: its RMS over all

@@ -3291,3 +3291,38 @@ mod fused_check_tests {
         println!("backends checked: {ran}");
     }
 }
+
+/// `f64` lane operations beside a u64 token's [`Simd`] lanes, implemented with the backends in
+/// `ntt/x86`: for BFV decryption's scale-and-round (`he::bfv::round`) and the float estimate of
+/// the base conversion's lift (`rns::convert_simd`).
+pub(crate) trait RoundLanes: Simd<W = u64> {
+    /// A vector of `LANES` doubles.
+    type F: Copy;
+    /// Exact high 64 bits of the lane-wise 64 x 64 product.
+    fn mulhi_exact(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Low 64 bits of the lane-wise product.
+    fn mullo(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `(α + 1, β - q)` in the lanes where `β >= q`, `(α, β)` elsewhere (`β, q < 2^63`).
+    fn carry_fix(self, alpha: Self::V, beta: Self::V, q: Self::V) -> (Self::V, Self::V);
+    /// Lane-wise `v as f64`, rounded to nearest as Rust's `as` does (`v < 2^63`).
+    fn to_f64(self, v: Self::V) -> Self::F;
+    /// Every lane `x`.
+    fn fsplat(self, x: f64) -> Self::F;
+    /// Lane-wise `a + b` (one IEEE addition per lane).
+    fn fadd(self, a: Self::F, b: Self::F) -> Self::F;
+    /// Lane-wise `a * b` (one IEEE product per lane, never fused with an addition).
+    fn fmul(self, a: Self::F, b: Self::F) -> Self::F;
+    /// Lane-wise `a - b` (one IEEE subtraction per lane).
+    fn fsub(self, a: Self::F, b: Self::F) -> Self::F;
+    /// Whether some lane of `f` lies below `lo` or above `hi`, or is NaN (unordered
+    /// comparisons: a NaN lane counts as outside).
+    fn fany_outside(self, f: Self::F, lo: f64, hi: f64) -> bool;
+    /// Lane-wise `f as u64` (truncation) for `0 <= f < 2^52`.
+    fn trunc(self, f: Self::F) -> Self::V;
+    /// Loads `LANES` doubles from the front of `x` (tests).
+    #[cfg(test)]
+    fn fload(self, x: &[f64]) -> Self::F;
+    /// Stores the lanes to the front of `out` (tests).
+    #[cfg(test)]
+    fn fstore(self, f: Self::F, out: &mut [f64]);
+}

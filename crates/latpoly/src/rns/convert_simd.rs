@@ -13,9 +13,8 @@
 //! [`RoundLanes`] traits; the `#[target_feature]` entry points live with the tokens in `ntt/x86`.
 
 use crate::arith::{Modulus, Modulus64};
-use crate::he::bfv::round::RoundLanes;
 use crate::isa::Isa;
-use crate::ntt::simd::Simd;
+use crate::ntt::simd::{RoundLanes, Simd};
 
 /// Most source primes the SIMD kernel keeps in registers; more go to the scalar kernel.
 pub(crate) const MAX_SOURCES: usize = 16;
@@ -160,7 +159,10 @@ pub(crate) fn convert<S: RoundLanes>(
                 if !s.fany_outside(frac, eps, 1.0 - eps) {
                     u
                 } else {
-                    // Some lane is ambiguous (rare): the scalar kernel's per-lane code lists it.
+                    // Some lane is ambiguous: the scalar kernel's per-lane code lists it. Rare
+                    // for centred lifts (values near ±Q/2); canonical lifts of values near 0
+                    // or Q (small-norm inputs) come here for every vector, as they go to the
+                    // exact fallback anyway.
                     for i in 0..l {
                         s.store(&mut ybuf[i * lanes..], y[i]);
                     }

@@ -22,40 +22,7 @@
 use crate::arith::ct::barrier;
 use crate::arith::{Modulus, Modulus64, Word};
 use crate::isa::Isa;
-use crate::ntt::simd::Simd;
-
-/// Lane operations of the SIMD kernel beyond [`Simd`] (u64 lanes), implemented with the
-/// backends in `ntt/x86`.
-pub(crate) trait RoundLanes: Simd<W = u64> {
-    /// A vector of `LANES` doubles.
-    type F: Copy;
-    /// Exact high 64 bits of the lane-wise 64 x 64 product.
-    fn mulhi_exact(self, a: Self::V, b: Self::V) -> Self::V;
-    /// Low 64 bits of the lane-wise product.
-    fn mullo(self, a: Self::V, b: Self::V) -> Self::V;
-    /// `(α + 1, β - q)` in the lanes where `β >= q`, `(α, β)` elsewhere (`β, q < 2^63`).
-    fn carry_fix(self, alpha: Self::V, beta: Self::V, q: Self::V) -> (Self::V, Self::V);
-    /// Lane-wise `v as f64`, rounded to nearest as Rust's `as` does (`v < 2^63`).
-    fn to_f64(self, v: Self::V) -> Self::F;
-    /// Every lane `x`.
-    fn fsplat(self, x: f64) -> Self::F;
-    /// Lane-wise `a + b` (one IEEE addition per lane).
-    fn fadd(self, a: Self::F, b: Self::F) -> Self::F;
-    /// Lane-wise `a * b` (one IEEE product per lane, never fused with an addition).
-    fn fmul(self, a: Self::F, b: Self::F) -> Self::F;
-    /// Lane-wise `a - b` (one IEEE subtraction per lane).
-    fn fsub(self, a: Self::F, b: Self::F) -> Self::F;
-    /// Whether some lane of `f` lies below `lo` or above `hi` (ordered comparisons).
-    fn fany_outside(self, f: Self::F, lo: f64, hi: f64) -> bool;
-    /// Lane-wise `f as u64` (truncation) for `0 <= f < 2^52`.
-    fn trunc(self, f: Self::F) -> Self::V;
-    /// Loads `LANES` doubles from the front of `x` (tests).
-    #[cfg(test)]
-    fn fload(self, x: &[f64]) -> Self::F;
-    /// Stores the lanes to the front of `out` (tests).
-    #[cfg(test)]
-    fn fstore(self, f: Self::F, out: &mut [f64]);
-}
+use crate::ntt::simd::RoundLanes;
 
 /// The `#[target_feature]` entry point of a token (generated in `ntt/x86` by `round_entry!`).
 pub(crate) trait RoundEntry: RoundLanes {
@@ -347,6 +314,44 @@ mod tests {
             for (&g, &f) in got.iter().zip(c) {
                 assert!(f < 4503599627370496.0);
                 assert_eq!(g, f as u64, "trunc({f})");
+            }
+        }
+        // fsub: one IEEE subtraction per lane.
+        let mut diff = vec![0.0f64; lanes];
+        for (a, b) in floats
+            .chunks_exact(lanes)
+            .zip(floats.chunks_exact(lanes).skip(1))
+        {
+            s.fstore(s.fsub(s.fload(a), s.fload(b)), &mut diff);
+            for ((&g, &x), &y) in diff.iter().zip(a).zip(b) {
+                assert_eq!(g.to_bits(), (x - y).to_bits(), "{x} - {y}");
+            }
+        }
+        // fany_outside: the bounds themselves are inside, the next doubles out, NaN out; in
+        // every lane position.
+        let (lo, hi) = (0.25f64, 0.75f64);
+        let down = |x: f64| f64::from_bits(x.to_bits() - 1);
+        let up = |x: f64| f64::from_bits(x.to_bits() + 1);
+        for (v, outside) in [
+            (0.5, false),
+            (lo, false),
+            (hi, false),
+            (up(lo), false),
+            (down(hi), false),
+            (down(lo), true),
+            (up(hi), true),
+            (0.0, true),
+            (1.0, true),
+            (f64::NAN, true),
+        ] {
+            for lane in 0..lanes {
+                let mut x = vec![0.5f64; lanes];
+                x[lane] = v;
+                assert_eq!(
+                    s.fany_outside(s.fload(&x), lo, hi),
+                    outside,
+                    "{v} in lane {lane}"
+                );
             }
         }
     }

@@ -418,7 +418,7 @@ round_entry!(Avx2U64, "avx2");
 /// mantissa bits.
 const TWO52: f64 = 4_503_599_627_370_496.0;
 
-impl crate::he::bfv::round::RoundLanes for Avx2U64 {
+impl crate::ntt::simd::RoundLanes for Avx2U64 {
     type F = __m256d;
     #[inline(always)]
     fn mulhi_exact(self, a: __m256i, b: __m256i) -> __m256i {
@@ -487,8 +487,9 @@ impl crate::he::bfv::round::RoundLanes for Avx2U64 {
     fn fany_outside(self, f: __m256d, lo: f64, hi: f64) -> bool {
         // SAFETY: token proves AVX2 (AVX compares and movemask).
         unsafe {
-            let below = _mm256_cmp_pd::<_CMP_LT_OQ>(f, _mm256_set1_pd(lo));
-            let above = _mm256_cmp_pd::<_CMP_GT_OQ>(f, _mm256_set1_pd(hi));
+            // not (f >= lo), not (f <= hi): true for NaN too
+            let below = _mm256_cmp_pd::<_CMP_NGE_UQ>(f, _mm256_set1_pd(lo));
+            let above = _mm256_cmp_pd::<_CMP_NLE_UQ>(f, _mm256_set1_pd(hi));
             _mm256_movemask_pd(_mm256_or_pd(below, above)) != 0
         }
     }

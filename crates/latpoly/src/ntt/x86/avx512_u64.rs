@@ -363,7 +363,7 @@ entry_points!(Avx512U64, u64, Isa::Avx512, "avx512f,avx512dq");
 convert_entry!(Avx512U64, "avx512f,avx512dq");
 round_entry!(Avx512U64, "avx512f,avx512dq");
 
-impl crate::he::bfv::round::RoundLanes for Avx512U64 {
+impl crate::ntt::simd::RoundLanes for Avx512U64 {
     type F = __m512d;
     #[inline(always)]
     fn mulhi_exact(self, a: __m512i, b: __m512i) -> __m512i {
@@ -416,8 +416,9 @@ impl crate::he::bfv::round::RoundLanes for Avx512U64 {
     fn fany_outside(self, f: __m512d, lo: f64, hi: f64) -> bool {
         // SAFETY: token proves AVX-512F.
         unsafe {
-            let below = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(f, _mm512_set1_pd(lo));
-            let above = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(f, _mm512_set1_pd(hi));
+            // not (f >= lo), not (f <= hi): true for NaN too
+            let below = _mm512_cmp_pd_mask::<_CMP_NGE_UQ>(f, _mm512_set1_pd(lo));
+            let above = _mm512_cmp_pd_mask::<_CMP_NLE_UQ>(f, _mm512_set1_pd(hi));
             below | above != 0
         }
     }
