@@ -94,6 +94,10 @@ fn main() -> latpoly::Result<()> {
         row("tensor", &mut || {
             black_box(bfv.multiply(&c1, &c2).unwrap());
         });
+        // A square lifts its two polynomials once (the same ciphertext twice).
+        row("square", &mut || {
+            black_box(bfv.multiply(&c1, &c1).unwrap());
+        });
         row("relin", &mut || {
             black_box(bfv.relinearize(&c3, &keys.relin).unwrap());
         });
@@ -111,6 +115,9 @@ fn main() -> latpoly::Result<()> {
         });
         row("mul", &mut || {
             black_box(bfv.multiply_relin(&c1, &c2, &keys.relin).unwrap());
+        });
+        row("sqr_rel", &mut || {
+            black_box(bfv.multiply_relin(&c1, &c1, &keys.relin).unwrap());
         });
         // Batching and a row rotation (t = 65537 is a prime 1 mod 2n): one key switch.
         let gk = bfv.rotation_keygen(&keys.secret, &[1], false, &mut rng)?;
