@@ -450,12 +450,12 @@ impl Bfv {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn new(params: BfvParams) -> Result<Bfv> {
-        let bits = aux_prime_bits(params.n);
-        Self::with_aux_bits(params, bits)
+        Self::with_aux_bits(params, None)
     }
 
-    /// [`Self::new`] with auxiliary primes of `bits` bits (50 or 61: [`aux_prime_bits`]).
-    fn with_aux_bits(params: BfvParams, bits: u32) -> Result<Bfv> {
+    /// [`Self::new`] with auxiliary primes of `bits` bits (50 or 61), or of the width
+    /// [`aux_prime_bits`] picks for this CPU (`None`).
+    fn with_aux_bits(params: BfvParams, bits: Option<u32>) -> Result<Bfv> {
         if params.t < 2 {
             return Err(Error::InvalidArgument(
                 "plaintext modulus t must be at least 2".into(),
@@ -488,6 +488,7 @@ impl Bfv {
         // (so the digits' noise shrinks by about the size of a prime; one of equal width keeps
         // the digit kernels' single conditional subtraction).
         let special_value = special_prime(&params)?;
+        let bits = bits.unwrap_or_else(|| aux_prime_bits(params.n, need));
         let count = need.div_ceil(bits as u64 - 1) as usize;
         let pool = ntt_primes(bits, params.n, count + params.moduli.len() + 1)?;
         let pm: Vec<u64> = pool
@@ -1463,8 +1464,9 @@ impl Bfv {
 
     /// Homomorphic product without relinearization (a 3-polynomial ciphertext).
     ///
-    /// A square (`a` and `b` the same ciphertext, one reference or equal copies) lifts its
-    /// two polynomials to `Q·P` once instead of four: about a fifth less time at `n = 8192`.
+    /// A square (`a` and `b` the same ciphertext, one reference or equal copies) lifts two
+    /// polynomials to `Q·P` instead of four: about a fifth less time at `n = 8192`
+    /// (`examples/bfv_bench`, Intel Emerald Rapids: 3.0 ms against 3.8).
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -1513,8 +1515,8 @@ impl Bfv {
     /// The product's three polynomials (coefficient-form residues in basis `Q`, `Q.len() · n`
     /// words each) into `out`, for checked operands.
     fn tensor_into(&self, a: &BfvCiphertext, b: &BfvCiphertext, out: &mut [Vec<u64>; 3]) {
-        // A square (the same ciphertext twice, by reference or by value) lifts its two
-        // polynomials once: half the conversions and forward transforms of a product.
+        // A square (the same ciphertext twice, by reference or by value) lifts two
+        // polynomials instead of four: half the lifts and forward transforms of a product.
         self.tensor_with(a, b, same_ciphertext(a, b), out);
     }
 
@@ -1681,17 +1683,21 @@ impl Bfv {
     }
 }
 
-/// Width of the auxiliary primes `P` of the product for degree `n`: 50 bits (below `2^50`)
-/// where the best backend this CPU runs for such primes under `LATPOLY_ISA` is AVX-512 IFMA,
-/// whose transforms of them take less than half the time of those of 61-bit primes in 64-bit
-/// lanes (one more prime for the same `P`, but seven transforms a prime per product); 61
-/// bits otherwise. `P` only needs `P > t n Q`, and the product is exact, so the ciphertexts
-/// are the same either way.
-fn aux_prime_bits(n: usize) -> u32 {
+/// Width of the auxiliary primes `P` of the product for degree `n` and `P` of at least
+/// `need` bits: 50 bits (below `2^50`) where the best backend this CPU runs for such primes
+/// under `LATPOLY_ISA` is AVX-512 IFMA, whose transforms of them took 0.44 of the time of
+/// those of 60-bit primes in 64-bit lanes on an Intel host and about 0.6 on AMD Zen 4 (W1-eq
+/// against W1), for about a fifth more primes (seven transforms a prime per product); 61 bits
+/// otherwise, and also where 50-bit primes would take the conversion from `P` past the
+/// vector kernel's source count ([`convert_simd::MAX_SOURCES`]) while 61-bit ones would not.
+/// `P` only needs `P > t n Q`, and the product is exact, so the ciphertexts are the same
+/// either way.
+fn aux_prime_bits(n: usize, need: u64) -> u32 {
     let best = crate::NttPlan::available_isas(n, (1 << 49) + 1)
         .into_iter()
         .find(|&i| Isa::env_cap().is_none_or(|c| c >= i));
-    if best == Some(Isa::Avx512Ifma) {
+    let fits = |bits: u64| need.div_ceil(bits - 1) <= convert_simd::MAX_SOURCES as u64;
+    if best == Some(Isa::Avx512Ifma) && (fits(50) || !fits(61)) {
         50
     } else {
         61
@@ -1781,8 +1787,22 @@ mod tests {
             BfvParams::n4096_q124(65537).unwrap(),
         ] {
             let n = params.n;
-            let wide = Bfv::with_aux_bits(params.clone(), 61).unwrap();
-            let narrow = Bfv::with_aux_bits(params, 50).unwrap();
+            let wide = Bfv::with_aux_bits(params.clone(), Some(61)).unwrap();
+            let narrow = Bfv::with_aux_bits(params.clone(), Some(50)).unwrap();
+            // the width `Bfv::new` picks: 50 bits exactly where a plan of a 50-bit prime at
+            // this degree runs on AVX-512 IFMA (here P needs at most 16 primes either way)
+            let auto = Bfv::new(params).unwrap();
+            let q50 = ntt_primes(50, n, 1).unwrap()[0];
+            let ifma = crate::NttPlan::new(n, q50).unwrap().isa() == Isa::Avx512Ifma;
+            assert_eq!(auto.p.moduli()[0] >> 49 == 1, ifma);
+            assert_eq!(
+                auto.p.moduli(),
+                if ifma {
+                    narrow.p.moduli()
+                } else {
+                    wide.p.moduli()
+                }
+            );
             assert!(wide.p.moduli().iter().all(|&x| x >> 60 == 1));
             assert!(narrow.p.moduli().iter().all(|&x| x >> 49 == 1));
             assert!(narrow.p.len() > wide.p.len());
@@ -1820,6 +1840,23 @@ mod tests {
                 let p = wide.multiply(a, b).unwrap();
                 assert_eq!(wide.decrypt(&keys.secret, &p).unwrap(), want);
             }
+        }
+    }
+
+    /// `aux_prime_bits` keeps 61-bit primes where 50-bit ones would take the conversion from
+    /// `P` past the vector kernel's 16 sources and 61-bit ones would not.
+    #[test]
+    fn aux_prime_width_respects_the_vector_conversion() {
+        let q50 = ntt_primes(50, 8192, 1).unwrap()[0];
+        let ifma = crate::NttPlan::new(8192, q50).unwrap().isa() == Isa::Avx512Ifma;
+        for need in [100u64, 16 * 49, 16 * 49 + 1, 16 * 60, 16 * 60 + 1, 2000] {
+            let (k50, k61) = (need.div_ceil(49), need.div_ceil(60));
+            let want = if ifma && (k50 <= 16 || k61 > 16) {
+                50
+            } else {
+                61
+            };
+            assert_eq!(aux_prime_bits(8192, need), want, "{need}");
         }
     }
 
