@@ -147,7 +147,8 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     CHECK(latpoly_sampler_uniform(rng, T, m1, N));
     CHECK(latpoly_sampler_uniform(rng, T, m2, N));
     latpoly_bfv_ciphertext *c1 = NULL, *c2 = NULL, *sum = NULL, *prod = NULL, *prod3 = NULL,
-                           *relin = NULL, *rebuilt = NULL, *plus = NULL;
+                           *relin = NULL, *rebuilt = NULL, *plus = NULL,
+                           *minus = NULL, *neg = NULL;
     CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m1, N, &c1));
     CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m2, N, &c2));
     CHECK(latpoly_bfv_decrypt(bfv, keys, c1, got, N));
@@ -197,12 +198,23 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     CHECK(latpoly_bfv_add_plain(bfv, prod, m1, N, &plus));
     CHECK(latpoly_bfv_decrypt(bfv, keys, plus, got, N));
     for (int i = 0; i < N; i++) FAIL_IF(got[i] != (want[i] + m1[i]) % T, "add_plain");
+    /* minus the same plaintext, back to the product; the negation */
+    CHECK(latpoly_bfv_sub_plain(bfv, plus, m1, N, &minus));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, minus, got, N));
+    FAIL_IF(memcmp(got, want, sizeof got) != 0, "sub_plain");
+    CHECK(latpoly_bfv_negate(bfv, c1, &neg));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, neg, got, N));
+    for (int i = 0; i < N; i++) FAIL_IF(got[i] != (T - m1[i]) % T, "negate");
 
     /* errors */
     latpoly_bfv_ciphertext *x = NULL;
     m1[5] = T; /* not below t */
     EXPECT(latpoly_bfv_encrypt(bfv, keys, rng, m1, N, &x), LATPOLY_STATUS_OUT_OF_RANGE);
+    EXPECT(latpoly_bfv_sub_plain(bfv, c1, m1, N, &x), LATPOLY_STATUS_OUT_OF_RANGE);
     m1[5] = 0;
+    EXPECT(latpoly_bfv_sub_plain(bfv, c1, m1, N - 1, &x), LATPOLY_STATUS_LENGTH_MISMATCH);
+    EXPECT(latpoly_bfv_negate(bfv, NULL, &x), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_negate(bfv, c1, NULL), LATPOLY_STATUS_NULL_POINTER);
     EXPECT(latpoly_bfv_encrypt(bfv, keys, rng, m1, N - 1, &x), LATPOLY_STATUS_LENGTH_MISMATCH);
     EXPECT(latpoly_bfv_decrypt(bfv, keys, c1, got, N - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
     EXPECT(latpoly_bfv_add(bfv, c1, NULL, &x), LATPOLY_STATUS_NULL_POINTER);
@@ -216,10 +228,11 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     latpoly_bfv *small = NULL;
     CHECK(latpoly_bfv_new(N, moduli, 2, T, 3.19, &small));
     EXPECT(latpoly_bfv_add(small, c1, c2, &x), LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_bfv_negate(small, c1, &x), LATPOLY_STATUS_HANDLE_MISMATCH);
     uint64_t composite[3] = {moduli[0], moduli[1], 15};
     EXPECT(latpoly_bfv_new(N, composite, 3, T, 3.19, &small), LATPOLY_STATUS_INVALID_PARAMETER);
     EXPECT(latpoly_bfv_new(N, moduli, L, T, 0.0, &small), LATPOLY_STATUS_INVALID_PARAMETER);
-    printf("BFV n=%d, %d primes, t=%d: add, multiply, relinearize, bytes: ok (noise budget "
+    printf("BFV n=%d, %d primes, t=%d: add, negate, plaintexts, multiply, relinearize, bytes: ok (noise budget "
            "%u -> %u bits)\n", N, L, T, fresh, budget);
 
     for (size_t i = 0; i < parts; i++) latpoly_rns_poly_free(owned[i]);
@@ -232,6 +245,8 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     latpoly_bfv_ciphertext_free(relin);
     latpoly_bfv_ciphertext_free(rebuilt);
     latpoly_bfv_ciphertext_free(plus);
+    latpoly_bfv_ciphertext_free(minus);
+    latpoly_bfv_ciphertext_free(neg);
     latpoly_bfv_keys_free(keys);
     latpoly_bfv_free(small);
     latpoly_bfv_free(bfv);

@@ -339,7 +339,19 @@ def test_bfv_slots_and_rotations():
         [int(a) * int(b) % t for a, b in zip(x, w)]
     assert slots_of(bfv, keys, bfv.add_plain(cx, bfv.encode_slots(w))) == \
         [(int(a) + int(b)) % t for a, b in zip(x, w)]
+    assert slots_of(bfv, keys, bfv.sub_plain(cx, bfv.encode_slots(w))) == \
+        [(int(a) - int(b)) % t for a, b in zip(x, w)]
+    assert slots_of(bfv, keys, bfv.negate(cx)) == [(-int(a)) % t for a in x]
+    # the negation of a 3-polynomial product, and c + (-c) = 0
+    sq = bfv.negate(bfv.multiply(cx, cx))
+    assert len(bfv.parts(sq)) == 3
+    assert slots_of(bfv, keys, sq) == [(-int(a) * int(a)) % t for a in x]
+    assert not bfv.decrypt(keys, bfv.add(cx, bfv.negate(cx))).any()
     for call in (
+        lambda: bfv.sub_plain(cx, w[:-1]),
+        lambda: bfv.sub_plain(cx, np.full(n, t, dtype=np.uint64)),
+        lambda: bfv.negate(w),
+        lambda: bfv.negate(keys),
         lambda: bfv.multiply_plain(cx, w[:-1]),
         lambda: bfv.multiply_plain(cx, np.full(n, t, dtype=np.uint64)),
         lambda: bfv.add_plain(cx, [-1] * n),

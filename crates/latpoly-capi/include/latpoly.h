@@ -936,6 +936,24 @@ enum latpoly_status latpoly_bfv_add_plain(const latpoly_bfv *bfv,
                                           uintptr_t len,
                                           latpoly_bfv_ciphertext **out);
 
+// `*out = a - m` for the `len = n` plaintext coefficients at `m` (each below `t`).
+//
+// # Safety
+// `bfv`, `a` NULL or live; `m` valid for `len` reads; `out` valid for one pointer write.
+enum latpoly_status latpoly_bfv_sub_plain(const latpoly_bfv *bfv,
+                                          const latpoly_bfv_ciphertext *a,
+                                          const uint64_t *m,
+                                          uintptr_t len,
+                                          latpoly_bfv_ciphertext **out);
+
+// `*out = -a` (every polynomial negated: 2 or 3 of them).
+//
+// # Safety
+// `bfv`, `a` NULL or live; `out` valid for one pointer write.
+enum latpoly_status latpoly_bfv_negate(const latpoly_bfv *bfv,
+                                       const latpoly_bfv_ciphertext *a,
+                                       latpoly_bfv_ciphertext **out);
+
 // `*out = a · m` for the `len = n` plaintext coefficients at `m` (each below `t`): the
 // product of the plaintexts in `Z_t[x]/(x^n + 1)`, with batching the slot-wise product
 // (encode `m` with [`latpoly_bfv_encode_slots`]); `a` may have 2 or 3 polynomials.

@@ -863,6 +863,41 @@ pub unsafe extern "C" fn latpoly_bfv_add_plain(
     unsafe { with_plain(bfv, a, m, len, out, |b, c, m| b.add_plain(c, m)) }
 }
 
+/// `*out = a - m` for the `len = n` plaintext coefficients at `m` (each below `t`).
+///
+/// # Safety
+/// `bfv`, `a` NULL or live; `m` valid for `len` reads; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_sub_plain(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    m: *const u64,
+    len: usize,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    // SAFETY: contract of this function.
+    unsafe { with_plain(bfv, a, m, len, out, |b, c, m| b.sub_plain(c, m)) }
+}
+
+/// `*out = -a` (every polynomial negated: 2 or 3 of them).
+///
+/// # Safety
+/// `bfv`, `a` NULL or live; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_negate(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (h, c) = unsafe { (handle(bfv, TAG_BFV)?, handle(a, TAG_BFV_CT)?) };
+        let r = lift(h.bfv.negate(&c.ct))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, r) }
+    })
+}
+
 /// `*out = a · m` for the `len = n` plaintext coefficients at `m` (each below `t`): the
 /// product of the plaintexts in `Z_t[x]/(x^n + 1)`, with batching the slot-wise product
 /// (encode `m` with [`latpoly_bfv_encode_slots`]); `a` may have 2 or 3 polynomials.

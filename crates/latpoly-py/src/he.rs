@@ -672,6 +672,21 @@ impl Bfv {
         })
     }
 
+    /// ct - m for n plaintext coefficients in [0, t).
+    fn sub_plain(&self, ct: PyRef<'_, BfvCt>, m: PyReadonlyArray1<'_, u64>) -> PyResult<BfvCt> {
+        let m = crate::slice_of(&m, "m")?;
+        Ok(BfvCt {
+            inner: self.inner.sub_plain(&ct.inner, m).map_err(value_error)?,
+        })
+    }
+
+    /// -ct (every polynomial negated; 2 or 3 of them).
+    fn negate(&self, ct: PyRef<'_, BfvCt>) -> PyResult<BfvCt> {
+        Ok(BfvCt {
+            inner: self.inner.negate(&ct.inner).map_err(value_error)?,
+        })
+    }
+
     /// ct * m for n plaintext coefficients in [0, t) (slot-wise with batching).
     fn multiply_plain(
         &self,

@@ -883,6 +883,92 @@ fn multiply_plain_against_plaintext_products() {
     }
 }
 
+fn sub_plain(a: &[u64], b: &[u64], t: u64) -> Vec<u64> {
+    a.iter().zip(b).map(|(&x, &y)| (x + (t - y)) % t).collect()
+}
+
+#[test]
+fn negate_and_sub_plain_against_plaintexts() {
+    // t = 2, 257, 65537 (batching) and t above the primes (the 128-bit decryption path); the
+    // edges 0, 1, t - 1 in both operands; 2- and 3-polynomial ciphertexts
+    for (n, bits, count, t) in [
+        (2usize, 30u32, 2usize, 257u64),
+        (1024, 50, 3, 2),
+        (1024, 50, 3, 257),
+        (4096, 50, 3, 65537),
+        (1024, 30, 5, (1 << 35) - 31),
+    ] {
+        let bfv = Bfv::new(BfvParams::new(n, bits, count, t).unwrap()).unwrap();
+        let mut rng = Sampler::from_seed([16; 32]);
+        let mut prng = ChaCha20Rng::seed_from_u64(t ^ n as u64);
+        let keys = bfv.keygen(&mut rng).unwrap();
+        let mut m = random_plain(&mut prng, n, t);
+        let mut p = random_plain(&mut prng, n, t);
+        m[0] = 0;
+        p[0] = t - 1;
+        m[n - 1] = t - 1;
+        p[n - 1] = 0;
+        if n > 2 {
+            (m[1], p[1]) = (1, 1);
+        }
+        let c = bfv.encrypt(&keys.public, &m, &mut rng).unwrap();
+        let fresh = bfv.noise_budget(&keys.secret, &c).unwrap();
+        let d = bfv.sub_plain(&c, &p).unwrap();
+        assert_eq!(bfv.decrypt(&keys.secret, &d).unwrap(), sub_plain(&m, &p, t));
+        let zero = vec![0u64; n];
+        let neg = bfv.negate(&c).unwrap();
+        assert_eq!(
+            bfv.decrypt(&keys.secret, &neg).unwrap(),
+            sub_plain(&zero, &m, t)
+        );
+        // neither costs noise: both move the phase by an exact multiple of Q/t or negate it
+        assert!(bfv.noise_budget(&keys.secret, &d).unwrap() + 1 >= fresh);
+        assert_eq!(bfv.noise_budget(&keys.secret, &neg).unwrap(), fresh);
+        // c + (-c) and (c - p) + p
+        let sum = bfv.add(&c, &neg).unwrap();
+        assert_eq!(bfv.decrypt(&keys.secret, &sum).unwrap(), zero);
+        let back = bfv.add_plain(&d, &p).unwrap();
+        assert_eq!(bfv.decrypt(&keys.secret, &back).unwrap(), m);
+        // the negation of a product (3 polynomials) stays 3 polynomials
+        if t != (1 << 35) - 31 {
+            let c3 = bfv.multiply(&c, &c).unwrap();
+            let n3 = bfv.negate(&c3).unwrap();
+            assert_eq!(n3.len(), 3);
+            let sq = bfv.plain_mul(&m, &m).unwrap();
+            assert_eq!(
+                bfv.decrypt(&keys.secret, &n3).unwrap(),
+                sub_plain(&zero, &sq, t)
+            );
+            let d3 = bfv.sub_plain(&c3, &p).unwrap();
+            assert_eq!(
+                bfv.decrypt(&keys.secret, &d3).unwrap(),
+                sub_plain(&sq, &p, t)
+            );
+        }
+        // bad input: length, a coefficient not below t, a ciphertext of another instance
+        assert!(matches!(
+            bfv.sub_plain(&c, &p[..n - 1]),
+            Err(Error::LengthMismatch { .. })
+        ));
+        let mut big = p.clone();
+        big[n - 1] = t;
+        assert!(matches!(
+            bfv.sub_plain(&c, &big),
+            Err(Error::CoefficientOutOfRange { .. })
+        ));
+        // (a second instance of the same parameters shares the basis, so it is no mismatch)
+        let other = Bfv::new(BfvParams::new(n, bits, count + 1, t).unwrap()).unwrap();
+        let foreign = other
+            .encrypt(&other.keygen(&mut rng).unwrap().public, &m, &mut rng)
+            .unwrap();
+        assert!(matches!(bfv.negate(&foreign), Err(Error::ContextMismatch)));
+        assert!(matches!(
+            bfv.sub_plain(&foreign, &p),
+            Err(Error::ContextMismatch)
+        ));
+    }
+}
+
 /// Key switching adds `Σ D_i e_i`, one digit `D_i` (centred, `|D_i| <= q_i / 2`) per prime,
 /// divided by the special prime `P_s`. Before the special prime, a basis of one prime or one
 /// prime far larger than the others could not key-switch (that noise alone exceeded what

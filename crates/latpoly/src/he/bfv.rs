@@ -1364,6 +1364,62 @@ impl Bfv {
         Ok(BfvCiphertext { c })
     }
 
+    /// Subtracts a plaintext: decrypts to `m - p mod t` for a ciphertext of `m` and a
+    /// plaintext `p` (`n` coefficients in `[0, t)`). The plaintext is scaled as
+    /// [`Self::encrypt`] scales it, so the noise does not grow. Errors: those of
+    /// [`Self::add_plain`].
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let c = bfv.encrypt(&keys.public, &[10; 16], &mut rng)?;
+    /// let mut p = vec![0u64; 16];
+    /// p[0] = 12;
+    /// let d = bfv.sub_plain(&c, &p)?;
+    /// let mut want = vec![10u64; 16];
+    /// want[0] = 255; // -2 mod 257
+    /// assert_eq!(bfv.decrypt(&keys.secret, &d)?, want);
+    /// assert!(bfv.sub_plain(&c, &[1; 15]).is_err()); // not n coefficients
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn sub_plain(&self, a: &BfvCiphertext, m: &[u64]) -> Result<BfvCiphertext> {
+        self.check_ct(a)?;
+        self.check_plain(m)?;
+        let mut c = a.c.clone();
+        let mut p = self.scaled_plain(m);
+        let r = c[0].sub_assign(&p);
+        p.wipe(); // the plaintext can be read off it
+        r?;
+        Ok(BfvCiphertext { c })
+    }
+
+    /// Homomorphic negation: decrypts to `-m mod t`. Every polynomial is negated, so it works
+    /// on 2- and 3-polynomial ciphertexts alike, and the noise does not grow. Errors: a
+    /// ciphertext of another instance ([`Error::ContextMismatch`]) or of the wrong length
+    /// ([`Error::InvalidArgument`]), as for [`Self::add`].
+    ///
+    /// ```
+    /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
+    /// let bfv = Bfv::new(BfvParams::new(16, 30, 3, 257)?)?;
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let m: Vec<u64> = (0..16).collect();
+    /// let c = bfv.encrypt(&keys.public, &m, &mut rng)?;
+    /// let neg = bfv.decrypt(&keys.secret, &bfv.negate(&c)?)?;
+    /// assert_eq!(neg, m.iter().map(|&x| (257 - x) % 257).collect::<Vec<_>>());
+    /// # Ok::<(), latpoly::Error>(())
+    /// ```
+    pub fn negate(&self, a: &BfvCiphertext) -> Result<BfvCiphertext> {
+        self.check_ct(a)?;
+        Ok(BfvCiphertext {
+            c: a.c.iter().map(RnsPoly::neg).collect(),
+        })
+    }
+
     /// Product by a plaintext polynomial (`n` coefficients in `[0, t)`): decrypts to the product
     /// of the two plaintexts in `R_t`. With batching ([`Self::batching`]) that is the slot-wise
     /// product by [`Self::encode_slots`] of a vector. Works on 2- and 3-polynomial ciphertexts;
