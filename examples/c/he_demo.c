@@ -148,7 +148,7 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     CHECK(latpoly_sampler_uniform(rng, T, m2, N));
     latpoly_bfv_ciphertext *c1 = NULL, *c2 = NULL, *sum = NULL, *prod = NULL, *prod3 = NULL,
                            *relin = NULL, *rebuilt = NULL, *plus = NULL,
-                           *minus = NULL, *neg = NULL;
+                           *minus = NULL, *neg = NULL, *scaled = NULL;
     CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m1, N, &c1));
     CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m2, N, &c2));
     CHECK(latpoly_bfv_decrypt(bfv, keys, c1, got, N));
@@ -205,6 +205,11 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     CHECK(latpoly_bfv_negate(bfv, c1, &neg));
     CHECK(latpoly_bfv_decrypt(bfv, keys, neg, got, N));
     for (int i = 0; i < N; i++) FAIL_IF(got[i] != (T - m1[i]) % T, "negate");
+    /* times a constant (T - 2 is -2) */
+    CHECK(latpoly_bfv_multiply_scalar(bfv, c1, T - 2, &scaled));
+    CHECK(latpoly_bfv_decrypt(bfv, keys, scaled, got, N));
+    for (int i = 0; i < N; i++)
+        FAIL_IF(got[i] != (uint64_t)m1[i] * (T - 2) % T, "multiply_scalar");
 
     /* errors */
     latpoly_bfv_ciphertext *x = NULL;
@@ -215,6 +220,8 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     EXPECT(latpoly_bfv_sub_plain(bfv, c1, m1, N - 1, &x), LATPOLY_STATUS_LENGTH_MISMATCH);
     EXPECT(latpoly_bfv_negate(bfv, NULL, &x), LATPOLY_STATUS_NULL_POINTER);
     EXPECT(latpoly_bfv_negate(bfv, c1, NULL), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_multiply_scalar(bfv, c1, T, &x), LATPOLY_STATUS_OUT_OF_RANGE);
+    EXPECT(latpoly_bfv_multiply_scalar(bfv, NULL, 1, &x), LATPOLY_STATUS_NULL_POINTER);
     EXPECT(latpoly_bfv_encrypt(bfv, keys, rng, m1, N - 1, &x), LATPOLY_STATUS_LENGTH_MISMATCH);
     EXPECT(latpoly_bfv_decrypt(bfv, keys, c1, got, N - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
     EXPECT(latpoly_bfv_add(bfv, c1, NULL, &x), LATPOLY_STATUS_NULL_POINTER);
@@ -247,6 +254,7 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     latpoly_bfv_ciphertext_free(plus);
     latpoly_bfv_ciphertext_free(minus);
     latpoly_bfv_ciphertext_free(neg);
+    latpoly_bfv_ciphertext_free(scaled);
     latpoly_bfv_keys_free(keys);
     latpoly_bfv_free(small);
     latpoly_bfv_free(bfv);

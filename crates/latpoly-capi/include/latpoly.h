@@ -946,6 +946,17 @@ enum latpoly_status latpoly_bfv_sub_plain(const latpoly_bfv *bfv,
                                           uintptr_t len,
                                           latpoly_bfv_ciphertext **out);
 
+// `*out = k · a` for a constant `k` below `t` (every slot times `k` with batching): the
+// ciphertext [`latpoly_bfv_multiply_plain`] gives for the plaintext `k`, without its
+// transforms; `LATPOLY_STATUS_OUT_OF_RANGE` for `k >= t`.
+//
+// # Safety
+// `bfv`, `a` NULL or live; `out` valid for one pointer write.
+enum latpoly_status latpoly_bfv_multiply_scalar(const latpoly_bfv *bfv,
+                                                const latpoly_bfv_ciphertext *a,
+                                                uint64_t k,
+                                                latpoly_bfv_ciphertext **out);
+
 // `*out = -a` (every polynomial negated: 2 or 3 of them).
 //
 // # Safety

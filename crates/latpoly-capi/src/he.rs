@@ -879,6 +879,28 @@ pub unsafe extern "C" fn latpoly_bfv_sub_plain(
     unsafe { with_plain(bfv, a, m, len, out, |b, c, m| b.sub_plain(c, m)) }
 }
 
+/// `*out = k · a` for a constant `k` below `t` (every slot times `k` with batching): the
+/// ciphertext [`latpoly_bfv_multiply_plain`] gives for the plaintext `k`, without its
+/// transforms; `LATPOLY_STATUS_OUT_OF_RANGE` for `k >= t`.
+///
+/// # Safety
+/// `bfv`, `a` NULL or live; `out` valid for one pointer write.
+#[no_mangle]
+pub unsafe extern "C" fn latpoly_bfv_multiply_scalar(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    k: u64,
+    out: *mut *mut latpoly_bfv_ciphertext,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: contract of this function.
+        let (h, c) = unsafe { (handle(bfv, TAG_BFV)?, handle(a, TAG_BFV_CT)?) };
+        let r = lift(h.bfv.multiply_scalar(&c.ct, k))?;
+        // SAFETY: contract of this function.
+        unsafe { put_ct(out, r) }
+    })
+}
+
 /// `*out = -a` (every polynomial negated: 2 or 3 of them).
 ///
 /// # Safety

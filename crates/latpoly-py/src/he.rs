@@ -680,6 +680,17 @@ impl Bfv {
         })
     }
 
+    /// ct * k for a constant k in [0, t) (every slot times k with batching); the ciphertext
+    /// multiply_plain gives for the plaintext k, without the transforms.
+    fn multiply_scalar(&self, ct: PyRef<'_, BfvCt>, k: u64) -> PyResult<BfvCt> {
+        Ok(BfvCt {
+            inner: self
+                .inner
+                .multiply_scalar(&ct.inner, k)
+                .map_err(value_error)?,
+        })
+    }
+
     /// -ct (every polynomial negated; 2 or 3 of them).
     fn negate(&self, ct: PyRef<'_, BfvCt>) -> PyResult<BfvCt> {
         Ok(BfvCt {

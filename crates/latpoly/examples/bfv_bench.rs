@@ -91,6 +91,25 @@ fn main() -> latpoly::Result<()> {
         row("add", &mut || {
             black_box(bfv.add(&c1, &c2).unwrap());
         });
+        row("sub", &mut || {
+            black_box(bfv.sub(&c1, &c2).unwrap());
+        });
+        row("negate", &mut || {
+            black_box(bfv.negate(&c1).unwrap());
+        });
+        // Plaintext operands: a polynomial, and a constant (no transforms).
+        row("add_pt", &mut || {
+            black_box(bfv.add_plain(&c1, &m).unwrap());
+        });
+        row("sub_pt", &mut || {
+            black_box(bfv.sub_plain(&c1, &m).unwrap());
+        });
+        row("mul_pt", &mut || {
+            black_box(bfv.multiply_plain(&c1, &m).unwrap());
+        });
+        row("mul_k", &mut || {
+            black_box(bfv.multiply_scalar(&c1, 12345).unwrap());
+        });
         row("tensor", &mut || {
             black_box(bfv.multiply(&c1, &c2).unwrap());
         });

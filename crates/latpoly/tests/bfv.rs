@@ -969,6 +969,68 @@ fn negate_and_sub_plain_against_plaintexts() {
     }
 }
 
+#[test]
+fn multiply_scalar_is_multiply_plain_by_the_constant() {
+    // the centring edges t/2 and t/2 + 1, 0, 1, t - 1 and random constants; 2- and
+    // 3-polynomial ciphertexts; t = 2, 3, 65537 and above the primes
+    for (n, bits, count, t) in [
+        (1024usize, 50u32, 3usize, 2u64),
+        (1024, 50, 3, 3),
+        (4096, 50, 3, 65537),
+        (1024, 30, 5, (1 << 35) - 31),
+    ] {
+        let bfv = Bfv::new(BfvParams::new(n, bits, count, t).unwrap()).unwrap();
+        let mut rng = Sampler::from_seed([17; 32]);
+        let mut prng = ChaCha20Rng::seed_from_u64(t);
+        let keys = bfv.keygen(&mut rng).unwrap();
+        let m = random_plain(&mut prng, n, t);
+        let c = bfv.encrypt(&keys.public, &m, &mut rng).unwrap();
+        let mut cts = vec![c.clone()];
+        if t != (1 << 35) - 31 {
+            cts.push(bfv.multiply(&c, &c).unwrap());
+        }
+        let ks = [0, 1, t - 1, t / 2, (t / 2 + 1) % t, prng.gen_range(0..t)];
+        for ct in &cts {
+            let plain = bfv.decrypt(&keys.secret, ct).unwrap();
+            for k in ks {
+                let p = bfv.multiply_scalar(ct, k).unwrap();
+                let want: Vec<u64> = plain
+                    .iter()
+                    .map(|&x| ((x as u128 * k as u128) % t as u128) as u64)
+                    .collect();
+                assert_eq!(
+                    bfv.decrypt(&keys.secret, &p).unwrap(),
+                    want,
+                    "t = {t}, k = {k}"
+                );
+                let mut constant = vec![0u64; n];
+                constant[0] = k;
+                let q = bfv.multiply_plain(ct, &constant).unwrap();
+                assert_eq!(p.len(), ct.len());
+                for (x, y) in p.parts().iter().zip(q.parts()) {
+                    assert_eq!(x.residues(), y.residues(), "t = {t}, k = {k}");
+                }
+            }
+        }
+        assert!(matches!(
+            bfv.multiply_scalar(&c, t),
+            Err(Error::CoefficientOutOfRange { index: 0, .. })
+        ));
+        assert!(matches!(
+            bfv.multiply_scalar(&c, u64::MAX),
+            Err(Error::CoefficientOutOfRange { .. })
+        ));
+        let other = Bfv::new(BfvParams::new(n, bits, count + 1, t).unwrap()).unwrap();
+        let foreign = other
+            .encrypt(&other.keygen(&mut rng).unwrap().public, &m, &mut rng)
+            .unwrap();
+        assert!(matches!(
+            bfv.multiply_scalar(&foreign, 1),
+            Err(Error::ContextMismatch)
+        ));
+    }
+}
+
 /// Key switching adds `Σ D_i e_i`, one digit `D_i` (centred, `|D_i| <= q_i / 2`) per prime,
 /// divided by the special prime `P_s`. Before the special prime, a basis of one prime or one
 /// prime far larger than the others could not key-switch (that noise alone exceeded what

@@ -650,15 +650,21 @@ impl RnsPoly {
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn scalar_mul(&self, c: &BigInt) -> RnsPoly {
-        let n = self.ctx.n();
         let mut rc = vec![0u64; self.ctx.len()];
         self.ctx.crt().decompose_bigint_unchecked(c, &mut rc);
+        self.scalar_mul_residues(&rc)
+    }
+
+    /// `c · self` for the scalar `c` given by its residues `w[i] < q_i` (any representation).
+    pub(crate) fn scalar_mul_residues(&self, w: &[u64]) -> RnsPoly {
+        debug_assert_eq!(w.len(), self.ctx.len());
+        let n = self.ctx.n();
         let mut r = self.clone();
         for ((a, m), &w) in r
             .data
             .chunks_exact_mut(n)
             .zip(self.ctx.crt().moduli())
-            .zip(&rc)
+            .zip(w)
         {
             let wp = m.shoup(w);
             a.iter_mut().for_each(|x| *x = m.mul_shoup(*x, w, wp));
