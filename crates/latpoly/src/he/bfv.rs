@@ -941,22 +941,41 @@ impl Bfv {
         crate::arith::modulus::ct_div_u128(r as u128 * m as u128 + (t / 2) as u128, t, mu) as u64
     }
 
-    /// `round(Q m / t)` in basis `Q`, coefficient form.
+    /// `round(Q m / t)` in basis `Q`, coefficient form (for tests: the operations add it to a
+    /// ciphertext polynomial in place, [`Self::add_scaled_plain`]).
+    #[cfg(test)]
     fn scaled_plain(&self, m: &[u64]) -> RnsPoly {
+        let zero = vec![0u64; self.params.n * self.q.len()];
+        let mut p = RnsPoly::from_residues_unchecked(&self.q, zero, Representation::Coefficient);
+        self.add_scaled_plain(&mut p, m, false);
+        p
+    }
+
+    /// `c0 + round(Q m / t)`, or `c0 - round(Q m / t)` if `subtract`, in place (`c0` in
+    /// coefficient form, as every ciphertext polynomial is), each residue of the scaled
+    /// plaintext added as it is computed, so the scaled plaintext is never stored. The
+    /// rounding parts go through a pooled buffer, wiped after use (the plaintext can be read
+    /// off them).
+    fn add_scaled_plain(&self, c0: &mut RnsPoly, m: &[u64], subtract: bool) {
+        debug_assert_eq!(c0.representation(), Representation::Coefficient);
         let n = self.params.n;
-        let mut data = vec![0u64; n * self.q.len()];
-        let rounded = Wiped::new(m.iter().map(|&x| self.round_part(x)).collect::<Vec<u64>>());
-        for (i, (md, &d)) in self.q.crt().moduli().iter().zip(&self.delta).enumerate() {
+        let mut rounded = scratch::take(n);
+        for (o, &x) in rounded.iter_mut().zip(m) {
+            *o = self.round_part(x);
+        }
+        let limbs = c0.residues_mut().chunks_exact_mut(n);
+        for ((limb, md), &d) in limbs.zip(self.q.crt().moduli()).zip(&self.delta) {
             let dp = md.shoup(d);
-            for ((o, &x), &c) in data[i * n..(i + 1) * n]
-                .iter_mut()
-                .zip(m)
-                .zip(rounded.iter())
-            {
-                *o = scaled_residue(md, (d, dp), x, c);
+            for ((o, &x), &c) in limb.iter_mut().zip(m).zip(&rounded) {
+                let s = scaled_residue(md, (d, dp), x, c);
+                *o = if subtract {
+                    md.sub(*o, s)
+                } else {
+                    md.add(*o, s)
+                };
             }
         }
-        RnsPoly::from_residues_unchecked(&self.q, data, Representation::Coefficient)
+        scratch::give_wiped(rounded);
     }
 
     /// Encrypts a plaintext polynomial (`n` coefficients in `[0, t)`).
@@ -1357,10 +1376,7 @@ impl Bfv {
         self.check_ct(a)?;
         self.check_plain(m)?;
         let mut c = a.c.clone();
-        let mut p = self.scaled_plain(m);
-        let r = c[0].add_assign(&p);
-        p.wipe(); // the plaintext can be read off it
-        r?;
+        self.add_scaled_plain(&mut c[0], m, false);
         Ok(BfvCiphertext { c })
     }
 
@@ -1389,10 +1405,7 @@ impl Bfv {
         self.check_ct(a)?;
         self.check_plain(m)?;
         let mut c = a.c.clone();
-        let mut p = self.scaled_plain(m);
-        let r = c[0].sub_assign(&p);
-        p.wipe(); // the plaintext can be read off it
-        r?;
+        self.add_scaled_plain(&mut c[0], m, true);
         Ok(BfvCiphertext { c })
     }
 
