@@ -222,6 +222,9 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     EXPECT(latpoly_bfv_negate(bfv, c1, NULL), LATPOLY_STATUS_NULL_POINTER);
     EXPECT(latpoly_bfv_multiply_scalar(bfv, c1, T, &x), LATPOLY_STATUS_OUT_OF_RANGE);
     EXPECT(latpoly_bfv_multiply_scalar(bfv, NULL, 1, &x), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_multiply_scalar(bfv, c1, 1, NULL), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_sub_plain(bfv, NULL, m1, N, &x), LATPOLY_STATUS_NULL_POINTER);
+    EXPECT(latpoly_bfv_sub_plain(bfv, c1, NULL, N, &x), LATPOLY_STATUS_NULL_POINTER);
     EXPECT(latpoly_bfv_encrypt(bfv, keys, rng, m1, N - 1, &x), LATPOLY_STATUS_LENGTH_MISMATCH);
     EXPECT(latpoly_bfv_decrypt(bfv, keys, c1, got, N - 1), LATPOLY_STATUS_LENGTH_MISMATCH);
     EXPECT(latpoly_bfv_add(bfv, c1, NULL, &x), LATPOLY_STATUS_NULL_POINTER);
@@ -236,6 +239,8 @@ static int bfv_part(latpoly_sampler *rng, const uint64_t *moduli) {
     CHECK(latpoly_bfv_new(N, moduli, 2, T, 3.19, &small));
     EXPECT(latpoly_bfv_add(small, c1, c2, &x), LATPOLY_STATUS_HANDLE_MISMATCH);
     EXPECT(latpoly_bfv_negate(small, c1, &x), LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_bfv_sub_plain(small, c1, m1, N, &x), LATPOLY_STATUS_HANDLE_MISMATCH);
+    EXPECT(latpoly_bfv_multiply_scalar(small, c1, 1, &x), LATPOLY_STATUS_HANDLE_MISMATCH);
     uint64_t composite[3] = {moduli[0], moduli[1], 15};
     EXPECT(latpoly_bfv_new(N, composite, 3, T, 3.19, &small), LATPOLY_STATUS_INVALID_PARAMETER);
     EXPECT(latpoly_bfv_new(N, moduli, L, T, 0.0, &small), LATPOLY_STATUS_INVALID_PARAMETER);

@@ -348,13 +348,18 @@ def test_bfv_slots_and_rotations():
     assert slots_of(bfv, keys, sq) == [(-int(a) * int(a)) % t for a in x]
     assert not bfv.decrypt(keys, bfv.add(cx, bfv.negate(cx))).any()
     # a constant: the same ciphertext as the constant plaintext polynomial
-    for k in (0, 1, t - 1, t // 2, t // 2 + 1, 12345):
+    for k in (0, 1, t - 1, t // 2, t // 2 + 1, 123):
         ck = bfv.multiply_scalar(cx, k)
         assert slots_of(bfv, keys, ck) == [int(a) * k % t for a in x]
         constant = np.zeros(n, dtype=np.uint64)
         constant[0] = k
         assert ck.to_bytes() == bfv.multiply_plain(cx, constant).to_bytes()
+    other = Bfv.with_prime_bits(n, 40, 2, t=t, seed=7)  # another basis
+    foreign = other.encrypt(other.keygen(), x)
     for call in (
+        lambda: bfv.sub_plain(foreign, w),
+        lambda: bfv.negate(foreign),
+        lambda: bfv.multiply_scalar(foreign, 1),
         lambda: bfv.sub_plain(cx, w[:-1]),
         lambda: bfv.sub_plain(cx, np.full(n, t, dtype=np.uint64)),
         lambda: bfv.negate(w),
@@ -363,6 +368,8 @@ def test_bfv_slots_and_rotations():
         lambda: bfv.multiply_scalar(cx, -1),
         lambda: bfv.multiply_scalar(cx, 1 << 64),
         lambda: bfv.multiply_scalar(w, 1),
+        lambda: bfv.multiply_scalar(cx, 1.5),
+        lambda: bfv.multiply_scalar(cx, "3"),
         lambda: bfv.multiply_plain(cx, w[:-1]),
         lambda: bfv.multiply_plain(cx, np.full(n, t, dtype=np.uint64)),
         lambda: bfv.add_plain(cx, [-1] * n),

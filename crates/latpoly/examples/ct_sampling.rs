@@ -204,7 +204,8 @@ fn run_bfv_secret_key() {
 
 /// BFV on a secret plaintext (a client's data; a server's own plaintext operand): the sampler
 /// and the plaintext poisoned, public keys and ciphertexts declassified as they are made. The
-/// encryptions, `add_plain`, `multiply_plain` (the operand lifted and transformed), slot
+/// encryptions, `add_plain`, `sub_plain`, `multiply_plain` (the operand lifted and
+/// transformed), `multiply_scalar` (a secret constant), slot
 /// encoding and decoding, decryption and modulus switching must not branch on or index by the
 /// plaintext; the one permitted report is the range check's verdict, declassified in
 /// `latpoly::secret::declassify` (a rejected plaintext is an error the caller sees anyway).
@@ -236,7 +237,15 @@ fn run_bfv_plaintext() {
         sink(bytes);
         // the server's side: a secret plaintext operand on public ciphertexts
         sink(bfv.add_plain(&c, &m).unwrap());
+        sink(bfv.sub_plain(&c, &m).unwrap());
         sink(bfv.multiply_plain(&cs, &m).unwrap());
+        // a secret constant (one above t/2, so both sides of the centring run)
+        let mut k = [t - 2];
+        valgrind::poison(&k[..]);
+        sink(bfv.multiply_scalar(&c, k[0]).unwrap());
+        k[0] = 3;
+        valgrind::poison(&k[..]);
+        sink(bfv.multiply_scalar(&c, k[0]).unwrap());
         if bfv.batching() {
             let slots = bfv.encode_slots(&m).unwrap();
             sink(bfv.decode_slots(&slots).unwrap());

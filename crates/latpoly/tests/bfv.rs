@@ -921,7 +921,8 @@ fn negate_and_sub_plain_against_plaintexts() {
             bfv.decrypt(&keys.secret, &neg).unwrap(),
             sub_plain(&zero, &m, t)
         );
-        // neither costs noise: both move the phase by an exact multiple of Q/t or negate it
+        // sub_plain moves the phase by round(Q p / t), within 1/2 of a multiple of Q/t (a
+        // bit of budget at most); negate negates the phase (the same budget)
         assert!(bfv.noise_budget(&keys.secret, &d).unwrap() + 1 >= fresh);
         assert_eq!(bfv.noise_budget(&keys.secret, &neg).unwrap(), fresh);
         // c + (-c) and (c - p) + p

@@ -937,6 +937,26 @@ class Bfv:
         """ct + m for n plaintext coefficients in [0, t) (with batching: slot-wise)."""
         return self._inner.add_plain(_ct(ct), _u64_vector(m, "m"))
 
+    def sub_plain(self, ct, m):
+        """ct - m for n plaintext coefficients in [0, t) (with batching: slot-wise)."""
+        return self._inner.sub_plain(_ct(ct), _u64_vector(m, "m"))
+
+    def negate(self, ct):
+        """-ct: decrypts to -m mod t (2- or 3-polynomial ciphertexts; no noise growth)."""
+        return self._inner.negate(_ct(ct))
+
+    def multiply_scalar(self, ct, k):
+        """ct * k for a constant k in [0, t) (with batching: every slot times k): the ciphertext
+        ``multiply_plain`` gives for the plaintext polynomial k, without its transforms.
+
+        >>> bfv = Bfv.with_prime_bits(16, 40, 3, t=97, seed=4)
+        >>> keys = bfv.keygen()
+        >>> c = bfv.multiply_scalar(bfv.encrypt(keys, list(range(16))), 95)  # 95 is -2 mod 97
+        >>> bfv.decrypt(keys, c).tolist() == [x * 95 % 97 for x in range(16)]
+        True
+        """
+        return self._inner.multiply_scalar(_ct(ct), _check_u64(k, "k"))
+
     def multiply_plain(self, ct, m):
         """ct * m for n plaintext coefficients in [0, t): the product in Z_t[x]/(x^n + 1), with
         batching the slot-wise product by ``decode_slots(m)`` (2- or 3-polynomial ciphertexts).

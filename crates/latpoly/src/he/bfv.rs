@@ -1382,8 +1382,8 @@ impl Bfv {
 
     /// Subtracts a plaintext: decrypts to `m - p mod t` for a ciphertext of `m` and a
     /// plaintext `p` (`n` coefficients in `[0, t)`). The plaintext is scaled as
-    /// [`Self::encrypt`] scales it, so the noise does not grow. Errors: those of
-    /// [`Self::add_plain`].
+    /// [`Self::encrypt`] scales it (`round(Q p / t)`), so the noise moves by at most 1/2, as
+    /// with [`Self::add_plain`]. Errors: those of [`Self::add_plain`].
     ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
@@ -1517,9 +1517,15 @@ impl Bfv {
                 bound: self.params.t,
             });
         }
-        let w: Vec<u64> = (self.q.crt().moduli().iter())
-            .map(|md| self.centred_residue(md, k))
-            .collect();
+        // k can be read off its residues: wiped on drop
+        let w = Wiped::new(
+            self.q
+                .crt()
+                .moduli()
+                .iter()
+                .map(|md| self.centred_residue(md, k))
+                .collect::<Vec<u64>>(),
+        );
         let c = a.c.iter().map(|ci| ci.scalar_mul_residues(&w)).collect();
         Ok(BfvCiphertext { c })
     }

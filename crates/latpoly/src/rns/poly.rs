@@ -656,6 +656,8 @@ impl RnsPoly {
     }
 
     /// `c · self` for the scalar `c` given by its residues `w[i] < q_i` (any representation).
+    /// Constant time in `w` (the scalar may be secret): the Shoup quotients come from the
+    /// branch-free Barrett division, not from a `u128` division.
     pub(crate) fn scalar_mul_residues(&self, w: &[u64]) -> RnsPoly {
         debug_assert_eq!(w.len(), self.ctx.len());
         let n = self.ctx.n();
@@ -666,7 +668,7 @@ impl RnsPoly {
             .zip(self.ctx.crt().moduli())
             .zip(w)
         {
-            let wp = m.shoup(w);
+            let wp = m.div_rem_u128((w as u128) << 64).0 as u64; // = m.shoup(w), for w < q
             a.iter_mut().for_each(|x| *x = m.mul_shoup(*x, w, wp));
         }
         r
