@@ -715,6 +715,25 @@ unsafe fn ct_binary(
     })
 }
 
+/// A BFV operation on one ciphertext into a new one.
+///
+/// # Safety
+/// Handles NULL or live; `out` valid for one pointer write.
+unsafe fn ct_unary(
+    bfv: *const latpoly_bfv,
+    a: *const latpoly_bfv_ciphertext,
+    out: *mut *mut latpoly_bfv_ciphertext,
+    f: impl FnOnce(&Bfv, &BfvCiphertext) -> latpoly::Result<BfvCiphertext>,
+) -> latpoly_status {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let (h, x) = unsafe { (handle(bfv, TAG_BFV)?, handle(a, TAG_BFV_CT)?) };
+        let ct = lift(f(&h.bfv, &x.ct))?;
+        // SAFETY: forwarded contract.
+        unsafe { put_ct(out, ct) }
+    })
+}
+
 /// `*out = a + b` (plaintexts add mod `t`).
 ///
 /// # Safety
@@ -892,13 +911,8 @@ pub unsafe extern "C" fn latpoly_bfv_multiply_scalar(
     k: u64,
     out: *mut *mut latpoly_bfv_ciphertext,
 ) -> latpoly_status {
-    guard(|| {
-        // SAFETY: contract of this function.
-        let (h, c) = unsafe { (handle(bfv, TAG_BFV)?, handle(a, TAG_BFV_CT)?) };
-        let r = lift(h.bfv.multiply_scalar(&c.ct, k))?;
-        // SAFETY: contract of this function.
-        unsafe { put_ct(out, r) }
-    })
+    // SAFETY: forwarded contract.
+    unsafe { ct_unary(bfv, a, out, |h, c| h.multiply_scalar(c, k)) }
 }
 
 /// `*out = -a` (every polynomial negated: 2 or 3 of them).
@@ -911,13 +925,8 @@ pub unsafe extern "C" fn latpoly_bfv_negate(
     a: *const latpoly_bfv_ciphertext,
     out: *mut *mut latpoly_bfv_ciphertext,
 ) -> latpoly_status {
-    guard(|| {
-        // SAFETY: contract of this function.
-        let (h, c) = unsafe { (handle(bfv, TAG_BFV)?, handle(a, TAG_BFV_CT)?) };
-        let r = lift(h.bfv.negate(&c.ct))?;
-        // SAFETY: contract of this function.
-        unsafe { put_ct(out, r) }
-    })
+    // SAFETY: forwarded contract.
+    unsafe { ct_unary(bfv, a, out, |h, c| h.negate(c)) }
 }
 
 /// `*out = a · m` for the `len = n` plaintext coefficients at `m` (each below `t`): the
