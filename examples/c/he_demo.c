@@ -575,7 +575,7 @@ static int lpr_part(latpoly_sampler *rng) {
 /* Modulus switching: the server shortens a product to one prime before sending it; the client
  * decrypts it with its secret key in one limb. */
 static int bfv_mod_switch_part(latpoly_sampler *rng, const uint64_t *moduli) {
-    latpoly_bfv *bfv = NULL, *low = NULL, *x = NULL, *other = NULL;
+    latpoly_bfv *bfv = NULL, *low = NULL, *x = NULL, *other = NULL, *fresh = NULL;
     CHECK(latpoly_bfv_new(N, moduli, L, T, 3.19, &bfv));
     CHECK(latpoly_bfv_lower(bfv, 1, &low));
     latpoly_bfv_keys *keys = NULL, *low_sk = NULL, *low_keys = NULL, *k = NULL;
@@ -587,6 +587,7 @@ static int bfv_mod_switch_part(latpoly_sampler *rng, const uint64_t *moduli) {
     plain_mul(m1, m2, want);
     latpoly_bfv_ciphertext *c1 = NULL, *c2 = NULL, *prod = NULL, *tensor = NULL, *y = NULL;
     latpoly_bfv_ciphertext *short_prod = NULL, *short_tensor = NULL, *relin = NULL;
+    latpoly_bfv_ciphertext *relin_full = NULL, *fresh_tensor = NULL;
     CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m1, N, &c1));
     CHECK(latpoly_bfv_encrypt(bfv, keys, rng, m2, N, &c2));
     CHECK(latpoly_bfv_multiply_relin(bfv, keys, c1, c2, &prod));
@@ -605,6 +606,17 @@ static int bfv_mod_switch_part(latpoly_sampler *rng, const uint64_t *moduli) {
     CHECK(latpoly_bfv_relinearize(low, low_keys, short_tensor, &relin));
     CHECK(latpoly_bfv_decrypt(low, low_sk, relin, got, N));
     FAIL_IF(memcmp(got, want, sizeof got) != 0, "relinearized after the switch");
+    /* ... and with the full instance's keys, which serve every lower instance (no secret) */
+    CHECK(latpoly_bfv_relinearize(low, keys, short_tensor, &relin_full));
+    CHECK(latpoly_bfv_decrypt(low, low_sk, relin_full, got, N));
+    FAIL_IF(memcmp(got, want, sizeof got) != 0, "relinearized below with the full keys");
+    /* an instance made by latpoly_bfv_new over the same prime was not lowered: it refuses
+       them; keys serve downwards only */
+    CHECK(latpoly_bfv_new(N, moduli, 1, T, 3.19, &fresh));
+    CHECK(latpoly_bfv_mod_switch(bfv, tensor, fresh, &fresh_tensor));
+    EXPECT(latpoly_bfv_relinearize(fresh, keys, fresh_tensor, &y),
+           LATPOLY_STATUS_INVALID_PARAMETER);
+    EXPECT(latpoly_bfv_relinearize(bfv, low_keys, tensor, &y), LATPOLY_STATUS_INVALID_PARAMETER);
     /* errors: not a lower instance, not upwards, another instance's ciphertext or key */
     uint64_t not_prefix[1] = {moduli[1]};
     CHECK(latpoly_bfv_new(N, not_prefix, 1, T, 3.19, &other));
@@ -631,9 +643,12 @@ static int bfv_mod_switch_part(latpoly_sampler *rng, const uint64_t *moduli) {
     latpoly_bfv_ciphertext_free(short_prod);
     latpoly_bfv_ciphertext_free(short_tensor);
     latpoly_bfv_ciphertext_free(relin);
+    latpoly_bfv_ciphertext_free(relin_full);
+    latpoly_bfv_ciphertext_free(fresh_tensor);
     latpoly_bfv_keys_free(keys);
     latpoly_bfv_keys_free(low_sk);
     latpoly_bfv_keys_free(low_keys);
+    latpoly_bfv_free(fresh);
     latpoly_bfv_free(other);
     latpoly_bfv_free(low);
     latpoly_bfv_free(bfv);

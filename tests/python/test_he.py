@@ -436,8 +436,8 @@ def test_bfv_symmetric_encryption_and_seeded_bytes():
 def test_bfv_modulus_switching():
     """mod_switch rounds each polynomial exactly (a Python big-integer reference, one dropped
     prime at a time), keeps the plaintext at every lower modulus, shortens the bytes; the lower
-    instance computes, relinearizes with keys for the same secret, and refuses what is not
-    its own."""
+    instance computes, relinearizes and rotates with the full instance's keys (no secret) or
+    with keys for the same secret, and refuses what is not its own."""
     t = 65537
     bfv = Bfv.with_prime_bits(1024, 50, 3, t=t, seed=31)
     keys = bfv.keygen()
@@ -447,6 +447,8 @@ def test_bfv_modulus_switching():
     ca, cb = bfv.encrypt(keys, a), bfv.encrypt(keys, b)
     prod = bfv.multiply(ca, cb)  # three polynomials
     want = negacyclic_mod(a, b, t).tolist()
+    rotations = bfv.with_rotation_keys(keys, [1], swap=False)
+    want_rot = bfv.decode_slots(bfv.decrypt(keys, bfv.rotate_rows(rotations, ca, 1))).tolist()
     q = bfv.moduli
     for k in (3, 2, 1):
         low = bfv.lower(k)
@@ -475,6 +477,17 @@ def test_bfv_modulus_switching():
         low_keys = low.keygen_with_secret(sk)
         r = low.relinearize(low_keys, s)
         assert len(r) == 2 and low.decrypt(sk, r).tolist() == want
+        # the full instance's keys serve at every lower level, without the secret
+        server = keys.without_secret()
+        r_full = low.relinearize(server, s)
+        assert len(r_full) == 2 and low.decrypt(sk, r_full).tolist() == want
+        assert abs(low.noise_budget(sk, r_full) - low.noise_budget(sk, r)) <= 1
+        sa = bfv.mod_switch(ca, low)
+        rot = low.rotate_rows(rotations.without_secret(), sa, 1)
+        assert low.decode_slots(low.decrypt(sk, rot)).tolist() == want_rot
+        if k >= 2:
+            sb = bfv.mod_switch(cb, low)
+            assert low.decrypt(sk, low.multiply_relin(server, sa, sb)).tolist() == want
         assert low.decrypt(sk, low.add(r, low.ciphertext_from_bytes(r.to_bytes()))).tolist() == \
             [2 * x % t for x in want]
         assert low.noise_budget(sk, bfv.mod_switch(ca, low)) > 0
@@ -499,6 +512,15 @@ def test_bfv_modulus_switching():
         bfv.secret_key_for(keys.without_secret(), bfv.lower(1))
     with pytest.raises(ValueError):
         bfv.keygen_with_secret(bfv.secret_key_for(keys, bfv.lower(1)))  # another instance's key
+    # keys serve downwards only, and only instances made by lower(): a fresh instance over the
+    # same primes refuses the full instance's keys, the full instance a lower one's
+    fresh = Bfv(1024, q[:2], t)
+    with pytest.raises(ValueError, match="another parameter set"):
+        fresh.relinearize(keys, bfv.mod_switch(prod, fresh))
+    low = bfv.lower(2)
+    low_keys = low.keygen_with_secret(bfv.secret_key_for(keys, low))
+    with pytest.raises(ValueError, match="another parameter set"):
+        bfv.relinearize(low_keys, prod)
 
 
 def test_shared_instances_across_threads():

@@ -120,6 +120,18 @@ fn main() -> latpoly::Result<()> {
         row("relin", &mut || {
             black_box(bfv.relinearize(&c3, &keys.relin).unwrap());
         });
+        // One level down (a prime fewer): with the full instance's key, and with a key made
+        // there for the same secret (the same work; the digits' constants differ).
+        let mid = bfv.lower(bfv.context().len() - 1)?;
+        let mid_sk = bfv.secret_key_for(&keys.secret, &mid)?;
+        let mid_keys = mid.keygen_with_secret(mid_sk, &mut rng)?;
+        let c3_mid = bfv.mod_switch(&c3, &mid)?;
+        row("rel_low", &mut || {
+            black_box(mid.relinearize(&c3_mid, &keys.relin).unwrap());
+        });
+        row("rel_own", &mut || {
+            black_box(mid.relinearize(&c3_mid, &mid_keys.relin).unwrap());
+        });
         // The base extensions multiplication runs (4 lifts Q -> P, 3 x (Q -> P, P -> Q)).
         let (q, aux) = (bfv.context(), bfv.aux_context());
         let q_to_p = latpoly::rns::BaseExtender::new(q, aux)?;

@@ -878,7 +878,9 @@ class Bfv:
         """The instance over the first ``primes`` primes of Q (same n, t and sigma), where
         ``mod_switch`` moves ciphertexts; ``primes`` from 1 to ``len(moduli)``. Its sampler is
         forked from this one's, so a seeded instance gives a reproducible lower one. Building
-        it precomputes tables as the constructor does: keep it for reuse.
+        it precomputes tables as the constructor does: keep it for reuse. The relinearization
+        and Galois keys of this instance serve the lower one too (no secret needed); an
+        instance built by the constructor over the same primes refuses them.
 
         >>> bfv = Bfv.with_prime_bits(1024, 50, 3, t=65537, seed=8)
         >>> low = bfv.lower(1)
@@ -923,8 +925,8 @@ class Bfv:
     def keygen_with_secret(self, keys):
         """Secret, public and relinearization keys for the secret key of ``keys`` (a key of
         this instance), as ``keygen`` makes them for a fresh secret: for instance keys of a
-        lower instance for the secret of the full one, so that products switched down there
-        can be relinearized."""
+        lower instance for the secret of the full one (the full instance's own keys serve
+        there too)."""
         return self._inner.keygen_with_secret(_keys(keys))
 
     def add(self, a, b):

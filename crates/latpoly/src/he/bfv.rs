@@ -39,6 +39,9 @@
 //!   `σ sqrt(n L / 12)` for primes of one size, where one digit per prime without `P_s` added
 //!   `σ sqrt(n Σ q_i² / 12)` (some 60 bits more with 60-bit primes), and any basis (one prime,
 //!   primes of unequal sizes) key-switches. Galois keys (rotations) are built the same way.
+//!   The keys also serve every instance made from this one by [`Bfv::lower`], without the
+//!   secret, as SEAL's and OpenFHE's keys serve every level (`keyswitch` module: the digits
+//!   there use the key's `(Q/q_i)^-1`).
 //!
 //! ```
 //! use latpoly::he::bfv::{Bfv, BfvParams};
@@ -71,6 +74,7 @@ use std::sync::Arc;
 
 mod galois;
 mod io;
+mod keyswitch;
 mod modswitch;
 pub(crate) mod round;
 mod slots;
@@ -370,11 +374,10 @@ pub struct Bfv {
     qhat_inv: Vec<u64>,
     /// `Q` with the special prime `P_s` appended: the basis of the key-switching keys.
     qs: Arc<RnsContext>,
-    /// Key switching's digit constants, one per prime of `Q` ([`convert_simd::DigitTables`]),
-    /// with a limb for every prime of `Q·P_s`.
-    digits: Vec<convert_simd::DigitTables>,
-    /// Division by `P_s` with rounding, from basis `Q·P_s` to `Q`: the end of a key switch.
-    special: modswitch::DropLimb,
+    /// The bases of key switching ([`keyswitch::SwitchBasis`]): this instance's own (`Q·P_s`,
+    /// the keys it makes) first, then those of the instances it was lowered from, whose keys
+    /// serve here too.
+    switch: Vec<keyswitch::SwitchBasis>,
     /// Division by the last prime with rounding, from `q_1 .. q_(j+2)` to `q_1 .. q_(j+1)`, at
     /// index `j` ([`Bfv::mod_switch`]).
     drops: Vec<modswitch::DropLimb>,
@@ -530,10 +533,7 @@ impl Bfv {
         with_special.push(special_value);
         let qs = RnsContext::new(params.n, &with_special)?;
         let l = params.moduli.len();
-        let digits = (0..l)
-            .map(|i| convert_simd::DigitTables::new(qs.crt().moduli(), i, qhat_inv[i]))
-            .collect();
-        let special = modswitch::DropLimb::new(qs.crt().moduli())?;
+        let switch = vec![keyswitch::SwitchBasis::new(Arc::clone(&qs), &with_special)?];
         let drops = (2..=l)
             .map(|k| modswitch::DropLimb::new(&q.crt().moduli()[..k]))
             .collect::<Result<_>>()?;
@@ -543,8 +543,7 @@ impl Bfv {
         }
         Ok(Bfv {
             qs,
-            digits,
-            special,
+            switch,
             drops,
             gadget,
             slots: slots::SlotEncoder::new(params.n, params.t),
@@ -777,129 +776,6 @@ impl Bfv {
         let out = sum.map(|()| t.neg());
         t.wipe();
         out
-    }
-
-    /// Key switching of `d` (coefficient-form residues in basis `Q`) with the key `(b, a)`:
-    /// `(Σ D_i b_i, Σ D_i a_i)` in NTT form in basis `Q·P_s`, with the digits
-    /// `D_i = [d (Q/q_i)^-1]_{q_i}` as centred integers: a digit `x > q_i / 2` stands for
-    /// `x - q_i`. The switched phase carries `Σ D_i e_i`, which [`Self::finish_switch`]
-    /// divides by `P_s`; centred digits (mean square `q_i² / 12` against `q_i² / 3` for
-    /// `[0, q_i)`) halve it. The key's shape (`L` NTT-form pairs of basis `Q·P_s`) is checked
-    /// by the callers.
-    /// The accumulators come from the scratch pool ([`Self::finish_switch`] gives them back):
-    /// the first digit's products are written, the others added.
-    fn key_switch(&self, d_res: &[u64], kb: &[RnsPoly], ka: &[RnsPoly]) -> [Vec<u64>; 2] {
-        let n = self.params.n;
-        let l = self.qs.len();
-        let plans = self.qs.plans();
-        let mut acc0 = scratch::take(l * n);
-        let mut acc1 = scratch::take(l * n);
-        let mut d = scratch::take(l * n);
-        for (i, tables) in self.digits.iter().enumerate() {
-            // Digit D_i = [d (Q/q_i)^-1]_{q_i}, centred, in every limb of Q·P_s
-            // (`centred_digit`; the SIMD twin gives the same residues).
-            let x = &d_res[i * n..(i + 1) * n];
-            if !convert_simd::run_centred_digit(self.lane_isa, tables, x, &mut d) {
-                tables.scalar(x, &mut d);
-            }
-            for j in 0..l {
-                let dj = &mut d[j * n..(j + 1) * n];
-                plans[j].forward_unchecked(dj);
-                let r = j * n..(j + 1) * n;
-                let (b, a) = (&kb[i].residues()[r.clone()], &ka[i].residues()[r.clone()]);
-                if i == 0 {
-                    plans[j].pointwise_unchecked(dj, b, &mut acc0[r.clone()]);
-                    plans[j].pointwise_unchecked(dj, a, &mut acc1[r]);
-                } else {
-                    plans[j].pointwise_acc_unchecked(dj, b, &mut acc0[r.clone()]);
-                    plans[j].pointwise_acc_unchecked(dj, a, &mut acc1[r]);
-                }
-            }
-        }
-        scratch::give(d);
-        [acc0, acc1]
-    }
-
-    /// `(c0 + round(INTT(acc0) / P_s), c1 + round(INTT(acc1) / P_s))` in basis `Q` (an absent
-    /// `c_i` counts as zero): the end of a key switch, in coefficient form. The division is
-    /// exact after subtracting the centred residue mod `P_s`: `(x - [x]_{P_s}) · P_s^-1 mod q_j`.
-    fn finish_switch(&self, acc: [Vec<u64>; 2], c: [Option<&[u64]>; 2]) -> BfvCiphertext {
-        let n = self.params.n;
-        let l = self.q.len();
-        let plans = self.qs.plans();
-        let mut out = Vec::with_capacity(2);
-        for (mut acc, ci) in acc.into_iter().zip(c) {
-            for (j, plan) in plans.iter().enumerate() {
-                plan.inverse_unchecked(&mut acc[j * n..(j + 1) * n]);
-            }
-            // (x - [x]_{P_s}) P_s^-1, [x]_{P_s} centred, straight into the result; then + c_i.
-            // The result is the only polynomial-sized fresh allocation: the accumulators go
-            // back to the pool.
-            let mut res = vec![0u64; l * n];
-            self.special.divide(self.lane_isa, &acc, &mut res);
-            scratch::give(acc);
-            if let Some(ci) = ci {
-                for (j, plan) in plans[..l].iter().enumerate() {
-                    let r = j * n..(j + 1) * n;
-                    plan.add_assign_unchecked(&mut res[r.clone()], &ci[r]);
-                }
-            }
-            out.push(RnsPoly::from_residues_unchecked(
-                &self.q,
-                res,
-                Representation::Coefficient,
-            ));
-        }
-        BfvCiphertext { c: out }
-    }
-
-    /// `log2` of a bound on the noise one key switch adds, against `log2(Q / 4t)`: the digits
-    /// `D_i` (one per prime, centred, uniform on `(-q_i/2, q_i/2]`) multiply fresh Gaussian
-    /// errors `e_i`, so a coefficient of `Σ D_i e_i / P_s` has variance
-    /// `n σ² Σ q_i² / (12 P_s²)`; the division's rounding adds `ε_0 + ε_1 s` with `ε_k` uniform
-    /// on `(-1/2, 1/2]` and `s` ternary, variance `(1 + 2n/3) / 12`. The bound is six standard
-    /// deviations. `Q / 2t` is what decryption tolerates in all, and half of it is left to the
-    /// ciphertext's own noise.
-    fn key_switch_noise_log2(&self) -> (f64, f64) {
-        let p = &self.params;
-        let ps = self.qs.moduli()[self.q.len()] as f64;
-        let sum_sq: f64 = p.moduli.iter().map(|&q| (q as f64 / ps).powi(2)).sum();
-        let var =
-            p.sigma * p.sigma * p.n as f64 * sum_sq / 12.0 + (1.0 + 2.0 * p.n as f64 / 3.0) / 12.0;
-        let bound = 6f64.log2() + 0.5 * var.log2();
-        let q_log2: f64 = p.moduli.iter().map(|&q| (q as f64).log2()).sum();
-        (bound, q_log2 - (p.t as f64).log2() - 2.0)
-    }
-
-    /// Refuses key switching (relinearization, Galois automorphisms, rotations) where the noise
-    /// it adds ([`Self::key_switch_noise_log2`]) would make the result undecryptable: `Q / t`
-    /// too small for even that noise.
-    fn check_key_switching(&self) -> Result<()> {
-        let (noise, room) = self.key_switch_noise_log2();
-        if noise >= room {
-            return Err(Error::InvalidArgument(format!(
-                "key switching with these parameters adds noise up to about 2^{noise:.1}, above \
-                 the 2^{room:.1} (Q / 4t) decryption leaves for it (Q is too small for this t)"
-            )));
-        }
-        Ok(())
-    }
-
-    /// Checks that key switching works with these primes ([`Self::check_key_switching`]) and
-    /// that a key-switching key has `L` NTT-form pairs of this instance's basis `Q·P_s`.
-    fn check_switching_key(&self, b: &[RnsPoly], a: &[RnsPoly], what: &str) -> Result<()> {
-        self.check_key_switching()?;
-        if b.len() != self.q.len()
-            || a.len() != self.q.len()
-            || b.iter().chain(a).any(|k| {
-                !k.context().same_as(&self.qs) || k.representation() != Representation::Ntt
-            })
-        {
-            return Err(Error::InvalidArgument(format!(
-                "{what} of another parameter set"
-            )));
-        }
-        Ok(())
     }
 
     fn check_plain(&self, m: &[u64]) -> Result<()> {
@@ -1697,6 +1573,9 @@ impl Bfv {
     /// Key switching with the special prime `P_s` (see the module documentation): it adds
     /// noise of about `σ sqrt(n L / 12)` on any basis.
     ///
+    /// The key is this instance's, or that of an instance this one was lowered from
+    /// ([`Bfv::lower`]).
+    ///
     /// Errors: [`Error::InvalidArgument`] for a key of other parameters, or parameters whose
     /// `Q / t` leaves no room for even that noise.
     ///
@@ -1719,13 +1598,13 @@ impl Bfv {
         if c.c.len() == 2 {
             return Ok(c.clone());
         }
-        self.check_switching_key(&rlk.b, &rlk.a, "relinearization key")?;
+        let basis = self.switch_basis(&rlk.b, &rlk.a, "relinearization key")?;
         // Key switching accumulates Σ D_i rlk_i in NTT form; c_0 and c_1 are added afterwards
         // in coefficient form (no transforms for them).
         let c2 = Self::coeff_residues(&c.c[2]);
-        let acc = self.key_switch(&c2, &rlk.b, &rlk.a);
+        let acc = self.key_switch(basis, &c2, &rlk.b, &rlk.a);
         let (c0, c1) = (Self::coeff_residues(&c.c[0]), Self::coeff_residues(&c.c[1]));
-        Ok(self.finish_switch(acc, [Some(&c0), Some(&c1)]))
+        Ok(self.finish_switch(basis, acc, [Some(&c0), Some(&c1)]))
     }
 
     /// Product followed by relinearization: the same ciphertext as [`Self::relinearize`] of
@@ -1755,14 +1634,14 @@ impl Bfv {
         rlk: &BfvRelinKey,
     ) -> Result<BfvCiphertext> {
         self.check_product_operands(a, b)?;
-        self.check_switching_key(&rlk.b, &rlk.a, "relinearization key")?;
+        let basis = self.switch_basis(&rlk.b, &rlk.a, "relinearization key")?;
         // The three product polynomials are temporaries here: they live in the scratch pool,
         // and the two result polynomials are the only polynomial-sized fresh allocations.
         let len = self.q.len() * self.params.n;
         let mut c = [scratch::take(len), scratch::take(len), scratch::take(len)];
         self.tensor_into(a, b, &mut c);
-        let acc = self.key_switch(&c[2], &rlk.b, &rlk.a);
-        let out = self.finish_switch(acc, [Some(&c[0]), Some(&c[1])]);
+        let acc = self.key_switch(basis, &c[2], &rlk.b, &rlk.a);
+        let out = self.finish_switch(basis, acc, [Some(&c[0]), Some(&c[1])]);
         c.into_iter().for_each(scratch::give);
         Ok(out)
     }

@@ -267,6 +267,9 @@ impl Bfv {
     /// The automorphism `x -> x^g` on an encrypted plaintext: decrypts to `m(x^g)`. `g = 1` is
     /// the identity and needs no key.
     ///
+    /// The keys are this instance's, or those of an instance this one was lowered from
+    /// ([`Bfv::lower`]).
+    ///
     /// Errors: [`Error::InvalidArgument`] for a ciphertext of 3 polynomials (relinearize
     /// first), an invalid `g`, no key for `g` in `gk`, keys of other parameters, or parameters
     /// that cannot key-switch (see [`Bfv::relinearize`]);
@@ -313,14 +316,14 @@ impl Bfv {
         let key = gk
             .get(g)
             .ok_or_else(|| Error::InvalidArgument(format!("no Galois key for the element {g}")))?;
-        self.check_switching_key(&key.b, &key.a, "Galois key")?;
+        let basis = self.switch_basis(&key.b, &key.a, "Galois key")?;
         let (c0, c1) = (
             c.c[0].automorphism(g as i64)?,
             c.c[1].automorphism(g as i64)?,
         );
         let (c0, c1) = (Self::coeff_residues(&c0), Self::coeff_residues(&c1));
-        let acc = self.key_switch(&c1, &key.b, &key.a);
-        Ok(self.finish_switch(acc, [Some(&c0), None]))
+        let acc = self.key_switch(basis, &c1, &key.b, &key.a);
+        Ok(self.finish_switch(basis, acc, [Some(&c0), None]))
     }
 
     /// Rotates both slot rows of an encrypted batched plaintext left by `steps` (negative:

@@ -19,9 +19,11 @@
 //!
 //! The switched ciphertext belongs to the instance of the smaller modulus, [`Bfv::lower`]; its
 //! secret key is the same `s` in fewer limbs ([`Bfv::secret_key_for`]). That instance
-//! decrypts, measures the noise budget, adds, multiplies by plaintexts, serializes, and, with
-//! keys made for it from the same secret ([`Bfv::keygen_with_secret`],
-//! [`Bfv::galois_keygen`]), multiplies, relinearizes and rotates.
+//! decrypts, measures the noise budget, adds, multiplies by plaintexts, serializes,
+//! multiplies, and relinearizes and rotates with the relinearization and Galois keys of the
+//! instance it was lowered from (no secret needed: the server keeps one set of keys for every
+//! level, as with SEAL and OpenFHE) or with keys made for it from the same secret
+//! ([`Bfv::keygen_with_secret`], [`Bfv::galois_keygen`]).
 //!
 //! The arithmetic is that of the end of a key switch (the division by the special prime,
 //! [`DropLimb`]): the centred last limb spread over the others by the digit kernel, then
@@ -94,13 +96,27 @@ impl Bfv {
     /// Building it precomputes its own bases and tables, as [`Bfv::new`] does, so keep it for
     /// reuse.
     ///
+    /// The relinearization and Galois keys of this instance (and of any instance this one was
+    /// lowered from) relinearize and rotate there too: it keeps the tables of their key
+    /// switching, restricted to its primes. An instance built with [`Bfv::new`] over the same
+    /// primes is not lowered from this one and refuses them.
+    ///
     /// ```
     /// use latpoly::he::bfv::{Bfv, BfvParams};
+    /// use latpoly::sampling::Sampler;
     /// let bfv = Bfv::new(BfvParams::new(1024, 50, 3, 65537)?)?;
-    /// let low = bfv.lower(1)?;
-    /// assert_eq!(low.context().moduli(), &bfv.context().moduli()[..1]);
+    /// let low = bfv.lower(2)?;
+    /// assert_eq!(low.context().moduli(), &bfv.context().moduli()[..2]);
     /// assert_eq!(low.params().t, 65537);
     /// assert!(bfv.lower(0).is_err() && bfv.lower(4).is_err());
+    /// // Products at the lower level relinearize with the full instance's key.
+    /// let mut rng = Sampler::from_seed([1; 32]);
+    /// let keys = bfv.keygen(&mut rng)?;
+    /// let m: Vec<u64> = (0..1024).map(|i| i * 7 % 65537).collect();
+    /// let c = bfv.mod_switch(&bfv.encrypt(&keys.public, &m, &mut rng)?, &low)?;
+    /// let sq = low.multiply_relin(&c, &c, &keys.relin)?;
+    /// let sk = bfv.secret_key_for(&keys.secret, &low)?;
+    /// assert_eq!(low.decrypt(&sk, &sq)?, low.plain_mul(&m, &m)?);
     /// # Ok::<(), latpoly::Error>(())
     /// ```
     pub fn lower(&self, primes: usize) -> Result<Bfv> {
@@ -110,10 +126,12 @@ impl Bfv {
                 "a lower modulus keeps between 1 and {l} primes of Q, got {primes}"
             )));
         }
-        Bfv::new(BfvParams {
+        let mut low = Bfv::new(BfvParams {
             moduli: self.params.moduli[..primes].to_vec(),
             ..self.params.clone()
-        })
+        })?;
+        self.inherit_switch_bases(&mut low)?;
+        Ok(low)
     }
 
     /// The number of primes `target` keeps, if it is a lower instance of this one (same `n`,
@@ -138,7 +156,8 @@ impl Bfv {
     }
 
     /// Switches `c` (2 or 3 polynomials of this instance) down to the modulus of `target`, an
-    /// instance made by [`Bfv::lower`] (or one with the same parameters): each polynomial is
+    /// instance made by [`Bfv::lower`] (or one with the same parameters, which then needs
+    /// keys of its own to relinearize and rotate): each polynomial is
     /// scaled by `Q_k / Q` and rounded, one dropped prime at a time (module docs). The result
     /// belongs to `target`, decrypts there to the same plaintext while the noise allows, and
     /// is `L - k` limbs shorter; it keeps the noise budget of `c` (which is relative to the
