@@ -1139,7 +1139,9 @@ enum latpoly_status latpoly_bfv_row_swap_element(const latpoly_bfv *bfv, uintptr
 // where [`latpoly_bfv_mod_switch`] moves ciphertexts. `primes` must lie in `1..=count` of
 // [`latpoly_bfv_new`] and the smaller modulus must exceed `t`
 // (`LATPOLY_STATUS_INVALID_PARAMETER` otherwise). Building it precomputes tables as
-// [`latpoly_bfv_new`] does: keep it for reuse.
+// [`latpoly_bfv_new`] does: keep it for reuse. The relinearization and Galois keys of `bfv`
+// (and of any instance `bfv` was lowered from) serve the new instance too, without the
+// secret; an instance made by [`latpoly_bfv_new`] over the same primes refuses them.
 //
 // # Safety
 // `bfv` NULL or live; `out` valid for one pointer write; free the result with
