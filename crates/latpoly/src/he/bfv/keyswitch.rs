@@ -14,9 +14,14 @@
 //! `Σ_{i <= k} D_i g_i ≡ P d (mod Q_k·P)`: modulo `q_m` only the term `i = m` is not zero and
 //! it is `d (Q_j/q_m)^-1 · P (Q_j/q_m) = P d`; modulo `P` every term is zero. So
 //! `Σ_{i <= k} D_i k_i`, read in the limbs `q_1 .. q_k` and `P` of the key, then divided by `P`
-//! with rounding, switches exactly as the lower instance's own key would, with the same noise
-//! bound (the digits are as small; only `P` may differ). The pairs `i > k` and the limbs
-//! `q_(k+1) .. q_j` of the key are not read.
+//! with rounding, switches exactly as the lower instance's own key would. The digits are as
+//! small, so the noise is that of the relinearization bound with the key's `P` in place of the
+//! instance's own (a wider `P` adds less). The pairs `i > k` and the limbs `q_(k+1) .. q_j` of
+//! the key are not read.
+//!
+//! The key readers of an instance (`relin_key_from_bytes`, `galois_keys_from_bytes`) read keys
+//! of its own basis only: a lower instance's server reads the full instance's keys with the
+//! full instance, then uses them at every level.
 //!
 //! Each instance therefore keeps one [`SwitchBasis`] per key basis it serves: its own
 //! (`Q·P_s`, keys of [`Bfv::keygen`] and [`Bfv::galois_keygen`] here) first, then those of the
@@ -250,15 +255,16 @@ impl Bfv {
 
     /// The basis that serves the key-switching key `(b, a)`: this instance's own (`L` NTT-form
     /// pairs over `Q·P_s`) or that of an instance this one was lowered from (`j >= L` pairs
-    /// over `q_1 .. q_j, P`); checks that key switching works with these primes and that `P`
-    /// ([`Self::check_key_switching_with`]).
+    /// over `q_1 .. q_j, P`). Checks the key's shape, then that key switching with these
+    /// primes and that basis's `P` leaves a decryptable result
+    /// ([`Self::check_key_switching_with`]; a parent's wider `P` may serve where this
+    /// instance's own would not).
     pub(super) fn switch_basis(
         &self,
         b: &[RnsPoly],
         a: &[RnsPoly],
         what: &str,
     ) -> Result<&SwitchBasis> {
-        self.check_key_switching()?;
         let n = self.params.n;
         let basis = b.first().and_then(|k0| {
             self.switch
@@ -267,8 +273,8 @@ impl Bfv {
         });
         let Some(basis) = basis else {
             return Err(Error::InvalidArgument(format!(
-                "{what} of another parameter set (keys serve their own instance and the \
-                 instances lowered from it with Bfv::lower)"
+                "{what} of another parameter set (keys serve the instance that made them and \
+                 the instances lowered from it)"
             )));
         };
         let j = basis.key_moduli.len() - 1;
@@ -283,9 +289,7 @@ impl Bfv {
                 "{what} of another parameter set"
             )));
         }
-        if !core::ptr::eq(basis, &self.switch[0]) {
-            self.check_key_switching_with(basis.special_prime())?;
-        }
+        self.check_key_switching_with(basis.special_prime())?;
         Ok(basis)
     }
 }
@@ -404,6 +408,11 @@ mod tests {
                         let r2 = lower.relinearize(&c3k2, rlk).unwrap();
                         assert_eq!(lower.decrypt(&sk2, &r2).unwrap(), want);
                     }
+                    let c1k2 = bfv.mod_switch(&c1, &lower).unwrap();
+                    for keys in [&gk, &own_gk] {
+                        let g2 = lower.apply_galois(&c1k2, 3, keys).unwrap();
+                        assert_eq!(lower.decrypt(&sk2, &g2).unwrap(), want_g);
+                    }
                 }
                 // Keys serve downwards only: the lower instance's keys at the full one
                 if k < l {
@@ -471,14 +480,38 @@ mod tests {
 
     /// Relinearization at a lower instance with the full instance's key adds the noise the
     /// module docs predict with the full instance's special prime and the lower instance's
-    /// primes (as `key_switch_noise_is_as_predicted` checks for an instance's own keys).
+    /// primes (as `key_switch_noise_is_as_predicted` checks for an instance's own keys). The
+    /// full instance's widest prime (60 bits) makes its `P` 60 bits wide where the lower
+    /// instances' own are 45: the two predictions differ about fivefold, so the test tells
+    /// which `P` divided.
     #[test]
     fn full_key_noise_at_a_lower_level_is_as_predicted() {
-        let bfv = Bfv::new(BfvParams::new(1024, 50, 4, 257).unwrap()).unwrap();
+        let big = crate::primes::ntt_primes(60, 1024, 1).unwrap()[0];
+        let small = crate::primes::ntt_primes(45, 1024, 2).unwrap();
+        let params = BfvParams {
+            moduli: vec![small[0], small[1], big],
+            ..BfvParams::new(1024, 30, 3, 257).unwrap()
+        };
+        let bfv = Bfv::new(params).unwrap();
         let mut rng = Sampler::from_seed([13; 32]);
         let keys = bfv.keygen(&mut rng).unwrap();
-        for k in [1, 2, 3] {
+        let predict = |low: &Bfv, ps: f64| {
+            let sum_sq: f64 = low
+                .params
+                .moduli
+                .iter()
+                .map(|&q| (q as f64 / ps).powi(2))
+                .sum();
+            let (s, n) = (low.params.sigma, 1024.0);
+            (s * s * n * sum_sq / 12.0 + (1.0 + 2.0 * n / 3.0) / 12.0).sqrt()
+        };
+        for k in [1, 2] {
             let low = bfv.lower(k).unwrap();
+            let (top_p, own_p) = (
+                bfv.switch[0].special_prime() as f64,
+                low.switch[0].special_prime() as f64,
+            );
+            assert!(predict(&low, own_p) > 4.0 * predict(&low, top_p));
             let sk = bfv.secret_key_for(&keys.secret, &low).unwrap();
             let zero = RnsPoly::zero(&low.q, Representation::Coefficient);
             let c3 = BfvCiphertext {
@@ -489,19 +522,45 @@ mod tests {
                 .phase(&sk, &low.relinearize(&c3, &keys.relin).unwrap())
                 .unwrap();
             let rms = rms_change(&low, &after, &before);
-            let ps = bfv.switch[0].special_prime() as f64;
-            let sum_sq: f64 = low
-                .params
-                .moduli
-                .iter()
-                .map(|&q| (q as f64 / ps).powi(2))
-                .sum();
-            let (s, n) = (low.params.sigma, 1024.0);
-            let want = (s * s * n * sum_sq / 12.0 + (1.0 + 2.0 * n / 3.0) / 12.0).sqrt();
+            let want = predict(&low, top_p);
             assert!(
                 (0.85..1.15).contains(&(rms / want)),
                 "k {k}: {rms} / {want}"
             );
         }
+    }
+
+    /// The noise check uses the special prime of the key's basis: where this instance's own
+    /// `P` leaves too little room for a key switch's noise, a parent's wider `P` may not, and
+    /// its key is accepted while the instance's own is refused.
+    #[test]
+    fn the_noise_check_uses_the_keys_special_prime() {
+        let q27 = crate::primes::ntt_primes(27, 1024, 1).unwrap()[0];
+        let q60 = crate::primes::ntt_primes(60, 1024, 1).unwrap()[0];
+        let params = BfvParams {
+            moduli: vec![q27, q60],
+            ..BfvParams::new(1024, 30, 2, 262147).unwrap()
+        };
+        let bfv = Bfv::new(params).unwrap();
+        let low = bfv.lower(1).unwrap();
+        let (own_noise, room) = low.key_switch_noise_log2(low.switch[0].special_prime());
+        let (top_noise, _) = low.key_switch_noise_log2(bfv.switch[0].special_prime());
+        assert!(
+            top_noise < room && room <= own_noise,
+            "{top_noise} {room} {own_noise}"
+        );
+        let mut rng = Sampler::from_seed([14; 32]);
+        let keys = bfv.keygen(&mut rng).unwrap();
+        let sk = bfv.secret_key_for(&keys.secret, &low).unwrap();
+        let own = low.keygen_with_secret(sk, &mut rng).unwrap();
+        let zero = RnsPoly::zero(&low.q, Representation::Coefficient);
+        let c3 = BfvCiphertext {
+            c: vec![zero.clone(), zero, rng.uniform_poly(&low.q)],
+        };
+        assert!(low.relinearize(&c3, &keys.relin).is_ok());
+        assert!(matches!(
+            low.relinearize(&c3, &own.relin),
+            Err(Error::InvalidArgument(ref s)) if s.contains("too small")
+        ));
     }
 }
