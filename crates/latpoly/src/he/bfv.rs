@@ -1727,7 +1727,6 @@ fn unreachable_zero(ctx: &Arc<RnsContext>) -> RnsPoly {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use num_traits::ToPrimitive;
 
     /// `multiply_relin` and `relinearize` overwrite every pooled buffer they read: with every
     /// buffer of the per-thread pool filled with all-ones words first, the product is the
@@ -1913,21 +1912,13 @@ mod tests {
 
     #[test]
     fn key_switch_noise_is_as_predicted() {
-        let unequal = {
-            let big = crate::primes::ntt_primes(60, 1024, 1).unwrap()[0];
-            let small = crate::primes::ntt_primes(36, 1024, 2).unwrap();
-            BfvParams {
-                moduli: vec![small[0], big, small[1]],
-                ..BfvParams::new(1024, 30, 3, 257).unwrap()
-            }
-        };
+        use super::keyswitch::tests::{predicted_rms, rms_change, unequal_params};
         for params in [
             BfvParams::new(1024, 30, 3, 257).unwrap(),
             BfvParams::new(2048, 50, 4, 257).unwrap(),
             BfvParams::new(1024, 62, 1, 257).unwrap(),
-            unequal,
+            unequal_params(1024, 36),
         ] {
-            let n = params.n;
             let bfv = Bfv::new(params).unwrap();
             let mut rng = Sampler::from_seed([7; 32]);
             let keys = bfv.keygen(&mut rng).unwrap();
@@ -1938,46 +1929,13 @@ mod tests {
             let before = bfv.phase(&keys.secret, &c3).unwrap();
             let c2 = bfv.relinearize(&c3, &keys.relin).unwrap();
             let after = bfv.phase(&keys.secret, &c2).unwrap();
-            let noise: Vec<u64> = bfv
-                .q
-                .crt()
-                .moduli()
-                .iter()
-                .enumerate()
-                .flat_map(|(j, m)| {
-                    let r = j * n..(j + 1) * n;
-                    let (a, b) = (&after[r.clone()], &before[r]);
-                    a.iter()
-                        .zip(b)
-                        .map(|(&x, &y)| m.sub(x, y))
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            let noise = RnsPoly::from_residues(&bfv.q, noise, Representation::Coefficient)
-                .unwrap()
-                .to_centered_bigints();
-            let ms = noise
-                .iter()
-                .map(|c| c.to_f64().unwrap().powi(2))
-                .sum::<f64>()
-                / n as f64;
-            let ps = bfv.qs.moduli()[bfv.q.len()] as f64;
-            let sum_sq: f64 = bfv
-                .params
-                .moduli
-                .iter()
-                .map(|&q| (q as f64 / ps).powi(2))
-                .sum();
-            let sigma = bfv.params.sigma;
-            let n_f = n as f64;
-            let want =
-                (sigma * sigma * n_f * sum_sq / 12.0 + (1.0 + 2.0 * n_f / 3.0) / 12.0).sqrt();
-            let ratio = ms.sqrt() / want;
+            let rms = rms_change(&bfv, &after, &before);
+            let want = predicted_rms(&bfv, bfv.qs.moduli()[bfv.q.len()] as f64);
+            let ratio = rms / want;
             assert!(
                 (0.85..1.15).contains(&ratio),
-                "{:?}: RMS {} / prediction {want} = {ratio}",
+                "{:?}: RMS {rms} / prediction {want} = {ratio}",
                 bfv.params.moduli,
-                ms.sqrt()
             );
         }
     }

@@ -295,7 +295,7 @@ impl Bfv {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{Bfv, BfvCiphertext, BfvParams, BfvRelinKey};
     use crate::arith::Modulus;
     use crate::error::Error;
@@ -308,8 +308,31 @@ mod tests {
             .collect()
     }
 
+    /// Parameters of three primes of unequal widths, `small_bits`, 60, `small_bits` (the
+    /// special prime is then 60 bits wide), `σ` and `t = 257`.
+    pub(in crate::he::bfv) fn unequal_params(n: usize, small_bits: u32) -> BfvParams {
+        let big = crate::primes::ntt_primes(60, n, 1).unwrap()[0];
+        let small = crate::primes::ntt_primes(small_bits, n, 2).unwrap();
+        BfvParams {
+            moduli: vec![small[0], big, small[1]],
+            ..BfvParams::new(n, 30, 3, 257).unwrap()
+        }
+    }
+
+    /// The RMS noise a key switch with special prime `ps` adds at `bfv` (module docs).
+    pub(in crate::he::bfv) fn predicted_rms(bfv: &Bfv, ps: f64) -> f64 {
+        let sum_sq: f64 = bfv
+            .params
+            .moduli
+            .iter()
+            .map(|&q| (q as f64 / ps).powi(2))
+            .sum();
+        let (s, n) = (bfv.params.sigma, bfv.params.n as f64);
+        (s * s * n * sum_sq / 12.0 + (1.0 + 2.0 * n / 3.0) / 12.0).sqrt()
+    }
+
     /// RMS of `after - before` (two phases of one instance), as centred integers.
-    fn rms_change(bfv: &Bfv, after: &[u64], before: &[u64]) -> f64 {
+    pub(in crate::he::bfv) fn rms_change(bfv: &Bfv, after: &[u64], before: &[u64]) -> f64 {
         let n = bfv.params.n;
         let diff: Vec<u64> = bfv
             .q
@@ -345,19 +368,11 @@ mod tests {
     /// own keys leave (within a bit), and rotations agree with the lower keys' rotations.
     #[test]
     fn full_keys_switch_at_every_lower_level() {
-        let unequal = {
-            let big = crate::primes::ntt_primes(60, 256, 1).unwrap()[0];
-            let small = crate::primes::ntt_primes(45, 256, 2).unwrap();
-            BfvParams {
-                moduli: vec![small[0], big, small[1]],
-                ..BfvParams::new(256, 30, 3, 257).unwrap()
-            }
-        };
         for params in [
             BfvParams::new(1024, 50, 4, 65537).unwrap(),
             BfvParams::new(256, 40, 3, 257).unwrap(),
             BfvParams::new(512, 62, 3, 65537).unwrap(),
-            unequal,
+            unequal_params(256, 45),
         ] {
             let (n, t, l) = (params.n, params.t, params.moduli.len());
             let bfv = Bfv::new(params.clone()).unwrap();
@@ -495,16 +510,7 @@ mod tests {
         let bfv = Bfv::new(params).unwrap();
         let mut rng = Sampler::from_seed([13; 32]);
         let keys = bfv.keygen(&mut rng).unwrap();
-        let predict = |low: &Bfv, ps: f64| {
-            let sum_sq: f64 = low
-                .params
-                .moduli
-                .iter()
-                .map(|&q| (q as f64 / ps).powi(2))
-                .sum();
-            let (s, n) = (low.params.sigma, 1024.0);
-            (s * s * n * sum_sq / 12.0 + (1.0 + 2.0 * n / 3.0) / 12.0).sqrt()
-        };
+        let predict = predicted_rms;
         for k in [1, 2] {
             let low = bfv.lower(k).unwrap();
             let (top_p, own_p) = (
